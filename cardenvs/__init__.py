@@ -1,0 +1,28 @@
+"""cardenvs: card-game environments for multi-agent reinforcement learning.
+
+Games (PettingZoo envs over a batched numpy rules core):
+
+- ``cardenvs.pepper_v0``: Pepper, 2-4 players (AEC).
+
+``cardenvs.make(name, **config)`` builds the wrapped AEC env of a game by
+name; ``cardenvs.vector.make(name, num_envs, seed, **config)`` the batched
+engine.
+"""
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+from .core.errors import IllegalActionError
+
+__version__ = "0.1.0"
+__all__ = ["IllegalActionError", "make", "GAMES", "__version__"]
+
+GAMES = ("pepper_v0",)
+
+
+def make(name: str, **config: Any):
+    """The PettingZoo env of game ``name`` (``env(**config)`` of its module)."""
+    if name not in GAMES:
+        raise ValueError(f"unknown game {name!r}; available: {list(GAMES)}")
+    return importlib.import_module(f"cardenvs.{name}").env(**config)

@@ -1,0 +1,135 @@
+"""The batched rules-core interface every turn-based game implements.
+
+A game's rules live in one class (e.g. :class:`cardenvs.pepper.rules.PepperRules`)
+holding only the configuration. All game state lives in a plain struct of
+numpy arrays with a leading batch dimension (a :class:`BatchState`); the
+rules are functions over the whole batch.  A branch in the rules is a boolean
+mask (or a set of rows) over the batch, never a Python loop over games.
+
+As in Pgx, the legal-action mask is part of the state: after every
+``reset``/``step`` the rules recompute ``state.legal`` and ``state.current``,
+so the PettingZoo view and the vector engine never compute legality
+themselves.  ``step`` updates the state in place (copying every array on
+every step would halve throughput in numpy); callers validate actions against
+``state.legal`` *before* stepping, so an illegal action never touches it.
+"""
+from __future__ import annotations
+
+import copy
+from typing import Any, Sequence
+
+import numpy as np
+
+from .cards import DeckSpec, shuffled_orders
+
+
+class BatchState:
+    """A struct of arrays, one row per game.  Common fields:
+
+    ``current`` (B,) seat to act (-1 when the game is over); ``legal`` (B, A)
+    bool mask of legal actions for that seat; ``done`` (B,) bool;
+    ``deals`` (B,) deals made so far (indexes ``fixed_decks``);
+    ``rng`` the generator used for shuffles; ``fixed_decks`` an optional list
+    of deck orders (local ids) used for deal k instead of a shuffle.
+    Games add their own arrays as attributes.
+    """
+
+    def __init__(self, batch: int, rng: np.random.Generator):
+        self.batch = batch
+        self.rng = rng
+        self.fixed_decks: list[np.ndarray] = []
+
+    def copy(self) -> "BatchState":
+        new = copy.copy(self)
+        for k, v in vars(self).items():
+            if isinstance(v, np.ndarray):
+                setattr(new, k, v.copy())
+        return new
+
+
+class TurnBasedRules:
+    """Interface of a turn-based game's batched rules (see module doc)."""
+
+    name: str = ""
+    deck: DeckSpec
+    num_players: int
+    num_actions: int
+    obs_size: int
+    obs_low: float = 0.0
+    obs_high: float = 1.0
+
+    # --- to implement -------------------------------------------------------
+    def new_state(self, batch: int, rng: np.random.Generator) -> BatchState:
+        raise NotImplementedError
+
+    def reset(self, state: BatchState, rows: np.ndarray, dealer: int | None = None) -> None:
+        """Start a new game in ``rows`` (first dealer random unless given)."""
+        raise NotImplementedError
+
+    def step(self, state: BatchState, actions: np.ndarray) -> np.ndarray:
+        """Apply one legal action per row; returns rewards ``(B, num_players)``."""
+        raise NotImplementedError
+
+    def observe(self, state: BatchState, seats: np.ndarray, rows: np.ndarray | None = None) -> np.ndarray:
+        """Observation ``(len(seats), obs_size)`` float32 of the games in
+        ``rows`` (default all), row i seen by seat ``seats[i]``."""
+        raise NotImplementedError
+
+    def state_dict(self, state: BatchState, row: int = 0) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def render(self, state: BatchState, row: int = 0) -> str:
+        raise NotImplementedError
+
+    def action_to_str(self, action: int) -> str:
+        raise NotImplementedError
+
+    def str_to_action(self, text: str) -> int:
+        raise NotImplementedError
+
+    # --- shared -------------------------------------------------------------
+    def deck_orders(self, state: BatchState, rows: np.ndarray) -> np.ndarray:
+        """The deck order (local ids, top first) for the next deal of each row:
+        the fixed deck for that deal number if one was given, else a shuffle."""
+        orders = shuffled_orders(self.deck, state.rng, len(rows))
+        if state.fixed_decks:
+            k = state.deals[rows]
+            for i in np.flatnonzero(k < len(state.fixed_decks)):
+                orders[i] = state.fixed_decks[k[i]]
+        state.deals[rows] += 1
+        return orders
+
+    def set_fixed_decks(self, state: BatchState, decks: Sequence[Sequence[str]] | None) -> None:
+        """Validate ``options["decks"]`` (ValueError on a malformed deck)."""
+        if decks is None:
+            state.fixed_decks = []
+            return
+        if isinstance(decks, (str, bytes)) or not isinstance(decks, Sequence):
+            raise ValueError("options['decks'] must be a list of decks, each a list of card texts")
+        state.fixed_decks = [self.deck.parse_order(d) for d in decks]
+
+    def check_dealer(self, dealer: Any) -> int | None:
+        if dealer is None:
+            return None
+        if isinstance(dealer, (bool, np.bool_)) or not isinstance(dealer, (int, np.integer)) \
+                or not 0 <= dealer < self.num_players:
+            raise ValueError(f"options['dealer'] must be a seat 0..{self.num_players - 1}, got {dealer!r}")
+        return int(dealer)
+
+
+def choice(name: str, value: Any, allowed: Sequence[Any]) -> Any:
+    """Validate a config option against a list of allowed values."""
+    if isinstance(value, bool) and not any(isinstance(a, bool) for a in allowed):
+        raise ValueError(f"{name} must be one of {list(allowed)}, got {value!r}")
+    if value not in allowed:
+        raise ValueError(f"{name} must be one of {list(allowed)}, got {value!r}")
+    return value
+
+
+def positive_int(name: str, value: Any, allow_none: bool = False) -> int | None:
+    if value is None and allow_none:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+        extra = " or None" if allow_none else ""
+        raise ValueError(f"{name} must be a positive integer{extra}, got {value!r}")
+    return int(value)
