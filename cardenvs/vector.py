@@ -12,7 +12,8 @@ observation is already the new game's, ``terminated[i]`` is True and
 ``info["final_obs"][i]`` holds the finished game's last observation as seen
 by every seat, shape ``(num_players, obs_size)`` (an object array, None for
 rows that did not finish, as in Gymnasium's vector API; ``info["_final_obs"]``
-marks the finished rows).  ``rewards`` is ``(num_envs, num_players)``: what
+marks the finished rows) and ``info["final_scores"][i]`` its final score per
+seat.  ``rewards`` is ``(num_envs, num_players)``: what
 each seat earned on this step, terminal rewards included.
 
 Stepping an illegal action raises :class:`cardenvs.IllegalActionError` and
@@ -98,7 +99,8 @@ class VectorEnv:
             seen = seen.reshape(len(done), n, -1)
             for k, i in enumerate(done):
                 final[i] = seen[k]
-            info_extra = {"final_obs": final, "_final_obs": terminated.copy()}
+            info_extra = {"final_obs": final, "_final_obs": terminated.copy(),
+                          "final_scores": np.where(terminated[:, None], self.rules.seat_scores(self.state), 0)}
             self.rules.reset(self.state, done)
         info = self._info()
         info.update(info_extra)

@@ -78,6 +78,10 @@ class TurnBasedRules:
     def state_dict(self, state: BatchState, row: int = 0) -> dict[str, Any]:
         raise NotImplementedError
 
+    def seat_scores(self, state: BatchState) -> np.ndarray:
+        """Game score of every seat ``(B, num_players)`` (a team's total for each partner)."""
+        raise NotImplementedError
+
     def render(self, state: BatchState, row: int = 0) -> str:
         raise NotImplementedError
 

@@ -32,6 +32,7 @@ from ..core.cards import deal_slots, holdings, standard_deck
 from ..core.game import BatchState, TurnBasedRules, choice, positive_int
 from ..core.tricks import follow_suit_mask, trick_winner
 from . import observation
+from .observation import BID, PLAYED, SCORE, SEAT_PLANES, TABLE, TRICKS
 
 DECK = standard_deck("9TJQKA")  # 24 card types, one copy each
 NUM_TYPES = DECK.num_types
@@ -45,6 +46,7 @@ BIDDING, CHOOSING_TRUMP, PLAYING, DONE = 0, 1, 2, 3
 PHASE_NAMES = ("bidding", "choosing_trump", "playing", "done")
 
 JACK = 2  # r index of the jack
+
 
 
 def _rank_tables() -> tuple[np.ndarray, np.ndarray]:
@@ -111,6 +113,9 @@ class PepperRules(TurnBasedRules):
         self.bid_allowed[1:6 if n == 4 else 8] = True
         self.bid_allowed[[BID_LITTLE, BID_BIG]] = True
         self.fail_penalty = 6 if n == 4 else 8
+        # relative_seat[viewer, seat]: seat as seen from viewer (0 = self); column -1 maps -1 to -1
+        self.relative_seat = np.full((n, n + 1), -1, np.int64)
+        self.relative_seat[:, :n] = (np.arange(n)[None, :] - np.arange(n)[:, None]) % n
         self.big_pepper = 12 if n == 4 else 16
 
     # ------------------------------------------------------------------ state
@@ -129,16 +134,16 @@ class PepperRules(TurnBasedRules):
         s.dead = np.zeros((B, NUM_TYPES), np.int8)  # 2 players: the dead hand
         s.high_bid = np.zeros(B, np.int64)  # action id of the high bid, 0 = none
         s.bidder = np.full(B, -1, np.int64)
-        s.seat_bid = np.zeros((B, n), np.int64)  # each seat's last bid (0 = none)
         s.passed = np.zeros((B, n), bool)
         s.trump = np.full(B, -1, np.int64)  # 0..3 suit, 4 no-trump, -1 not chosen
         s.trick = np.full((B, n), -1, np.int64)  # card each seat played to the current trick
         s.leader = np.zeros(B, np.int64)
         s.in_trick = np.zeros(B, np.int64)  # cards played to the current trick
         s.trick_no = np.zeros(B, np.int64)  # tricks completed this hand
-        s.tricks_won = np.zeros((B, n), np.int64)
-        s.played_by = np.full((B, NUM_TYPES), -1, np.int64)  # seat that played each card this hand
-        s.trick_of = np.full((B, NUM_TYPES), -1, np.int64)  # trick index it was played to
+        # What everyone can see of each seat (table card, cards played, bid,
+        # tricks, score), kept up to date by the rules; layout in observation.py.
+        s.public = np.zeros((B, n, SEAT_PLANES), np.int16)
+        s.history = np.full((B, self.num_tricks, n), -1, np.int64)  # card each seat played to trick k
         s.trick_leaders = np.zeros((B, self.num_tricks), np.int64)
         s.trick_winners = np.full((B, self.num_tricks), -1, np.int64)
         return s
@@ -167,15 +172,14 @@ class PepperRules(TurnBasedRules):
         state.phase[rows] = BIDDING
         state.high_bid[rows] = 0
         state.bidder[rows] = -1
-        state.seat_bid[rows] = 0
         state.passed[rows] = False
         state.trump[rows] = -1
         state.trick[rows] = -1
         state.in_trick[rows] = 0
         state.trick_no[rows] = 0
-        state.tricks_won[rows] = 0
-        state.played_by[rows] = -1
-        state.trick_of[rows] = -1
+        state.public[rows] = 0
+        state.public[rows, :, SCORE] = state.scores[rows][:, self.side_of_seat]
+        state.history[rows] = -1
         state.trick_leaders[rows] = 0
         state.trick_winners[rows] = -1
         state.current[rows] = (state.dealer[rows] + 1) % n
@@ -229,7 +233,8 @@ class PepperRules(TurnBasedRules):
         b = ~is_pass
         state.high_bid[rows[b]] = actions[b]
         state.bidder[rows[b]] = seat[b]
-        state.seat_bid[rows[b], seat[b]] = actions[b]
+        state.public[rows, seat, BID:BID + 10] = 0
+        state.public[rows, seat, BID + actions] = 1  # pass is action 0, bids 1..9
 
         still_in = (~state.passed[rows]).sum(axis=1)
         high = state.high_bid[rows]
@@ -266,8 +271,7 @@ class PepperRules(TurnBasedRules):
         card = actions - PLAY0
         state.hands[rows, seat, card] = 0
         state.trick[rows, seat] = card
-        state.played_by[rows, card] = seat
-        state.trick_of[rows, card] = state.trick_no[rows]
+        state.public[rows, seat, TABLE + card] = 1
         state.in_trick[rows] += 1
 
         full = state.in_trick[rows] == n
@@ -278,7 +282,12 @@ class PepperRules(TurnBasedRules):
             k = state.trick_no[f]
             state.trick_leaders[f, k] = state.leader[f]
             state.trick_winners[f, k] = winner
-            state.tricks_won[f, winner] += 1
+            state.history[f, k] = state.trick[f]
+            pub = state.public[f]
+            pub[:, :, PLAYED:PLAYED + 24] += pub[:, :, TABLE:TABLE + 24]
+            pub[:, :, TABLE:TABLE + 24] = 0
+            pub[np.arange(len(f)), winner, TRICKS] += 1
+            state.public[f] = pub
             state.trick[f] = -1
             state.in_trick[f] = 0
             state.trick_no[f] += 1
@@ -306,7 +315,7 @@ class PepperRules(TurnBasedRules):
         return trick_winner(strength)[0]
 
     def _score_hand(self, state, rows, rewards) -> None:
-        tricks = state.tricks_won[rows] @ self.side_onehot  # (k, sides)
+        tricks = state.public[rows, :, TRICKS] @ self.side_onehot  # (k, sides)
         k = np.arange(len(rows))
         bid = state.high_bid[rows]
         side = self.side_of_seat[state.bidder[rows]]
@@ -318,6 +327,7 @@ class PepperRules(TurnBasedRules):
         delta[k, side] = np.select(  # ... except the bidding side
             [made & big, made, big], [self.big_pepper, tricks[k, side], -self.big_pepper], -self.fail_penalty)
         state.scores[rows] += delta
+        state.public[rows, :, SCORE] = state.scores[rows][:, self.side_of_seat]
         state.hand_number[rows] += 1
         if self.reward == "score_delta":
             rewards[rows] += delta[:, self.side_of_seat]
@@ -348,6 +358,9 @@ class PepperRules(TurnBasedRules):
     # ------------------------------------------------------------ observation
     def observe(self, state: BatchState, seats: np.ndarray, rows: np.ndarray | None = None) -> np.ndarray:
         return observation.encode(self, state, np.asarray(seats, np.int64), rows)
+
+    def seat_scores(self, state: BatchState) -> np.ndarray:
+        return state.scores[:, self.side_of_seat]
 
     def winners(self, state: BatchState, row: int = 0) -> list[int]:
         """Seats that won a finished game (empty while it is running)."""
@@ -389,15 +402,13 @@ class PepperRules(TurnBasedRules):
         n, b = self.num_players, row
         trump = int(state.trump[b])
 
-        def trick_cards(k: int, leader: int) -> list[dict]:
-            out = []
-            for i in range(n):
-                s = (leader + i) % n
-                c = np.flatnonzero((state.trick_of[b] == k) & (state.played_by[b] == s))
-                if c.size:
-                    out.append({"seat": s, "card": DECK.texts[c[0]]})
-            return out
+        def trick_cards(cards: np.ndarray, leader: int) -> list[dict]:
+            seats = [(leader + i) % n for i in range(n)]
+            return [{"seat": s, "card": DECK.texts[cards[s]]} for s in seats if cards[s] >= 0]
 
+        pub = state.public[b]
+        bids = [None if not pub[s, BID:BID + 10].any() else
+                "pass" if pub[s, BID] else self.bid_text(pub[s, BID:BID + 10].argmax()) for s in range(n)]
         done_tricks = int(state.trick_no[b]) if state.phase[b] in (PLAYING, DONE) else 0
         return {
             "game": self.name,
@@ -412,14 +423,14 @@ class PepperRules(TurnBasedRules):
             "dead_hand": DECK.counts_to_texts(state.dead[b]),
             "bid": None if state.bidder[b] < 0 else
             {"seat": int(state.bidder[b]), "value": self.bid_text(state.high_bid[b])},
-            "bids": [("pass" if state.passed[b, s] else None) if state.seat_bid[b, s] == 0 else
-                     self.bid_text(state.seat_bid[b, s]) for s in range(n)],
+            "bids": bids,
             "passed": [bool(x) for x in state.passed[b]],
             "trump": None if trump < 0 else ("none" if trump == NO_TRUMP else "CDHS"[trump]),
-            "tricks_won": [int(x) for x in state.tricks_won[b]],
+            "tricks_won": [int(x) for x in pub[:, TRICKS]],
             "tricks": [{"leader": int(state.trick_leaders[b, k]), "winner": int(state.trick_winners[b, k]),
-                        "cards": trick_cards(k, int(state.trick_leaders[b, k]))} for k in range(done_tricks)],
-            "trick": trick_cards(int(state.trick_no[b]), int(state.leader[b]))
+                        "cards": trick_cards(state.history[b, k], int(state.trick_leaders[b, k]))}
+                       for k in range(done_tricks)],
+            "trick": trick_cards(state.trick[b], int(state.leader[b]))
             if state.phase[b] == PLAYING else [],
             "winners": self.winners(state, b),
         }

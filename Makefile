@@ -1,0 +1,40 @@
+# Every target sets itself up on a fresh machine: it creates .venv and
+# installs what it needs (idempotent; re-installs when pyproject.toml changes).
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+PY     := $(BIN)/python
+
+.PHONY: demo test test-full contract bench clean
+
+$(PY):
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+
+$(VENV)/.installed-dev: pyproject.toml | $(PY)
+	$(PY) -m pip install -q -e ".[dev]"
+	touch $@
+
+## demo: the main job (a batch of random Pepper games through the vector engine)
+demo: $(VENV)/.installed-dev
+	$(PY) examples/demo.py
+
+## test: the test suite (long training runs deselected; see test-full)
+test: $(VENV)/.installed-dev
+	$(PY) -m pytest -q
+
+## test-full: every test, the slow ones included
+test-full: $(VENV)/.installed-dev
+	$(PY) -m pytest -q -m "slow or not slow"
+
+## contract: the public contract check from ../shared (full run)
+contract: $(VENV)/.installed-dev
+	$(PY) ../shared/checks/contract.py
+
+## bench: throughput of the vector engine and the AEC env next to peer libraries
+bench: $(VENV)/.installed-dev
+	$(PY) -m pip install -q -r benchmarks/requirements.txt || echo "some peers could not be installed; they are skipped"
+	$(PY) benchmarks/throughput.py
+
+clean:
+	rm -rf $(VENV) .pytest_cache .hypothesis *.egg-info

@@ -1,0 +1,19 @@
+"""The public contract check from ../shared (skipped when it is absent)."""
+import pathlib
+import subprocess
+import sys
+
+import pytest
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+CHECK = ROOT.parent / "shared" / "checks" / "contract.py"
+GAMES = ["pepper_v0"]
+
+
+@pytest.mark.skipif(not CHECK.exists(), reason="../shared/checks/contract.py not present beside the project")
+@pytest.mark.parametrize("game", GAMES)
+def test_contract(game):
+    out = subprocess.run([sys.executable, str(CHECK), "--quick", game], cwd=ROOT,
+                         capture_output=True, text=True, timeout=900)
+    assert out.returncode == 0, out.stdout[-4000:] + out.stderr[-2000:]
+    assert " 0 failed" in out.stdout.strip().splitlines()[-1]

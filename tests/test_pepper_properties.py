@@ -1,0 +1,220 @@
+"""Properties of Pepper over many random games: cards conserved, the mask
+exact (against an independent reference and by stepping), illegal actions
+rejected without a trace, episodes ending, determinism, and the AEC view
+agreeing with the vector engine."""
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+import cardenvs
+import cardenvs.vector as V
+from cardenvs import pepper_v0
+from cardenvs.pepper.rules import DECK
+from pepper_reference import legal_texts
+
+FULL_DECK = sorted(DECK.texts)
+
+
+def all_cards(sd: dict) -> list[str]:
+    cards = [c for h in sd["hands"] for c in h] + sd["dead_hand"]
+    cards += [c["card"] for c in sd["trick"]]
+    cards += [c["card"] for t in sd["tricks"] for c in t["cards"]]
+    return sorted(cards)
+
+
+def play_random(env, rng, seed, check, max_steps=5000):
+    env.reset(seed=seed)
+    steps = 0
+    for agent in env.agent_iter(max_iter=max_steps):
+        obs, _, term, trunc, _ = env.last()
+        if term or trunc:
+            env.step(None)
+            continue
+        legal = np.flatnonzero(obs["action_mask"])
+        a = int(rng.choice(legal))
+        check(env, agent, obs, a)
+        env.step(a)
+        steps += 1
+    return steps
+
+
+@settings(max_examples=12, deadline=None)
+@given(seed=st.integers(0, 2**31 - 1), num_players=st.sampled_from([2, 3, 4]),
+       all_pass=st.sampled_from(["stick_dealer", "redeal"]))
+def test_random_games_conserve_cards_and_masks_are_exact(seed, num_players, all_pass):
+    env = pepper_v0.env(num_players=num_players, all_pass=all_pass, max_hands=3)
+    raw = env.unwrapped
+    rng = np.random.default_rng(seed)
+
+    def check(env, agent, obs, a):
+        sd = raw.state_dict()
+        assert all_cards(sd) == FULL_DECK
+        assert agent == f"player_{sd['current_player']}"
+        mask = obs["action_mask"]
+        assert mask.dtype == np.int8
+        engine = {raw.action_to_str(i) for i in np.flatnonzero(mask)}
+        assert engine == legal_texts(sd, all_pass), sd
+        # other seats see an all-zero mask
+        for other in env.agents:
+            if other != agent:
+                assert not env.observe(other)["action_mask"].any()
+        # a random illegal action raises and changes nothing
+        illegal = np.flatnonzero(mask == 0)
+        bad = int(rng.choice(illegal))
+        before = json.dumps(sd, sort_keys=True)
+        with pytest.raises(cardenvs.IllegalActionError):
+            env.step(bad)
+        assert json.dumps(raw.state_dict(), sort_keys=True) == before
+        # every legal action steps cleanly (on a copy of the state)
+        for legal in np.flatnonzero(mask):
+            state = raw._state.copy()
+            raw.rules.step(state, np.array([legal]))
+            assert all_cards(raw.rules.state_dict(state)) == FULL_DECK
+
+    play_random(env, rng, seed, check)
+    assert all(env.terminations.values()) or not env.agents, "game did not end within max_hands"
+
+
+@pytest.mark.parametrize("num_players", [2, 3, 4])
+def test_default_games_end(num_players):
+    """Every default episode ends: at the target or after max_hands=50."""
+    venv = V.make("pepper_v0", num_envs=32, seed=num_players, num_players=num_players)
+    obs, info = venv.reset()
+    rng = np.random.default_rng(0)
+    ended = np.zeros(32, bool)
+    for _ in range(50 * 40):
+        mask = info["action_mask"]
+        obs, rew, term, trunc, info = venv.step((rng.random(mask.shape) * mask).argmax(1))
+        ended |= term
+        if ended.all():
+            break
+    assert ended.all()
+
+
+def test_sensible_bidding_reaches_the_target():
+    """With passive bidding (pass unless stuck, then bid 1) a 4-player game
+    is decided by the target score, not the hand limit."""
+    env = pepper_v0.env(max_hands=None)
+    env.reset(seed=5)
+    rng = np.random.default_rng(5)
+    raw = env.unwrapped
+    for agent in env.agent_iter(max_iter=20000):
+        obs, _, term, trunc, _ = env.last()
+        if term or trunc:
+            env.step(None)
+            continue
+        legal = [raw.action_to_str(a) for a in np.flatnonzero(obs["action_mask"])]
+        text = "pass" if "pass" in legal else ("bid 1" if "bid 1" in legal else rng.choice(legal))
+        env.step(raw.str_to_action(text))
+    sd = raw.state_dict()
+    assert sd["done"] and max(sd["scores"]) >= 30
+
+
+def test_same_seed_same_game_and_different_seeds_differ():
+    def trace(seed):
+        env = pepper_v0.env(max_hands=2)
+        out = []
+        play_random(env, np.random.default_rng(0), seed,
+                    lambda e, ag, o, a: out.append((ag, a, o["observation"].tobytes())))
+        return out, json.dumps(env.unwrapped.state_dict(), sort_keys=True)
+    assert trace(3) == trace(3)
+    assert trace(3) != trace(4)
+
+
+@pytest.mark.parametrize("num_players", [2, 3, 4])
+@pytest.mark.parametrize("reward", ["win_loss", "score_delta"])
+def test_aec_view_and_vector_engine_agree(num_players, reward):
+    """A batch of one in the vector engine and the AEC env, same seed and
+    actions: identical observations, masks, seats to act and rewards."""
+    cfg = dict(num_players=num_players, reward=reward, max_hands=4)
+    venv = V.make("pepper_v0", num_envs=1, seed=42, **cfg)
+    vobs, info = venv.reset()
+    env = pepper_v0.env(**cfg)
+    env.reset(seed=42)
+    rng = np.random.default_rng(1)
+    totals = np.zeros(num_players)
+    aec_totals = np.zeros(num_players)
+    while True:
+        agent = env.agent_selection
+        seat = int(agent.split("_")[1])
+        obs, _, term, _, _ = env.last()
+        if term:
+            break
+        assert info["current_player"][0] == seat
+        np.testing.assert_array_equal(obs["observation"], vobs[0])
+        np.testing.assert_array_equal(obs["action_mask"].astype(bool), info["action_mask"][0])
+        a = int(rng.choice(np.flatnonzero(obs["action_mask"])))
+        env.step(a)
+        aec_totals += [env.rewards[f"player_{i}"] for i in range(num_players)]
+        vobs, rew, term_v, _, info = venv.step(np.array([a]))
+        totals += rew[0]
+        if term_v[0]:
+            assert all(env.terminations.values())
+            break
+    np.testing.assert_allclose(totals, aec_totals)
+    assert np.abs(totals).sum() > 0
+
+
+def test_vector_engine_final_obs_and_rewards_per_seat():
+    venv = V.make("pepper_v0", num_envs=16, seed=0, max_hands=1)
+    obs, info = venv.reset()
+    rng = np.random.default_rng(0)
+    seen_final = 0
+    for _ in range(200):
+        mask = info["action_mask"]
+        obs, rew, term, trunc, info = venv.step((rng.random(mask.shape) * mask).argmax(1))
+        assert rew.shape == (16, 4)
+        # rewards arrive only when a game ends; partners share, sides oppose
+        assert np.all(rew[~term] == 0)
+        for i in np.flatnonzero(term):
+            seen_final += 1
+            r = rew[i]
+            assert r[0] == r[2] and r[1] == r[3] and set(r) <= {-1.0, 1.0}
+            assert info["final_obs"][i].shape == (4, obs.shape[1])
+            # each seat's final view shows its own (now empty) hand and the score
+            assert info["_final_obs"][i]
+        assert obs.shape == (16, 298)
+    assert seen_final > 0
+
+
+def test_vector_engine_rejects_illegal_actions_without_change():
+    venv = V.make("pepper_v0", num_envs=4, seed=0)
+    obs, info = venv.reset()
+    legal_actions = info["action_mask"].argmax(1)
+    bad = legal_actions.copy()
+    bad[2] = np.flatnonzero(~info["action_mask"][2])[0]
+    before = [json.dumps(venv.state_dict(i)) for i in range(4)]
+    with pytest.raises(cardenvs.IllegalActionError):
+        venv.step(bad)
+    with pytest.raises(cardenvs.IllegalActionError):
+        venv.step(legal_actions[:3])
+    with pytest.raises(cardenvs.IllegalActionError):
+        venv.step(np.full(4, 99))
+    assert [json.dumps(venv.state_dict(i)) for i in range(4)] == before
+    venv.step(legal_actions)
+
+
+def test_observation_hides_other_hands():
+    """Two deals that differ only in the other players' hands (and the dead
+    hand) look the same to seat 0 until those cards are played."""
+    for num_players in (2, 4):
+        env_a = pepper_v0.env(num_players=num_players)
+        env_b = pepper_v0.env(num_players=num_players)
+        deck = list(DECK.texts)
+        env_a.reset(seed=0, options={"decks": [deck], "dealer": num_players - 1})
+        hand0 = env_a.unwrapped.state_dict()["hands"][0]
+        rest = [c for c in deck if c not in hand0]
+        slots = 3 if num_players == 2 else num_players
+        # put seat 0's cards at the same positions, shuffle everyone else's
+        shuffled = list(np.random.default_rng(1).permutation(rest))
+        deck_b = [c if i % slots == 0 and i < 24 - (24 % slots) else None for i, c in enumerate(deck)]
+        deck_b = [c if c is not None else shuffled.pop() for c in deck_b]
+        env_b.reset(seed=0, options={"decks": [deck_b], "dealer": num_players - 1})
+        assert env_b.unwrapped.state_dict()["hands"][0] == hand0
+        assert env_b.unwrapped.state_dict()["hands"][1] != env_a.unwrapped.state_dict()["hands"][1]
+        np.testing.assert_array_equal(env_a.observe("player_0")["observation"],
+                                      env_b.observe("player_0")["observation"])
