@@ -3,6 +3,9 @@
 Games (PettingZoo envs over a batched numpy rules core):
 
 - ``cardenvs.pepper_v0``: Pepper, 2-4 players (AEC).
+- ``cardenvs.cancellation_hearts_v0``: Cancellation Hearts, 6-11 players (AEC).
+- ``cardenvs.push_v0``: Push, partnership contract rummy, 4 players (AEC).
+- ``cardenvs.spit_v0``: Spit and Speed, 2 players (parallel, plus an AEC view).
 
 ``cardenvs.make(name, **config)`` builds the wrapped AEC env of a game by
 name; ``cardenvs.vector.make(name, num_envs, seed, **config)`` the batched
@@ -18,7 +21,7 @@ from .core.errors import IllegalActionError
 __version__ = "0.1.0"
 __all__ = ["IllegalActionError", "make", "GAMES", "__version__"]
 
-GAMES = ("pepper_v0",)
+GAMES = ("pepper_v0", "cancellation_hearts_v0", "push_v0", "spit_v0")
 
 
 def make(name: str, **config: Any):

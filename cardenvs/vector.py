@@ -30,8 +30,12 @@ from gymnasium import spaces
 from .core.errors import IllegalActionError
 from .core.game import TurnBasedRules
 
+# Game name -> "module:RulesClass" of its batched rules core.
 RULES = {
     "pepper_v0": "cardenvs.pepper.rules:PepperRules",
+    "cancellation_hearts_v0": "cardenvs.cancellation_hearts.rules:CancellationHeartsRules",
+    "push_v0": "cardenvs.push.rules:PushRules",
+    "spit_v0": "cardenvs.spit.rules:SpitRules",
 }
 
 
@@ -43,8 +47,13 @@ def rules_class(name: str) -> type[TurnBasedRules]:
 
 
 def make(name: str, num_envs: int, seed: int | None = None, **config: Any) -> "VectorEnv":
-    """A vector engine running ``num_envs`` games of ``name`` with ``config``."""
-    return VectorEnv(rules_class(name)(**config), num_envs, seed)
+    """A vector engine running ``num_envs`` games of ``name`` with ``config``.
+
+    Turn-based games get a :class:`VectorEnv`; a rules class may name another
+    engine class in ``vector_env_class`` (Spit's simultaneous moves)."""
+    rules = rules_class(name)(**config)
+    engine = getattr(rules, "vector_env_class", None) or VectorEnv
+    return engine(rules, num_envs, seed)
 
 
 class VectorEnv:
