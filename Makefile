@@ -11,13 +11,18 @@ $(PY):
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
 
+# torch first, pinned: this machine has the CPU wheel of 2.13.0, and an
+# unpinned torch would pull a multi-GB CUDA build.
 $(VENV)/.installed-dev: pyproject.toml | $(PY)
-	$(PY) -m pip install -q -e ".[dev]"
+	$(PY) -m pip install -q torch==2.13.0
+	$(PY) -m pip install -q -e ".[dev,train]"
 	touch $@
 
-## demo: the main job (a batch of random Pepper games through the vector engine)
+## demo: the main job: train a Pepper agent for a few minutes (MaskablePPO on
+## the batched engine), then print its win rates against random and rule-based play
+DEMO_MINUTES ?= 3
 demo: $(VENV)/.installed-dev
-	$(PY) examples/demo.py
+	$(PY) examples/train_pepper.py --minutes $(DEMO_MINUTES) --eval-games 200 --run-dir runs/demo --save ""
 
 ## test: the test suite (long training runs deselected; see test-full)
 test: $(VENV)/.installed-dev

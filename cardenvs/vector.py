@@ -83,20 +83,31 @@ class VectorEnv:
         self.rules.reset(self.state, self._rows)
         return self._observe(), self._info()
 
-    def step(self, actions: np.ndarray):
+    def step(self, actions: np.ndarray, rows: np.ndarray | None = None):
+        """Step every game with ``actions`` (num_envs,), or only the games in
+        ``rows`` (an index array or bool mask; the others stay as they are,
+        reward 0) -- e.g. to let other agents move while a learner waits."""
         if self.state is None:
             raise RuntimeError("call reset() before step()")
         actions = np.asarray(actions)
         if actions.shape != (self.num_envs,) or not np.issubdtype(actions.dtype, np.integer):
             raise IllegalActionError(f"actions must be an int array of shape ({self.num_envs},), "
                                      f"got {actions.dtype} {actions.shape}")
-        in_range = (actions >= 0) & (actions < self.num_actions)
-        ok = in_range & self.state.legal[self._rows, np.where(in_range, actions, 0)]
+        idx = self._rows if rows is None else np.arange(self.num_envs)[np.asarray(rows)]
+        acts = actions[idx]
+        in_range = (acts >= 0) & (acts < self.num_actions)
+        ok = in_range & self.state.legal[idx, np.where(in_range, acts, 0)]
         if not ok.all():
-            bad = np.flatnonzero(~ok)[:5]
+            bad = idx[~ok][:5]
             raise IllegalActionError("illegal actions in rows " + ", ".join(
                 f"{i}: {int(actions[i])}" for i in bad))
-        rewards = self.rules.step(self.state, actions)
+        if rows is None:
+            rewards = self.rules.step(self.state, actions)
+        else:
+            part = self.state.select(idx)
+            rewards = np.zeros((self.num_envs, self.num_players), np.float32)
+            rewards[idx] = self.rules.step(part, acts)
+            self.state.assign(idx, part)
         terminated = self.state.done.copy()
         truncated = np.zeros(self.num_envs, bool)
         info_extra = {}

@@ -46,6 +46,23 @@ class BatchState:
                 setattr(new, k, v.copy())
         return new
 
+    # Every ndarray attribute has the batch as its leading dimension, so a
+    # subset of games can be cut out, stepped on its own and put back.
+    def select(self, rows: np.ndarray) -> "BatchState":
+        """A new state holding copies of the games in ``rows`` (same rng)."""
+        new = copy.copy(self)
+        for k, v in vars(self).items():
+            if isinstance(v, np.ndarray):
+                setattr(new, k, v[rows])
+        new.batch = len(rows)
+        return new
+
+    def assign(self, rows: np.ndarray, part: "BatchState") -> None:
+        """Write the games of ``part`` (from :meth:`select`) back into ``rows``."""
+        for k, v in vars(self).items():
+            if isinstance(v, np.ndarray):
+                v[rows] = getattr(part, k)
+
 
 class TurnBasedRules:
     """Interface of a turn-based game's batched rules (see module doc)."""

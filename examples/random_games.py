@@ -1,7 +1,7 @@
-"""The main job, for now: a batch of random Pepper games through the vector
-engine, with games/s, average scores and who won.
+"""A batch of random Pepper games through the vector engine, with games/s,
+average scores and who won.
 
-    python examples/demo.py [--num-envs 1024] [--games 2000] [--num-players 4] [--max-hands 50]
+    python examples/random_games.py [--num-envs 1024] [--games 2000] [--num-players 4] [--max-hands 50]
 """
 from __future__ import annotations
 

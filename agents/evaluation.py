@@ -1,0 +1,156 @@
+"""Evaluation: play agents against each other on the batched engine, with
+seats rotated, and report win rates with 95% confidence intervals.
+
+A *match* between agent A and agent B: in partnership games A plays one
+team and B the other, the teams swapping sides every other game; otherwise A
+sits at one seat (rotated over the table, game by game) and B plays every
+other seat.  A's win rate counts the games A's seat won (ties at the top
+count as wins for everyone tied, as in the rules), against the share a
+seat would win by chance.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any, Sequence
+
+import numpy as np
+
+import cardenvs.vector as V
+
+from .base import Agent
+
+
+def wilson_interval(wins: float, n: int, z: float = 1.96) -> tuple[float, float]:
+    """95% Wilson score interval for a proportion."""
+    if n == 0:
+        return 0.0, 1.0
+    p = wins / n
+    denom = 1 + z * z / n
+    centre = (p + z * z / (2 * n)) / denom
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+@dataclass
+class MatchResult:
+    agent: str
+    opponent: str
+    games: int
+    wins: int
+    draws: int  # games where every seat won or lost alike (all tied)
+    mean_score: float  # A's seat's final score, mean over games
+    mean_opponent_score: float
+
+    @property
+    def win_rate(self) -> float:
+        return self.wins / self.games if self.games else 0.0
+
+    @property
+    def ci(self) -> tuple[float, float]:
+        return wilson_interval(self.wins, self.games)
+
+    def __str__(self) -> str:
+        lo, hi = self.ci
+        return (f"{self.agent} vs {self.opponent}: won {self.wins}/{self.games} = {self.win_rate:.1%} "
+                f"[95% CI {lo:.1%}, {hi:.1%}], mean score {self.mean_score:.1f} vs {self.mean_opponent_score:.1f}")
+
+
+def play_games(game: str, seat_agents: Sequence[Agent] | Any, num_games: int, seed: int = 0,
+               num_envs: int = 128, **config: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Play ``num_games`` games; ``seat_agents(game_index)`` (or a fixed list)
+    gives the agent of each seat.  Returns per game: the seat-assignment index,
+    terminal rewards ``(num_games, P)`` and final scores ``(num_games, P)``."""
+    num_envs = min(num_envs, num_games)
+    engine = V.make(game, num_envs=num_envs, seed=seed, **config)
+    n = engine.num_players
+    assign = seat_agents if callable(seat_agents) else (lambda k: seat_agents)
+    obs, info = engine.reset()
+    slot_game = np.arange(num_envs)  # which game index each slot is playing
+    next_game = num_envs
+    totals = np.zeros((num_games, n))
+    rewards_out = np.zeros((num_games, n))
+    scores_out = np.zeros((num_games, n))
+    finished = 0
+    active = np.ones(num_envs, bool)
+    while finished < num_games:
+        cur = info["current_player"]
+        mask = info["action_mask"]
+        actions = np.zeros(num_envs, np.int64)
+        rows = np.flatnonzero(active)
+        # group the rows by the agent that must act
+        owners: dict[int, tuple[Agent, list[int]]] = {}
+        for i in rows:
+            agent = assign(slot_game[i])[cur[i]]
+            owners.setdefault(id(agent), (agent, []))[1].append(i)
+        for agent, idx in owners.values():
+            idx = np.array(idx)
+            actions[idx] = agent.act_batch(obs[idx], mask[idx])
+        obs, rew, term, trunc, info = engine.step(actions, rows=rows)
+        totals[slot_game[rows]] += rew[rows]
+        for i in np.flatnonzero((term | trunc) & active):
+            g = slot_game[i]
+            rewards_out[g] = totals[g]
+            scores_out[g] = info["final_scores"][i]
+            finished += 1
+            if next_game < num_games:
+                slot_game[i] = next_game
+                next_game += 1
+            else:
+                active[i] = False
+    return np.arange(num_games), rewards_out, scores_out
+
+
+def match(game: str, agent: Agent, opponent: Agent, num_games: int = 200, seed: int = 0,
+          **config: Any) -> MatchResult:
+    """Agent vs opponent with seats rotated (see the module docstring)."""
+    rules = V.rules_class(game)(**config)
+    n = rules.num_players
+    partnerships = getattr(rules, "partnerships", False)
+
+    def seat_of_agent(g: int) -> int:
+        return g % (2 if partnerships else n)
+
+    def seats(g: int) -> list[Agent]:
+        a = seat_of_agent(g)
+        if partnerships:
+            return [agent if s % 2 == a else opponent for s in range(n)]
+        return [agent if s == a else opponent for s in range(n)]
+
+    _, rewards, scores = play_games(game, seats, num_games, seed=seed, **config)
+    idx = np.arange(num_games)
+    a_seat = np.array([seat_of_agent(g) for g in idx])
+    opp_seat = (a_seat + 1) % n
+    a_reward = rewards[idx, a_seat]
+    draws = int(np.sum(np.all(rewards == rewards[:, :1], axis=1)))
+    return MatchResult(agent.name, opponent.name, num_games, int(np.sum(a_reward > 0)), draws,
+                       float(scores[idx, a_seat].mean()), float(scores[idx, opp_seat].mean()))
+
+
+def tournament(game: str, agents: Sequence[Agent], num_games: int = 200, seed: int = 0,
+               **config: Any) -> list[list[MatchResult | None]]:
+    """Every agent against every other (rows: agent, columns: opponent)."""
+    table: list[list[MatchResult | None]] = []
+    for a in agents:
+        row: list[MatchResult | None] = []
+        for b in agents:
+            row.append(None if a is b else match(game, a, b, num_games, seed, **config))
+        table.append(row)
+    return table
+
+
+def format_table(agents: Sequence[Agent], table: list[list[MatchResult | None]]) -> str:
+    """A markdown table of win rates (row agent vs column opponent)."""
+    head = "| win rate of row vs column | " + " | ".join(a.name for a in agents) + " |"
+    sep = "| --- |" + " --- |" * len(agents)
+    lines = [head, sep]
+    for a, row in zip(agents, table):
+        cells = []
+        for r in row:
+            if r is None:
+                cells.append("-")
+            else:
+                lo, hi = r.ci
+                cells.append(f"{r.win_rate:.0%} [{lo:.0%}, {hi:.0%}]")
+        lines.append(f"| {a.name} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)

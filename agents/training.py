@@ -1,0 +1,146 @@
+"""Training baseline agents with sb3-contrib's MaskablePPO on the batched
+engine (:class:`agents.seat_env.SeatVecEnv`).
+
+:func:`train` runs up to two stages: against fixed opponents (rule-based or
+random), then self-play against frozen snapshots of the learner (refreshed
+every ``snapshot_every`` steps).  It writes checkpoints, the final model, a
+learning curve (PNG) and the evaluation results into ``run_dir``.
+The per-game scripts in ``examples/train_<game>.py`` call it with their
+defaults.
+"""
+from __future__ import annotations
+
+import json
+import pathlib
+import time
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import numpy as np
+
+from .base import Agent, FrozenPolicyAgent, PolicyAgent, RandomAgent
+from .evaluation import match
+from .seat_env import SeatVecEnv
+
+
+@dataclass
+class TrainConfig:
+    game: str
+    env_config: dict = field(default_factory=dict)  # options of the training episodes
+    eval_config: dict = field(default_factory=dict)  # options of the evaluation games
+    fixed_steps: int = 200_000  # learner steps against the fixed opponents
+    selfplay_steps: int = 0  # then learner steps of self-play
+    snapshot_every: int = 50_000
+    num_envs: int = 64
+    n_steps: int = 128  # per env and rollout
+    batch_size: int = 1024
+    n_epochs: int = 4
+    learning_rate: float = 3e-4
+    gamma: float = 0.99
+    ent_coef: float = 0.01
+    net_arch: tuple = (256, 256)
+    eval_games: int = 200
+    seed: int = 0
+    checkpoint_every: int = 100_000
+
+
+def _opponent_names() -> tuple[str, ...]:
+    return ("random", "rule")
+
+
+def train(cfg: TrainConfig, rule_agent: Agent, run_dir: str | pathlib.Path, model_path: str | pathlib.Path | None,
+          opponent: str = "rule", progress_bar: bool = True, log=print) -> dict[str, Any]:
+    """Train, save and evaluate; returns the evaluation summary."""
+    import torch
+    from sb3_contrib import MaskablePPO
+    from stable_baselines3.common.callbacks import BaseCallback, CheckpointCallback
+
+    torch.set_num_threads(1)  # the engine and the policy share two cores
+    run_dir = pathlib.Path(run_dir)
+    run_dir.mkdir(parents=True, exist_ok=True)
+    if opponent not in _opponent_names():
+        raise ValueError(f"opponent must be one of {_opponent_names()}, got {opponent!r}")
+    fixed = rule_agent if opponent == "rule" else RandomAgent(cfg.seed)
+    env = SeatVecEnv(cfg.game, cfg.num_envs, opponents=fixed, partner=fixed, seed=cfg.seed, **cfg.env_config)
+    model = MaskablePPO("MlpPolicy", env, n_steps=cfg.n_steps, batch_size=cfg.batch_size, n_epochs=cfg.n_epochs,
+                        learning_rate=cfg.learning_rate, gamma=cfg.gamma, ent_coef=cfg.ent_coef,
+                        policy_kwargs={"net_arch": list(cfg.net_arch)}, seed=cfg.seed, device="cpu", verbose=0)
+
+    curve: list[tuple[int, float]] = []
+
+    class Curve(BaseCallback):
+        """Collects every finished training episode's return."""
+
+        def _on_step(self) -> bool:
+            for info in self.locals["infos"]:
+                if "episode" in info:
+                    curve.append((self.num_timesteps, info["episode"]["r"]))
+            return True
+
+    class SelfPlay(BaseCallback):
+        """Refreshes the frozen snapshot every ``snapshot_every`` steps."""
+
+        def __init__(self, snapshot: FrozenPolicyAgent):
+            super().__init__()
+            self.snapshot, self.last = snapshot, 0
+
+        def _on_step(self) -> bool:
+            if self.num_timesteps - self.last >= cfg.snapshot_every:
+                self.snapshot.update()
+                self.last = self.num_timesteps
+            return True
+
+    checkpoints = CheckpointCallback(save_freq=max(1, cfg.checkpoint_every // cfg.num_envs),
+                                     save_path=str(run_dir / "checkpoints"), name_prefix=cfg.game)
+    t0 = time.perf_counter()
+    if cfg.fixed_steps:
+        log(f"stage 1: {cfg.fixed_steps:,} steps against {fixed.name} opponents and partner")
+        model.learn(cfg.fixed_steps, callback=[Curve(), checkpoints], progress_bar=progress_bar)
+    if cfg.selfplay_steps:
+        snapshot = FrozenPolicyAgent(model)
+        env.opponents = env.partner = snapshot
+        log(f"stage 2: {cfg.selfplay_steps:,} steps of self-play against frozen snapshots")
+        model.learn(cfg.selfplay_steps, callback=[Curve(), SelfPlay(snapshot), checkpoints],
+                    reset_num_timesteps=False, progress_bar=progress_bar)
+    train_seconds = time.perf_counter() - t0
+    if model_path:
+        pathlib.Path(model_path).parent.mkdir(parents=True, exist_ok=True)
+        model.save(str(model_path))
+    model.save(str(run_dir / "final_model"))
+    plot_curve(curve, run_dir / "learning_curve.png", f"{cfg.game}: MaskablePPO training return")
+
+    trained = PolicyAgent(model, name="ppo")
+    summary = {"config": asdict(cfg), "opponent": opponent, "train_seconds": round(train_seconds, 1),
+               "timesteps": int(model.num_timesteps), "results": []}
+    for opp in (RandomAgent(cfg.seed + 1), rule_agent):
+        res = match(cfg.game, trained, opp, cfg.eval_games, seed=cfg.seed + 7, **cfg.eval_config)
+        log(str(res))
+        lo, hi = res.ci
+        summary["results"].append({"opponent": opp.name, "games": res.games, "wins": res.wins,
+                                   "win_rate": res.win_rate, "ci95": [lo, hi], "mean_score": res.mean_score,
+                                   "mean_opponent_score": res.mean_opponent_score})
+    (run_dir / "summary.json").write_text(json.dumps(summary, indent=2))
+    return summary
+
+
+def plot_curve(curve: list[tuple[int, float]], path: pathlib.Path, title: str) -> None:
+    """Episode returns (light) and their moving average against training steps."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(7, 4))
+    if curve:
+        steps, rets = np.array(curve).T
+        k = max(1, len(rets) // 50)
+        smooth = np.convolve(rets, np.ones(k) / k, mode="valid")
+        ax.plot(steps, rets, ".", alpha=0.08, color="tab:blue", markersize=2)
+        ax.plot(steps[k - 1:], smooth, color="tab:red", label=f"moving average ({k} episodes)")
+        ax.legend()
+    ax.set_xlabel("learner steps")
+    ax.set_ylabel("episode return")
+    ax.set_title(title)
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)

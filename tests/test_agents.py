@@ -1,0 +1,156 @@
+"""Agents, the training environments' reward accounting, masks handed to
+MaskablePPO, evaluation, and a short training run that must learn."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from agents.base import RandomAgent
+from agents.evaluation import match, wilson_interval
+from agents.pepper import PepperRuleAgent
+from agents.seat_env import SeatEnv
+from cardenvs import pepper_v0
+
+sb3 = pytest.importorskip("sb3_contrib", reason="training extras (sb3-contrib) not installed")
+
+
+def play_seat_env(env: SeatEnv, rng, episodes: int):
+    """Random learner; returns per episode (seat, summed reward, final state)."""
+    out = []
+    env.reset(seed=int(rng.integers(1000)))
+    for _ in range(episodes):
+        total, done = 0.0, False
+        while not done:
+            mask = env.action_masks()
+            _, r, done, _, info = env.step(int(rng.choice(np.flatnonzero(mask))))
+            total += r
+        out.append((info["seat"], total, info["final_state"]))
+        env.reset()
+    return out
+
+
+@pytest.mark.parametrize("num_players", [2, 3, 4])
+def test_seat_env_rewards_sum_to_the_learners_score(num_players):
+    """score_delta over whole games: the learner's summed rewards equal its
+    seat's final score, whichever seat it plays and whoever ended the hands."""
+    env = SeatEnv("pepper_v0", num_players=num_players, max_hands=3, reward="score_delta",
+                  opponents=PepperRuleAgent(), seed=num_players)
+    seats = set()
+    for seat, total, final in play_seat_env(env, np.random.default_rng(0), 12):
+        seats.add(seat)
+        assert total == final["scores"][seat]
+    assert len(seats) > 1  # the learner's seat varies
+
+
+def test_seat_env_terminal_win_loss_reward_is_delivered():
+    env = SeatEnv("pepper_v0", max_hands=1, opponents=RandomAgent(1), seed=3)
+    for seat, total, final in play_seat_env(env, np.random.default_rng(1), 20):
+        won = seat in final["winners"]
+        assert total == (1.0 if won else -1.0)
+
+
+def test_seat_env_fixed_seat_and_masks():
+    env = SeatEnv("pepper_v0", seat=2, max_hands=1, seed=0)
+    obs, info = env.reset(seed=0)
+    assert info["seat"] == 2 and obs.shape == env.observation_space.shape
+    assert env.raw.agent_selection == "player_2"
+    mask = env.action_masks()
+    assert mask.dtype == bool and np.array_equal(mask, env.raw._state.legal[0])
+    with pytest.raises(ValueError):
+        env.step(int(np.flatnonzero(~mask)[0]))
+    with pytest.raises(ValueError):
+        SeatEnv("pepper_v0", seat=4)
+
+
+def test_seat_vec_env_reward_accounting_per_seat():
+    """Every game's summed learner rewards equal the learner seat's final
+    score (score_delta), for learners in every seat, and episode infos carry
+    the terminal observation."""
+    from agents.seat_env import SeatVecEnv
+
+    env = SeatVecEnv("pepper_v0", 16, opponents=PepperRuleAgent(), seed=0, max_hands=2, reward="score_delta")
+    env.reset()
+    rng = np.random.default_rng(0)
+    totals = np.zeros(16)
+    checked = set()
+    for _ in range(400):
+        masks = np.stack(env.env_method("action_masks"))
+        assert masks.shape == (16, 39)
+        actions = (rng.random(masks.shape) * masks).argmax(1)
+        _, rewards, dones, infos = env.step(actions)
+        totals += rewards
+        for i in np.flatnonzero(dones):
+            seat = infos[i]["seat"]
+            assert seat == i % 4
+            assert totals[i] == infos[i]["final_scores"][seat] == infos[i]["episode"]["r"]
+            assert infos[i]["terminal_observation"].shape == (298,)
+            checked.add(seat)
+            totals[i] = 0
+    assert checked == {0, 1, 2, 3}
+
+
+def test_maskable_ppo_gets_the_learners_masks_and_acts_legally():
+    from sb3_contrib import MaskablePPO
+    from sb3_contrib.common.maskable.utils import get_action_masks
+
+    from agents.seat_env import SeatVecEnv
+
+    env = SeatVecEnv("pepper_v0", 8, seed=1, max_hands=1)
+    model = MaskablePPO("MlpPolicy", env, n_steps=16, batch_size=64, seed=0, device="cpu")
+    obs = env.reset()
+    for _ in range(60):
+        masks = get_action_masks(env)
+        np.testing.assert_array_equal(masks, env.engine.state.legal)
+        assert (env.engine.state.current == env.learner_seat).all()
+        actions, _ = model.predict(obs, action_masks=masks)
+        assert masks[np.arange(8), actions].all()
+        obs, _, _, _ = env.step(actions)
+    model.learn(256)  # a rollout and an update go through
+
+
+@pytest.mark.parametrize("num_players", [2, 3, 4])
+def test_agents_only_choose_legal_actions(num_players):
+    rule, rnd = PepperRuleAgent(), RandomAgent(0)
+    env = pepper_v0.env(num_players=num_players, max_hands=3)
+    for seed in range(5):
+        env.reset(seed=seed)
+        for agent in env.agent_iter():
+            obs, _, term, trunc, _ = env.last()
+            if term or trunc:
+                env.step(None)
+                continue
+            choices = {rule.act(obs["observation"], obs["action_mask"]),
+                       rnd.act(obs["observation"], obs["action_mask"])}
+            assert all(obs["action_mask"][a] for a in choices)
+            env.step(choices.pop())
+
+
+def test_rule_agent_beats_random_and_evaluation_reports_ci():
+    res = match("pepper_v0", PepperRuleAgent(), RandomAgent(0), num_games=60, seed=1)
+    lo, hi = res.ci
+    assert res.games == 60 and lo > 0.8 and res.mean_score > res.mean_opponent_score
+    assert wilson_interval(50, 100) == pytest.approx((0.4038, 0.5962), abs=1e-3)
+    # random against itself is an even match
+    even = match("pepper_v0", RandomAgent(1), RandomAgent(2), num_games=60, seed=2, max_hands=2)
+    assert even.ci[0] < 0.5 < even.ci[1]
+
+
+def test_short_training_run_learns_against_random(tmp_path):
+    """A short MaskablePPO run on single hands must beat random in full
+    2-player games by a clear margin (an untrained policy is random)."""
+    from agents.base import PolicyAgent
+    from agents.training import TrainConfig, train
+
+    cfg = TrainConfig(game="pepper_v0", env_config={"num_players": 2, "max_hands": 1, "reward": "score_delta"},
+                      eval_config={"num_players": 2, "max_hands": 10}, fixed_steps=24_576, num_envs=32,
+                      n_steps=64, batch_size=512, eval_games=100, seed=0)
+    summary = train(cfg, PepperRuleAgent(), tmp_path, tmp_path / "model.zip", opponent="random",
+                    progress_bar=False, log=lambda *a: None)
+    vs_random = summary["results"][0]
+    assert vs_random["opponent"] == "random"
+    assert vs_random["ci95"][0] > 0.6, vs_random
+    assert (tmp_path / "learning_curve.png").stat().st_size > 0
+    assert (tmp_path / "model.zip").exists()
+    reloaded = PolicyAgent(tmp_path / "model.zip")
+    again = match("pepper_v0", reloaded, RandomAgent(5), num_games=40, seed=3, num_players=2, max_hands=10)
+    assert again.win_rate > 0.5
