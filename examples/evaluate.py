@@ -1,0 +1,72 @@
+"""Evaluate agents: a tournament (every agent against every other, seats
+rotated), win rates with 95% confidence intervals and mean scores.
+
+    python examples/evaluate.py --game pepper_v0 --agents random rule ppo --games 300
+    python examples/evaluate.py --all --write-readme      # every game's baselines, results into README.md
+
+Agents: ``random``, ``rule`` (the game's rule-based agent), ``ppo`` (the
+committed checkpoint under agents/checkpoints/) or ``ppo:PATH``.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import pathlib
+import re
+import sys
+import time
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from agents.evaluation import format_table, tournament  # noqa: E402
+from agents.registry import BASELINES, RULE_AGENTS, make_agent  # noqa: E402
+
+
+def evaluate(game: str, specs: list[str], games: int, seed: int, config: dict) -> str:
+    agents = [make_agent(game, s, seed=seed + i) for i, s in enumerate(specs)]
+    t0 = time.perf_counter()
+    table = tournament(game, agents, games, seed=seed, **config)
+    text = format_table(agents, table)
+    details = [str(r) for row in table for r in row if r is not None]
+    cfg = ", ".join(f"{k}={v!r}" for k, v in config.items()) or "default config"
+    return (f"**{game}** ({cfg}; {games} games per pairing, seats rotated; "
+            f"{time.perf_counter() - t0:.0f}s)\n\n{text}\n\n" + "\n".join(f"- {d}" for d in details) + "\n")
+
+
+def write_readme(section: str) -> None:
+    readme = ROOT / "README.md"
+    text = readme.read_text()
+    start, end = "<!-- results:start -->", "<!-- results:end -->"
+    block = f"{start}\n{section}\n{end}"
+    if start in text:
+        text = re.sub(re.escape(start) + ".*?" + re.escape(end), lambda m: block, text, flags=re.S)
+    else:
+        text += f"\n## Baseline results\n\n{block}\n"
+    readme.write_text(text)
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--game", default="pepper_v0")
+    p.add_argument("--all", action="store_true", help="every game with a rule agent, with its baselines")
+    p.add_argument("--agents", nargs="+", default=["random", "rule", "ppo"])
+    p.add_argument("--games", type=int, default=300)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--config", default="{}", help="game options as JSON, e.g. '{\"num_players\": 3}'")
+    p.add_argument("--write-readme", action="store_true", help="put the results into README.md")
+    args = p.parse_args()
+    config = json.loads(args.config)
+    games = sorted(RULE_AGENTS) if args.all else [args.game]
+    sections = []
+    for game in games:
+        specs = [s for s in args.agents if s != "ppo" or BASELINES.get(game, pathlib.Path("-")).exists()]
+        section = evaluate(game, specs, args.games, args.seed, config)
+        print(section)
+        sections.append(section)
+    if args.write_readme:
+        write_readme("\n".join(sections))
+
+
+if __name__ == "__main__":
+    main()
