@@ -70,7 +70,7 @@ def _rank_tables() -> tuple[np.ndarray, np.ndarray]:
     return eff, trump_strength
 
 
-EFFECTIVE_SUIT, TRUMP_STRENGTH = _rank_tables()
+EFFECTIVE_SUIT, TRUMP_STRENGTH = (t.astype(np.int8) for t in _rank_tables())  # small ints: faster batched gathers
 PLAIN_STRENGTH = np.arange(NUM_TYPES) % 6  # A high .. 9 low
 
 
