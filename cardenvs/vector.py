@@ -74,13 +74,18 @@ class VectorEnv:
         self.state = None
         self._rows = np.arange(self.num_envs)
 
-    def reset(self, seed: int | None = None) -> tuple[np.ndarray, dict]:
+    def _start(self, seed: int | None) -> None:
+        """New games in every slot; the generator is reseeded when ``seed`` is
+        given (or on the first reset) and continues otherwise."""
         if seed is not None or self.state is None:
             rng = np.random.default_rng(self._seed if seed is None else seed)
         else:
             rng = self.state.rng
         self.state = self.rules.new_state(self.num_envs, rng)
         self.rules.reset(self.state, self._rows)
+
+    def reset(self, seed: int | None = None) -> tuple[np.ndarray, dict]:
+        self._start(seed)
         return self._observe(), self._info()
 
     def step(self, actions: np.ndarray, rows: np.ndarray | None = None):

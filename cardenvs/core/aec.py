@@ -16,8 +16,7 @@ from pettingzoo.utils import wrappers
 
 from .errors import IllegalActionError
 from .game import TurnBasedRules
-
-RESET_OPTIONS = ("decks", "dealer")
+from .view import RulesView, check_render_mode
 
 
 def check_action(rules: TurnBasedRules, legal: np.ndarray, action: Any) -> int:
@@ -37,7 +36,7 @@ def check_action(rules: TurnBasedRules, legal: np.ndarray, action: Any) -> int:
     return a
 
 
-class CardGameAECEnv(AECEnv):
+class CardGameAECEnv(RulesView, AECEnv):
     """AEC environment over a batch of one of a :class:`TurnBasedRules`."""
 
     metadata = {"render_modes": ["human", "ansi"], "is_parallelizable": False, "render_fps": 1}
@@ -45,9 +44,7 @@ class CardGameAECEnv(AECEnv):
 
     def __init__(self, render_mode: str | None = None, **config: Any):
         super().__init__()
-        if render_mode not in (None, "human", "ansi"):
-            raise ValueError(f"render_mode must be one of [None, 'human', 'ansi'], got {render_mode!r}")
-        self.render_mode = render_mode
+        self.render_mode = check_render_mode(render_mode)
         self.rules = self.rules_class(**config)
         self.config = dict(config)
         n = self.rules.num_players
@@ -62,9 +59,6 @@ class CardGameAECEnv(AECEnv):
         # One space object per agent, returned unchanged on every call.
         self.observation_spaces = {a: obs_space for a in self.possible_agents}
         self.action_spaces = {a: spaces.Discrete(self.rules.num_actions) for a in self.possible_agents}
-        self._rng: np.random.Generator | None = None
-        self._state = None
-
     def observation_space(self, agent: str) -> spaces.Space:
         return self.observation_spaces[agent]
 
@@ -73,18 +67,7 @@ class CardGameAECEnv(AECEnv):
 
     # ------------------------------------------------------------------ API
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
-        options = dict(options or {})
-        unknown = set(options) - set(RESET_OPTIONS)
-        if unknown:  # PettingZoo's api_test passes arbitrary options: warn, do not fail
-            import gymnasium
-            gymnasium.logger.warn(f"ignoring unknown reset options {sorted(unknown)}; known: {list(RESET_OPTIONS)}")
-        dealer = self.rules.check_dealer(options.get("dealer"))
-        if seed is not None or self._rng is None:
-            self._rng = np.random.default_rng(seed)
-        state = self.rules.new_state(1, self._rng)
-        self.rules.set_fixed_decks(state, options.get("decks"))  # validates before anything changes
-        self.rules.reset(state, np.array([0]), dealer=dealer)
-        self._state = state
+        self._state = state = self._new_game(seed, options)
         self.agents = self.possible_agents[:]
         self.rewards = {a: 0.0 for a in self.agents}
         self._cumulative_rewards = {a: 0.0 for a in self.agents}
@@ -114,35 +97,6 @@ class CardGameAECEnv(AECEnv):
         self._accumulate_rewards()
         if self.render_mode == "human":
             self.render()
-
-    def render(self) -> str | None:
-        if self.render_mode is None:
-            import gymnasium
-            gymnasium.logger.warn("render() called without a render_mode; use render_mode='ansi' or 'human'")
-            return None
-        if self._state is None:
-            text = "(not reset yet)"
-        else:
-            text = self.rules.render(self._state, 0)
-        if self.render_mode == "human":
-            print(text)
-            return None
-        return text
-
-    def close(self) -> None:
-        pass
-
-    # ------------------------------------------------------------- extras
-    def action_to_str(self, action: int) -> str:
-        return self.rules.action_to_str(action)
-
-    def str_to_action(self, text: str) -> int:
-        return self.rules.str_to_action(text)
-
-    def state_dict(self) -> dict[str, Any]:
-        if self._state is None:
-            raise RuntimeError("call reset() before state_dict()")
-        return self.rules.state_dict(self._state, 0)
 
     def legal_actions(self) -> list[int]:
         return [int(a) for a in np.flatnonzero(self._state.legal[0])]

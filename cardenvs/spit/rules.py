@@ -1,0 +1,787 @@
+"""Spit and Speed: the batched rules core (every rule of ``shared/rules/spit.md``).
+
+Spit is real-time: at every *tick* both players submit one action.  State is
+a :class:`~cardenvs.core.game.BatchState` of arrays with one row per game;
+:class:`SpitRules` holds the configuration and applies a tick to all rows at
+once (branches are row subsets, never a loop over games).  The PettingZoo
+parallel env, its AEC view and the vector engine are views over this class
+(:mod:`cardenvs.core.simultaneous`).
+
+Cards are the 52 standard cards, id ``suit * 13 + rank`` (ranks ``2..A``,
+suits ``C D H S``); 52 stands for "no card".  Piles and stacks are stored
+bottom first with a count; unused slots hold 52.
+
+Spit actions (one fixed ``Discrete`` space per config; S = ``stockpiles``):
+
+====================================  =======================================
+id                                    text
+====================================  =======================================
+0                                     ``"wait"``
+1 + 2*I + P                           ``"play I P"``: top card of stockpile I
+                                      onto spit pile P
+1 + 2*S + I*(S-1) + (J if J < I       ``"move I J"``: top card of stockpile I
+else J-1)                             into the empty space J (I != J)
+1 + 2*S + S*(S-1) + P                 ``"slap P"``
+====================================  =======================================
+
+S = 5: 33 actions (play 1-10, move 11-30, slap 31-32); S = 4: 23 actions.
+
+Speed actions: 0 ``"wait"``, ``1 + 2*card + P`` ``"play CARD P"`` (card id
+as above, onto centre pile P): 105 actions.
+
+One tick (:meth:`SpitRules.step`): a seeded coin per game decides whose
+action is applied first (the faster hand).  Each action is checked against
+the position as it is when applied; one that no longer fits (the other
+player just covered that pile) or comes after the end of the deal does
+nothing.  Then the automatic events: turning face-down cards (immediate),
+stalemate spits / side-pile flips, the end of a deal, and the legal masks.
+"""
+from __future__ import annotations
+
+import functools
+from typing import Any
+
+import numpy as np
+
+from ..core.cards import standard_deck
+from ..core.game import BatchState, choice, positive_int
+from ..core.simultaneous import SimultaneousRules, SimultaneousVectorEnv
+from . import observation
+
+DECK = standard_deck()  # local id == global id: suit * 13 + rank
+NONE = 52  # "no card"
+RED = np.isin(np.arange(52) // 13, (1, 2))  # diamonds and hearts
+
+PLAYING, SLAPPING, DONE = 0, 1, 2
+PHASE_NAMES = ("playing", "slapping", "done")
+WAIT = 0
+# action kinds
+K_WAIT, K_PLAY, K_MOVE, K_SLAP = 0, 1, 2, 3
+
+
+def adjacency(alternate_colors: bool) -> np.ndarray:
+    """``ADJ[top, card]``: ``card`` may be played on a pile whose top is
+    ``top`` (rank one above or below, circular; with ``alternate_colors``
+    also the other colour).  Row and column 52 (no card) are all False."""
+    rank = np.arange(52) % 13
+    diff = (rank[None, :] - rank[:, None]) % 13
+    adj = np.zeros((53, 53), bool)
+    ok = (diff == 1) | (diff == 12)
+    if alternate_colors:
+        ok &= RED[None, :] != RED[:, None]
+    adj[:52, :52] = ok
+    return adj
+
+
+@functools.lru_cache(maxsize=None)
+def _spit_mask_table(S: int) -> np.ndarray:
+    """One player's legal Spit actions for every ``(phase, play bits, filled
+    stockpiles)``, row ``(phase * 4**S + play bits) * 2**S + filled bits``
+    (see :meth:`SpitRules._spit_status`): the mask is one ``np.take``."""
+    P, F = 4 ** S, 2 ** S
+    code = np.arange(3 * P * F)
+    phase, plays, filled = code // (P * F), (code // F) % P, code % F
+    move0 = 1 + 2 * S
+    slap0 = move0 + S * (S - 1)
+    table = np.zeros((len(code), slap0 + 2), bool)
+    playing = phase == PLAYING
+    table[:, WAIT] = playing
+    table[:, 1:move0] = ((plays[:, None] >> np.arange(2 * S)) & 1).astype(bool) & playing[:, None]
+    has = ((filled[:, None] >> np.arange(S)) & 1).astype(bool)
+    moves = (has[:, :, None] & ~has[:, None, :]).reshape(-1, S * S)
+    pairs = [i * S + j for i in range(S) for j in range(S) if i != j]
+    table[:, move0:slap0] = moves[:, pairs] & playing[:, None]
+    table[:, slap0:] = (phase == SLAPPING)[:, None]
+    return table
+
+
+class SpitRules(SimultaneousRules):
+    """Batched Spit / Speed rules for one configuration.
+
+    Config (defaults from the rules file): ``variant`` ``"spit"``/``"speed"``;
+    ``stockpiles`` 5/4 and ``alternate_colors`` (Spit; alternate colours also
+    apply to Speed); ``speed_side_piles`` 10/5 and ``target_score`` (None or
+    a positive int; Speed only); ``max_ticks`` (5000; None = no limit);
+    ``reward`` ``"win_loss"``/``"cards_shed"``; ``illegal_action``
+    ``"raise"``/``"wait"``.
+    """
+
+    name = "spit_v0"
+    deck = DECK
+    num_players = 2
+    wait_action = WAIT
+    vector_env_class = SimultaneousVectorEnv
+
+    def __init__(self, variant: str = "spit", stockpiles: int = 5, alternate_colors: bool = False,
+                 speed_side_piles: int = 10, target_score: int | None = None, max_ticks: int | None = 5000,
+                 reward: str = "win_loss", illegal_action: str = "raise"):
+        self.variant = choice("variant", variant, ("spit", "speed"))
+        self.stockpiles = choice("stockpiles", stockpiles, (5, 4))
+        if not isinstance(alternate_colors, (bool, np.bool_)):
+            raise ValueError(f"alternate_colors must be one of [False, True], got {alternate_colors!r}")
+        self.alternate_colors = bool(alternate_colors)
+        self.speed_side_piles = choice("speed_side_piles", speed_side_piles, (10, 5))
+        self.target_score = positive_int("target_score", target_score, allow_none=True)
+        self.max_ticks = positive_int("max_ticks", max_ticks, allow_none=True)
+        self.reward = choice("reward", reward, ("win_loss", "cards_shed"))
+        self.illegal_action = choice("illegal_action", illegal_action, ("raise", "wait"))
+        self.speed = self.variant == "speed"
+        if self.speed and stockpiles != 5:
+            raise ValueError(f"stockpiles applies only to variant='spit' (got stockpiles={stockpiles!r} with "
+                             "variant='speed')")
+        if not self.speed and speed_side_piles != 10:
+            raise ValueError(f"speed_side_piles applies only to variant='speed' (got {speed_side_piles!r} with "
+                             "variant='spit')")
+        if not self.speed and target_score is not None:
+            raise ValueError(f"target_score applies only to variant='speed' (got {target_score!r} with "
+                             "variant='spit')")
+        self.adj = adjacency(self.alternate_colors)
+        self.adj_flat = self.adj.ravel()
+        self.shed = 1.0 / 52 if self.reward == "cards_shed" else 0.0
+        self.texts: list[str] = []
+        if self.speed:
+            self._init_speed()
+        else:
+            self._init_spit()
+        self.num_actions = len(self.texts)
+        self.text_index = {t: a for a, t in enumerate(self.texts)}
+
+    def _init_spit(self) -> None:
+        S = self.stockpiles
+        self.layout_size = S * (S + 1) // 2  # 15 (10 with four stockpiles)
+        self.play0 = 1
+        self.move0 = 1 + 2 * S
+        self.slap0 = self.move0 + S * (S - 1)
+        A = self.slap0 + 2
+        kind, src, dst = np.zeros(A, np.int64), np.zeros(A, np.int64), np.zeros(A, np.int64)
+        self.texts = ["wait"]
+        for i in range(S):
+            for p in range(2):
+                kind[len(self.texts)], src[len(self.texts)], dst[len(self.texts)] = K_PLAY, i, p
+                self.texts.append(f"play {i} {p}")
+        for i in range(S):
+            for j in range(S):
+                if i != j:
+                    kind[len(self.texts)], src[len(self.texts)], dst[len(self.texts)] = K_MOVE, i, j
+                    self.texts.append(f"move {i} {j}")
+        for p in range(2):
+            kind[len(self.texts)], dst[len(self.texts)] = K_SLAP, p
+            self.texts.append(f"slap {p}")
+        self.kind, self.src, self.dst = kind, src, dst
+        # slap_pile[a]: the pile an action slaps, -1 for any other action
+        self.slap_pile = np.where(kind == K_SLAP, dst, -1)
+        # Laying out n cards: position t (t < layout size) goes to stockpile
+        # POS_PILE[t] at height POS_HEIGHT[t] (piles of 1, 2, 3, ... cards).
+        self.pos_pile = np.repeat(np.arange(S), np.arange(1, S + 1))
+        self.pos_height = np.concatenate([np.arange(i + 1) for i in range(S)])
+        # PILE_SIZES[m]: stockpile sizes when m <= layout size cards are laid out
+        self.pile_sizes = np.array([[min(i + 1, max(0, m - i * (i + 1) // 2)) for i in range(S)]
+                                    for m in range(self.layout_size + 1)], np.int64)
+        # FITS2[(top0 * 53 + top1) * 53 + card]: bit 0 = the card fits spit
+        # pile 0 (top card top0), bit 1 = it fits pile 1.  A seat's "play
+        # bits" sum FITS2 * 4**I over its stockpiles I: bit 2I+P = "play I P".
+        fits = self.adj.astype(np.int64)
+        self.fits2 = (fits[:, None, :] | (fits[None, :, :] << 1)).reshape(-1).astype(np.uint8)
+        self.pow4 = 4 ** np.arange(S)
+        # A seat's layout *shape*: sum of pile_n[I] * 6**I (kept up to date
+        # by every pop and move).  From it: the filled-stockpile bits and
+        # whether a move would expose a card (a pile of 2+ and an empty one).
+        self.pow6 = 6 ** np.arange(S)
+        sizes = (np.arange(6 ** S)[:, None] // self.pow6) % 6
+        self.filled_of_shape = ((sizes > 0) * 2 ** np.arange(S)).sum(axis=1)
+        self.expose_of_shape = (sizes >= 2).any(axis=1) & (sizes == 0).any(axis=1)
+        self.mask_table = _spit_mask_table(S)
+        self.obs_size = observation.SPIT_OBS_SIZE
+        self.obs_low = np.zeros(self.obs_size, np.float32)
+        self.obs_high = observation.SPIT_OBS_HIGH
+
+    def _init_speed(self) -> None:
+        self.texts = ["wait"] + [f"play {DECK.texts[c]} {p}" for c in range(52) for p in range(2)]
+        self.side_size = self.speed_side_piles
+        self.stock_size = (52 - 2 - 2 * self.side_size) // 2  # 15 (20 with side piles of 5)
+        self.obs_size = observation.SPEED_OBS_SIZE
+        self.obs_low = np.zeros(self.obs_size, np.float32)
+        self.obs_high = observation.speed_obs_high((self.target_score or 1) + 52)
+        # adj_cards[top] (53, 52): which cards may be played on a pile whose top is ``top``
+        self.adj_cards = np.ascontiguousarray(self.adj[:, :52])
+
+    # ------------------------------------------------------------------ state
+    def new_state(self, batch: int, rng: np.random.Generator) -> BatchState:
+        B = batch
+        s = BatchState(batch, rng)
+        s.phase = np.full(B, DONE, np.int64)
+        s.legal = np.zeros((B, 2, self.num_actions), bool)
+        s.done = np.zeros(B, bool)
+        s.truncated = np.zeros(B, bool)
+        s.deals = np.zeros(B, np.int64)
+        s.hand_number = np.zeros(B, np.int64)
+        s.dealer = np.zeros(B, np.int64)
+        s.scores = np.zeros((B, 2), np.int64)
+        s.winner = np.full(B, -1, np.int64)
+        s.ticks = np.zeros(B, np.int64)
+        # the centre (spit piles in Spit, centre piles in Speed): bottom first
+        s.centre = np.full((B, 2, 52), NONE, np.int16)
+        s.centre_n = np.zeros((B, 2), np.int64)
+        s.ctop = np.full((B, 2), NONE, np.int64)
+        if self.speed:
+            s.hand = np.zeros((B, 2, 52), bool)
+            s.hand_n = np.zeros((B, 2), np.int64)
+            s.stock = np.full((B, 2, 52), NONE, np.int16)  # bottom first
+            s.stock_n = np.zeros((B, 2), np.int64)
+            s.side = np.full((B, 2, 52), NONE, np.int16)  # bottom first
+            s.side_n = np.zeros((B, 2), np.int64)
+        else:
+            S = self.stockpiles
+            s.piles = np.full((B, 2, S, S), NONE, np.int64)  # stockpile cards, bottom first
+            s.pile_n = np.zeros((B, 2, S), np.int64)
+            s.layout_n = np.zeros((B, 2), np.int64)  # cards left in each layout
+            s.shape = np.zeros((B, 2), np.int64)  # layout shape code (see _init_spit)
+            s.top = np.full((B, 2, S), NONE, np.int64)  # face-up top card of each stockpile
+            s.spit = np.full((B, 2, 52), NONE, np.int16)  # spit cards, bottom first
+            s.spit_n = np.zeros((B, 2), np.int64)
+        return s
+
+    def reset(self, state: BatchState, rows: np.ndarray, dealer: int | None = None) -> None:
+        """Start a new game in ``rows``.  ``dealer`` is recorded only: Spit
+        has no dealer (both players lay out their own cards)."""
+        rows = np.asarray(rows, np.int64)
+        state.done[rows] = False
+        state.truncated[rows] = False
+        state.deals[rows] = 0
+        state.hand_number[rows] = 0
+        state.dealer[rows] = 0 if dealer is None else dealer
+        state.scores[rows] = 0
+        state.winner[rows] = -1
+        state.ticks[rows] = 0
+        if self.speed:
+            self._speed_deal(state, rows)
+            self._speed_settle(state, rows)
+            for _ in range(100):
+                # A deal nobody could ever play from (vanishingly rare) is
+                # dealt again, so that an episode never starts finished.
+                dead = rows[state.done[rows]]
+                if not dead.size:
+                    break
+                state.done[dead] = False
+                state.hand_number[dead] = 0
+                self._speed_deal(state, dead)
+                self._speed_settle(state, dead)
+        else:
+            order = self.deck_orders(state, rows)
+            cards = np.stack([order[:, :26], order[:, 26:]], axis=1)  # seat 0: the first 26 cards
+            self._lay_out(state, rows, np.concatenate([cards, np.full_like(cards, NONE)], axis=2),
+                          np.full((len(rows), 2), 26))
+            self._spit_settle(state, rows)
+
+    # ------------------------------------------------------------------ tick
+    def step(self, state: BatchState, actions: np.ndarray) -> np.ndarray:
+        B = state.batch
+        actions = np.asarray(actions, np.int64)
+        rewards = np.zeros((B, 2), np.float32)
+        active = ~state.done
+        state.ticks += active
+        # The faster hand this tick: a seeded coin per game.
+        first = (state.rng.random(B) < 0.5).astype(np.int64)
+        ended = np.zeros(B, bool)  # the deal (or game) ended during this tick
+        flat_actions, base = actions.reshape(-1), 2 * np.arange(B)
+        if self.speed:
+            playing = active
+            for k in (0, 1):
+                seat = first ^ k
+                a = flat_actions[base + seat]
+                rows = np.flatnonzero(playing & ~ended & (a != WAIT))
+                if rows.size:
+                    self._speed_play(state, rows, seat[rows], a[rows], k == 1, ended, rewards)
+            self._speed_settle(state, None)
+        else:
+            playing = active & (state.phase == PLAYING)
+            slapping = np.flatnonzero(active & (state.phase == SLAPPING))
+            if slapping.size:
+                self._slap(state, slapping, actions[slapping], first[slapping])
+            for k in (0, 1):
+                seat = first ^ k
+                a = flat_actions[base + seat]
+                rows = np.flatnonzero(playing & ~ended & (a != WAIT))
+                if rows.size:
+                    self._spit_act(state, rows, seat[rows], a[rows], k == 1, ended, rewards)
+            self._spit_settle(state, None)
+        if self.max_ticks is not None:
+            cut = np.flatnonzero(~state.done & (state.ticks >= self.max_ticks))
+            if cut.size:  # truncation: a draw, no reward
+                state.done[cut] = True
+                state.truncated[cut] = True
+                state.phase[cut] = DONE
+                state.legal[cut] = False
+        return rewards
+
+    def _finish(self, state: BatchState, rows: np.ndarray, winner: np.ndarray, rewards: np.ndarray) -> None:
+        """The game is over in ``rows``: ``winner`` seat (-1: a draw)."""
+        state.done[rows] = True
+        state.phase[rows] = DONE
+        state.winner[rows] = winner
+        won = winner >= 0
+        rewards[rows[won], winner[won]] += 1.0
+        rewards[rows[won], 1 - winner[won]] -= 1.0
+
+    # ================================================================= Spit
+    def _spit_act(self, state, rows, seats, actions, second, ended, rewards) -> None:
+        """Apply one player's play or move in each of ``rows`` (flat indices:
+        ``(row * 2 + seat) * S + pile`` into the stockpile arrays,
+        ``row * 2 + pile`` into the spit-pile arrays)."""
+        S = self.stockpiles
+        kind = np.take(self.kind, actions)
+        rs = rows * 2 + seats
+        p = kind == K_PLAY
+        if p.any():
+            a, rs_p, r, s = actions[p], rs[p], rows[p], seats[p]
+            i = np.take(self.src, a)
+            fi = rs_p * S + i
+            pf = r * 2 + np.take(self.dst, a)
+            card = state.top.reshape(-1)[fi]
+            ctop = state.ctop.reshape(-1)
+            if second:  # the other hand may have covered the pile first
+                fits = np.take(self.adj_flat, ctop[pf] * 53 + card)
+                if not fits.all():
+                    i, fi, pf, card, rs_p, r, s = (x[fits] for x in (i, fi, pf, card, rs_p, r, s))
+            centre_n = state.centre_n.reshape(-1)
+            n = centre_n[pf]
+            state.centre.reshape(-1)[pf * 52 + n] = card
+            centre_n[pf] = n + 1
+            ctop[pf] = card
+            self._pop(state, fi, rs_p, i)
+            if self.shed:
+                rewards.reshape(-1)[rs_p] += self.shed
+            layout_n = state.layout_n.reshape(-1)
+            left = layout_n[rs_p] - 1
+            layout_n[rs_p] = left
+            out = left == 0
+            if out.any():
+                self._layout_out(state, r[out], s[out], ended, rewards)
+        m = kind == K_MOVE
+        if m.any():
+            a, rs_m = actions[m], rs[m]
+            i, j = np.take(self.src, a), np.take(self.dst, a)
+            fi, fj = rs_m * S + i, rs_m * S + j
+            top = state.top.reshape(-1)
+            card = top[fi]
+            self._pop(state, fi, rs_m, i)
+            state.piles.reshape(-1)[fj * S] = card
+            state.pile_n.reshape(-1)[fj] = 1
+            state.shape.reshape(-1)[rs_m] += np.take(self.pow6, j)
+            top[fj] = card
+
+    def _pop(self, state, fi, rs, i) -> None:
+        """Take the top card off the stockpiles ``fi`` (flat indices; stockpile
+        ``i`` of seat row ``rs``); the card below, if any, is turned face up."""
+        S = self.stockpiles
+        state.shape.reshape(-1)[rs] -= np.take(self.pow6, i)
+        pile_n, piles = state.pile_n.reshape(-1), state.piles.reshape(-1)
+        n = pile_n[fi] - 1
+        pile_n[fi] = n
+        at = fi * S
+        piles[at + n] = NONE
+        state.top.reshape(-1)[fi] = piles[at + np.maximum(n - 1, 0)]  # NONE when n == 0
+
+    def _layout_out(self, state, rows, seats, ended, rewards) -> None:
+        """``seats`` just played the last card of their layout in ``rows``."""
+        ended[rows] = True
+        won = state.spit_n[rows, seats] == 0  # no spit cards either: the game is won
+        if won.any():
+            state.scores[rows[won], seats[won]] += 1
+            self._finish(state, rows[won], seats[won], rewards)
+        rows, seats = rows[~won], seats[~won]
+        one_pile = (state.centre_n[rows] == 0).any(axis=1)
+        state.phase[rows[~one_pile]] = SLAPPING  # both slap a spit pile next tick
+        # One spit pile: the player who went out takes nothing from the centre;
+        # the other collects the pile with their own stockpile cards.
+        r, other = rows[one_pile], 1 - seats[one_pile]
+        if r.size:
+            self._new_layouts(state, r, np.stack([other, other], axis=1))
+
+    def _slap(self, state, rows, actions, first) -> None:
+        """Both players slap: the faster (the tick's coin) gets the pile it
+        slapped, the other gets the other pile.  A non-slap (only possible
+        with ``illegal_action="wait"``) is slower than any slap."""
+        choice_ = self.slap_pile[actions]  # (k, 2): pile slapped or -1
+        k = np.arange(len(rows))
+        fast, slow = first, 1 - first
+        fast_pick, slow_pick = choice_[k, fast], choice_[k, slow]
+        decider = np.where(fast_pick >= 0, fast, slow)
+        pile = np.where(fast_pick >= 0, fast_pick, slow_pick)
+        go = pile >= 0
+        if not go.any():
+            return
+        k, rows, decider, pile = np.arange(go.sum()), rows[go], decider[go], pile[go]
+        taker = np.empty((len(rows), 2), np.int64)
+        taker[k, pile] = decider
+        taker[k, 1 - pile] = 1 - decider
+        self._new_layouts(state, rows, taker)
+
+    def _new_layouts(self, state, rows, taker) -> None:
+        """End of a deal: each player gathers their stockpile and spit cards
+        plus the spit pile(s) they take (``taker`` (k, 2): seat taking spit
+        pile 0 and pile 1), in the order of the next deck order (a seeded
+        shuffle, or ``decks[k]``), and lays out a new layout."""
+        k = len(rows)
+        kk = np.arange(k)
+        owner = np.full((k, NONE + 1), -1, np.int64)
+        piles = state.piles[rows].reshape(k, 2, -1)
+        seat_of = np.broadcast_to(np.arange(2)[None, :, None], piles.shape)
+        owner[kk[:, None, None], piles] = seat_of
+        spit = state.spit[rows]
+        owner[kk[:, None, None], spit] = np.broadcast_to(np.arange(2)[None, :, None], spit.shape)
+        centre = state.centre[rows]
+        owner[kk[:, None, None], centre] = np.broadcast_to(taker[:, :, None], centre.shape)
+        owner[:, NONE] = -1  # the padding slots all wrote here
+        order = self.deck_orders(state, rows)
+        seq = owner[kk[:, None], order]  # (k, 52) owner of each card in deck order
+        cards = np.full((k, 2, 52), NONE, np.int64)
+        counts = np.zeros((k, 2), np.int64)
+        for seat in (0, 1):
+            mine = seq == seat
+            idx = np.argsort(~mine, axis=1, kind="stable")
+            cards[:, seat] = np.where(np.take_along_axis(mine, idx, 1), np.take_along_axis(order, idx, 1), NONE)
+            counts[:, seat] = mine.sum(axis=1)
+        state.hand_number[rows] += 1
+        self._lay_out(state, rows, cards, counts)
+
+    def _lay_out(self, state, rows, cards, counts) -> None:
+        """Each player lays out ``cards`` (k, 2, 52) (``counts`` of them, in
+        order): stockpiles of 1, 2, 3, ... cards (the last laid on a pile is
+        its face-up top), as far as the cards go; the rest, in order, are the
+        spit cards (first = top).  Then everyone with spit cards spits."""
+        L = self.layout_size
+        state.piles[rows] = NONE
+        state.spit[rows] = NONE
+        state.centre[rows] = NONE
+        state.centre_n[rows] = 0
+        state.ctop[rows] = NONE
+        pos = np.arange(52)
+        r, s, t = np.nonzero(pos < np.minimum(counts, L)[:, :, None])
+        state.piles[rows[r], s, self.pos_pile[t], self.pos_height[t]] = cards[r, s, t]
+        n = self.pile_sizes[np.minimum(counts, L)]  # (k, 2, S)
+        state.pile_n[rows] = n
+        state.layout_n[rows] = np.minimum(counts, L)
+        state.shape[rows] = n @ self.pow6
+        state.top[rows] = np.where(n > 0, np.take_along_axis(
+            state.piles[rows], np.maximum(n - 1, 0)[..., None], axis=3)[..., 0], NONE)
+        m = np.maximum(counts - L, 0)
+        r, s, t = np.nonzero((pos >= L) & (pos < counts[:, :, None]))
+        state.spit[rows[r], s, m[r, s] - 1 - (t - L)] = cards[r, s, t]
+        state.spit_n[rows] = m
+        state.phase[rows] = PLAYING
+        self._spit_cards(state, rows)
+
+    @staticmethod
+    def _spit_cards(state, rows) -> None:
+        """Every player of ``rows`` with spit cards turns the top one onto
+        their own spit pile."""
+        r, s = np.nonzero(state.spit_n[rows] > 0)
+        r = rows[r]
+        n = state.spit_n[r, s] - 1
+        card = state.spit[r, s, n]
+        state.spit[r, s, n] = NONE
+        state.spit_n[r, s] = n
+        state.centre[r, s, state.centre_n[r, s]] = card
+        state.centre_n[r, s] += 1
+        state.ctop[r, s] = card
+
+    def _spit_status(self, state, rows):
+        """Per game of ``rows`` (None = all): each seat's play bits (bit
+        2I+P: stockpile I's top fits spit pile P) and filled-stockpile bits
+        (bit I), and whether the game is stuck: playing, nobody can play and
+        nobody can expose a card by moving into an empty space."""
+        pick = (lambda x: x) if rows is None else (lambda x: x[rows])
+        top, ctop, shape, phase = pick(state.top), pick(state.ctop), pick(state.shape), pick(state.phase)
+        pair = (ctop[:, 0] * 53 + ctop[:, 1]) * 53
+        plays = np.take(self.fits2, pair[:, None, None] + top) @ self.pow4  # (k, 2)
+        filled = np.take(self.filled_of_shape, shape)
+        expose = np.take(self.expose_of_shape, shape)
+        stuck = (phase == PLAYING) & ((plays[:, 0] | plays[:, 1]) == 0) & ~(expose[:, 0] | expose[:, 1])
+        return plays, filled, stuck
+
+    def _spit_settle(self, state, rows) -> None:
+        """Resolve stalemates (spit again; without spit cards the deal ends)
+        and recompute the legal masks of ``rows`` (None = every row)."""
+        plays, filled, stuck = self._spit_status(state, rows)
+        guard = 0
+        while stuck.any():
+            guard += 1
+            if guard > 10000:
+                raise RuntimeError("Spit stalemate resolution did not converge")
+            idx = np.flatnonzero(stuck)
+            r = idx if rows is None else rows[idx]
+            has = state.spit_n[r].sum(axis=1) > 0
+            self._spit_cards(state, r[has])
+            dry = r[~has]
+            if dry.size:
+                one_pile = (state.centre_n[dry] == 0).any(axis=1)
+                state.phase[dry[~one_pile]] = SLAPPING
+                one = dry[one_pile]
+                if one.size:
+                    # One spit pile, stuck, no spit cards: the player with
+                    # more layout cards takes the pile (equal: a seeded coin).
+                    left = state.layout_n[one]
+                    coin = (state.rng.random(len(one)) < 0.5).astype(np.int64)
+                    seat = np.where(left[:, 0] > left[:, 1], 0, np.where(left[:, 1] > left[:, 0], 1, coin))
+                    self._new_layouts(state, one, np.stack([seat, seat], axis=1))
+            plays[idx], filled[idx], stuck[idx] = self._spit_status(state, r)
+        phase = state.phase if rows is None else state.phase[rows]
+        F = 2 ** self.stockpiles
+        code = (phase[:, None] * F * F + plays) * F + filled  # 4**S == F * F
+        legal = np.take(self.mask_table, code, axis=0)
+        if rows is None:
+            state.legal = legal
+        else:
+            state.legal[rows] = legal
+
+    # ================================================================= Speed
+    def _speed_deal(self, state, rows) -> None:
+        """Deal a Speed game: stocks, side piles, the two middle cards, then
+        hands of five from the own stock."""
+        order = self.deck_orders(state, rows)
+        st, sd = self.stock_size, self.side_size
+        state.phase[rows] = PLAYING
+        for stack, count, start, size in ((state.stock, state.stock_n, 0, st), (state.side, state.side_n, 2 * st, sd)):
+            stack[rows] = NONE
+            for seat in (0, 1):
+                block = order[:, start + seat * size:start + (seat + 1) * size]
+                stack[rows, seat, :size] = block[:, ::-1]  # stored bottom first
+                count[rows, seat] = size
+        state.centre[rows] = NONE
+        state.centre[rows, :, 0] = order[:, 50:52]
+        state.centre_n[rows] = 1
+        state.ctop[rows] = order[:, 50:52]
+        state.hand[rows] = False
+        for seat in (0, 1):
+            top5 = order[:, seat * st:seat * st + 5]
+            state.hand[rows[:, None], seat, top5] = True
+            state.stock[rows, seat, st - 5:st] = NONE
+            state.stock_n[rows, seat] = st - 5
+        state.hand_n[rows] = 5
+
+    def _speed_play(self, state, rows, seats, actions, second, ended, rewards) -> None:
+        card, pile = (actions - 1) // 2, (actions - 1) % 2
+        r, s = rows, seats
+        if second:
+            fits = self.adj_flat[state.ctop[r, pile] * 53 + card]
+            r, s, card, pile = r[fits], s[fits], card[fits], pile[fits]
+        state.hand[r, s, card] = False
+        state.centre[r, pile, state.centre_n[r, pile]] = card
+        state.centre_n[r, pile] += 1
+        state.ctop[r, pile] = card
+        if self.shed:
+            rewards[r, s] += self.shed
+        # refill the hand from the own stock at once
+        draw = state.stock_n[r, s] > 0
+        dr, ds = r[draw], s[draw]
+        n = state.stock_n[dr, ds] - 1
+        state.hand[dr, ds, state.stock[dr, ds, n]] = True
+        state.stock[dr, ds, n] = NONE
+        state.stock_n[dr, ds] = n
+        state.hand_n[r[~draw], s[~draw]] -= 1
+        out = ~draw & (state.hand_n[r, s] == 0)
+        if out.any():
+            self._speed_won(state, r[out], s[out], ended, rewards)
+
+    def _speed_won(self, state, rows, seats, ended, rewards) -> None:
+        """``seats`` played every card of hand and stock: they win the game,
+        scoring the cards left in the opponent's hand and stock."""
+        ended[rows] = True
+        other = 1 - seats
+        state.scores[rows, seats] += state.hand_n[rows, other] + state.stock_n[rows, other]
+        state.hand_number[rows] += 1
+        if self.target_score is None:
+            self._finish(state, rows, seats, rewards)
+            return
+        over = state.scores[rows, seats] >= self.target_score
+        self._finish(state, rows[over], seats[over], rewards)
+        if (~over).any():
+            self._speed_deal(state, rows[~over])
+
+    def _speed_plays(self, state, rows) -> np.ndarray:
+        """``(k, 2, 52, 2)``: seat holds the card and it fits centre pile P."""
+        hand = state.hand if rows is None else state.hand[rows]
+        ctop = state.ctop if rows is None else state.ctop[rows]
+        fits = self.adj_cards[ctop].transpose(0, 2, 1)  # (k, 52, 2)
+        return hand[:, :, :, None] & fits[:, None, :, :]
+
+    def _speed_settle(self, state, rows) -> None:
+        """Nobody can play: the side piles flip a card each onto the centre
+        pile beside them (rebuilt from the centre when both are empty) until
+        somebody can; a game nobody can ever continue is a draw."""
+        plays = self._speed_plays(state, rows)
+        phase = state.phase if rows is None else state.phase[rows]
+        stuck = (phase == PLAYING) & ~plays.any(axis=(1, 2, 3))
+        guard = 0
+        while stuck.any():
+            guard += 1
+            if guard > 10000:
+                raise RuntimeError("Speed stalemate resolution did not converge")
+            idx = np.flatnonzero(stuck)
+            r = idx if rows is None else rows[idx]
+            self._speed_flip(state, r)
+            sub = self._speed_plays(state, r)
+            plays[idx] = sub
+            stuck[idx] = (state.phase[r] == PLAYING) & ~sub.any(axis=(1, 2, 3))
+        phase = state.phase if rows is None else state.phase[rows]
+        k = len(phase)
+        legal = np.empty((k, 2, self.num_actions), bool)
+        playing = (phase == PLAYING)[:, None]
+        legal[:, :, WAIT] = playing
+        legal[:, :, 1:] = plays.reshape(k, 2, 104) & playing[:, :, None]
+        if rows is None:
+            state.legal[:] = legal
+        else:
+            state.legal[rows] = legal
+
+    def _speed_flip(self, state, rows) -> None:
+        k = len(rows)
+        kk = np.arange(k)
+        # A game where no card that can still reach a centre top fits any
+        # card in a hand can never go on: a draw (this includes "no card left
+        # to turn": side piles empty and nothing under the centre tops).
+        movable = np.zeros((k, 53), bool)
+        movable[kk[:, None], state.side[rows].reshape(k, -1)] = True
+        under = state.centre[rows].copy()
+        under[kk[:, None], np.arange(2)[None, :], state.centre_n[rows] - 1] = NONE  # the tops stay
+        turnable = movable.copy()
+        turnable[kk[:, None], under.reshape(k, -1)] = True
+        turnable[:, NONE] = False
+        reachable = turnable.copy()
+        reachable[kk[:, None], state.ctop[rows]] = True
+        held = state.hand[rows].any(axis=1)  # (k, 52)
+        hope = (reachable[:, :52] @ self.adj_cards.astype(np.int64)[:52] * held).any(axis=1) & \
+            turnable[:, :52].any(axis=1)
+        dead = rows[~hope]
+        if dead.size:
+            self._speed_draw(state, dead)
+        rows = rows[hope]
+        if not rows.size:
+            return
+        # side piles run dry: the cards under the centre tops, shuffled, make new ones
+        dry = rows[(state.side_n[rows] == 0).all(axis=1)]
+        if dry.size:
+            self._rebuild_side_piles(state, dry)
+        r, p = np.nonzero(state.side_n[rows] > 0)
+        r = rows[r]
+        n = state.side_n[r, p] - 1
+        card = state.side[r, p, n]
+        state.side[r, p, n] = NONE
+        state.side_n[r, p] = n
+        state.centre[r, p, state.centre_n[r, p]] = card
+        state.centre_n[r, p] += 1
+        state.ctop[r, p] = card
+
+    def _rebuild_side_piles(self, state, rows) -> None:
+        """The cards under both centre tops, in a seeded random order, become
+        side pile 0 (the first half, rounded up) and side pile 1."""
+        k = len(rows)
+        centre = state.centre[rows].astype(np.int64)
+        n = state.centre_n[rows]
+        below = np.arange(52)[None, None, :] < (n - 1)[:, :, None]
+        cards = np.where(below, centre, NONE).reshape(k, -1)
+        keys = np.where(cards < NONE, state.rng.random(cards.shape), 2.0)
+        cards = np.take_along_axis(cards, np.argsort(keys, axis=1), axis=1)
+        m = (n - 1).sum(axis=1)
+        half = (m + 1) // 2
+        state.side[rows] = NONE
+        pos = np.arange(cards.shape[1])[None, :]
+        r, t = np.nonzero(pos < half[:, None])
+        state.side[rows[r], 0, t] = cards[r, t]
+        r, t = np.nonzero((pos >= half[:, None]) & (pos < m[:, None]))
+        state.side[rows[r], 1, t - half[r]] = cards[r, t]
+        state.side_n[rows, 0] = half
+        state.side_n[rows, 1] = m - half
+        tops = state.ctop[rows]
+        state.centre[rows] = NONE
+        state.centre[rows, :, 0] = tops
+        state.centre_n[rows] = 1
+
+    def _speed_draw(self, state, rows) -> None:
+        """Nobody can ever play again: a drawn game (no points).  With a
+        target score the next game is dealt; otherwise the episode ends."""
+        state.hand_number[rows] += 1
+        if self.target_score is None:
+            self._finish(state, rows, np.full(len(rows), -1), np.zeros((state.batch, 2), np.float32))
+        else:
+            self._speed_deal(state, rows)
+
+    # ------------------------------------------------------------ observation
+    def observe(self, state: BatchState, rows: np.ndarray | None = None) -> np.ndarray:
+        if self.speed:
+            return observation.encode_speed(self, state, rows)
+        return observation.encode_spit(self, state, rows)
+
+    def seat_scores(self, state: BatchState) -> np.ndarray:
+        return state.scores.copy()
+
+    # ------------------------------------------------------------ texts
+    def action_to_str(self, action: int) -> str:
+        a = int(action)
+        if not 0 <= a < self.num_actions:
+            raise ValueError(f"action {action!r} out of range 0..{self.num_actions - 1}")
+        return self.texts[a]
+
+    def str_to_action(self, text: str) -> int:
+        try:
+            return self.text_index[text]
+        except (KeyError, TypeError):
+            raise ValueError(f"unknown {self.variant} action {text!r}; e.g. {self.texts[:3]}") from None
+
+    # ------------------------------------------------------------ state_dict / render
+    def state_dict(self, state: BatchState, row: int = 0) -> dict[str, Any]:
+        b = row
+        texts = DECK.texts
+
+        def stack(arr, n, top_first):
+            cards = [texts[int(c)] for c in arr[:n]]
+            return cards[::-1] if top_first else cards
+
+        out: dict[str, Any] = {
+            "game": self.name,
+            "variant": self.variant,
+            "phase": PHASE_NAMES[state.phase[b]],
+            "dealer": int(state.dealer[b]),
+            "hand_number": int(state.hand_number[b]),
+            "scores": [int(x) for x in state.scores[b]],
+            "done": bool(state.done[b]),
+            "truncated": bool(state.truncated[b]),
+            "winner": None if state.winner[b] < 0 else int(state.winner[b]),
+            "tick": int(state.ticks[b]),
+            "spit_piles": [stack(state.centre[b, p], state.centre_n[b, p], False) for p in range(2)],
+        }
+        if self.speed:
+            out["hands"] = [DECK.texts_of(np.flatnonzero(state.hand[b, s])) for s in range(2)]
+            out["stocks"] = [stack(state.stock[b, s], state.stock_n[b, s], True) for s in range(2)]
+            out["side_piles"] = [stack(state.side[b, p], state.side_n[b, p], True) for p in range(2)]
+        else:
+            S = self.stockpiles
+            out["stockpiles"] = [[stack(state.piles[b, s, i], state.pile_n[b, s, i], False) for i in range(S)]
+                                 for s in range(2)]
+            out["face_up"] = [[int(state.pile_n[b, s, i] > 0) for i in range(S)] for s in range(2)]
+            out["spit_cards"] = [stack(state.spit[b, s], state.spit_n[b, s], True) for s in range(2)]
+        return out
+
+    def render(self, state: BatchState, row: int = 0) -> str:
+        d = self.state_dict(state, row)
+        head = (f"{'Speed' if self.speed else 'Spit'} tick {d['tick']}, "
+                f"{'game' if self.speed else 'deal'} {d['hand_number'] + 1}, phase {d['phase']}, scores {d['scores']}")
+        lines = [head]
+        piles = "  ".join(f"pile {p}: {(d['spit_piles'][p] or ['--'])[-1]} ({len(d['spit_piles'][p])} cards)"
+                          for p in range(2))
+        for s in range(2):
+            if self.speed:
+                lines.append(f"player_{s}: hand {' '.join(d['hands'][s]) or '-'}  stock {len(d['stocks'][s])}")
+            else:
+                stacks = " ".join(("[" + "#" * (len(p) - 1) + p[-1] + "]") if p else "[ ]"
+                                  for p in d["stockpiles"][s])
+                lines.append(f"player_{s}: {stacks}  spit cards {len(d['spit_cards'][s])}")
+            if s == 0:
+                lines.append(("centre " if self.speed else "spit ") + piles +
+                             (f"  side piles {len(d['side_piles'][0])}/{len(d['side_piles'][1])}"
+                              if self.speed else ""))
+        if d["done"]:
+            lines.append("game over: " + ("truncated (draw)" if d["truncated"] else
+                                          "draw" if d["winner"] is None else f"player_{d['winner']} wins"))
+        return "\n".join(lines)
