@@ -70,10 +70,11 @@ class FrozenPolicyAgent(PolicyAgent):
     at :meth:`update` and stay fixed while the learner trains on."""
 
     def __init__(self, learner: Any, name: str = "snapshot"):
-        import copy
-
         self.learner = learner
-        policy = copy.deepcopy(learner.policy)
+        # A fresh policy of the same architecture (deepcopy fails on policies
+        # whose tensors are not graph leaves mid-training).
+        policy = learner.policy.__class__(**learner.policy._get_constructor_parameters())
+        policy.load_state_dict(learner.policy.state_dict())
         policy.set_training_mode(False)
 
         class _Model:  # just enough of a model for PolicyAgent.act_batch

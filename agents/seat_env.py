@@ -9,6 +9,8 @@ cardenvs game and agents play every other seat.
 
 Reward accounting (both): the reward returned for a learner action is
 everything the learner's seat earned from that action until its next turn,
+(with ``reward_mode="relative"`` (SeatVecEnv): minus the mean of what the
+opponents' seats earned meanwhile, a zero-sum training signal),
 including what it earned during the other seats' moves; when a game ends
 during the other seats' moves the terminal reward is still delivered with
 ``terminated=True`` (never lost).  The partner (in partnership games: the
@@ -136,9 +138,12 @@ class SeatVecEnv(VecEnv):
     """
 
     def __init__(self, game: str, num_envs: int, opponents: Agent | None = None, partner: Agent | None = None,
-                 seed: int | None = None, **config: Any):
+                 seed: int | None = None, reward_mode: str = "seat", **config: Any):
         if VecEnv is object:
             raise ImportError("SeatVecEnv needs stable-baselines3: pip install 'cardenvs[train]'")
+        if reward_mode not in ("seat", "relative"):
+            raise ValueError(f"reward_mode must be 'seat' or 'relative', got {reward_mode!r}")
+        self.reward_mode = reward_mode
         self.engine = V.make(game, num_envs=num_envs, seed=seed, **config)
         self.rules = self.engine.rules
         n = self.rules.num_players
@@ -146,6 +151,15 @@ class SeatVecEnv(VecEnv):
         self.opponents = opponents or RandomAgent(seed)
         self.partner = partner or self.opponents
         self._partner_rel = _partner_offset(self.rules)
+        # weights turning a game's rewards (num_envs, P) into the learner's
+        w = np.zeros((n, n))  # w[learner_seat] . rewards
+        for s in range(n):
+            w[s, s] = 1.0
+            if reward_mode == "relative":
+                rel = (np.arange(n) - s) % n
+                opp = (rel != 0) & ((rel != self._partner_rel) if self._partner_rel is not None else True)
+                w[s, opp] = -1.0 / opp.sum()
+        self._reward_weights = w
         self.render_mode = None
         super().__init__(num_envs, self.engine.single_observation_space, self.engine.single_action_space)
         self._obs = None
@@ -169,7 +183,7 @@ class SeatVecEnv(VecEnv):
         rows = np.arange(self.num_envs)
         obs, rew, term, trunc, info = self.engine.step(self._actions)
         self._obs = obs
-        reward = rew[rows, self.learner_seat] + self._carry
+        reward = self._learner_reward(rows, rew) + self._carry
         self._carry = np.zeros(self.num_envs)
         self._ep_len += 1
         done = term | trunc
@@ -212,6 +226,9 @@ class SeatVecEnv(VecEnv):
         return np.atleast_1d(np.arange(self.num_envs)[indices])
 
     # ------------------------------------------------------------- internals
+    def _learner_reward(self, rows: np.ndarray, rew: np.ndarray) -> np.ndarray:
+        return np.einsum("kp,kp->k", self._reward_weights[self.learner_seat[rows]], rew[rows])
+
     def _player_for(self, rel: np.ndarray) -> list[tuple[Agent, np.ndarray]]:
         is_partner = rel == self._partner_rel if self._partner_rel is not None else np.zeros(len(rel), bool)
         return [(self.partner, is_partner), (self.opponents, ~is_partner)]
@@ -234,7 +251,7 @@ class SeatVecEnv(VecEnv):
                     actions[waiting[sel]] = agent.act_batch(self._obs[waiting[sel]], mask[sel])
             obs, rew, term, trunc, info = self.engine.step(actions, rows=waiting)
             self._obs = obs
-            gained = rew[waiting, self.learner_seat[waiting]]
+            gained = self._learner_reward(waiting, rew)
             again = done[waiting]  # a game that already ended in this step: a new one is under way
             reward[waiting[~again]] += gained[~again]
             self._carry[waiting[again]] += gained[again]

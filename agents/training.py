@@ -37,6 +37,7 @@ class TrainConfig:
     n_epochs: int = 4
     learning_rate: float = 3e-4
     gamma: float = 0.99
+    reward_mode: str = "seat"  # or "relative": minus the opponents' mean (zero-sum)
     ent_coef: float = 0.01
     net_arch: tuple = (256, 256)
     eval_games: int = 200
@@ -61,7 +62,8 @@ def train(cfg: TrainConfig, rule_agent: Agent, run_dir: str | pathlib.Path, mode
     if opponent not in _opponent_names():
         raise ValueError(f"opponent must be one of {_opponent_names()}, got {opponent!r}")
     fixed = rule_agent if opponent == "rule" else RandomAgent(cfg.seed)
-    env = SeatVecEnv(cfg.game, cfg.num_envs, opponents=fixed, partner=fixed, seed=cfg.seed, **cfg.env_config)
+    env = SeatVecEnv(cfg.game, cfg.num_envs, opponents=fixed, partner=fixed, seed=cfg.seed,
+                     reward_mode=cfg.reward_mode, **cfg.env_config)
     model = MaskablePPO("MlpPolicy", env, n_steps=cfg.n_steps, batch_size=cfg.batch_size, n_epochs=cfg.n_epochs,
                         learning_rate=cfg.learning_rate, gamma=cfg.gamma, ent_coef=cfg.ent_coef,
                         policy_kwargs={"net_arch": list(cfg.net_arch)}, seed=cfg.seed, device="cpu", verbose=0)

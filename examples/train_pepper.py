@@ -3,7 +3,9 @@
 Stage 1 plays against the rule-based agent (it is the learner's partner and
 both opponents); stage 2 is self-play against frozen snapshots of the
 learner.  Training episodes are single hands (``max_hands=1``) rewarded with
-the side's score change (``reward="score_delta"``); evaluation plays full
+the side's score change minus the other side's (``reward="score_delta"``
+with the zero-sum ``reward_mode="relative"``): what wins a race to 30 is
+scoring more than the opponents, not scoring much.  Evaluation plays full
 games (to 30 points, at most 50 hands) with the trained agent on both seats
 of one team.
 
@@ -45,6 +47,7 @@ def main() -> None:
         fixed, selfplay = int(total * 0.75), total - int(total * 0.75)
     cfg = TrainConfig(game="pepper_v0", env_config={"max_hands": 1, "reward": "score_delta"},
                       eval_config={}, fixed_steps=fixed, selfplay_steps=selfplay, num_envs=args.num_envs,
+                      reward_mode="relative", gamma=1.0,
                       eval_games=args.eval_games, seed=args.seed)
     train(cfg, PepperRuleAgent(), args.run_dir, args.save or None, opponent=args.opponent,
           progress_bar=not args.no_progress)

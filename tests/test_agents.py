@@ -89,6 +89,33 @@ def test_seat_vec_env_reward_accounting_per_seat():
     assert checked == {0, 1, 2, 3}
 
 
+@pytest.mark.parametrize("num_players", [3, 4])
+def test_seat_vec_env_relative_reward_is_zero_sum(num_players):
+    """reward_mode="relative": the learner's summed rewards equal its seat's
+    final score minus the mean of its opponents' (partners are not opponents)."""
+    from agents.seat_env import SeatVecEnv
+
+    env = SeatVecEnv("pepper_v0", 8, seed=1, reward_mode="relative", num_players=num_players,
+                     max_hands=2, reward="score_delta")
+    env.reset()
+    rng = np.random.default_rng(1)
+    totals = np.zeros(8)
+    ended = 0
+    for _ in range(300):
+        masks = env.action_masks()
+        _, rewards, dones, infos = env.step((rng.random(masks.shape) * masks).argmax(1))
+        totals += rewards
+        for i in np.flatnonzero(dones):
+            seat, scores = infos[i]["seat"], infos[i]["final_scores"]
+            opponents = [s for s in range(num_players) if s != seat and (num_players < 4 or s % 2 != seat % 2)]
+            assert totals[i] == pytest.approx(scores[seat] - np.mean([scores[s] for s in opponents]))
+            totals[i] = 0
+            ended += 1
+    assert ended > 8
+    with pytest.raises(ValueError):
+        SeatVecEnv("pepper_v0", 2, reward_mode="own")
+
+
 def test_maskable_ppo_gets_the_learners_masks_and_acts_legally():
     from sb3_contrib import MaskablePPO
     from sb3_contrib.common.maskable.utils import get_action_masks
@@ -142,8 +169,8 @@ def test_short_training_run_learns_against_random(tmp_path):
     from agents.training import TrainConfig, train
 
     cfg = TrainConfig(game="pepper_v0", env_config={"num_players": 2, "max_hands": 1, "reward": "score_delta"},
-                      eval_config={"num_players": 2, "max_hands": 10}, fixed_steps=24_576, num_envs=32,
-                      n_steps=64, batch_size=512, eval_games=100, seed=0)
+                      eval_config={"num_players": 2, "max_hands": 10}, fixed_steps=24_576, selfplay_steps=4096,
+                      snapshot_every=2048, num_envs=32, n_steps=64, batch_size=512, eval_games=100, seed=0)
     summary = train(cfg, PepperRuleAgent(), tmp_path, tmp_path / "model.zip", opponent="random",
                     progress_bar=False, log=lambda *a: None)
     vs_random = summary["results"][0]
