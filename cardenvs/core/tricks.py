@@ -32,3 +32,26 @@ def trick_winner(strength: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     pos = strength.argmax(axis=1)
     claimed = strength[np.arange(strength.shape[0]), pos] >= 0
     return pos, claimed
+
+
+def cancelled_mask(cards: np.ndarray) -> np.ndarray:
+    """Cards of a trick whose identical twin was played to the same trick.
+
+    For multi-deck games (Cancellation Hearts), where identical cards played
+    to one trick cancel each other.  ``cards``: ``(B, n)`` the card type at
+    each position of the trick, -1 for no card.  Returns ``(B, n)`` bool:
+    True where another position holds the same card type.
+    """
+    same = cards[:, :, None] == cards[:, None, :]
+    return (same.sum(axis=2) > 1) & (cards >= 0)
+
+
+def twin_position(cards: np.ndarray, card: np.ndarray) -> np.ndarray:
+    """Position of a card identical to ``card`` already in each trick, -1 if none.
+
+    ``cards``: ``(B, n)`` card types by position (-1 empty); ``card``: ``(B,)``
+    the card about to be played.  Lets a multi-deck game mark a cancelled pair
+    the moment its second card is played.
+    """
+    hit = cards == card[:, None]
+    return np.where(hit.any(axis=1), hit.argmax(axis=1), -1)

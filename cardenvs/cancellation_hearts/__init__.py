@@ -1,0 +1,1 @@
+"""Cancellation Hearts: rules (rules.py), observation (observation.py), PettingZoo view (env.py)."""
