@@ -16,6 +16,9 @@ class Agent:
 
     name = "agent"
 
+    def __init__(self) -> None:
+        pass
+
     def act_batch(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
         """``obs`` (N, obs_size), ``mask`` (N, n_actions) -> actions (N,) int."""
         return np.array([self.act(o, m) for o, m in zip(obs, mask)], dtype=np.int64)

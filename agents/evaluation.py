@@ -66,6 +66,7 @@ def play_games(game: str, seat_agents: Sequence[Agent] | Any, num_games: int, se
     n = engine.num_players
     assign = seat_agents if callable(seat_agents) else (lambda k: seat_agents)
     obs, info = engine.reset()
+    simultaneous = obs.ndim == 3  # (N, P, obs): every player acts at every tick
     slot_game = np.arange(num_envs)  # which game index each slot is playing
     next_game = num_envs
     totals = np.zeros((num_games, n))
@@ -74,19 +75,28 @@ def play_games(game: str, seat_agents: Sequence[Agent] | Any, num_games: int, se
     finished = 0
     active = np.ones(num_envs, bool)
     while finished < num_games:
-        cur = info["current_player"]
         mask = info["action_mask"]
-        actions = np.zeros(num_envs, np.int64)
         rows = np.flatnonzero(active)
-        # group the rows by the agent that must act
-        owners: dict[int, tuple[Agent, list[int]]] = {}
-        for i in rows:
-            agent = assign(slot_game[i])[cur[i]]
-            owners.setdefault(id(agent), (agent, []))[1].append(i)
-        for agent, idx in owners.values():
-            idx = np.array(idx)
-            actions[idx] = agent.act_batch(obs[idx], mask[idx])
-        obs, rew, term, trunc, info = engine.step(actions, rows=rows)
+        if simultaneous:
+            actions = np.zeros((num_envs, n), np.int64)
+            for seat in range(n):
+                for agent, idx in _group(rows, lambda i: assign(slot_game[i])[seat]):
+                    actions[idx, seat] = agent.act_batch(obs[idx, seat], mask[idx, seat])
+            # finished slots (inactive) keep playing their next game unobserved
+            step_rows = None
+        else:
+            cur = info["current_player"]
+            actions = np.zeros(num_envs, np.int64)
+            for agent, idx in _group(rows, lambda i: assign(slot_game[i])[cur[i]]):
+                actions[idx] = agent.act_batch(obs[idx], mask[idx])
+            step_rows = rows
+        if simultaneous:
+            idle = np.flatnonzero(~active)
+            for seat in range(n):  # idle slots: any legal action
+                actions[idle, seat] = mask[idle, seat].argmax(axis=-1)
+            obs, rew, term, trunc, info = engine.step(actions)
+        else:
+            obs, rew, term, trunc, info = engine.step(actions, rows=step_rows)
         totals[slot_game[rows]] += rew[rows]
         for i in np.flatnonzero((term | trunc) & active):
             g = slot_game[i]
@@ -99,6 +109,15 @@ def play_games(game: str, seat_agents: Sequence[Agent] | Any, num_games: int, se
             else:
                 active[i] = False
     return np.arange(num_games), rewards_out, scores_out
+
+
+def _group(rows: np.ndarray, agent_of) -> list[tuple[Agent, np.ndarray]]:
+    """Rows grouped by the agent that must act in them."""
+    owners: dict[int, tuple[Agent, list[int]]] = {}
+    for i in rows:
+        agent = agent_of(i)
+        owners.setdefault(id(agent), (agent, []))[1].append(i)
+    return [(agent, np.array(idx)) for agent, idx in owners.values()]
 
 
 def match(game: str, agent: Agent, opponent: Agent, num_games: int = 200, seed: int = 0,

@@ -3,6 +3,7 @@ agent), ``"ppo"`` (the committed baseline checkpoint) or ``"ppo:PATH"``."""
 from __future__ import annotations
 
 import importlib
+import inspect
 import pathlib
 
 from .base import Agent, PolicyAgent, RandomAgent
@@ -10,25 +11,32 @@ from .base import Agent, PolicyAgent, RandomAgent
 CHECKPOINTS = pathlib.Path(__file__).resolve().parent / "checkpoints"
 RULE_AGENTS = {
     "pepper_v0": "agents.pepper:PepperRuleAgent",
+    "cancellation_hearts_v0": "agents.cancellation_hearts:HeartsRuleAgent",
+    "spit_v0": "agents.spit:SpitRuleAgent",
 }
 BASELINES = {
     "pepper_v0": CHECKPOINTS / "pepper_ppo.zip",
 }
 
 
-def rule_agent(game: str) -> Agent:
+def rule_agent(game: str, **config) -> Agent:
+    """The game's rule-based agent, given the game options it needs."""
     if game not in RULE_AGENTS:
         raise ValueError(f"no rule-based agent for {game!r}; have {sorted(RULE_AGENTS)}")
     module, cls = RULE_AGENTS[game].split(":")
-    return getattr(importlib.import_module(module), cls)()
+    cls = getattr(importlib.import_module(module), cls)
+    params = inspect.signature(cls.__init__).parameters
+    if any(p.kind == p.VAR_KEYWORD for p in params.values()):
+        return cls(**config)
+    return cls(**{k: v for k, v in config.items() if k in params})
 
 
-def make_agent(game: str, spec: str, seed: int = 0) -> Agent:
+def make_agent(game: str, spec: str, seed: int = 0, **config) -> Agent:
     """An agent from its name (see the module docstring)."""
     if spec == "random":
         return RandomAgent(seed)
     if spec == "rule":
-        return rule_agent(game)
+        return rule_agent(game, **config)
     if spec == "ppo" or spec.startswith("ppo:"):
         path = pathlib.Path(spec[4:]) if spec.startswith("ppo:") else BASELINES.get(game)
         if path is None or not path.exists():

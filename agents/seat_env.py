@@ -128,19 +128,14 @@ except ImportError:  # pragma: no cover - exercised only without SB3
     VecEnv = object
 
 
-class SeatVecEnv(VecEnv):
-    """``num_envs`` games on the batched engine; in game i the learner plays
-    seat ``i % num_players`` (so every seat is learned) and agents play the
-    rest.  An SB3 ``VecEnv``: use it directly with ``MaskablePPO``.
+class _LearnerVecEnv(VecEnv):
+    """What the learner VecEnvs share: SB3 plumbing, the learner's reward
+    weights, episode bookkeeping.  Game i's learner plays seat ``i % P``."""
 
-    ``opponents``/``partner`` may be changed between rollouts (self-play):
-    set the attributes or call ``set_attr``.
-    """
-
-    def __init__(self, game: str, num_envs: int, opponents: Agent | None = None, partner: Agent | None = None,
-                 seed: int | None = None, reward_mode: str = "seat", **config: Any):
+    def __init__(self, game: str, num_envs: int, opponents: Agent | None, partner: Agent | None,
+                 seed: int | None, reward_mode: str, config: dict):
         if VecEnv is object:
-            raise ImportError("SeatVecEnv needs stable-baselines3: pip install 'cardenvs[train]'")
+            raise ImportError("the learner VecEnvs need stable-baselines3: pip install 'cardenvs[train]'")
         if reward_mode not in ("seat", "relative"):
             raise ValueError(f"reward_mode must be 'seat' or 'relative', got {reward_mode!r}")
         self.reward_mode = reward_mode
@@ -162,44 +157,13 @@ class SeatVecEnv(VecEnv):
         self._reward_weights = w
         self.render_mode = None
         super().__init__(num_envs, self.engine.single_observation_space, self.engine.single_action_space)
-        self._obs = None
         self._actions = None
         self._ep_return = np.zeros(num_envs)
         self._ep_len = np.zeros(num_envs, np.int64)
-
-    # ----------------------------------------------------------- VecEnv API
-    def reset(self):
-        self._obs, _ = self.engine.reset()
-        self._ep_return[:] = 0
-        self._ep_len[:] = 0
-        self._carry = np.zeros(self.num_envs)
-        self._advance(np.zeros(self.num_envs), np.zeros(self.num_envs, bool), [{} for _ in range(self.num_envs)])
-        return self._obs.copy()
+        self._carry = np.zeros(num_envs)
 
     def step_async(self, actions: np.ndarray) -> None:
         self._actions = np.asarray(actions, np.int64)
-
-    def step_wait(self):
-        rows = np.arange(self.num_envs)
-        obs, rew, term, trunc, info = self.engine.step(self._actions)
-        self._obs = obs
-        reward = self._learner_reward(rows, rew) + self._carry
-        self._carry = np.zeros(self.num_envs)
-        self._ep_len += 1
-        done = term | trunc
-        infos: list[dict] = [{} for _ in range(self.num_envs)]
-        self._finish(np.flatnonzero(done), info, reward, infos)
-        self._advance(reward, done, infos)
-        self._ep_return += reward
-        for i in np.flatnonzero(done):  # what SB3's logger reads as rollout/ep_rew_mean
-            infos[i]["episode"] = {"r": float(self._ep_return[i]), "l": int(self._ep_len[i])}
-        self._ep_return[done] = 0
-        self._ep_len[done] = 0
-        return self._obs.copy(), reward.astype(np.float32), done, infos
-
-    def action_masks(self) -> np.ndarray:
-        """Legal actions of the learner in every game, (num_envs, n_actions)."""
-        return self.engine.state.legal.copy()
 
     def close(self) -> None:
         pass
@@ -225,9 +189,63 @@ class SeatVecEnv(VecEnv):
             return np.arange(self.num_envs)
         return np.atleast_1d(np.arange(self.num_envs)[indices])
 
-    # ------------------------------------------------------------- internals
     def _learner_reward(self, rows: np.ndarray, rew: np.ndarray) -> np.ndarray:
         return np.einsum("kp,kp->k", self._reward_weights[self.learner_seat[rows]], rew[rows])
+
+    def _finish(self, rows: np.ndarray, info: dict, infos: list[dict]) -> None:
+        for i in rows:
+            infos[i]["terminal_observation"] = info["final_obs"][i][self.learner_seat[i]]
+            infos[i]["final_scores"] = info["final_scores"][i]
+            infos[i]["seat"] = int(self.learner_seat[i])
+
+    def _episodes(self, reward: np.ndarray, done: np.ndarray, infos: list[dict]) -> None:
+        self._ep_len += 1
+        self._ep_return += reward
+        for i in np.flatnonzero(done):  # what SB3's logger reads as rollout/ep_rew_mean
+            infos[i]["episode"] = {"r": float(self._ep_return[i]), "l": int(self._ep_len[i])}
+        self._ep_return[done] = 0
+        self._ep_len[done] = 0
+
+
+class SeatVecEnv(_LearnerVecEnv):
+    """``num_envs`` games of a turn-based game on the batched engine; in game
+    i the learner plays seat ``i % num_players`` (so every seat is learned)
+    and agents play the rest.  An SB3 ``VecEnv``: use it directly with
+    ``MaskablePPO``.
+
+    ``opponents``/``partner`` may be changed between rollouts (self-play):
+    set the attributes or call ``set_attr``.
+    """
+
+    def __init__(self, game: str, num_envs: int, opponents: Agent | None = None, partner: Agent | None = None,
+                 seed: int | None = None, reward_mode: str = "seat", **config: Any):
+        super().__init__(game, num_envs, opponents, partner, seed, reward_mode, config)
+        self._obs = None
+
+    def reset(self):
+        self._obs, _ = self.engine.reset()
+        self._ep_return[:] = 0
+        self._ep_len[:] = 0
+        self._carry = np.zeros(self.num_envs)
+        self._advance(np.zeros(self.num_envs), np.zeros(self.num_envs, bool), [{} for _ in range(self.num_envs)])
+        return self._obs.copy()
+
+    def step_wait(self):
+        rows = np.arange(self.num_envs)
+        obs, rew, term, trunc, info = self.engine.step(self._actions)
+        self._obs = obs
+        reward = self._learner_reward(rows, rew) + self._carry
+        self._carry = np.zeros(self.num_envs)
+        done = term | trunc
+        infos: list[dict] = [{} for _ in range(self.num_envs)]
+        self._finish(np.flatnonzero(done), info, infos)
+        self._advance(reward, done, infos)
+        self._episodes(reward, done, infos)
+        return self._obs.copy(), reward.astype(np.float32), done, infos
+
+    def action_masks(self) -> np.ndarray:
+        """Legal actions of the learner in every game, (num_envs, n_actions)."""
+        return self.engine.state.legal.copy()
 
     def _player_for(self, rel: np.ndarray) -> list[tuple[Agent, np.ndarray]]:
         is_partner = rel == self._partner_rel if self._partner_rel is not None else np.zeros(len(rel), bool)
@@ -257,13 +275,52 @@ class SeatVecEnv(VecEnv):
             self._carry[waiting[again]] += gained[again]
             ended = waiting[(term | trunc)[waiting] & ~again]
             done[ended] = True
-            self._finish(ended, info, reward, infos)
+            self._finish(ended, info, infos)
 
-    def _finish(self, rows: np.ndarray, info: dict, reward: np.ndarray, infos: list[dict]) -> None:
-        for i in rows:
-            infos[i]["terminal_observation"] = info["final_obs"][i][self.learner_seat[i]]
-            infos[i]["final_scores"] = info["final_scores"][i]
-            infos[i]["seat"] = int(self.learner_seat[i])
+
+class ParallelSeatVecEnv(_LearnerVecEnv):
+    """``num_envs`` games of a simultaneous game (Spit): at every tick the
+    learner plays seat ``i % 2`` of game i and ``opponents`` the other seat;
+    an SB3 ``VecEnv`` like :class:`SeatVecEnv`."""
+
+    def __init__(self, game: str, num_envs: int, opponents: Agent | None = None, seed: int | None = None,
+                 reward_mode: str = "seat", **config: Any):
+        super().__init__(game, num_envs, opponents, None, seed, reward_mode, config)
+        self._rows = np.arange(num_envs)
+        self._other = (self.learner_seat + 1) % 2
+        self._obs = self._mask = None
+
+    def reset(self):
+        self._obs, info = self.engine.reset()
+        self._mask = info["action_mask"]
+        self._ep_return[:] = 0
+        self._ep_len[:] = 0
+        return self._obs[self._rows, self.learner_seat].copy()
+
+    def step_wait(self):
+        r, other = self._rows, self._other
+        joint = np.zeros((self.num_envs, 2), np.int64)
+        joint[r, self.learner_seat] = self._actions
+        joint[r, other] = self.opponents.act_batch(self._obs[r, other], self._mask[r, other])
+        self._obs, rew, term, trunc, info = self.engine.step(joint)
+        self._mask = info["action_mask"]
+        reward = self._learner_reward(r, rew)
+        done = term | trunc
+        infos: list[dict] = [{} for _ in range(self.num_envs)]
+        self._finish(np.flatnonzero(done), info, infos)
+        self._episodes(reward, done, infos)
+        return self._obs[r, self.learner_seat].copy(), reward.astype(np.float32), done, infos
+
+    def action_masks(self) -> np.ndarray:
+        return self._mask[self._rows, self.learner_seat].copy()
+
+
+def learner_vec_env(game: str, num_envs: int, opponents: Agent | None = None, partner: Agent | None = None,
+                    seed: int | None = None, reward_mode: str = "seat", **config: Any) -> _LearnerVecEnv:
+    """The learner VecEnv that fits ``game`` (turn-based or simultaneous)."""
+    if getattr(V.rules_class(game), "vector_env_class", None) is not None:
+        return ParallelSeatVecEnv(game, num_envs, opponents, seed, reward_mode, **config)
+    return SeatVecEnv(game, num_envs, opponents, partner, seed, reward_mode, **config)
 
 
 def make_seat_env(game: str, **kwargs: Any) -> Callable[[], SeatEnv]:

@@ -20,7 +20,7 @@ import numpy as np
 
 from .base import Agent, FrozenPolicyAgent, PolicyAgent, RandomAgent
 from .evaluation import match
-from .seat_env import SeatVecEnv
+from .seat_env import learner_vec_env
 
 
 @dataclass
@@ -62,8 +62,8 @@ def train(cfg: TrainConfig, rule_agent: Agent, run_dir: str | pathlib.Path, mode
     if opponent not in _opponent_names():
         raise ValueError(f"opponent must be one of {_opponent_names()}, got {opponent!r}")
     fixed = rule_agent if opponent == "rule" else RandomAgent(cfg.seed)
-    env = SeatVecEnv(cfg.game, cfg.num_envs, opponents=fixed, partner=fixed, seed=cfg.seed,
-                     reward_mode=cfg.reward_mode, **cfg.env_config)
+    env = learner_vec_env(cfg.game, cfg.num_envs, opponents=fixed, partner=fixed, seed=cfg.seed,
+                          reward_mode=cfg.reward_mode, **cfg.env_config)
     model = MaskablePPO("MlpPolicy", env, n_steps=cfg.n_steps, batch_size=cfg.batch_size, n_epochs=cfg.n_epochs,
                         learning_rate=cfg.learning_rate, gamma=cfg.gamma, ent_coef=cfg.ent_coef,
                         policy_kwargs={"net_arch": list(cfg.net_arch)}, seed=cfg.seed, device="cpu", verbose=0)

@@ -24,7 +24,7 @@ from agents.registry import BASELINES, RULE_AGENTS, make_agent  # noqa: E402
 
 
 def evaluate(game: str, specs: list[str], games: int, seed: int, config: dict) -> str:
-    agents = [make_agent(game, s, seed=seed + i) for i, s in enumerate(specs)]
+    agents = [make_agent(game, s, seed=seed + i, **config) for i, s in enumerate(specs)]
     t0 = time.perf_counter()
     table = tournament(game, agents, games, seed=seed, **config)
     text = format_table(agents, table)
