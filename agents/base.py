@@ -49,12 +49,12 @@ class RandomAgent(Agent):
 class PolicyAgent(Agent):
     """A trained (sb3-contrib) MaskablePPO policy as an agent.
 
-    ``model`` is a ``MaskablePPO`` or a path to a saved one.  Sampling is
-    stochastic by default (``deterministic=False``), which plays better in
-    card games where predictable play is exploitable and ties are common.
+    ``model`` is a ``MaskablePPO`` or a path to a saved one.  It plays its
+    most likely action by default (``deterministic=True``): sampling would
+    now and then pick a wild bid, which costs far more than predictability.
     """
 
-    def __init__(self, model: Any, deterministic: bool = False, name: str = "ppo"):
+    def __init__(self, model: Any, deterministic: bool = True, name: str = "ppo"):
         if isinstance(model, (str, bytes)) or hasattr(model, "__fspath__"):
             from sb3_contrib import MaskablePPO
             model = MaskablePPO.load(model, device="cpu")
@@ -87,6 +87,7 @@ class FrozenPolicyAgent(PolicyAgent):
             def predict(self, obs, action_masks=None, deterministic=False):
                 return self.policy.predict(obs, action_masks=action_masks, deterministic=deterministic)
 
+        # sampled, not greedy: self-play opponents should vary their play
         super().__init__(_Model(policy), deterministic=False, name=name)
 
     def update(self) -> None:

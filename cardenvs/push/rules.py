@@ -1,0 +1,996 @@
+"""Push: the batched rules core (every rule of ``shared/rules/push.md``).
+
+State is a :class:`~cardenvs.core.game.BatchState` of arrays, one row per
+game; :class:`PushRules` applies the rules to all rows at once (every branch
+is a row subset).  The PettingZoo env (:mod:`cardenvs.push.env`) and the
+vector engine are views over this class.
+
+Card types (local ids, 53): ``suit * 13 + rank`` with suits ``C D H S`` and
+ranks ``2 3 4 5 6 7 8 9 T J Q K A`` (0..12); the joker is 52.  Two copies of
+each standard card, four jokers.  Hands are counts per type.
+
+Action-space plan
+=================
+A turn is a sequence of actions: a draw choice, melding actions, a discard.
+Melds are built card by card in a *pending meld* whose shape is declared
+first; the mask only offers an action if, after it, the pending meld (and,
+inside a contract, the rest of the contract) can still be completed from the
+cards left in hand.  That is decided exactly by :func:`sets_feasible`,
+:func:`mixed_feasible` and :func:`runs_feasible` (see "feasibility" below), so
+no declared meld or started contract is ever a dead end.
+
+Run positions: ``0`` = ace low, ``1`` = two, .. ``12`` = king, ``13`` = ace
+high.  A run covers positions ``lo..hi`` (3 to 13 of them: ``0..13`` would
+be a wrap-around).  A position's *natural* card is its rank in the run's
+suit (position 1: the 2 of the suit, which there is natural, not wild).
+
+=============  =====  ========================================================
+ids            count  text / meaning
+=============  =====  ========================================================
+0              1      ``take``: take the top card of the discard pile
+1              1      ``push``: stock top + discard top to the left-hand
+                      player, then draw the next stock card
+2..54          53     ``discard 7H`` (2 + card type): discard, end the turn
+55..66         12     ``set 3`` .. ``set A``: declare a pending set of a rank
+67..374        308    ``run H 5-8``: declare a pending run of a suit over
+                      positions lo..hi (lo/hi written as ranks; a low ace
+                      ``A-3``, a high ace ``Q-A``); 77 spans per suit, ordered
+                      by suit, lo, hi
+375..383       9      ``add C`` .. ``add S`` (a natural of the pending set's
+                      rank in that suit), ``add 2C`` .. ``add 2S``, ``add JK``
+                      (a wild)
+384            1      ``end set``: finish the pending set (3+ cards)
+385..390       6      ``fill nat`` (the natural card of the pending run's next
+                      position), ``fill 2C`` .. ``fill JK`` (a wild there)
+391 + 55m + j  36x55  actions on table meld ``m`` (0..35, table order):
+                      j 0..8   ``layoff m C`` .. ``layoff m S`` (a natural of
+                               a set's rank), ``layoff m 2C`` .. ``layoff m JK``
+                      j 9..14  ``layoff m low nat``, ``layoff m low 2C`` ..
+                               ``layoff m low JK`` (extend a run downwards)
+                      j 15..20 ``layoff m high nat`` .. ``layoff m high JK``
+                      j 21..34 ``swap m Alo``, ``swap m 2`` .. ``swap m K``,
+                               ``swap m Ahi``: give the natural card of that
+                               run position, take the wild standing there
+                      j 35..54 ``swap m C 2D`` (natural suit x 5 + wild): give
+                               a natural of a set's rank, take that wild
+=============  =====  ========================================================
+
+Why this shape:
+
+* Cards are chosen by type (duplicates are interchangeable); the meld
+  declared by its shape makes every wild placement reachable: a run's wilds
+  stand for the positions they fill, chosen one position at a time in order
+  ``lo..hi``.  A set's cards are added in any order; its first card must be a
+  natural (no loss: every set holds one), so a set is never left without one.
+* Dead-end freedom: a declare/add/fill is offered only if the completion
+  check passes for the hand after it; a contract is started by declaring its
+  first meld (in the order of the contract: sets before runs) and that is
+  offered only if the whole contract can be completed.  Discarding is not
+  offered while a meld or a contract is unfinished.  Melding the last card is
+  going out (no discard needed), so emptying the hand is never a dead end.
+* Bounded turns: no action returns cards to the hand except a swap (which
+  gives one card for one) and a swap is not offered again until the wild it
+  gave has left the hand; every declare is followed by 3+ cards leaving the
+  hand.  So a turn has at most ``2 + 3 * cards held`` actions or so.
+* Swap: a swapped-out wild is *owed*: until a card of its type goes to the
+  table (laid off, or placed in a meld) no discard and no other swap is
+  offered.  A swap is offered only if some table meld can take a wild (a set,
+  or a run shorter than 13; the meld the wild came from counts), and a
+  lay-off that would make the last such run full is not offered while a wild
+  is owed.  Table melds only grow, so the owed wild can always be laid off.
+* Meld slots: 36 = 108 / 3.  Every finished meld holds 3+ cards and a meld is
+  declared only with 3+ cards in hand, so at most 35 melds exist when one is
+  declared: the cap can never be reached.
+
+Feasibility (exact): a meld needs each of its slots filled by its natural or
+a wild (2s and jokers, "W"), and at least one natural (a 2 in its own run
+position counts).  For a group of melds the cards that can cover slots as
+naturals form a transversal matroid, so the group can be completed iff
+``slots - max natural cover <= W`` and one natural per meld can be matched to
+distinct cards (Hall's condition); using a 2 in its own place never changes
+the count (it fills a slot a wild would fill).  Sets of one rank share
+naturals, solved by greedy marginal costs (``max(0, 3c - n)`` is convex in
+the number of sets c); a set + a run (round 2) share one card type; two runs
+of one suit share per-rank counts.  Minimal shapes suffice for melds not yet
+declared (a longer meld contains a minimal one with a natural).
+
+Other decisions (see the README rules notes): two contract sets may have
+the same rank; sets cannot be of 2s (no natural); a swapped-out wild may be
+laid off on any meld, the one it came from included; a set's wild stands for
+the set's rank, so any natural of that rank may be swapped for it;
+``max_turns`` (default 200) ends a round like an exhausted stock when that
+many turns have been played in it (taking the discard forever never ends).
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..core.cards import deal_slots, holdings, standard_deck
+from ..core.game import BatchState, TurnBasedRules, choice, positive_int
+from . import observation
+
+DECK = standard_deck(copies=2, jokers=4)
+NT = DECK.num_types  # 53
+JOKER_T = 52
+RANK_CH = "23456789TJQKA"
+SUIT_CH = "CDHS"
+WILD = np.array([0, 13, 26, 39, 52])  # 2C 2D 2H 2S JK
+WILD_NAMES = ("2C", "2D", "2H", "2S", "JK")
+IS_WILD = np.zeros(NT, bool)
+IS_WILD[WILD] = True
+# Penalty value per card type: 2 (wild) 20, 3-9 5, T-K 10, A 15, joker 20.
+VALUE = np.array([[20, 5, 5, 5, 5, 5, 5, 5, 10, 10, 10, 10, 15][t % 13] for t in range(52)] + [20], np.int64)
+
+NUM_MELDS = 36
+NUM_POS = 14
+POS_RANK = np.array([12] + list(range(12)) + [12])  # position -> rank index
+POS_TYPE = np.arange(4)[:, None] * 13 + POS_RANK[None, :]  # (suit, position) -> natural type
+POS_TOKEN = ["Alo"] + list("23456789TJQK") + ["Ahi"]
+POS_CH = ["A"] + list("23456789TJQK") + ["A"]
+
+# Spans of a run (same 77 for every suit): lo..hi, 3..13 positions.
+SPANS = [(lo, hi) for lo in range(NUM_POS) for hi in range(lo + 2, NUM_POS) if hi - lo + 1 <= 13]
+NSP = len(SPANS)  # 77
+SPAN_LO = np.array([s[0] for s in SPANS])
+SPAN_HI = np.array([s[1] for s in SPANS])
+SPAN_LEN = SPAN_HI - SPAN_LO + 1
+SPAN_D = np.zeros((NSP, 13), np.int64)  # rank demand of each span (0/1; a span holds one ace at most)
+for _j, (_lo, _hi) in enumerate(SPANS):
+    for _p in range(_lo, _hi + 1):
+        SPAN_D[_j, POS_RANK[_p]] += 1
+assert SPAN_D.max() == 1
+# WIN[L]: rank demand of every window of exactly L positions (a minimal run of length L).
+WIN = {L: SPAN_D[SPAN_LEN == L] for L in (3, 4, 5)}
+
+# Actions.
+TAKE, PUSH, DISCARD0 = 0, 1, 2
+SET0 = DISCARD0 + NT  # 55
+RUN0 = SET0 + 12  # 67
+ADD0 = RUN0 + 4 * NSP  # 375
+END = ADD0 + 9  # 384
+FILL0 = END + 1  # 385
+MELD0 = FILL0 + 6  # 391
+LAY_SET, LAY_LOW, LAY_HIGH, SWAP_RUN, SWAP_SET = 0, 9, 15, 21, 35
+BLOCK = 55
+NUM_ACTIONS = MELD0 + NUM_MELDS * BLOCK  # 2371
+
+# Action categories, for dispatch in ``step``.
+(C_TAKE, C_PUSH, C_DISCARD, C_SET, C_RUN, C_ADD, C_END, C_FILL,
+ C_LAY_SET, C_LAY_RUN, C_SWAP_RUN, C_SWAP_SET) = range(12)
+
+# Phases.
+DRAW, MELD, DONE = 0, 1, 2
+PHASE_NAMES = ("draw", "meld", "done")
+NO_MELD, SET, RUN = 0, 1, 2
+KIND_NAMES = {SET: "set", RUN: "run"}
+
+# Contracts: kinds in the order they are laid, and the minimum run length.
+CONTRACT = {1: (SET, SET), 2: (SET, RUN), 3: (RUN, RUN), 4: (SET, SET, SET), 5: (RUN, RUN)}
+RUN_MIN = {1: 3, 2: 4, 3: 4, 4: 3, 5: 5}
+CON_KIND = np.zeros((6, 3), np.int64)
+CON_LEN = np.zeros(6, np.int64)
+CON_RUNLEN = np.full(6, 3, np.int64)
+for _r, _k in CONTRACT.items():
+    CON_KIND[_r, :len(_k)] = _k
+    CON_LEN[_r] = len(_k)
+    CON_RUNLEN[_r] = RUN_MIN[_r]
+
+BIG = 1000
+# Marginal wild cost of the c-th set (c = 1..3) of a rank with n naturals.
+MARG = np.full((9, 3), BIG, np.int64)
+for _n in range(9):
+    for _c in range(1, 4):
+        if _c <= _n:
+            MARG[_n, _c - 1] = max(0, 3 * _c - _n) - max(0, 3 * _c - 3 - _n)
+
+
+def _action_tables():
+    texts, cat, arg1, arg2 = [], [], [], []
+
+    def add(text, c, x=0, y=0):
+        texts.append(text), cat.append(c), arg1.append(x), arg2.append(y)
+
+    add("take", C_TAKE)
+    add("push", C_PUSH)
+    for t in range(NT):
+        add(f"discard {DECK.texts[t]}", C_DISCARD, t)
+    for r in range(1, 13):
+        add(f"set {RANK_CH[r]}", C_SET, r)
+    for s in range(4):
+        for j, (lo, hi) in enumerate(SPANS):
+            add(f"run {SUIT_CH[s]} {POS_CH[lo]}-{POS_CH[hi]}", C_RUN, s, j)
+    for k in range(9):
+        add(f"add {SUIT_CH[k] if k < 4 else WILD_NAMES[k - 4]}", C_ADD, k)
+    add("end set", C_END)
+    for k in range(6):
+        add(f"fill {'nat' if k == 0 else WILD_NAMES[k - 1]}", C_FILL, k)
+    for m in range(NUM_MELDS):
+        for k in range(9):
+            add(f"layoff {m} {SUIT_CH[k] if k < 4 else WILD_NAMES[k - 4]}", C_LAY_SET, m, k)
+        for end, name in ((0, "low"), (1, "high")):
+            for k in range(6):
+                add(f"layoff {m} {name} {'nat' if k == 0 else WILD_NAMES[k - 1]}", C_LAY_RUN, m, end * 6 + k)
+        for p in range(NUM_POS):
+            add(f"swap {m} {POS_TOKEN[p]}", C_SWAP_RUN, m, p)
+        for x in range(4):
+            for w in range(5):
+                add(f"swap {m} {SUIT_CH[x]} {WILD_NAMES[w]}", C_SWAP_SET, m, x * 5 + w)
+    assert len(texts) == NUM_ACTIONS
+    return tuple(texts), np.array(cat), np.array(arg1), np.array(arg2)
+
+
+ACTION_TEXTS, ACT_CAT, ACT_A1, ACT_A2 = _action_tables()
+ACTION_IDS = {t: i for i, t in enumerate(ACTION_TEXTS)}
+
+
+# ---------------------------------------------------------------- feasibility
+def rank_suit_counts(h: np.ndarray) -> np.ndarray:
+    """Hand counts ``(..., 53)`` -> naturals per (suit, rank) ``(..., 4, 13)``."""
+    return h[..., :52].reshape(h.shape[:-1] + (4, 13)).astype(np.int64)
+
+
+def wild_count(h: np.ndarray) -> np.ndarray:
+    return h[..., WILD].astype(np.int64).sum(-1)
+
+
+def sets_cost(n: np.ndarray, k: int) -> np.ndarray:
+    """Fewest wilds that complete ``k`` more sets of 3 (each with a natural)
+    from ``n`` (..., 13) naturals per rank; >= BIG when impossible."""
+    if k == 0:
+        return np.zeros(n.shape[:-1], np.int64)
+    costs = MARG[np.minimum(n[..., 1:], 8)].reshape(n.shape[:-1] + (36,))
+    if k == 1:
+        return costs.min(-1)
+    return np.partition(costs, k - 1, axis=-1)[..., :k].sum(-1)
+
+
+def sets_feasible(n, W, R, m, has_nat, k: int) -> np.ndarray:
+    """Can a pending set of rank ``R`` needing ``m`` more cards (with a
+    natural already iff ``has_nat``) and ``k`` whole sets of 3 all be
+    completed?  ``n`` (..., 13) naturals per rank, ``W`` wilds; the other
+    arguments broadcast to ``n.shape[:-1]``."""
+    R, m, has_nat = np.asarray(R), np.asarray(m), np.asarray(has_nat)
+    hot = np.arange(13) == R[..., None]
+    nR = (n * hot).sum(-1)
+    ok = np.zeros(np.broadcast_shapes(n.shape[:-1], R.shape, m.shape, has_nat.shape, np.shape(W)), bool)
+    for x in range(4):  # naturals the pending set takes
+        valid = (x <= m) & (x <= nR) & (has_nat | (x >= 1))
+        if not valid.any():
+            continue
+        need = (m - x) + sets_cost(n - x * hot, k)
+        ok |= valid & (need <= W)
+    return ok
+
+
+def _ab(hs):
+    """Per (suit, rank): has a non-2 natural / has two of them."""
+    a = (hs >= 1).astype(np.int64)
+    b = (hs >= 2).astype(np.int64)
+    a[..., 0] = 0
+    b[..., 0] = 0
+    return a, b
+
+
+def runs_feasible(hs, hs_s, W, s, d, has_nat, k_more: int, L: int) -> np.ndarray:
+    """Can a pending run of suit ``s`` whose unfilled positions have rank
+    demand ``d`` (..., 13) (a natural placed already iff ``has_nat``), plus
+    ``k_more`` (0 or 1) whole runs of ``L`` cards, be completed?
+
+    ``hs`` (..., 4, 13) naturals per suit and rank, ``hs_s`` (..., 13) those
+    of suit ``s``, ``W`` (...) wilds; all broadcast to ``d.shape[:-1]``."""
+    a_s, b_s = _ab(hs_s)
+    cov1 = (a_s * d).sum(-1)
+    nat1 = (hs_s * d).sum(-1)
+    len1 = d.sum(-1)
+    need_nat1 = ~np.asarray(has_nat, bool)
+    if k_more == 0:
+        return (len1 - cov1 <= W) & (~need_nat1 | (nat1 >= 1))
+    DW = WIN[L]  # (nw, 13)
+    a, _ = _ab(hs)
+    covW = a @ DW.T  # (..., 4, nw)
+    natW = hs @ DW.T
+    v = np.where(natW >= 1, covW, -BIG).max(-1)  # best window per suit (..., 4)
+    other = np.where(np.arange(4) != np.asarray(s)[..., None], v, -BIG).max(-1)
+    diff = (other >= 0) & (len1 + L - cov1 - other <= W) & (~need_nat1 | (nat1 >= 1))
+    covW_s = a_s @ DW.T  # (..., nw)
+    natW_s = hs_s @ DW.T
+    # two runs of one suit: a rank wanted by both is covered twice only by 2 cards
+    cov = cov1[..., None] + covW_s - (((a_s - b_s) * d) @ DW.T)
+    union = nat1[..., None] + natW_s - ((hs_s * d) @ DW.T)
+    same = (len1[..., None] + L - cov <= np.asarray(W)[..., None]) & (natW_s >= 1) & \
+        (~need_nat1[..., None] | ((nat1[..., None] >= 1) & (union >= 2)))
+    return diff | same.any(-1)
+
+
+def mixed_feasible(hs, n, W, R, m, has_nat) -> np.ndarray:
+    """Round 2: a pending set of rank ``R`` needing ``m`` more cards plus a
+    whole run of 4.  The run's only shared card type is (R, run suit); giving
+    it to the run first maximises the natural cover."""
+    R, m, has_nat = np.asarray(R), np.asarray(m), np.asarray(has_nat, bool)
+    lead = np.broadcast_shapes(n.shape[:-1], R.shape, m.shape, has_nat.shape, np.shape(W))
+    a, _ = _ab(hs)
+    DW = WIN[4]  # (nw, 13)
+    covW = a @ DW.T  # (..., 4, nw)
+    natW = hs @ DW.T
+    Rb = np.broadcast_to(R, lead)
+    share = DW.T[Rb]  # (*lead, nw)
+    hsb = np.broadcast_to(hs, lead + (4, 13))
+    hsR = np.take_along_axis(hsb, np.broadcast_to(Rb[..., None, None], lead + (4, 1)), axis=-1)[..., 0]  # (*lead, 4)
+    nR = np.take_along_axis(np.broadcast_to(n, lead + (13,)), Rb[..., None], axis=-1)[..., 0]
+    shared = share[..., None, :] * hsR[..., :, None]  # cards of the shared type (*lead, 4, nw)
+    taken = np.minimum(shared, 1)
+    mm = np.broadcast_to(m, lead)[..., None, None]
+    cov = covW + np.minimum(mm, nR[..., None, None] - taken)
+    need = mm + 4 - cov
+    nb = nR[..., None, None]
+    hall = (natW >= 1) & (np.broadcast_to(has_nat, lead)[..., None, None] |
+                          ((nb >= 1) & (nb + natW - shared >= 2)))
+    return ((need <= np.asarray(W)[..., None, None]) & hall).any((-1, -2))
+
+
+# --------------------------------------------------------------------- rules
+class PushRules(TurnBasedRules):
+    """Batched Push rules for one configuration.
+
+    Config: ``rounds`` (list of round numbers 1..5 to play, in order; default
+    all five), ``reward`` ``"win_loss"``/``"score_delta"``, ``max_turns``
+    (turns per round before it ends as if the stock were exhausted; 200).
+    """
+
+    name = "push_v0"
+    deck = DECK
+    num_players = 4
+    num_actions = NUM_ACTIONS
+    obs_size = observation.OBS_SIZE
+    obs_low, obs_high = observation.OBS_LOW, observation.OBS_HIGH
+
+    def __init__(self, rounds=(1, 2, 3, 4, 5), reward: str = "win_loss", max_turns: int = 200):
+        if isinstance(rounds, (str, bytes)) or not hasattr(rounds, "__iter__"):
+            raise ValueError(f"rounds must be a non-empty list of distinct round numbers 1..5, got {rounds!r}")
+        rounds = list(rounds)
+        if not rounds or len(set(map(repr, rounds))) != len(rounds) or any(
+                isinstance(r, (bool, np.bool_)) or not isinstance(r, (int, np.integer)) or not 1 <= r <= 5
+                for r in rounds):
+            raise ValueError(f"rounds must be a non-empty list of distinct round numbers 1..5, got {rounds!r}")
+        self.rounds = np.array([int(r) for r in rounds], np.int64)
+        self.reward = choice("reward", reward, ("win_loss", "score_delta"))
+        self.max_turns = positive_int("max_turns", max_turns)
+        self.team = np.arange(4) % 2
+        self.relative_seat = (np.arange(4)[None, :] - np.arange(4)[:, None]) % 4
+
+    # ------------------------------------------------------------------ state
+    def new_state(self, batch: int, rng: np.random.Generator) -> BatchState:
+        B, M = batch, NUM_MELDS
+        s = BatchState(batch, rng)
+        s.phase = np.full(B, DONE, np.int64)
+        s.dealer = np.zeros(B, np.int64)
+        s.current = np.full(B, -1, np.int64)
+        s.legal = np.zeros((B, NUM_ACTIONS), bool)
+        s.done = np.zeros(B, bool)
+        s.deals = np.zeros(B, np.int64)
+        s.hand_number = np.zeros(B, np.int64)  # rounds completed
+        s.round_i = np.zeros(B, np.int64)  # index into self.rounds
+        s.turns = np.zeros(B, np.int64)  # turns completed this round
+        s.scores = np.zeros((B, 2), np.int64)
+        s.last_penalty = np.zeros((B, 2), np.int64)
+        s.went_out = np.full(B, -1, np.int64)  # who went out last round (-1 none)
+        s.hands = np.zeros((B, 4, NT), np.int8)
+        s.stock = np.zeros((B, DECK.num_cards), np.int64)  # top at stock_top
+        s.stock_top = np.zeros(B, np.int64)
+        s.stock_size = np.zeros(B, np.int64)
+        s.pile = np.zeros((B, DECK.num_cards), np.int64)  # bottom first
+        s.pile_size = np.zeros(B, np.int64)
+        s.pile_counts = np.zeros((B, NT), np.int8)
+        s.n_melds = np.zeros(B, np.int64)  # finished melds (a pending one sits at slot n_melds)
+        s.meld_kind = np.zeros((B, M), np.int8)
+        s.meld_owner = np.zeros((B, M), np.int8)
+        s.meld_rank = np.zeros((B, M), np.int8)
+        s.meld_suit = np.zeros((B, M), np.int8)
+        s.meld_lo = np.zeros((B, M), np.int8)
+        s.meld_hi = np.zeros((B, M), np.int8)
+        s.meld_pos = np.full((B, M, NUM_POS), -1, np.int8)
+        s.meld_counts = np.zeros((B, M, NT), np.int8)
+        s.meld_len = np.zeros((B, M), np.int8)
+        s.pend = np.zeros(B, np.int64)  # NO_MELD / SET / RUN being built
+        s.pend_next = np.zeros(B, np.int64)  # next run position to fill
+        s.pend_nat = np.zeros(B, bool)
+        s.in_contract = np.zeros(B, bool)
+        s.contract_idx = np.zeros(B, np.int64)  # contract melds finished this turn
+        s.contract_done = np.zeros((B, 4), bool)
+        s.owed = np.full(B, -1, np.int64)  # wild type swapped out and not yet used
+        return s
+
+    def reset(self, state: BatchState, rows: np.ndarray, dealer: int | None = None) -> None:
+        rows = np.asarray(rows, np.int64)
+        first = state.rng.integers(4, size=len(rows)) if dealer is None else np.full(len(rows), dealer)
+        state.done[rows] = False
+        state.deals[rows] = 0
+        state.hand_number[rows] = 0
+        state.round_i[rows] = 0
+        state.scores[rows] = 0
+        state.last_penalty[rows] = 0
+        state.went_out[rows] = -1
+        state.dealer[rows] = first
+        self._deal(state, rows)
+        self._update_legal(state, rows)
+
+    def round_number(self, state: BatchState) -> np.ndarray:
+        return self.rounds[np.minimum(state.round_i, len(self.rounds) - 1)]
+
+    def _deal(self, state: BatchState, rows: np.ndarray) -> None:
+        """Deal the round ``rounds[round_i]`` in ``rows`` (dealer already set)."""
+        k = len(rows)
+        orders = self.deck_orders(state, rows)
+        per = 5 + self.rounds[state.round_i[rows]]  # (k,)
+        pos = np.arange(DECK.num_cards)
+        dealt = pos[None, :] < 4 * per[:, None]
+        seat = np.where(dealt, (state.dealer[rows, None] + 1 + pos[None, :] % 4) % 4, -1)
+        state.hands[rows] = holdings(seat, orders, 4, NT)
+        # Upcard: the first natural after the deal; the wilds turned before it go
+        # (in turn order) to the bottom of the stock, i.e. the rest is rotated.
+        start = 4 * per
+        size = DECK.num_cards - start  # cards left after the deal
+        after = np.where(pos[None, :] >= start[:, None], IS_WILD[orders], True)
+        first = np.argmin(after, axis=1)  # first natural at or after ``start``
+        state.pile[rows] = 0
+        state.pile[rows, 0] = orders[np.arange(k), first]
+        state.pile_size[rows] = 1
+        state.pile_counts[rows] = 0
+        state.pile_counts[rows, orders[np.arange(k), first]] = 1
+        off = first - start  # wilds buried
+        i = np.arange(DECK.num_cards)[None, :]
+        src = start[:, None] + (off[:, None] + 1 + i) % size[:, None]
+        stock = np.take_along_axis(orders, np.minimum(src, DECK.num_cards - 1), axis=1)
+        state.stock[rows] = np.where(i < (size - 1)[:, None], stock, 0)
+        state.stock_top[rows] = 0
+        state.stock_size[rows] = size - 1
+        state.n_melds[rows] = 0
+        state.meld_kind[rows] = 0
+        state.meld_owner[rows] = 0
+        state.meld_rank[rows] = 0
+        state.meld_suit[rows] = 0
+        state.meld_lo[rows] = 0
+        state.meld_hi[rows] = 0
+        state.meld_pos[rows] = -1
+        state.meld_counts[rows] = 0
+        state.meld_len[rows] = 0
+        state.pend[rows] = NO_MELD
+        state.pend_next[rows] = 0
+        state.pend_nat[rows] = False
+        state.in_contract[rows] = False
+        state.contract_idx[rows] = 0
+        state.contract_done[rows] = False
+        state.owed[rows] = -1
+        state.turns[rows] = 0
+        state.phase[rows] = DRAW
+        state.current[rows] = (state.dealer[rows] + 1) % 4
+
+    # ------------------------------------------------------------ legal mask
+    def _update_legal(self, state: BatchState, rows: np.ndarray) -> None:
+        rows = np.asarray(rows, np.int64)
+        legal = np.zeros((len(rows), NUM_ACTIONS), bool)
+        phase = state.phase[rows]
+        seat = np.maximum(state.current[rows], 0)
+        legal[phase == DRAW, TAKE] = True
+        legal[phase == DRAW, PUSH] = True
+        meld = np.flatnonzero(phase == MELD)
+        if meld.size:
+            legal[meld] = self._meld_mask(state, rows[meld], seat[meld])
+        state.legal[rows] = legal
+
+    def _meld_mask(self, state: BatchState, rows: np.ndarray, seat: np.ndarray) -> np.ndarray:
+        k = len(rows)
+        legal = np.zeros((k, NUM_ACTIONS), bool)
+        h = state.hands[rows, seat].astype(np.int64)  # (k, 53)
+        hs = rank_suit_counts(h)
+        W = wild_count(h)
+        n = hs.sum(-2)  # naturals per rank (k, 13)
+        rn = self.rounds[state.round_i[rows]]
+        pend = state.pend[rows]
+        inc = state.in_contract[rows]
+        cdone = state.contract_done[rows, seat]
+        owed = state.owed[rows]
+        idx = np.where(inc, state.contract_idx[rows], 0)
+        con_kind = CON_KIND[rn, np.minimum(idx, 2)]
+        k_after = CON_LEN[rn] - idx - 1
+        runlen = CON_RUNLEN[rn]
+        no_pend = pend == NO_MELD
+
+        # discard: between melds, outside a contract, no owed wild
+        disc = no_pend & ~inc & (owed < 0)
+        legal[disc, DISCARD0:DISCARD0 + NT] = h[disc] > 0
+
+        # ---- declares
+        free = no_pend & cdone
+        f = np.flatnonzero(free)
+        if f.size:
+            legal[f, SET0:SET0 + 12] = (n[f, 1:] >= 1) & (n[f, 1:] + W[f, None] >= 3)
+            legal[f, RUN0:RUN0 + 4 * NSP] = self._span_single(hs[f], W[f], 3).reshape(len(f), -1)
+        contract = no_pend & ~cdone
+        Rs = np.arange(1, 13)
+        for ka in (0, 1, 2):
+            sel = contract & (con_kind == SET) & (k_after == ka)
+            mixed = sel & (rn == 2)  # round 2: the set is followed by a run
+            g = np.flatnonzero(mixed)
+            if g.size:
+                legal[g, SET0:SET0 + 12] = mixed_feasible(hs[g, None], n[g, None], W[g, None], Rs[None, :], 3, False)
+            g = np.flatnonzero(sel & ~mixed)
+            if g.size:
+                legal[g, SET0:SET0 + 12] = sets_feasible(n[g, None], W[g, None], Rs[None, :], 3, False, ka)
+        for ka in (0, 1):
+            for L in (4, 5):
+                g = np.flatnonzero(contract & (con_kind == RUN) & (k_after == ka) & (runlen == L))
+                if g.size:
+                    legal[g, RUN0:RUN0 + 4 * NSP] = self._span_contract(hs[g], W[g], L, ka).reshape(len(g), -1)
+
+        # ---- pending set: add / end
+        ps = np.flatnonzero(pend == SET)
+        if ps.size:
+            r = rows[ps]
+            slot = state.n_melds[r]
+            R = state.meld_rank[r, slot].astype(np.int64)
+            cnt = state.meld_len[r, slot].astype(np.int64)
+            nat = state.pend_nat[r]
+            types = np.concatenate([np.arange(4)[None, :] * 13 + R[:, None], np.broadcast_to(WILD, (len(ps), 5))], 1)
+            has = np.take_along_axis(h[ps], types, 1) > 0  # (g, 9)
+            has[:, 4:] &= (cnt > 0)[:, None]  # the first card of a set is a natural
+            h2 = h[ps, None, :] - (np.arange(NT)[None, None, :] == types[:, :, None])  # (g, 9, 53)
+            hs2 = rank_suit_counts(h2)
+            n2, W2 = hs2.sum(-2), wild_count(h2)
+            m2 = np.maximum(0, 3 - (cnt + 1))[:, None]
+            nat2 = nat[:, None] | (np.arange(9) < 4)[None, :]
+            ok = np.zeros((len(ps), 9), bool)
+            ka_ps = np.where(inc[ps], k_after[ps], 0)
+            is_mixed = inc[ps] & (rn[ps] == 2)
+            for ka in (0, 1, 2):
+                q = np.flatnonzero((ka_ps == ka) & ~is_mixed)
+                if q.size:
+                    ok[q] = sets_feasible(n2[q], W2[q], R[q, None], m2[q], nat2[q], ka)
+            q = np.flatnonzero(is_mixed)
+            if q.size:
+                ok[q] = mixed_feasible(hs2[q], n2[q], W2[q], R[q, None], m2[q], nat2[q])
+            legal[ps, ADD0:ADD0 + 9] = has & ok
+            legal[ps, END] = cnt >= 3
+
+        # ---- pending run: fill
+        pr = np.flatnonzero(pend == RUN)
+        if pr.size:
+            r = rows[pr]
+            slot = state.n_melds[r]
+            s = state.meld_suit[r, slot].astype(np.int64)
+            hi = state.meld_hi[r, slot].astype(np.int64)
+            p = state.pend_next[r]
+            nat = state.pend_nat[r]
+            types = np.concatenate([POS_TYPE[s, p][:, None], np.broadcast_to(WILD, (len(pr), 5))], 1)  # (g, 6)
+            has = np.take_along_axis(h[pr], types, 1) > 0
+            has[:, 1:] &= ~((p == 1)[:, None] & (WILD[None, :] == (s * 13)[:, None]))  # a 2 in its place is "nat"
+            posn = np.arange(NUM_POS)
+            rest = (posn[None, :] > p[:, None]) & (posn[None, :] <= hi[:, None])  # positions still to fill after
+            d = (rest[:, :, None] * (POS_RANK[None, :, None] == np.arange(13)[None, None, :])).sum(1)  # (g, 13)
+            h2 = h[pr, None, :] - (np.arange(NT)[None, None, :] == types[:, :, None])  # (g, 6, 53)
+            hs2 = rank_suit_counts(h2)
+            W2 = wild_count(h2)
+            nat2 = nat[:, None] | (np.arange(6) == 0)[None, :]
+            hs_s2 = np.take_along_axis(hs2, np.broadcast_to(s[:, None, None, None], (len(pr), 6, 1, 13)), 2)[:, :, 0]
+            ka_pr = np.where(inc[pr], k_after[pr], 0)
+            L_pr = runlen[pr]
+            dd = np.broadcast_to(d[:, None, :], (len(pr), 6, 13))
+            ok = np.zeros((len(pr), 6), bool)
+            q = np.flatnonzero(ka_pr == 0)
+            if q.size:
+                ok[q] = runs_feasible(hs2[q], hs_s2[q], W2[q], s[q, None], dd[q], nat2[q], 0, 3)
+            for L in (4, 5):
+                q = np.flatnonzero((ka_pr == 1) & (L_pr == L))
+                if q.size:
+                    ok[q] = runs_feasible(hs2[q], hs_s2[q], W2[q], s[q, None], dd[q], nat2[q], 1, L)
+            legal[pr, FILL0:FILL0 + 6] = has & ok
+
+        # ---- lay-offs and swaps (free melding only)
+        if f.size:
+            legal[f, MELD0:] = self._table_mask(state, rows[f], h[f], owed[f]).reshape(len(f), -1)
+        return legal
+
+    def _span_single(self, hs, W, min_len: int) -> np.ndarray:
+        """(k, 4, 77): can a single run over each span be completed?"""
+        a, _ = _ab(hs)
+        cov = a @ SPAN_D.T
+        nat = hs @ SPAN_D.T
+        ok = (SPAN_LEN - cov <= W[:, None, None]) & (nat >= 1)
+        return ok & (SPAN_LEN >= min_len)
+
+    def _span_contract(self, hs, W, L: int, k_more: int) -> np.ndarray:
+        """(k, 4, 77): the first (k_more=1) or last run of a contract over each span."""
+        if k_more == 0:
+            return self._span_single(hs, W, L)
+        s = np.arange(4)[None, :, None]
+        ok = runs_feasible(hs[:, None, None], hs[:, :, None, :], W[:, None, None], s, SPAN_D[None, None], False, 1, L)
+        return ok & (SPAN_LEN >= L)
+
+    def _table_mask(self, state, rows, h, owed) -> np.ndarray:
+        """(k, 36, 55) legal lay-offs and swaps on the table melds."""
+        k = len(rows)
+        M = NUM_MELDS
+        out = np.zeros((k, M, BLOCK), bool)
+        kind = state.meld_kind[rows].astype(np.int64)
+        done = np.arange(M)[None, :] < state.n_melds[rows, None]
+        is_set = done & (kind == SET)
+        is_run = done & (kind == RUN)
+        R = state.meld_rank[rows].astype(np.int64)
+        s = state.meld_suit[rows].astype(np.int64)
+        lo = state.meld_lo[rows].astype(np.int64)
+        hi = state.meld_hi[rows].astype(np.int64)
+        length = hi - lo + 1
+        hw = h[:, WILD] > 0  # (k, 5)
+        # wild targets: a set, or a run with room
+        target = is_set | (is_run & (length < 13))
+        n_target = target.sum(1)
+        has_owed = owed >= 0
+        # sets: a natural of the rank in a suit, or a wild
+        nat_types = np.arange(4)[None, None, :] * 13 + R[:, :, None]  # (k, M, 4)
+        kb = np.arange(k)[:, None, None]
+        hn_set = h[kb, nat_types] > 0  # (k, M, 4)
+        out[:, :, 0:4] = is_set[:, :, None] & hn_set
+        out[:, :, 4:9] = is_set[:, :, None] & hw[:, None, :]
+        # runs: extend at either end
+        for end, base in ((0, LAY_LOW), (1, LAY_HIGH)):
+            newp = lo - 1 if end == 0 else hi + 1
+            room = is_run & (newp >= 0) & (newp <= 13) & (length < 13)
+            pc = np.clip(newp, 0, 13)
+            nat_t = POS_TYPE[s, pc]  # (k, M)
+            # a lay-off filling the last run with room (no set) while a wild is owed
+            full_after = length + 1 == 13
+            last_target = has_owed[:, None] & full_after & (n_target[:, None] - 1 < 1)
+            hn = np.take_along_axis(h, nat_t, 1) > 0
+            out[:, :, base] = room & hn & (~last_target | (nat_t == owed[:, None]))
+            own_two = (pc == 1)[:, :, None] & (WILD[None, None, :] == (s * 13)[:, :, None])
+            out[:, :, base + 1:base + 6] = room[:, :, None] & hw[:, None, :] & ~own_two & \
+                (~last_target[:, :, None] | (WILD[None, None, :] == owed[:, None, None]))
+        # swaps (not while a wild is owed; the wild must have somewhere to go)
+        can_swap = ~has_owed & (n_target >= 1)
+        posn = np.arange(NUM_POS)
+        mp = state.meld_pos[rows].astype(np.int64)  # (k, M, 14)
+        in_span = (posn[None, None, :] >= lo[:, :, None]) & (posn[None, None, :] <= hi[:, :, None])
+        is_w = IS_WILD[np.maximum(mp, 0)] & (mp >= 0)
+        own = (posn[None, None, :] == 1) & (mp == (s * 13)[:, :, None])
+        nat_t = POS_TYPE[s[:, :, None], posn[None, None, :]]  # (k, M, 14)
+        hn = h[kb, nat_t] > 0
+        out[:, :, SWAP_RUN:SWAP_RUN + 14] = (is_run & can_swap[:, None])[:, :, None] & in_span & is_w & ~own & hn
+        cnt_w = np.take_along_axis(state.meld_counts[rows].astype(np.int64),
+                                   np.broadcast_to(WILD, (k, M, 5)), 2) > 0  # (k, M, 5)
+        sw = (is_set & can_swap[:, None])[:, :, None, None] & hn_set[:, :, :, None] & cnt_w[:, :, None, :]
+        out[:, :, SWAP_SET:SWAP_SET + 20] = sw.reshape(k, M, 20)
+        return out
+
+    # ------------------------------------------------------------------ step
+    def step(self, state: BatchState, actions: np.ndarray) -> np.ndarray:
+        actions = np.asarray(actions, np.int64)
+        rewards = np.zeros((state.batch, 4), np.float32)
+        active = np.flatnonzero(~state.done)
+        a = actions[active]
+        cat = ACT_CAT[a]
+        ended = np.zeros(state.batch, bool)  # round over
+        out_seat = np.full(state.batch, -1, np.int64)
+        handlers = {C_TAKE: self._take, C_PUSH: self._push, C_DISCARD: self._discard, C_SET: self._declare_set,
+                    C_RUN: self._declare_run, C_ADD: self._add, C_END: self._end_set, C_FILL: self._fill,
+                    C_LAY_SET: self._layoff_set, C_LAY_RUN: self._layoff_run, C_SWAP_RUN: self._swap_run,
+                    C_SWAP_SET: self._swap_set}
+        for c in np.unique(cat):
+            sel = cat == c
+            handlers[c](state, active[sel], a[sel], ended, out_seat)
+        e = np.flatnonzero(ended)
+        if e.size:
+            self._end_round(state, e, out_seat[e], rewards)
+        upd = active[~state.done[active]]
+        self._update_legal(state, upd)
+        return rewards
+
+    # draw
+    def _take(self, state, rows, a, ended, out_seat):
+        seat = state.current[rows]
+        top = state.pile[rows, state.pile_size[rows] - 1]
+        state.pile_size[rows] -= 1
+        state.pile_counts[rows, top] -= 1
+        state.hands[rows, seat, top] += 1
+        state.phase[rows] = MELD
+
+    def _push(self, state, rows, a, ended, out_seat):
+        short = state.stock_size[rows] < 2
+        ended[rows[short]] = True  # the stock is exhausted: the round ends at once
+        r = rows[~short]
+        if not r.size:
+            return
+        seat = state.current[r]
+        left = (seat + 1) % 4
+        c1 = state.stock[r, state.stock_top[r]]
+        c3 = state.stock[r, state.stock_top[r] + 1]
+        c2 = state.pile[r, state.pile_size[r] - 1]
+        state.pile_size[r] -= 1
+        state.pile_counts[r, c2] -= 1
+        state.hands[r, left, c1] += 1
+        state.hands[r, left, c2] += 1
+        state.hands[r, seat, c3] += 1
+        state.stock_top[r] += 2
+        state.stock_size[r] -= 2
+        state.phase[r] = MELD
+
+    def _discard(self, state, rows, a, ended, out_seat):
+        seat = state.current[rows]
+        card = ACT_A1[a]
+        state.hands[rows, seat, card] -= 1
+        state.pile[rows, state.pile_size[rows]] = card
+        state.pile_size[rows] += 1
+        state.pile_counts[rows, card] += 1
+        state.turns[rows] += 1
+        out = state.hands[rows, seat].sum(1) == 0
+        ended[rows[out]] = True
+        out_seat[rows[out]] = seat[out]
+        limit = ~out & (state.turns[rows] >= self.max_turns)
+        ended[rows[limit]] = True
+        nxt = rows[~out & ~limit]
+        state.current[nxt] = (state.current[nxt] + 1) % 4
+        state.phase[nxt] = DRAW
+
+    # declare
+    def _start_meld(self, state, rows, kind):
+        seat = state.current[rows]
+        slot = state.n_melds[rows]
+        start = ~state.contract_done[rows, seat] & ~state.in_contract[rows]
+        state.in_contract[rows[start]] = True
+        state.contract_idx[rows[start]] = 0
+        state.meld_kind[rows, slot] = kind
+        state.meld_owner[rows, slot] = seat
+        state.meld_len[rows, slot] = 0
+        state.meld_counts[rows, slot] = 0
+        state.meld_pos[rows, slot] = -1
+        state.pend[rows] = kind
+        state.pend_nat[rows] = False
+        return slot
+
+    def _declare_set(self, state, rows, a, ended, out_seat):
+        slot = self._start_meld(state, rows, SET)
+        state.meld_rank[rows, slot] = ACT_A1[a]
+
+    def _declare_run(self, state, rows, a, ended, out_seat):
+        slot = self._start_meld(state, rows, RUN)
+        state.meld_suit[rows, slot] = ACT_A1[a]
+        j = ACT_A2[a]
+        state.meld_lo[rows, slot] = SPAN_LO[j]
+        state.meld_hi[rows, slot] = SPAN_HI[j]
+        state.pend_next[rows] = SPAN_LO[j]
+
+    def _to_meld(self, state, rows, seat, slot, card):
+        """Move one card from the player's hand into meld ``slot``."""
+        state.hands[rows, seat, card] -= 1
+        state.meld_counts[rows, slot, card] += 1
+        state.meld_len[rows, slot] += 1
+        paid = state.owed[rows] == card
+        state.owed[rows[paid]] = -1
+
+    def _add(self, state, rows, a, ended, out_seat):
+        seat = state.current[rows]
+        slot = state.n_melds[rows]
+        kk = ACT_A1[a]
+        R = state.meld_rank[rows, slot].astype(np.int64)
+        card = np.where(kk < 4, kk * 13 + R, WILD[np.clip(kk - 4, 0, 4)])
+        self._to_meld(state, rows, seat, slot, card)
+        state.pend_nat[rows] |= kk < 4
+
+    def _end_set(self, state, rows, a, ended, out_seat):
+        self._complete(state, rows, ended, out_seat)
+
+    def _fill(self, state, rows, a, ended, out_seat):
+        seat = state.current[rows]
+        slot = state.n_melds[rows]
+        kk = ACT_A1[a]
+        s = state.meld_suit[rows, slot].astype(np.int64)
+        p = state.pend_next[rows]
+        card = np.where(kk == 0, POS_TYPE[s, p], WILD[np.clip(kk - 1, 0, 4)])
+        self._to_meld(state, rows, seat, slot, card)
+        state.meld_pos[rows, slot, p] = card
+        state.pend_nat[rows] |= kk == 0
+        state.pend_next[rows] += 1
+        full = p == state.meld_hi[rows, slot]
+        self._complete(state, rows[full], ended, out_seat)
+
+    def _complete(self, state, rows, ended, out_seat):
+        """The pending meld is finished: it joins the table."""
+        if not rows.size:
+            return
+        seat = state.current[rows]
+        state.n_melds[rows] += 1
+        state.pend[rows] = NO_MELD
+        inc = rows[state.in_contract[rows]]
+        state.contract_idx[inc] += 1
+        fin = inc[state.contract_idx[inc] == CON_LEN[self.rounds[state.round_i[inc]]]]
+        state.contract_done[fin, state.current[fin]] = True
+        state.in_contract[fin] = False
+        self._check_out(state, rows, seat, ended, out_seat)
+
+    def _check_out(self, state, rows, seat, ended, out_seat):
+        out = state.hands[rows, seat].sum(1) == 0
+        ended[rows[out]] = True
+        out_seat[rows[out]] = seat[out]
+
+    # table
+    def _layoff_set(self, state, rows, a, ended, out_seat):
+        seat = state.current[rows]
+        m = ACT_A1[a]
+        kk = ACT_A2[a]
+        R = state.meld_rank[rows, m].astype(np.int64)
+        card = np.where(kk < 4, kk * 13 + R, WILD[np.clip(kk - 4, 0, 4)])
+        self._to_meld(state, rows, seat, m, card)
+        self._check_out(state, rows, seat, ended, out_seat)
+
+    def _layoff_run(self, state, rows, a, ended, out_seat):
+        seat = state.current[rows]
+        m = ACT_A1[a]
+        end, kk = ACT_A2[a] // 6, ACT_A2[a] % 6
+        s = state.meld_suit[rows, m].astype(np.int64)
+        p = np.where(end == 0, state.meld_lo[rows, m].astype(np.int64) - 1, state.meld_hi[rows, m].astype(np.int64) + 1)
+        card = np.where(kk == 0, POS_TYPE[s, p], WILD[np.clip(kk - 1, 0, 4)])
+        self._to_meld(state, rows, seat, m, card)
+        state.meld_pos[rows, m, p] = card
+        low = end == 0
+        state.meld_lo[rows[low], m[low]] -= 1
+        state.meld_hi[rows[~low], m[~low]] += 1
+        self._check_out(state, rows, seat, ended, out_seat)
+
+    def _swap(self, state, rows, m, natural, wild):
+        seat = state.current[rows]
+        state.hands[rows, seat, natural] -= 1
+        state.hands[rows, seat, wild] += 1
+        state.meld_counts[rows, m, natural] += 1
+        state.meld_counts[rows, m, wild] -= 1
+        state.owed[rows] = wild
+
+    def _swap_run(self, state, rows, a, ended, out_seat):
+        m = ACT_A1[a]
+        p = ACT_A2[a]
+        s = state.meld_suit[rows, m].astype(np.int64)
+        wild = state.meld_pos[rows, m, p].astype(np.int64)
+        natural = POS_TYPE[s, p]
+        state.meld_pos[rows, m, p] = natural
+        self._swap(state, rows, m, natural, wild)
+
+    def _swap_set(self, state, rows, a, ended, out_seat):
+        m = ACT_A1[a]
+        x, w = ACT_A2[a] // 5, ACT_A2[a] % 5
+        R = state.meld_rank[rows, m].astype(np.int64)
+        self._swap(state, rows, m, x * 13 + R, WILD[w])
+
+    # round end
+    def _end_round(self, state, rows, out_seat, rewards):
+        """Score the round in ``rows``: a team with a player out scores 0, the
+        other team(s) the values of their hands; then deal on or end."""
+        vals = (state.hands[rows].astype(np.int64) * VALUE).sum(-1)  # (k, 4)
+        pen = vals[:, [0, 2]].sum(1), vals[:, [1, 3]].sum(1)
+        pen = np.stack(pen, 1)  # (k, 2)
+        went = out_seat >= 0
+        pen[np.flatnonzero(went), self.team[out_seat[went]]] = 0
+        state.scores[rows] += pen
+        state.last_penalty[rows] = pen
+        state.went_out[rows] = out_seat
+        state.hand_number[rows] += 1
+        if self.reward == "score_delta":
+            rewards[rows] -= pen[:, self.team]
+        state.round_i[rows] += 1
+        over = state.round_i[rows] >= len(self.rounds)
+        end = rows[over]
+        if end.size:
+            state.done[end] = True
+            state.phase[end] = DONE
+            state.current[end] = -1
+            state.legal[end] = False
+            state.round_i[end] = len(self.rounds) - 1
+            if self.reward == "win_loss":
+                sc = state.scores[end]
+                res = np.sign(sc[:, 1] - sc[:, 0]).astype(np.float32)  # +1: team 0 lower (wins)
+                rewards[end] += np.stack([res, -res], 1)[:, self.team]
+        nxt = rows[~over]
+        if nxt.size:
+            state.dealer[nxt] = (state.dealer[nxt] + 1) % 4
+            self._deal(state, nxt)
+
+    # ------------------------------------------------------------ observation
+    def observe(self, state: BatchState, seats: np.ndarray, rows: np.ndarray | None = None) -> np.ndarray:
+        return observation.encode(self, state, np.asarray(seats, np.int64), rows)
+
+    def seat_scores(self, state: BatchState) -> np.ndarray:
+        return state.scores[:, self.team]
+
+    def winners(self, state: BatchState, row: int = 0) -> list[int]:
+        if not state.done[row]:
+            return []
+        sc = state.scores[row]
+        return [s for s in range(4) if sc[self.team[s]] == sc.min()]
+
+    # ------------------------------------------------------------ texts
+    def action_to_str(self, action: int) -> str:
+        if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)) \
+                or not 0 <= action < NUM_ACTIONS:
+            raise ValueError(f"action {action!r} out of range 0..{NUM_ACTIONS - 1}")
+        return ACTION_TEXTS[int(action)]
+
+    def str_to_action(self, text: str) -> int:
+        try:
+            return ACTION_IDS[text]
+        except (KeyError, TypeError):
+            raise ValueError(f"unknown Push action {text!r}") from None
+
+    # ------------------------------------------------------------ state_dict / render
+    def meld_dicts(self, state: BatchState, row: int = 0) -> list[dict]:
+        b = row
+        out = []
+        count = int(state.n_melds[b]) + (1 if state.pend[b] != NO_MELD else 0)
+        for m in range(count):
+            kind = int(state.meld_kind[b, m])
+            d = {"owner": int(state.meld_owner[b, m]), "kind": KIND_NAMES[kind],
+                 "complete": bool(m < state.n_melds[b])}
+            if kind == SET:
+                cards = DECK.counts_to_texts(state.meld_counts[b, m])
+                cards = [c for c in cards if c[0] != "2" and c != "JK"] + [c for c in cards if c[0] == "2" or c == "JK"]
+                d.update(cards=cards, ranks=[RANK_CH[state.meld_rank[b, m]]] * len(cards), suit=None,
+                         rank=RANK_CH[state.meld_rank[b, m]])
+            else:
+                lo, hi = int(state.meld_lo[b, m]), int(state.meld_hi[b, m])
+                filled = [p for p in range(lo, hi + 1) if state.meld_pos[b, m, p] >= 0]
+                d.update(cards=[DECK.texts[state.meld_pos[b, m, p]] for p in filled],
+                         ranks=[RANK_CH[POS_RANK[p]] for p in filled], suit=SUIT_CH[state.meld_suit[b, m]],
+                         positions=filled, span=[lo, hi])
+            out.append(d)
+        return out
+
+    def state_dict(self, state: BatchState, row: int = 0) -> dict[str, Any]:
+        b = row
+        top, size = int(state.stock_top[b]), int(state.stock_size[b])
+        pend = int(state.pend[b])
+        return {
+            "game": self.name,
+            "num_players": 4,
+            "phase": PHASE_NAMES[state.phase[b]],
+            "dealer": int(state.dealer[b]),
+            "hand_number": int(state.hand_number[b]),
+            "round": int(self.rounds[state.round_i[b]]),
+            "rounds": [int(r) for r in self.rounds],
+            "turn": int(state.turns[b]),
+            "scores": [int(state.scores[b, self.team[s]]) for s in range(4)],
+            "done": bool(state.done[b]),
+            "current_player": int(state.current[b]),
+            "hands": [DECK.counts_to_texts(state.hands[b, s]) for s in range(4)],
+            "melds": self.meld_dicts(state, b),
+            "discard": DECK.texts_of(state.pile[b, :state.pile_size[b]]),
+            "stock": DECK.texts_of(state.stock[b, top:top + size]),
+            "stock_size": size,
+            "contract_done": [bool(x) for x in state.contract_done[b]],
+            "in_contract": bool(state.in_contract[b]),
+            "contract_melds_laid": int(state.contract_idx[b]) if state.in_contract[b] else 0,
+            "pending": None if pend == NO_MELD else KIND_NAMES[pend],
+            "owed_wild": None if state.owed[b] < 0 else "wild " + DECK.texts[state.owed[b]],
+            "last_round_penalty": [int(x) for x in state.last_penalty[b]],
+            "went_out": int(state.went_out[b]),
+            "winners": self.winners(state, b),
+        }
+
+    def render(self, state: BatchState, row: int = 0) -> str:
+        d = self.state_dict(state, row)
+        lines = [f"Push round {d['round']} (deal {d['hand_number'] + 1} of {len(self.rounds)}), dealer {d['dealer']}, "
+                 f"phase {d['phase']}, turn {d['turn']}, scores {d['scores']}",
+                 f"discard pile ({len(d['discard'])}): top {d['discard'][-1] if d['discard'] else '-'}; "
+                 f"stock {d['stock_size']}"]
+        for s in range(4):
+            mark = "*" if s == d["current_player"] else " "
+            lines.append(f"{mark} player_{s}: {' '.join(d['hands'][s]) or '-'}  "
+                         f"contract {'done' if d['contract_done'][s] else 'not yet'}")
+        for m, meld in enumerate(d["melds"]):
+            what = f"set of {meld['ranks'][0] if meld['ranks'] else '?'}" if meld["kind"] == "set" else \
+                f"run {meld['suit']} " + " ".join(f"{c}={r}" for c, r in zip(meld["cards"], meld["ranks"]))
+            cards = " ".join(meld["cards"]) if meld["kind"] == "set" else ""
+            lines.append(f"  meld {m} (player_{meld['owner']}{'' if meld['complete'] else ', being built'}): "
+                         f"{what} {cards}".rstrip())
+        if d["owed_wild"]:
+            lines.append(f"  must use the {d['owed_wild']} this turn")
+        if d["done"]:
+            lines.append(f"game over, winners: {['player_%d' % s for s in d['winners']]}")
+        return "\n".join(lines)

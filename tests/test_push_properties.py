@@ -1,0 +1,328 @@
+"""Properties of Push over many random games: cards conserved, the mask
+exact (against the independent brute-force reference and by stepping every
+legal action), no dead ends, bounded turns, illegal actions rejected without
+a trace, every episode ending, determinism, hidden information, and the AEC
+view agreeing with the vector engine."""
+from __future__ import annotations
+
+import json
+from collections import Counter
+
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+import cardenvs
+import cardenvs.vector as V
+from cardenvs import push_v0
+from push_reference import legal_texts
+
+FULL = [r + s for s in "CDHS" for r in "23456789TJQKA"] * 2 + ["JK"] * 4
+FULL_SORTED = sorted(FULL)
+
+
+def all_cards(sd: dict) -> list[str]:
+    cards = [c for h in sd["hands"] for c in h] + sd["discard"] + sd["stock"]
+    cards += [c for m in sd["melds"] for c in m["cards"]]
+    return sorted(cards)
+
+
+def biased_deck(rng, per):
+    """A deck whose first cards (the hands, the upcard and the top of the
+    stock) come from a small pool: every wild, one or two suits in a few
+    ranks; such hands meld a lot and hit the corner cases (shared cards,
+    natural 2s, runs of one suit, swaps)."""
+    suits = list(rng.choice(list("CDHS"), size=int(rng.integers(1, 3)), replace=False))
+    ranks = list(rng.choice(list("3456789TJQKA"), size=int(rng.integers(3, 8)), replace=False))
+    pool = [c for c in FULL if c == "JK" or c[0] == "2" or (c[1] in suits and c[0] in ranks) or c[0] in ranks[:2]]
+    rest = list(FULL)
+    order = [pool[i] for i in rng.permutation(len(pool))][:4 * per + 30]
+    for c in order:
+        rest.remove(c)
+    return order + [rest[i] for i in rng.permutation(len(rest))]
+
+
+def check_state(env, rng, agent, obs, step_all=True):
+    raw = env.unwrapped
+    sd = raw.state_dict()
+    assert all_cards(sd) == FULL_SORTED
+    assert agent == f"player_{sd['current_player']}"
+    mask = obs["action_mask"]
+    assert mask.dtype == np.int8
+    legal = np.flatnonzero(mask)
+    assert legal.size > 0, "dead end: no legal action"
+    engine = {raw.action_to_str(int(a)) for a in legal}
+    assert engine == legal_texts(sd), (sorted(engine ^ legal_texts(sd))[:8], sd)
+    for other in env.agents:
+        if other != agent:
+            assert not env.observe(other)["action_mask"].any()
+    bad = int(rng.choice(np.flatnonzero(mask == 0)))
+    before = json.dumps(sd, sort_keys=True)
+    with pytest.raises(cardenvs.IllegalActionError):
+        env.step(bad)
+    assert json.dumps(raw.state_dict(), sort_keys=True) == before
+    if step_all:  # every legal action steps cleanly (on a copy) and keeps every card
+        for a in legal:
+            state = raw._state.copy()
+            raw.rules.step(state, np.array([a]))
+            assert all_cards(raw.rules.state_dict(state)) == FULL_SORTED
+            assert state.done[0] or state.legal[0].any()
+
+
+def play(env, rng, check=None, meldy=0.0, max_steps=20000):
+    """Random legal play; with probability ``meldy`` a melding action is
+    preferred (to reach deep melding states).  Returns, per turn, (actions
+    taken, cards held after the draw)."""
+    raw = env.unwrapped
+    turns, length, held = [], 0, 0
+    for agent in env.agent_iter(max_iter=max_steps):
+        obs, _, term, trunc, _ = env.last()
+        if term or trunc:
+            env.step(None)
+            continue
+        if check:
+            check(env, rng, agent, obs)
+        legal = np.flatnonzero(obs["action_mask"])
+        texts = [raw.action_to_str(int(a)) for a in legal]
+        melding = [a for a, t in zip(legal, texts) if not t.startswith(("discard", "take", "push"))]
+        a = int(rng.choice(melding)) if melding and rng.random() < meldy else int(rng.choice(legal))
+        env.step(a)
+        length += 1
+        state = raw._state
+        if length == 1:
+            held = int(state.hands[0, int(agent.split("_")[1])].sum())
+        if state.done[0] or state.phase[0] == 0:  # back to a draw: the turn is over
+            turns.append((length, held))
+            length = 0
+    return turns
+
+
+@settings(max_examples=6, deadline=None)
+@given(seed=st.integers(0, 2**31 - 1), round_no=st.integers(1, 5))
+def test_random_games_masks_exact_against_reference(seed, round_no):
+    env = push_v0.env(rounds=[round_no], max_turns=16)
+    env.reset(seed=seed)
+    rng = np.random.default_rng(seed)
+    play(env, rng, check=lambda e, r, ag, o: check_state(e, r, ag, o, step_all=False), meldy=0.5)
+    assert not env.agents or all(env.terminations.values())
+
+
+@pytest.mark.parametrize("round_no", [1, 2, 3, 4, 5])
+def test_melding_heavy_games_masks_exact_and_legal_actions_step(round_no):
+    """Deals packed with wilds and few suits, melding preferred: the states
+    where feasibility is delicate (shared cards, natural 2s, swaps)."""
+    checked = 0
+    for seed in range(3):
+        rng = np.random.default_rng(1000 * round_no + seed)
+        env = push_v0.env(rounds=[round_no], max_turns=12)
+        env.reset(seed=seed, options={"decks": [biased_deck(rng, 5 + round_no)]})
+        play(env, rng, check=check_state, meldy=0.85)
+        checked += 1
+    assert checked == 3
+
+
+def test_turns_are_bounded():
+    """No turn is longer than a draw + 3 actions per card held after it + a
+    discard: a card placed costs one action, a swap one more (the wild it
+    brings must be placed before the next swap), a declare and an "end set"
+    at most two per meld of 3+ cards."""
+    for seed in range(6):
+        env = push_v0.env(rounds=[5], max_turns=60)
+        rng = np.random.default_rng(seed)
+        env.reset(seed=seed, options={"decks": [biased_deck(rng, 10)]})
+        turns = play(env, rng, meldy=0.9)
+        assert turns and all(length <= 2 + 3 * held for length, held in turns)
+        assert max(length for length, _ in turns) > 5
+
+
+def test_vector_engine_thousands_of_games_conserve_cards_and_never_dead_end():
+    """2,000 one-round games (400 of every round type, rounds cut at 60
+    turns) in the vector engine: every row keeps its 108 cards, every live row
+    has a legal action, every game ends."""
+    n = 400
+    finished = 0
+    for round_no in (1, 2, 3, 4, 5):
+        venv = V.make("push_v0", num_envs=n, seed=round_no, rounds=[round_no], max_turns=60)
+        obs, info = venv.reset()
+        rng = np.random.default_rng(round_no)
+        st_ = venv.state
+        done_once = np.zeros(n, bool)
+        for _ in range(5000):
+            mask = info["action_mask"]
+            assert mask.any(axis=1).all(), "a row has no legal action"
+            obs, rew, term, trunc, info = venv.step((rng.random(mask.shape) * mask).argmax(1))
+            total = (st_.hands.astype(int).sum((1, 2)) + st_.pile_size + st_.stock_size
+                     + st_.meld_counts.astype(int).sum((1, 2)))
+            assert (total == 108).all()
+            assert (st_.pile_counts.astype(int).sum(1) == st_.pile_size).all()
+            done_once |= term
+            if done_once.all():
+                break
+        assert done_once.all()
+        finished += int(done_once.sum())
+    assert finished == 5 * n
+
+
+def test_default_games_end():
+    """Whole 5-round games end (the stock or max_turns bounds every round)."""
+    venv = V.make("push_v0", num_envs=32, seed=0)
+    obs, info = venv.reset()
+    rng = np.random.default_rng(0)
+    ended = np.zeros(32, bool)
+    for _ in range(5 * 200 * 40):
+        mask = info["action_mask"]
+        obs, rew, term, trunc, info = venv.step((rng.random(mask.shape) * mask).argmax(1))
+        ended |= term
+        if ended.all():
+            break
+    assert ended.all()
+
+
+def test_same_seed_same_game_and_different_seeds_differ():
+    def trace(seed):
+        env = push_v0.env(rounds=[1, 2])
+        env.reset(seed=seed)
+        out = []
+        rng = np.random.default_rng(0)
+        for agent in env.agent_iter(5000):
+            obs, _, term, trunc, _ = env.last()
+            if term or trunc:
+                env.step(None)
+                continue
+            a = int(rng.choice(np.flatnonzero(obs["action_mask"])))
+            out.append((agent, a, obs["observation"].tobytes()))
+            env.step(a)
+        return out, json.dumps(env.unwrapped.state_dict(), sort_keys=True)
+    assert trace(3) == trace(3)
+    assert trace(3) != trace(4)
+
+
+@pytest.mark.parametrize("reward", ["win_loss", "score_delta"])
+def test_aec_view_and_vector_engine_agree(reward):
+    cfg = dict(reward=reward, rounds=[1, 3])
+    venv = V.make("push_v0", num_envs=1, seed=42, **cfg)
+    vobs, info = venv.reset()
+    env = push_v0.env(**cfg)
+    env.reset(seed=42)
+    rng = np.random.default_rng(1)
+    totals = np.zeros(4)
+    aec_totals = np.zeros(4)
+    steps = 0
+    while True:
+        agent = env.agent_selection
+        seat = int(agent.split("_")[1])
+        obs, _, term, _, _ = env.last()
+        if term:
+            break
+        assert info["current_player"][0] == seat
+        np.testing.assert_array_equal(obs["observation"], vobs[0])
+        np.testing.assert_array_equal(obs["action_mask"].astype(bool), info["action_mask"][0])
+        a = int(rng.choice(np.flatnonzero(obs["action_mask"])))
+        env.step(a)
+        steps += 1
+        aec_totals += [env.rewards[f"player_{i}"] for i in range(4)]
+        vobs, rew, term_v, _, info = venv.step(np.array([a]))
+        totals += rew[0]
+        if term_v[0]:
+            assert all(env.terminations.values())
+            break
+    np.testing.assert_allclose(totals, aec_totals)
+    assert steps > 50 and np.abs(totals).sum() > 0
+    assert totals[0] == totals[2] and totals[1] == totals[3]
+
+
+def test_vector_engine_rejects_illegal_actions_without_change():
+    venv = V.make("push_v0", num_envs=4, seed=0)
+    obs, info = venv.reset()
+    legal_actions = info["action_mask"].argmax(1)
+    bad = legal_actions.copy()
+    bad[2] = np.flatnonzero(~info["action_mask"][2])[0]
+    before = [json.dumps(venv.state_dict(i)) for i in range(4)]
+    with pytest.raises(cardenvs.IllegalActionError):
+        venv.step(bad)
+    with pytest.raises(cardenvs.IllegalActionError):
+        venv.step(np.full(4, 99999))
+    assert [json.dumps(venv.state_dict(i)) for i in range(4)] == before
+    venv.step(legal_actions)
+
+
+def test_observation_hides_other_hands_and_the_stock():
+    """Two deals that differ only in the other players' hands and the stock
+    look the same to seat 0."""
+    rng = np.random.default_rng(5)
+    deck = [FULL[i] for i in rng.permutation(len(FULL))]
+    per = 6
+    mine = [deck[4 * k] for k in range(per)]  # dealer 3: seat 0 gets positions 0, 4, 8, ...
+    upcard_at = 4 * per
+    while deck[upcard_at] == "JK" or deck[upcard_at][0] == "2":
+        upcard_at += 1
+    fixed = set(range(0, 4 * per, 4)) | set(range(4 * per, upcard_at + 1))
+    others = [deck[i] for i in range(len(deck)) if i not in fixed]
+    shuffled = [others[i] for i in rng.permutation(len(others))]
+    deck_b = [deck[i] if i in fixed else shuffled.pop() for i in range(len(deck))]
+    env_a, env_b = push_v0.env(rounds=[1]), push_v0.env(rounds=[1])
+    env_a.reset(seed=0, options={"decks": [deck], "dealer": 3})
+    env_b.reset(seed=0, options={"decks": [deck_b], "dealer": 3})
+    sa, sb = env_a.unwrapped.state_dict(), env_b.unwrapped.state_dict()
+    assert sa["hands"][0] == sb["hands"][0] and sa["discard"] == sb["discard"]
+    assert sa["hands"][1:] != sb["hands"][1:]
+    np.testing.assert_array_equal(env_a.observe("player_0")["observation"], env_b.observe("player_0")["observation"])
+    assert Counter(all_cards(sa)) == Counter(FULL)
+
+
+def test_observation_shows_the_table():
+    env = push_v0.env(rounds=[1])
+    env.reset(seed=0)
+    from cardenvs.push import observation as O
+    obs = env.observe("player_0")["observation"]
+    sd = env.unwrapped.state_dict()
+    hand = Counter(sd["hands"][0])
+    texts = env.unwrapped.rules.deck.texts
+    assert {t: int(obs[O.HAND + i]) for i, t in enumerate(texts) if obs[O.HAND + i]} == dict(hand)
+    top = texts.index(sd["discard"][-1])
+    assert obs[O.TOP + top] == 1 and obs[O.TOP:O.TOP + 53].sum() == 1
+    assert obs[O.STOCK] == sd["stock_size"]
+    assert list(obs[O.SEATS:O.SEATS + 12:3]) == [6, 6, 6, 6]
+    assert obs[O.ROUND] == 1 and obs[O.PHASE] == 1
+    assert env.observation_space("player_0")["observation"].contains(obs)
+
+
+def test_observation_encodes_every_meld_as_in_state_dict():
+    """Meld slots of the observation against state_dict, in melding-heavy games."""
+    from cardenvs.push import observation as O
+    texts = push_v0.raw_env().rules.deck.texts
+    seen = 0
+    for seed in range(3):
+        rng = np.random.default_rng(seed)
+        env = push_v0.env(rounds=[3], max_turns=20)
+        env.reset(seed=seed, options={"decks": [biased_deck(rng, 8)]})
+
+        def check(env, rng, agent, obs):
+            nonlocal seen
+            seat = int(agent.split("_")[1])
+            melds = env.unwrapped.state_dict()["melds"]
+            table = obs["observation"][O.MELDS:].reshape(O.M, O.F)
+            assert table[:, O.USED].sum() == len(melds)
+            for m, meld in enumerate(melds):
+                f = table[m]
+                seen += 1
+                assert f[O.USED] == 1 and f[O.PENDING] == (not meld["complete"])
+                assert f[O.OWNER + (meld["owner"] - seat) % 4] == 1 and f[O.OWNER:O.OWNER + 4].sum() == 1
+                if meld["kind"] == "set":
+                    assert f[O.KIND] == 1 and f[O.SET_RANK + "23456789TJQKA".index(meld["rank"])] == 1
+                    kinds = [meld["rank"] + x for x in "CDHS"] + ["2C", "2D", "2H", "2S", "JK"]
+                    assert list(f[O.SET_CARDS:O.SET_CARDS + 9]) == [meld["cards"].count(c) for c in kinds]
+                else:
+                    assert f[O.KIND + 1] == 1 and f[O.RUN_SUIT + "CDHS".index(meld["suit"])] == 1
+                    lo, hi = meld["span"]
+                    assert list(np.flatnonzero(f[O.SPAN:O.SPAN + 14])) == list(range(lo, hi + 1))
+                    grid = f[O.POS:O.POS + 84].reshape(14, 6)
+                    assert list(np.flatnonzero(grid.sum(1))) == meld["positions"]
+                    for c, p in zip(meld["cards"], meld["positions"]):
+                        natural = c == ("A" if p in (0, 13) else "23456789TJQK"[p - 1]) + meld["suit"]
+                        col = 0 if natural else 1 + ["2C", "2D", "2H", "2S", "JK"].index(c)
+                        assert grid[p, col] == 1 and grid[p].sum() == 1
+            assert texts  # (deck texts available)
+
+        play(env, rng, check=check, meldy=0.85)
+    assert seen > 50
