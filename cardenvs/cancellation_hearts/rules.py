@@ -118,15 +118,8 @@ class CancellationHeartsRules(TurnBasedRules):
     # ------------------------------------------------------------------ state
     def new_state(self, batch: int, rng: np.random.Generator) -> BatchState:
         n, B = self.num_players, batch
-        s = BatchState(batch, rng)
-        s.phase = np.full(B, DONE, np.int64)
-        s.dealer = np.zeros(B, np.int64)
-        s.current = np.full(B, -1, np.int64)
-        s.legal = np.zeros((B, NUM_ACTIONS), bool)
-        s.done = np.zeros(B, bool)
-        s.deals = np.zeros(B, np.int64)
-        s.hand_number = np.zeros(B, np.int64)  # hands completed
-        s.scores = np.zeros((B, n), np.int64)
+        s = self.common_state(batch, rng, n)
+        s.phase[:] = DONE
         s.hands = np.zeros((B, n, NUM_TYPES), np.int8)
         s.pass_dir = np.zeros(B, np.int64)
         s.pass_chosen = np.zeros((B, n, NUM_TYPES), np.int8)  # set aside to pass, not yet exchanged
@@ -153,17 +146,7 @@ class CancellationHeartsRules(TurnBasedRules):
         s.public = np.zeros((B, ob.PUBLIC_SIZE), np.int8)
         return s
 
-    def reset(self, state: BatchState, rows: np.ndarray, dealer: int | None = None) -> None:
-        rows = np.asarray(rows, np.int64)
-        if dealer is None:
-            first = state.rng.integers(self.num_players, size=len(rows))
-        else:
-            first = np.full(len(rows), dealer)
-        state.done[rows] = False
-        state.deals[rows] = 0
-        state.hand_number[rows] = 0
-        state.scores[rows] = 0
-        state.dealer[rows] = first
+    def start_game(self, state: BatchState, rows: np.ndarray) -> None:
         self._deal(state, rows)
 
     def _deal(self, state: BatchState, rows: np.ndarray) -> None:

@@ -77,10 +77,13 @@ class TurnBasedRules:
 
     # --- to implement -------------------------------------------------------
     def new_state(self, batch: int, rng: np.random.Generator) -> BatchState:
+        """A state of ``batch`` games (not started: see :meth:`reset`); games
+        build it on :meth:`common_state`."""
         raise NotImplementedError
 
-    def reset(self, state: BatchState, rows: np.ndarray, dealer: int | None = None) -> None:
-        """Start a new game in ``rows`` (first dealer random unless given)."""
+    def start_game(self, state: BatchState, rows: np.ndarray) -> None:
+        """Set up the first deal of a new game in ``rows`` (the common fields
+        and the dealer are already set by :meth:`reset`)."""
         raise NotImplementedError
 
     def step(self, state: BatchState, actions: np.ndarray) -> np.ndarray:
@@ -109,6 +112,35 @@ class TurnBasedRules:
         raise NotImplementedError
 
     # --- shared -------------------------------------------------------------
+    def common_state(self, batch: int, rng: np.random.Generator, score_width: int) -> BatchState:
+        """A state with the fields every turn-based game has: ``phase``,
+        ``dealer``, ``current``, ``legal``, ``done``, ``deals``,
+        ``hand_number`` and ``scores`` (``(B, score_width)``: per seat, or per
+        side in partnership games)."""
+        s = BatchState(batch, rng)
+        s.phase = np.zeros(batch, np.int64)
+        s.dealer = np.zeros(batch, np.int64)
+        s.current = np.full(batch, -1, np.int64)
+        s.legal = np.zeros((batch, self.num_actions), bool)
+        s.done = np.zeros(batch, bool)
+        s.deals = np.zeros(batch, np.int64)
+        s.hand_number = np.zeros(batch, np.int64)
+        s.scores = np.zeros((batch, score_width), np.int64)
+        return s
+
+    def reset(self, state: BatchState, rows: np.ndarray, dealer: int | None = None) -> None:
+        """Start a new game in ``rows``: the first dealer is random (seeded)
+        unless given, scores and counters start from zero, then the game's
+        :meth:`start_game` deals."""
+        rows = np.asarray(rows, np.int64)
+        first = state.rng.integers(self.num_players, size=len(rows)) if dealer is None else np.full(len(rows), dealer)
+        state.done[rows] = False
+        state.deals[rows] = 0
+        state.hand_number[rows] = 0
+        state.scores[rows] = 0
+        state.dealer[rows] = first
+        self.start_game(state, rows)
+
     def deck_orders(self, state: BatchState, rows: np.ndarray) -> np.ndarray:
         """The deck order (local ids, top first) for the next deal of each row:
         the fixed deck for that deal number if one was given, else a shuffle."""

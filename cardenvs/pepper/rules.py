@@ -121,15 +121,8 @@ class PepperRules(TurnBasedRules):
     # ------------------------------------------------------------------ state
     def new_state(self, batch: int, rng: np.random.Generator) -> BatchState:
         n, B = self.num_players, batch
-        s = BatchState(batch, rng)
-        s.phase = np.full(B, DONE, np.int64)
-        s.dealer = np.zeros(B, np.int64)
-        s.current = np.full(B, -1, np.int64)
-        s.legal = np.zeros((B, NUM_ACTIONS), bool)
-        s.done = np.zeros(B, bool)
-        s.deals = np.zeros(B, np.int64)
-        s.hand_number = np.zeros(B, np.int64)  # hands completed (thrown-in hands included)
-        s.scores = np.zeros((B, self.num_sides), np.int64)
+        s = self.common_state(batch, rng, self.num_sides)
+        s.phase[:] = DONE
         s.hands = np.zeros((B, n, NUM_TYPES), np.int8)
         s.dead = np.zeros((B, NUM_TYPES), np.int8)  # 2 players: the dead hand
         s.high_bid = np.zeros(B, np.int64)  # action id of the high bid, 0 = none
@@ -148,17 +141,7 @@ class PepperRules(TurnBasedRules):
         s.trick_winners = np.full((B, self.num_tricks), -1, np.int64)
         return s
 
-    def reset(self, state: BatchState, rows: np.ndarray, dealer: int | None = None) -> None:
-        rows = np.asarray(rows, np.int64)
-        if dealer is None:
-            first = state.rng.integers(self.num_players, size=len(rows))
-        else:
-            first = np.full(len(rows), dealer)
-        state.done[rows] = False
-        state.deals[rows] = 0
-        state.hand_number[rows] = 0
-        state.scores[rows] = 0
-        state.dealer[rows] = first
+    def start_game(self, state: BatchState, rows: np.ndarray) -> None:
         self._deal(state, rows)
 
     def _deal(self, state: BatchState, rows: np.ndarray) -> None:

@@ -363,17 +363,10 @@ class PushRules(TurnBasedRules):
     # ------------------------------------------------------------------ state
     def new_state(self, batch: int, rng: np.random.Generator) -> BatchState:
         B, M = batch, NUM_MELDS
-        s = BatchState(batch, rng)
-        s.phase = np.full(B, DONE, np.int64)
-        s.dealer = np.zeros(B, np.int64)
-        s.current = np.full(B, -1, np.int64)
-        s.legal = np.zeros((B, NUM_ACTIONS), bool)
-        s.done = np.zeros(B, bool)
-        s.deals = np.zeros(B, np.int64)
-        s.hand_number = np.zeros(B, np.int64)  # rounds completed
+        s = self.common_state(batch, rng, 2)  # scores per team; hand_number = rounds completed
+        s.phase[:] = DONE
         s.round_i = np.zeros(B, np.int64)  # index into self.rounds
         s.turns = np.zeros(B, np.int64)  # turns completed this round
-        s.scores = np.zeros((B, 2), np.int64)
         s.last_penalty = np.zeros((B, 2), np.int64)
         s.went_out = np.full(B, -1, np.int64)  # who went out last round (-1 none)
         s.hands = np.zeros((B, 4, NT), np.int8)
@@ -402,17 +395,10 @@ class PushRules(TurnBasedRules):
         s.owed = np.full(B, -1, np.int64)  # wild type swapped out and not yet used
         return s
 
-    def reset(self, state: BatchState, rows: np.ndarray, dealer: int | None = None) -> None:
-        rows = np.asarray(rows, np.int64)
-        first = state.rng.integers(4, size=len(rows)) if dealer is None else np.full(len(rows), dealer)
-        state.done[rows] = False
-        state.deals[rows] = 0
-        state.hand_number[rows] = 0
+    def start_game(self, state: BatchState, rows: np.ndarray) -> None:
         state.round_i[rows] = 0
-        state.scores[rows] = 0
         state.last_penalty[rows] = 0
         state.went_out[rows] = -1
-        state.dealer[rows] = first
         self._deal(state, rows)
         self._update_legal(state, rows)
 
