@@ -13,6 +13,7 @@ RULE_AGENTS = {
     "pepper_v0": "agents.pepper:PepperRuleAgent",
     "cancellation_hearts_v0": "agents.cancellation_hearts:HeartsRuleAgent",
     "spit_v0": "agents.spit:SpitRuleAgent",
+    "push_v0": "agents.push:PushRuleAgent",
 }
 BASELINES = {
     "pepper_v0": CHECKPOINTS / "pepper_ppo.zip",

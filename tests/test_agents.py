@@ -9,6 +9,7 @@ from agents.base import RandomAgent
 from agents.evaluation import match, wilson_interval
 from agents.pepper import PepperRuleAgent
 from agents.seat_env import SeatEnv
+import cardenvs.vector as V
 from cardenvs import pepper_v0
 
 sb3 = pytest.importorskip("sb3_contrib", reason="training extras (sb3-contrib) not installed")
@@ -150,6 +151,63 @@ def test_agents_only_choose_legal_actions(num_players):
                        rnd.act(obs["observation"], obs["action_mask"])}
             assert all(obs["action_mask"][a] for a in choices)
             env.step(choices.pop())
+
+
+RULE_CASES = [
+    ("cancellation_hearts_v0", {"num_players": 6, "max_hands": 2}),
+    ("cancellation_hearts_v0", {"num_players": 11, "max_hands": 1}),
+    ("push_v0", {"rounds": [1, 3]}),
+    ("spit_v0", {}),
+    ("spit_v0", {"variant": "speed"}),
+    ("spit_v0", {"stockpiles": 4, "alternate_colors": True}),
+]
+
+
+@pytest.mark.parametrize("game,config", RULE_CASES, ids=[f"{g}-{c}" for g, c in RULE_CASES])
+def test_every_games_agents_choose_only_legal_actions(game, config):
+    """Random play of whole games where, in every state met, the rule-based and
+    random agents' choices are legal (the engine would raise otherwise)."""
+    import cardenvs
+    from agents.registry import make_agent
+
+    rule, rnd = make_agent(game, "rule", **config), RandomAgent(0)
+    parallel = game == "spit_v0"
+    for seed in range(2):
+        if parallel:
+            from cardenvs import spit_v0
+            env = spit_v0.parallel_env(**config)
+            obs, _ = env.reset(seed=seed)
+            while env.agents:
+                acts = {}
+                for k, ag in enumerate(env.agents):
+                    o, m = obs[ag]["observation"], obs[ag]["action_mask"]
+                    choices = [rule.act(o, m), rnd.act(o, m)]
+                    assert all(m[a] for a in choices)
+                    acts[ag] = choices[k % 2]
+                obs, *_ = env.step(acts)
+        else:
+            env = cardenvs.make(game, **config)
+            env.reset(seed=seed)
+            for k, agent in enumerate(env.agent_iter()):
+                obs, _, term, trunc, _ = env.last()
+                if term or trunc:
+                    env.step(None)
+                    continue
+                choices = [rule.act(obs["observation"], obs["action_mask"]),
+                           rnd.act(obs["observation"], obs["action_mask"])]
+                assert all(obs["action_mask"][a] for a in choices)
+                env.step(choices[k % 2])
+
+
+@pytest.mark.parametrize("game,config", [c for c in RULE_CASES if "max_hands" not in c[1] or c[1]["max_hands"] > 1],
+                         ids=lambda x: str(x))
+def test_every_rule_agent_beats_random(game, config):
+    from agents.registry import make_agent
+
+    res = match(game, make_agent(game, "rule", **config), RandomAgent(3), num_games=24, seed=5, **config)
+    n = V.rules_class(game)(**config).num_players
+    chance = 0.5 if game in ("push_v0", "spit_v0") else 1 / n
+    assert res.ci[0] > chance, str(res)
 
 
 def test_rule_agent_beats_random_and_evaluation_reports_ci():
