@@ -146,3 +146,47 @@ def plot_curve(curve: list[tuple[int, float]], path: pathlib.Path, title: str) -
     fig.tight_layout()
     fig.savefig(path, dpi=100)
     plt.close(fig)
+
+
+def cli(game: str, doc: str, env_config: dict, eval_config: dict, name: str | None = None,
+        fixed_steps: int = 600_000, selfplay_steps: int = 200_000, steps_per_second: float = 2000.0,
+        variants: dict[str, tuple[dict, dict]] | None = None, **train_kwargs: Any) -> None:
+    """The command line shared by ``examples/train_<game>.py``: ``--minutes``
+    or explicit step counts, the opponent, where to save; ``variants`` maps a
+    ``--variant`` name to (extra env options, extra eval options)."""
+    import argparse
+
+    from .registry import CHECKPOINTS, rule_agent
+
+    name = name or game.removesuffix("_v0")
+    p = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
+    if variants:
+        p.add_argument("--variant", choices=list(variants), default=list(variants)[0])
+    p.add_argument("--fixed-steps", type=int, default=fixed_steps, help="learner steps against fixed opponents")
+    p.add_argument("--selfplay-steps", type=int, default=selfplay_steps, help="then learner steps of self-play")
+    p.add_argument("--minutes", type=float, default=None,
+                   help=f"scale the steps to about this many minutes (~{steps_per_second:,.0f} steps/s measured)")
+    p.add_argument("--opponent", choices=_opponent_names(), default="rule")
+    p.add_argument("--num-envs", type=int, default=64)
+    p.add_argument("--eval-games", type=int, default=300)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--run-dir", default=None, help="default runs/<name>")
+    p.add_argument("--save", default=None, help=f"final model (default {CHECKPOINTS.name}/<name>_ppo.zip; '' = none)")
+    p.add_argument("--no-progress", action="store_true")
+    args = p.parse_args()
+    env_cfg, eval_cfg = dict(env_config), dict(eval_config)
+    if variants:
+        name = args.variant if args.variant != list(variants)[0] else name
+        env_cfg.update(variants[args.variant][0])
+        eval_cfg.update(variants[args.variant][1])
+    fixed, selfplay = args.fixed_steps, args.selfplay_steps
+    if args.minutes is not None:
+        total = int(args.minutes * 60 * steps_per_second)
+        fixed = int(total * 0.75)
+        selfplay = total - fixed
+    cfg = TrainConfig(game=game, env_config=env_cfg, eval_config=eval_cfg, fixed_steps=fixed,
+                      selfplay_steps=selfplay, num_envs=args.num_envs, eval_games=args.eval_games, seed=args.seed,
+                      **train_kwargs)
+    save = args.save if args.save is not None else str(CHECKPOINTS / f"{name}_ppo.zip")
+    train(cfg, rule_agent(game, **eval_cfg), args.run_dir or f"runs/{name}", save or None,
+          opponent=args.opponent, progress_bar=not args.no_progress)

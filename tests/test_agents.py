@@ -239,3 +239,23 @@ def test_short_training_run_learns_against_random(tmp_path):
     reloaded = PolicyAgent(tmp_path / "model.zip")
     again = match("pepper_v0", reloaded, RandomAgent(5), num_games=40, seed=3, num_players=2, max_hands=10)
     assert again.win_rate > 0.5
+
+
+@pytest.mark.parametrize("script", ["train_spit.py", "train_cancellation_hearts.py", "train_push.py"])
+def test_train_scripts_run_end_to_end(script, tmp_path):
+    """Each game's training script trains (a rollout and a self-play update),
+    saves, plots and evaluates, on a tiny budget."""
+    import json
+    import pathlib
+    import subprocess
+    import sys
+
+    root = pathlib.Path(__file__).resolve().parents[1]
+    out = subprocess.run([sys.executable, str(root / "examples" / script), "--fixed-steps", "256",
+                          "--selfplay-steps", "256", "--eval-games", "2", "--num-envs", "4", "--no-progress",
+                          "--run-dir", str(tmp_path), "--save", str(tmp_path / "model.zip")],
+                         cwd=root, capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stderr[-3000:]
+    summary = json.loads((tmp_path / "summary.json").read_text())
+    assert [r["opponent"] for r in summary["results"]] == ["random", "rule"]
+    assert (tmp_path / "model.zip").exists() and (tmp_path / "learning_curve.png").exists()
