@@ -17,6 +17,9 @@ RULE_AGENTS = {
 }
 BASELINES = {
     "pepper_v0": CHECKPOINTS / "pepper_ppo.zip",
+    "cancellation_hearts_v0": CHECKPOINTS / "hearts_ppo.zip",
+    "spit_v0": CHECKPOINTS / "spit_ppo.zip",
+    "push_v0": CHECKPOINTS / "push_ppo.zip",
 }
 
 
