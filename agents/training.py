@@ -30,6 +30,8 @@ class TrainConfig:
     eval_config: dict = field(default_factory=dict)  # options of the evaluation games
     fixed_steps: int = 200_000  # learner steps against the fixed opponents
     selfplay_steps: int = 0  # then learner steps of self-play
+    team_steps: int = 0  # then steps with its own snapshot as partner against the fixed opponents
+    init_model: str | None = None  # continue training this saved model
     snapshot_every: int = 50_000
     num_envs: int = 64
     n_steps: int = 128  # per env and rollout
@@ -64,9 +66,12 @@ def train(cfg: TrainConfig, rule_agent: Agent, run_dir: str | pathlib.Path, mode
     fixed = rule_agent if opponent == "rule" else RandomAgent(cfg.seed)
     env = learner_vec_env(cfg.game, cfg.num_envs, opponents=fixed, partner=fixed, seed=cfg.seed,
                           reward_mode=cfg.reward_mode, **cfg.env_config)
-    model = MaskablePPO("MlpPolicy", env, n_steps=cfg.n_steps, batch_size=cfg.batch_size, n_epochs=cfg.n_epochs,
-                        learning_rate=cfg.learning_rate, gamma=cfg.gamma, ent_coef=cfg.ent_coef,
-                        policy_kwargs={"net_arch": list(cfg.net_arch)}, seed=cfg.seed, device="cpu", verbose=0)
+    if cfg.init_model:
+        model = MaskablePPO.load(cfg.init_model, env=env, device="cpu")
+    else:
+        model = MaskablePPO("MlpPolicy", env, n_steps=cfg.n_steps, batch_size=cfg.batch_size, n_epochs=cfg.n_epochs,
+                            learning_rate=cfg.learning_rate, gamma=cfg.gamma, ent_coef=cfg.ent_coef,
+                            policy_kwargs={"net_arch": list(cfg.net_arch)}, seed=cfg.seed, device="cpu", verbose=0)
 
     curve: list[tuple[int, float]] = []
 
@@ -103,6 +108,13 @@ def train(cfg: TrainConfig, rule_agent: Agent, run_dir: str | pathlib.Path, mode
         env.opponents = env.partner = snapshot
         log(f"stage 2: {cfg.selfplay_steps:,} steps of self-play against frozen snapshots")
         model.learn(cfg.selfplay_steps, callback=[Curve(), SelfPlay(snapshot), checkpoints],
+                    reset_num_timesteps=False, progress_bar=progress_bar)
+    if cfg.team_steps:
+        # as evaluated: the learner's own policy as partner, the fixed agent as opponents
+        partner = FrozenPolicyAgent(model, name="partner")
+        env.opponents, env.partner = fixed, partner
+        log(f"stage 3: {cfg.team_steps:,} steps with its own snapshot as partner against {fixed.name} opponents")
+        model.learn(cfg.team_steps, callback=[Curve(), SelfPlay(partner), checkpoints],
                     reset_num_timesteps=False, progress_bar=progress_bar)
     train_seconds = time.perf_counter() - t0
     if model_path:
@@ -164,6 +176,9 @@ def cli(game: str, doc: str, env_config: dict, eval_config: dict, name: str | No
         p.add_argument("--variant", choices=list(variants), default=list(variants)[0])
     p.add_argument("--fixed-steps", type=int, default=fixed_steps, help="learner steps against fixed opponents")
     p.add_argument("--selfplay-steps", type=int, default=selfplay_steps, help="then learner steps of self-play")
+    p.add_argument("--team-steps", type=int, default=0,
+                   help="then steps with its own snapshot as partner against the fixed opponents")
+    p.add_argument("--init", default=None, help="continue training this saved model")
     p.add_argument("--minutes", type=float, default=None,
                    help=f"scale the steps to about this many minutes (~{steps_per_second:,.0f} steps/s measured)")
     p.add_argument("--opponent", choices=_opponent_names(), default="rule")
@@ -185,7 +200,7 @@ def cli(game: str, doc: str, env_config: dict, eval_config: dict, name: str | No
         fixed = int(total * 0.75)
         selfplay = total - fixed
     cfg = TrainConfig(game=game, env_config=env_cfg, eval_config=eval_cfg, fixed_steps=fixed,
-                      selfplay_steps=selfplay, num_envs=args.num_envs, eval_games=args.eval_games, seed=args.seed,
+                      selfplay_steps=selfplay, team_steps=args.team_steps, init_model=args.init, num_envs=args.num_envs, eval_games=args.eval_games, seed=args.seed,
                       **train_kwargs)
     save = args.save if args.save is not None else str(CHECKPOINTS / f"{name}_ppo.zip")
     train(cfg, rule_agent(game, **eval_cfg), args.run_dir or f"runs/{name}", save or None,
