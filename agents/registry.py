@@ -15,6 +15,9 @@ RULE_AGENTS = {
     "spit_v0": "agents.spit:SpitRuleAgent",
     "push_v0": "agents.push:PushRuleAgent",
 }
+# Spit's baseline samples its moves: played greedily it can settle into
+# waiting forever (a draw by truncation).
+STOCHASTIC = {"spit_v0"}
 BASELINES = {
     "pepper_v0": CHECKPOINTS / "pepper_ppo.zip",
     "cancellation_hearts_v0": CHECKPOINTS / "hearts_ppo.zip",
@@ -46,5 +49,6 @@ def make_agent(game: str, spec: str, seed: int = 0, **config) -> Agent:
         if path is None or not path.exists():
             raise ValueError(f"no trained checkpoint for {game!r} at {path}; train one with "
                              f"examples/train_{game.removesuffix('_v0')}.py")
-        return PolicyAgent(path, name="ppo" if spec == "ppo" else f"ppo({path.name})")
+        return PolicyAgent(path, deterministic=game not in STOCHASTIC,
+                           name="ppo" if spec == "ppo" else f"ppo({path.name})")
     raise ValueError(f"unknown agent {spec!r}: use random, rule, ppo or ppo:PATH")

@@ -123,7 +123,9 @@ def train(cfg: TrainConfig, rule_agent: Agent, run_dir: str | pathlib.Path, mode
     model.save(str(run_dir / "final_model"))
     plot_curve(curve, run_dir / "learning_curve.png", f"{cfg.game}: MaskablePPO training return")
 
-    trained = PolicyAgent(model, name="ppo")
+    from .registry import STOCHASTIC
+
+    trained = PolicyAgent(model, deterministic=cfg.game not in STOCHASTIC, name="ppo")
     summary = {"config": asdict(cfg), "opponent": opponent, "train_seconds": round(train_seconds, 1),
                "timesteps": int(model.num_timesteps), "results": []}
     for opp in (RandomAgent(cfg.seed + 1), rule_agent):
