@@ -52,16 +52,18 @@ def main() -> None:
     p.add_argument("--all", action="store_true", help="every game with a rule agent, with its baselines")
     p.add_argument("--agents", nargs="+", default=["random", "rule", "ppo"])
     p.add_argument("--games", type=int, default=300)
+    p.add_argument("--games-for", default="", help="per-game overrides with --all, e.g. 'spit_v0=40,push_v0=30'")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--config", default="{}", help="game options as JSON, e.g. '{\"num_players\": 3}'")
     p.add_argument("--write-readme", action="store_true", help="put the results into README.md")
     args = p.parse_args()
     config = json.loads(args.config)
     games = sorted(RULE_AGENTS) if args.all else [args.game]
+    counts = {k: int(v) for k, v in (x.split("=") for x in args.games_for.split(",") if x)}
     sections = []
     for game in games:
         specs = [s for s in args.agents if s != "ppo" or BASELINES.get(game, pathlib.Path("-")).exists()]
-        section = evaluate(game, specs, args.games, args.seed, config)
+        section = evaluate(game, specs, counts.get(game, args.games), args.seed, config)
         print(section)
         sections.append(section)
     if args.write_readme:
