@@ -210,6 +210,20 @@ def test_every_rule_agent_beats_random(game, config):
     assert res.ci[0] > chance, str(res)
 
 
+def test_partnership_games_put_one_agent_on_a_whole_team():
+    """Push and 4-player Pepper are partnership games: evaluation puts one
+    agent on a whole team and training gives the learner its `partner`."""
+    assert V.rules_class("push_v0")().partnerships
+    assert V.rules_class("pepper_v0")(num_players=4).partnerships
+    assert not V.rules_class("pepper_v0")(num_players=3).partnerships
+    assert not V.rules_class("cancellation_hearts_v0")().partnerships
+
+    from agents.seat_env import SeatVecEnv
+
+    env = SeatVecEnv("push_v0", 4, rounds=[1])
+    assert env._partner_rel == 2
+
+
 def test_rule_agent_beats_random_and_evaluation_reports_ci():
     res = match("pepper_v0", PepperRuleAgent(), RandomAgent(0), num_games=60, seed=1)
     lo, hi = res.ci

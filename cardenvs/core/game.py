@@ -70,6 +70,7 @@ class TurnBasedRules:
     name: str = ""
     deck: DeckSpec
     num_players: int
+    partnerships: bool = False  # two teams, partners opposite (seats s and s + n/2)
     num_actions: int
     obs_size: int
     obs_low: float = 0.0

@@ -358,6 +358,7 @@ class PushRules(TurnBasedRules):
         self.reward = choice("reward", reward, ("win_loss", "score_delta"))
         self.max_turns = positive_int("max_turns", max_turns)
         self.team = np.arange(4) % 2
+        self.partnerships = True  # team 0 = seats {0, 2}, team 1 = seats {1, 3}
         self.relative_seat = (np.arange(4)[None, :] - np.arange(4)[:, None]) % 4
 
     # ------------------------------------------------------------------ state
