@@ -273,3 +273,16 @@ def test_train_scripts_run_end_to_end(script, tmp_path):
     summary = json.loads((tmp_path / "summary.json").read_text())
     assert [r["opponent"] for r in summary["results"]] == ["random", "rule"]
     assert (tmp_path / "model.zip").exists() and (tmp_path / "learning_curve.png").exists()
+
+
+@pytest.mark.slow
+def test_full_pepper_training_wins_90_percent_against_random(tmp_path):
+    """The long version (make test-full, ~10 min): 4-player Pepper trained on
+    single hands against the rule-based agent wins >= 90% of full games
+    against random (lower end of the 95% interval)."""
+    from agents.training import TrainConfig, train
+
+    cfg = TrainConfig(game="pepper_v0", env_config={"max_hands": 1, "reward": "score_delta"}, fixed_steps=300_000,
+                      reward_mode="relative", gamma=1.0, eval_games=200, seed=0)
+    summary = train(cfg, PepperRuleAgent(), tmp_path, None, progress_bar=False, log=lambda *a: None)
+    assert summary["results"][0]["ci95"][0] >= 0.9, summary["results"]
