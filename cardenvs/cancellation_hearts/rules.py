@@ -230,18 +230,8 @@ class CancellationHeartsRules(TurnBasedRules):
 
     # ------------------------------------------------------------------ step
     def step(self, state: BatchState, actions: np.ndarray) -> np.ndarray:
-        actions = np.asarray(actions, np.int64)
-        rewards = np.zeros((state.batch, self.num_players), np.float32)
-        if not state.done.any() and (state.phase == PLAYING).all():
-            self._play(state, np.arange(state.batch), actions, rewards)
-            return rewards
-        active = np.flatnonzero(~state.done)
-        phase = state.phase[active]
-        for ph, fn in ((PASSING, self._pass), (PLAYING, self._play), (MOON_CHOICE, self._moon)):
-            rows = active[phase == ph]
-            if rows.size:
-                fn(state, rows, actions[rows], rewards)
-        return rewards
+        return self.step_by_phase(state, actions, ((PLAYING, self._play), (PASSING, self._pass),
+                                                   (MOON_CHOICE, self._moon)))
 
     def _pass(self, state, rows, actions, rewards) -> None:
         """One card set aside to pass; after the last seat's third card, the exchange."""

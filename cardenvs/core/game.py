@@ -129,6 +129,26 @@ class TurnBasedRules:
         s.scores = np.zeros((batch, score_width), np.int64)
         return s
 
+    def step_by_phase(self, state: BatchState, actions: np.ndarray, handlers) -> np.ndarray:
+        """Apply one action per unfinished game, the rows of each phase by its
+        handler: ``handlers`` is ``[(phase, fn), ...]`` with
+        ``fn(state, rows, actions_of_rows, rewards)``.  When every game is in
+        the same phase the handler gets all rows at once (no subset copies).
+        Returns the rewards ``(B, num_players)``."""
+        actions = np.asarray(actions, np.int64)
+        rewards = np.zeros((state.batch, self.num_players), np.float32)
+        for ph, fn in handlers:
+            if not state.done.any() and (state.phase == ph).all():
+                fn(state, np.arange(state.batch), actions, rewards)
+                return rewards
+        active = np.flatnonzero(~state.done)
+        phase = state.phase[active]
+        for ph, fn in handlers:
+            rows = active[phase == ph]
+            if rows.size:
+                fn(state, rows, actions[rows], rewards)
+        return rewards
+
     def reset(self, state: BatchState, rows: np.ndarray, dealer: int | None = None) -> None:
         """Start a new game in ``rows``: the first dealer is random (seeded)
         unless given, scores and counters start from zero, then the game's

@@ -198,15 +198,8 @@ class PepperRules(TurnBasedRules):
 
     # ------------------------------------------------------------------ step
     def step(self, state: BatchState, actions: np.ndarray) -> np.ndarray:
-        actions = np.asarray(actions, np.int64)
-        rewards = np.zeros((state.batch, self.num_players), np.float32)
-        active = np.flatnonzero(~state.done)
-        phase = state.phase[active]
-        for ph, fn in ((BIDDING, self._bid), (CHOOSING_TRUMP, self._choose_trump), (PLAYING, self._play)):
-            rows = active[phase == ph]
-            if rows.size:
-                fn(state, rows, actions[rows], rewards)
-        return rewards
+        return self.step_by_phase(state, actions, ((PLAYING, self._play), (BIDDING, self._bid),
+                                                   (CHOOSING_TRUMP, self._choose_trump)))
 
     def _bid(self, state, rows, actions, rewards) -> None:
         n = self.num_players
