@@ -34,7 +34,7 @@ from typing import Any
 
 import numpy as np
 
-from ..core.cards import deal_slots, holdings, standard_deck
+from ..core.cards import deal_hands, deal_slots, holdings, standard_deck
 from ..core.game import BatchState, TurnBasedRules, choice, positive_int
 from ..core.tricks import cancelled_mask, trick_winner, twin_position
 from . import observation as ob
@@ -153,11 +153,8 @@ class CancellationHeartsRules(TurnBasedRules):
         """Deal a new hand in ``rows`` (dealer already set) and start the passing."""
         n = self.num_players
         orders = self.deck_orders(state, rows)
-        slot = np.broadcast_to(self.slot_of_position, orders.shape)
-        seat = np.where(slot >= 0, (state.dealer[rows, None] + 1 + slot) % n, -1)
-        hands = holdings(seat, orders, n, NUM_TYPES)
+        hands, state.widow[rows] = deal_hands(orders, self.slot_of_position, state.dealer[rows], n, NUM_TYPES)
         state.hands[rows] = hands
-        state.widow[rows] = holdings(np.where(slot < 0, 0, -1), orders, 1, NUM_TYPES)[:, 0]
         state.widow_holder[rows] = WIDOW_WAITING if self.widow_size else WIDOW_NOBODY
         state.pass_chosen[rows] = 0
         state.pass_count[rows] = 0

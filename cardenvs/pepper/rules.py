@@ -28,7 +28,7 @@ from typing import Any
 
 import numpy as np
 
-from ..core.cards import deal_slots, holdings, standard_deck
+from ..core.cards import deal_hands, deal_slots, standard_deck
 from ..core.game import BatchState, TurnBasedRules, choice, positive_int
 from ..core.tricks import follow_suit_mask, trick_winner
 from . import observation
@@ -148,10 +148,9 @@ class PepperRules(TurnBasedRules):
         """Deal a new hand in ``rows`` (dealer already set) and open the auction."""
         n = self.num_players
         orders = self.deck_orders(state, rows)
-        slot = np.broadcast_to(self.slot_of_position, orders.shape)
-        seat = np.where(slot < n, (state.dealer[rows, None] + 1 + slot) % n, -1)
-        state.hands[rows] = holdings(seat, orders, n, NUM_TYPES)
-        state.dead[rows] = holdings(np.where(slot == n, 0, -1), orders, 1, NUM_TYPES)[:, 0]
+        # at 2 players the dead hand is the third slot of the deal
+        state.hands[rows], state.dead[rows] = deal_hands(orders, self.slot_of_position, state.dealer[rows], n,
+                                                         NUM_TYPES)
         state.phase[rows] = BIDDING
         state.high_bid[rows] = 0
         state.bidder[rows] = -1
