@@ -22,7 +22,6 @@ from typing import Any, Callable
 
 import gymnasium as gym
 import numpy as np
-from gymnasium import spaces
 
 import cardenvs
 import cardenvs.vector as V

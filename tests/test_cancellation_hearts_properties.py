@@ -6,7 +6,6 @@ the AEC view agreeing with the vector engine."""
 from __future__ import annotations
 
 import json
-from collections import Counter
 
 import numpy as np
 import pytest
@@ -16,6 +15,7 @@ import cardenvs
 import cardenvs.vector as V
 from cardenvs import cancellation_hearts_v0
 from cancellation_hearts_reference import hand_points, legal_texts
+from engine_checks import play_aec_and_vector_together
 
 FULL = sorted([r + s for s in "CDHS" for r in "23456789TJQKA"] * 2)
 PLAYERS = [6, 7, 8, 9, 10, 11]
@@ -122,34 +122,10 @@ def test_same_seed_same_game_and_different_seeds_differ():
 def test_aec_view_and_vector_engine_agree(num_players, reward):
     """A batch of one in the vector engine and the AEC env, same seed and
     actions: identical observations, masks, seats to act and rewards."""
-    cfg = dict(num_players=num_players, reward=reward, max_hands=2)
-    venv = V.make("cancellation_hearts_v0", num_envs=1, seed=42, **cfg)
-    vobs, info = venv.reset()
-    env = cancellation_hearts_v0.env(**cfg)
-    env.reset(seed=42)
-    rng = np.random.default_rng(1)
-    totals = np.zeros(num_players)
-    aec_totals = np.zeros(num_players)
-    while True:
-        agent = env.agent_selection
-        seat = int(agent.split("_")[1])
-        obs, _, term, _, _ = env.last()
-        if term:
-            break
-        assert info["current_player"][0] == seat
-        np.testing.assert_array_equal(obs["observation"], vobs[0])
-        np.testing.assert_array_equal(obs["action_mask"].astype(bool), info["action_mask"][0])
-        a = int(rng.choice(np.flatnonzero(obs["action_mask"])))
-        env.step(a)
-        aec_totals += [env.rewards[f"player_{i}"] for i in range(num_players)]
-        vobs, rew, term_v, _, info = venv.step(np.array([a]))
-        totals += rew[0]
-        if term_v[0]:
-            assert all(env.terminations.values())
-            np.testing.assert_array_equal(info["final_scores"][0], env.unwrapped.state_dict()["scores"])
-            break
-    np.testing.assert_allclose(totals, aec_totals)
+    totals, _, _ = play_aec_and_vector_together("cancellation_hearts_v0", num_players=num_players,
+                                                reward=reward, max_hands=2)
     assert np.abs(totals).sum() > 0
+
 
 
 def test_vector_engine_batch_matches_single_games():

@@ -15,6 +15,7 @@ import cardenvs.vector as V
 from cardenvs import pepper_v0
 from cardenvs.pepper.rules import DECK
 from pepper_reference import legal_texts
+from engine_checks import play_aec_and_vector_together
 
 FULL_DECK = sorted(DECK.texts)
 
@@ -130,33 +131,9 @@ def test_same_seed_same_game_and_different_seeds_differ():
 def test_aec_view_and_vector_engine_agree(num_players, reward):
     """A batch of one in the vector engine and the AEC env, same seed and
     actions: identical observations, masks, seats to act and rewards."""
-    cfg = dict(num_players=num_players, reward=reward, max_hands=4)
-    venv = V.make("pepper_v0", num_envs=1, seed=42, **cfg)
-    vobs, info = venv.reset()
-    env = pepper_v0.env(**cfg)
-    env.reset(seed=42)
-    rng = np.random.default_rng(1)
-    totals = np.zeros(num_players)
-    aec_totals = np.zeros(num_players)
-    while True:
-        agent = env.agent_selection
-        seat = int(agent.split("_")[1])
-        obs, _, term, _, _ = env.last()
-        if term:
-            break
-        assert info["current_player"][0] == seat
-        np.testing.assert_array_equal(obs["observation"], vobs[0])
-        np.testing.assert_array_equal(obs["action_mask"].astype(bool), info["action_mask"][0])
-        a = int(rng.choice(np.flatnonzero(obs["action_mask"])))
-        env.step(a)
-        aec_totals += [env.rewards[f"player_{i}"] for i in range(num_players)]
-        vobs, rew, term_v, _, info = venv.step(np.array([a]))
-        totals += rew[0]
-        if term_v[0]:
-            assert all(env.terminations.values())
-            break
-    np.testing.assert_allclose(totals, aec_totals)
+    totals, _, _ = play_aec_and_vector_together("pepper_v0", num_players=num_players, reward=reward, max_hands=4)
     assert np.abs(totals).sum() > 0
+
 
 
 def test_vector_engine_final_obs_and_rewards_per_seat():

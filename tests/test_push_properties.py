@@ -16,6 +16,7 @@ import cardenvs
 import cardenvs.vector as V
 from cardenvs import push_v0
 from push_reference import legal_texts
+from engine_checks import play_aec_and_vector_together
 
 FULL = [r + s for s in "CDHS" for r in "23456789TJQKA"] * 2 + ["JK"] * 4
 FULL_SORTED = sorted(FULL)
@@ -199,36 +200,10 @@ def test_same_seed_same_game_and_different_seeds_differ():
 
 @pytest.mark.parametrize("reward", ["win_loss", "score_delta"])
 def test_aec_view_and_vector_engine_agree(reward):
-    cfg = dict(reward=reward, rounds=[1, 3])
-    venv = V.make("push_v0", num_envs=1, seed=42, **cfg)
-    vobs, info = venv.reset()
-    env = push_v0.env(**cfg)
-    env.reset(seed=42)
-    rng = np.random.default_rng(1)
-    totals = np.zeros(4)
-    aec_totals = np.zeros(4)
-    steps = 0
-    while True:
-        agent = env.agent_selection
-        seat = int(agent.split("_")[1])
-        obs, _, term, _, _ = env.last()
-        if term:
-            break
-        assert info["current_player"][0] == seat
-        np.testing.assert_array_equal(obs["observation"], vobs[0])
-        np.testing.assert_array_equal(obs["action_mask"].astype(bool), info["action_mask"][0])
-        a = int(rng.choice(np.flatnonzero(obs["action_mask"])))
-        env.step(a)
-        steps += 1
-        aec_totals += [env.rewards[f"player_{i}"] for i in range(4)]
-        vobs, rew, term_v, _, info = venv.step(np.array([a]))
-        totals += rew[0]
-        if term_v[0]:
-            assert all(env.terminations.values())
-            break
-    np.testing.assert_allclose(totals, aec_totals)
+    totals, steps, _ = play_aec_and_vector_together("push_v0", reward=reward, rounds=[1, 3])
     assert steps > 50 and np.abs(totals).sum() > 0
     assert totals[0] == totals[2] and totals[1] == totals[3]
+
 
 
 def test_vector_engine_rejects_illegal_actions_without_change():
@@ -265,6 +240,7 @@ def test_observation_hides_other_hands_and_the_stock():
     env_b.reset(seed=0, options={"decks": [deck_b], "dealer": 3})
     sa, sb = env_a.unwrapped.state_dict(), env_b.unwrapped.state_dict()
     assert sa["hands"][0] == sb["hands"][0] and sa["discard"] == sb["discard"]
+    assert Counter(sa["hands"][0]) == Counter(mine)
     assert sa["hands"][1:] != sb["hands"][1:]
     np.testing.assert_array_equal(env_a.observe("player_0")["observation"], env_b.observe("player_0")["observation"])
     assert Counter(all_cards(sa)) == Counter(FULL)

@@ -107,7 +107,7 @@ from typing import Any
 
 import numpy as np
 
-from ..core.cards import deal_slots, holdings, standard_deck
+from ..core.cards import holdings, standard_deck
 from ..core.game import BatchState, TurnBasedRules, choice, positive_int
 from . import observation
 

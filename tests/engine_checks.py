@@ -1,0 +1,45 @@
+"""Checks shared by every turn-based game's property tests."""
+from __future__ import annotations
+
+import numpy as np
+
+import cardenvs
+import cardenvs.vector as V
+
+
+def play_aec_and_vector_together(game: str, seed: int = 42, **config) -> tuple[np.ndarray, int, object]:
+    """Play one game in the AEC env and in a batch of one of the vector
+    engine, same seed and the same random actions, asserting at every step
+    that both show the same seat to act, observation and mask, and that the
+    game ends in both at once.  Returns the vector engine's summed rewards
+    (after asserting the AEC env's sum is the same), the number of steps and
+    the vector engine's last ``info``."""
+    venv = V.make(game, num_envs=1, seed=seed, **config)
+    vobs, info = venv.reset()
+    env = cardenvs.make(game, **config)
+    env.reset(seed=seed)
+    n = venv.num_players
+    rng = np.random.default_rng(1)
+    totals = np.zeros(n)
+    aec_totals = np.zeros(n)
+    steps = 0
+    while True:
+        seat = int(env.agent_selection.split("_")[1])
+        obs, _, term, _, _ = env.last()
+        if term:
+            break
+        assert info["current_player"][0] == seat
+        np.testing.assert_array_equal(obs["observation"], vobs[0])
+        np.testing.assert_array_equal(obs["action_mask"].astype(bool), info["action_mask"][0])
+        a = int(rng.choice(np.flatnonzero(obs["action_mask"])))
+        env.step(a)
+        steps += 1
+        aec_totals += [env.rewards[f"player_{i}"] for i in range(n)]
+        vobs, rew, term_v, _, info = venv.step(np.array([a]))
+        totals += rew[0]
+        if term_v[0]:
+            assert all(env.terminations.values())
+            np.testing.assert_array_equal(info["final_scores"][0], env.unwrapped.state_dict()["scores"])
+            break
+    np.testing.assert_allclose(totals, aec_totals)
+    return totals, steps, info
