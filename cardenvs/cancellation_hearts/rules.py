@@ -377,17 +377,13 @@ class CancellationHeartsRules(TurnBasedRules):
         if end.size:  # the lowest total wins; everyone tied for it wins
             sc = state.scores[end]
             win = sc == sc.min(axis=1, keepdims=True)
-            state.done[end] = True
-            state.phase[end] = DONE
-            state.current[end] = -1
-            state.legal[end] = False
+            self.end_games(state, end, DONE)
             state.public[end, ob.PHASE:ob.PHASE + 3] = 0
             if self.reward == "win_loss":
                 rewards[end] += np.where(win, 1.0, -1.0)
         nxt = rows[~over]
         if nxt.size:
-            state.dealer[nxt] = (state.dealer[nxt] + 1) % self.num_players
-            self._deal(state, nxt)
+            self.pass_the_deal(state, nxt)
 
     # ------------------------------------------------------------ observation
     def observe(self, state: BatchState, seats: np.ndarray, rows: np.ndarray | None = None) -> np.ndarray:

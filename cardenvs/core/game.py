@@ -129,6 +129,19 @@ class TurnBasedRules:
         s.scores = np.zeros((batch, score_width), np.int64)
         return s
 
+    def end_games(self, state: BatchState, rows: np.ndarray, done_phase: int) -> None:
+        """The games in ``rows`` are over: nobody acts, nothing is legal."""
+        state.done[rows] = True
+        state.phase[rows] = done_phase
+        state.current[rows] = -1
+        state.legal[rows] = False
+
+    def pass_the_deal(self, state: BatchState, rows: np.ndarray) -> None:
+        """The next hand (round) of the games in ``rows``: the deal passes to
+        the next seat clockwise, then the game's ``_deal`` deals it."""
+        state.dealer[rows] = (state.dealer[rows] + 1) % self.num_players
+        self._deal(state, rows)
+
     def step_by_phase(self, state: BatchState, actions: np.ndarray, handlers) -> np.ndarray:
         """Apply one action per unfinished game, the rows of each phase by its
         handler: ``handlers`` is ``[(phase, fn), ...]`` with

@@ -319,16 +319,12 @@ class PepperRules(TurnBasedRules):
             # at the top all win.  Cut short by max_hands: the highest score wins.
             sc = state.scores[end]
             win = sc == sc.max(axis=1, keepdims=True)
-            state.done[end] = True
-            state.phase[end] = DONE
-            state.current[end] = -1
-            state.legal[end] = False
+            self.end_games(state, end, DONE)
             if self.reward == "win_loss":
                 rewards[end] += np.where(win, 1.0, -1.0)[:, self.side_of_seat]
         nxt = rows[~over]
         if nxt.size:
-            state.dealer[nxt] = (state.dealer[nxt] + 1) % self.num_players
-            self._deal(state, nxt)
+            self.pass_the_deal(state, nxt)
 
     # ------------------------------------------------------------ observation
     def observe(self, state: BatchState, seats: np.ndarray, rows: np.ndarray | None = None) -> np.ndarray:

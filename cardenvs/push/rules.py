@@ -866,10 +866,7 @@ class PushRules(TurnBasedRules):
         over = state.round_i[rows] >= len(self.rounds)
         end = rows[over]
         if end.size:
-            state.done[end] = True
-            state.phase[end] = DONE
-            state.current[end] = -1
-            state.legal[end] = False
+            self.end_games(state, end, DONE)
             state.round_i[end] = len(self.rounds) - 1
             if self.reward == "win_loss":
                 sc = state.scores[end]
@@ -877,8 +874,7 @@ class PushRules(TurnBasedRules):
                 rewards[end] += np.stack([res, -res], 1)[:, self.team]
         nxt = rows[~over]
         if nxt.size:
-            state.dealer[nxt] = (state.dealer[nxt] + 1) % 4
-            self._deal(state, nxt)
+            self.pass_the_deal(state, nxt)
 
     # ------------------------------------------------------------ observation
     def observe(self, state: BatchState, seats: np.ndarray, rows: np.ndarray | None = None) -> np.ndarray:
