@@ -29,6 +29,18 @@ import cardenvs.vector as V
 from .base import Agent, RandomAgent
 
 
+def learner_space(rules) -> gym.spaces.Box:
+    """The observation space the learner sees: the game's bounds in float32.
+
+    Games emit compact integer observations (see ``cardenvs.core.spaces``);
+    the learner envs hand stable-baselines3 float32 arrays, so its rollout
+    buffers and networks work in float and saved models keep one space.
+    """
+    shape = (rules.obs_size,)
+    return gym.spaces.Box(np.broadcast_to(np.asarray(rules.obs_low, np.float32), shape),
+                          np.broadcast_to(np.asarray(rules.obs_high, np.float32), shape), shape, np.float32)
+
+
 def _partner_offset(rules) -> int | None:
     """Relative seat of the partner in a partnership game, else None."""
     return rules.num_players // 2 if getattr(rules, "partnerships", False) else None
@@ -56,8 +68,7 @@ class SeatEnv(gym.Env):
         self.opponents = opponents or RandomAgent(seed)
         self.partner = partner or self.opponents
         self._partner_rel = _partner_offset(self.rules)
-        space = self.raw.observation_space(self.raw.possible_agents[0])
-        self.observation_space = space["observation"]
+        self.observation_space = learner_space(self.rules)
         self.action_space = self.raw.action_space(self.raw.possible_agents[0])
         self._rng = np.random.default_rng(seed)
         self.seat = 0
@@ -82,7 +93,7 @@ class SeatEnv(gym.Env):
         if done:  # the game ended before the learner ever moved: start another
             return self.reset(options=options)
         self._carry = reward
-        return obs, {"seat": self.seat}
+        return obs.astype(np.float32), {"seat": self.seat}
 
     def step(self, action: int):
         if not self._mask[int(action)]:
@@ -94,7 +105,7 @@ class SeatEnv(gym.Env):
         info = {"seat": self.seat}
         if done:
             info["final_state"] = self.raw.state_dict()
-        return obs, reward, done, False, info
+        return obs.astype(np.float32), reward, done, False, info
 
     def _advance(self) -> tuple[np.ndarray, float, bool]:
         """Let the other seats move until the learner must act or the game
@@ -155,7 +166,7 @@ class _LearnerVecEnv(VecEnv):
                 w[s, opp] = -1.0 / opp.sum()
         self._reward_weights = w
         self.render_mode = None
-        super().__init__(num_envs, self.engine.single_observation_space, self.engine.single_action_space)
+        super().__init__(num_envs, learner_space(self.engine.rules), self.engine.single_action_space)
         self._actions = None
         self._ep_return = np.zeros(num_envs)
         self._ep_len = np.zeros(num_envs, np.int64)
@@ -193,7 +204,7 @@ class _LearnerVecEnv(VecEnv):
 
     def _finish(self, rows: np.ndarray, info: dict, infos: list[dict]) -> None:
         for i in rows:
-            infos[i]["terminal_observation"] = info["final_obs"][i][self.learner_seat[i]]
+            infos[i]["terminal_observation"] = np.asarray(info["final_obs"][i][self.learner_seat[i]], np.float32)
             infos[i]["final_scores"] = info["final_scores"][i]
             infos[i]["seat"] = int(self.learner_seat[i])
 
@@ -227,7 +238,7 @@ class SeatVecEnv(_LearnerVecEnv):
         self._ep_len[:] = 0
         self._carry = np.zeros(self.num_envs)
         self._advance(np.zeros(self.num_envs), np.zeros(self.num_envs, bool), [{} for _ in range(self.num_envs)])
-        return self._obs.copy()
+        return self._obs.astype(np.float32)
 
     def step_wait(self):
         rows = np.arange(self.num_envs)
@@ -240,7 +251,7 @@ class SeatVecEnv(_LearnerVecEnv):
         self._finish(np.flatnonzero(done), info, infos)
         self._advance(reward, done, infos)
         self._episodes(reward, done, infos)
-        return self._obs.copy(), reward.astype(np.float32), done, infos
+        return self._obs.astype(np.float32), reward.astype(np.float32), done, infos
 
     def action_masks(self) -> np.ndarray:
         """Legal actions of the learner in every game, (num_envs, n_actions)."""
@@ -294,7 +305,7 @@ class ParallelSeatVecEnv(_LearnerVecEnv):
         self._mask = info["action_mask"]
         self._ep_return[:] = 0
         self._ep_len[:] = 0
-        return self._obs[self._rows, self.learner_seat].copy()
+        return self._obs[self._rows, self.learner_seat].astype(np.float32)
 
     def step_wait(self):
         r, other = self._rows, self._other
@@ -308,7 +319,7 @@ class ParallelSeatVecEnv(_LearnerVecEnv):
         infos: list[dict] = [{} for _ in range(self.num_envs)]
         self._finish(np.flatnonzero(done), info, infos)
         self._episodes(reward, done, infos)
-        return self._obs[r, self.learner_seat].copy(), reward.astype(np.float32), done, infos
+        return self._obs[r, self.learner_seat].astype(np.float32), reward.astype(np.float32), done, infos
 
     def action_masks(self) -> np.ndarray:
         return self._mask[self._rows, self.learner_seat].copy()

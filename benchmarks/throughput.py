@@ -73,11 +73,18 @@ class Result:
     seconds: float
     steps_per_game: float | None = None   # mean decisions per game (see README)
     peer_key: str | None = None           # set for peer rows: column header of the ratio
+    engine_seconds: float | None = None   # vector rows: the part of ``seconds`` spent inside ``venv.step``
     notes: list[str] = field(default_factory=list)
 
     @property
     def steps_per_s(self) -> float:
         return self.steps / self.seconds
+
+    @property
+    def engine_steps_per_s(self) -> float | None:
+        """Steps per second of the engine alone (step + next observation + mask),
+        leaving out the benchmark's own random policy."""
+        return self.steps / self.engine_seconds if self.engine_seconds else None
 
     @property
     def games_per_s(self) -> float:
@@ -117,25 +124,29 @@ def measure_vector(name: str, config: dict, batch: int, seconds: float, warmup: 
     _, info = venv.reset()
     state = {"info": info}
 
-    def run(budget: float) -> tuple[int, int, float]:
+    def run(budget: float) -> tuple[int, int, float, float]:
         info = state["info"]
         steps = games = 0
+        in_step = 0.0
         t0 = perf_counter()
         deadline = t0 + budget
         while True:
             actions = _random_legal(rng, info["action_mask"])
+            t1 = perf_counter()
             obs, rewards, terminated, truncated, info = venv.step(actions)
+            t2 = perf_counter()
+            in_step += t2 - t1
             steps += 1
             games += int(np.count_nonzero(terminated | truncated))
-            if perf_counter() >= deadline:
+            if t2 >= deadline:
                 break
         elapsed = perf_counter() - t0
         state["info"] = info
-        return steps, games, elapsed
+        return steps, games, elapsed, in_step
 
     run(warmup)
-    steps, games, elapsed = run(seconds)
-    return Result("cardenvs vector", name, batch, steps * batch, games, elapsed)
+    steps, games, elapsed, in_step = run(seconds)
+    return Result("cardenvs vector", name, batch, steps * batch, games, elapsed, engine_seconds=in_step)
 
 
 def mean_game_length(name: str, config: dict, batch: int, max_seconds: float) -> tuple[float, bool]:
@@ -379,11 +390,12 @@ def fmt_rate(x: float | None) -> str:
 
 def print_table(results: list[Result]) -> None:
     peers = [r for r in results if r.peer_key]
-    headers = ["engine", "game", "batch", "steps/s", "games/s", "steps/game", "steady games/s"]
+    headers = ["engine", "game", "batch", "steps/s", "engine steps/s", "games/s", "steps/game", "steady games/s"]
     headers += [f"x vs {p.peer_key}" for p in peers]
     rows = []
     for r in results:
-        row = [r.engine, r.game, str(r.batch), fmt_rate(r.steps_per_s), fmt_rate(r.games_per_s),
+        row = [r.engine, r.game, str(r.batch), fmt_rate(r.steps_per_s), fmt_rate(r.engine_steps_per_s),
+               fmt_rate(r.games_per_s),
                fmt_rate(r.steps_per_game), fmt_rate(r.steady_games_per_s)]
         for p in peers:
             row.append("-" if r.peer_key else f"{r.steps_per_s / p.steps_per_s:.2f}")
@@ -462,7 +474,8 @@ def main(argv: list[str] | None = None) -> int:
                 r = measure_vector(name, config, batch, seconds, warmup)
                 r.steps_per_game = spg
                 results.append(r)
-                print(f"  vector {name} batch {batch}: {r.steps_per_s:,.0f} steps/s", flush=True)
+                print(f"  vector {name} batch {batch}: {r.steps_per_s:,.0f} steps/s "
+                      f"(engine alone: {r.engine_steps_per_s:,.0f})", flush=True)
         if not args.no_aec:
             try:
                 r = measure_aec(module, name, config, seconds, warmup)
@@ -485,7 +498,9 @@ def main(argv: list[str] | None = None) -> int:
     else:
         print("nothing measured")
     print()
-    print("steps/s = game-steps (player decisions) per second = batch x batch-steps/s.")
+    print("steps/s = game-steps (player decisions) per second = batch x batch-steps/s, the whole loop.")
+    print("engine steps/s = the same steps over the time spent inside venv.step only (apply the actions,")
+    print("  auto-reset, next observations and masks), i.e. without the benchmark's random policy.")
     print("games/s = games finished in the timed window (terminated|truncated); for big batches the window")
     print("  is shorter than one game, so it reads ~0: 'steady games/s' = steps/s / steps/game is the")
     print("  long-run rate. A 'game' differs per engine (Pepper: to 30 points, several hands; OpenSpiel")

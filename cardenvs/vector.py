@@ -29,6 +29,7 @@ from gymnasium import spaces
 
 from .core.errors import IllegalActionError
 from .core.game import TurnBasedRules
+from .core.spaces import observation_box
 
 # Game name -> "module:RulesClass" of its batched rules core.
 RULES = {
@@ -66,9 +67,7 @@ class VectorEnv:
         self.num_envs = int(num_envs)
         self.num_players = rules.num_players
         self.num_actions = rules.num_actions
-        self.single_observation_space = spaces.Box(
-            np.broadcast_to(rules.obs_low, (rules.obs_size,)), np.broadcast_to(rules.obs_high, (rules.obs_size,)),
-            dtype=np.float32)
+        self.single_observation_space = observation_box(rules)
         self.single_action_space = spaces.Discrete(rules.num_actions)
         self._seed = seed
         self.state = None

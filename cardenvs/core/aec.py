@@ -16,6 +16,7 @@ from pettingzoo.utils import wrappers
 
 from .errors import IllegalActionError
 from .game import TurnBasedRules
+from .spaces import observation_box
 from .view import RulesView, check_render_mode
 
 
@@ -51,9 +52,7 @@ class CardGameAECEnv(RulesView, AECEnv):
         self.possible_agents = [f"player_{i}" for i in range(n)]
         self.agents = self.possible_agents[:]
         obs_space = spaces.Dict({
-            "observation": spaces.Box(np.broadcast_to(self.rules.obs_low, (self.rules.obs_size,)),
-                                      np.broadcast_to(self.rules.obs_high, (self.rules.obs_size,)),
-                                      dtype=np.float32),
+            "observation": observation_box(self.rules),
             "action_mask": spaces.Box(0, 1, (self.rules.num_actions,), np.int8),
         })
         # One space object per agent, returned unchanged on every call.

@@ -75,6 +75,7 @@ class TurnBasedRules:
     obs_size: int
     obs_low: float = 0.0
     obs_high: float = 1.0
+    obs_dtype: Any = np.float32  # games use the smallest integer dtype that holds their values
 
     # --- to implement -------------------------------------------------------
     def new_state(self, batch: int, rng: np.random.Generator) -> BatchState:
@@ -92,7 +93,7 @@ class TurnBasedRules:
         raise NotImplementedError
 
     def observe(self, state: BatchState, seats: np.ndarray, rows: np.ndarray | None = None) -> np.ndarray:
-        """Observation ``(len(seats), obs_size)`` float32 of the games in
+        """Observation ``(len(seats), obs_size)`` (dtype ``obs_dtype``) of the games in
         ``rows`` (default all), row i seen by seat ``seats[i]``."""
         raise NotImplementedError
 

@@ -33,6 +33,7 @@ from pettingzoo import AECEnv, ParallelEnv
 
 from .errors import IllegalActionError
 from .game import BatchState, TurnBasedRules
+from .spaces import observation_box
 from .view import RulesView, check_render_mode
 from ..vector import VectorEnv
 
@@ -55,6 +56,7 @@ class SimultaneousRules:
     obs_size: int
     obs_low: Any = 0.0
     obs_high: Any = 1.0
+    obs_dtype: Any = np.float32  # games use the smallest integer dtype that holds their values
     wait_action: int = 0
     illegal_action: str = "raise"  # or "wait"
 
@@ -74,7 +76,7 @@ class SimultaneousRules:
         raise NotImplementedError
 
     def observe(self, state: BatchState, rows: np.ndarray | None = None) -> np.ndarray:
-        """Observations ``(len(rows), P, obs_size)`` float32, each player's own view."""
+        """Observations ``(len(rows), P, obs_size)`` (dtype ``obs_dtype``), each player's own view."""
         raise NotImplementedError
 
     def state_dict(self, state: BatchState, row: int = 0) -> dict[str, Any]:
@@ -121,11 +123,6 @@ def check_joint_actions(rules: SimultaneousRules, legal: np.ndarray, actions: An
     raise IllegalActionError("illegal actions: " + "; ".join(
         f"row {r} player_{p}: {int(arr[r, p])} ({rules.action_to_str(arr[r, p])!r}), legal now: "
         + ", ".join(repr(rules.action_to_str(a)) for a in np.flatnonzero(legal[r, p])) for r, p in bad))
-
-
-def _box(rules: SimultaneousRules) -> spaces.Box:
-    return spaces.Box(np.broadcast_to(rules.obs_low, (rules.obs_size,)),
-                      np.broadcast_to(rules.obs_high, (rules.obs_size,)), dtype=np.float32)
 
 
 class SimultaneousVectorEnv(VectorEnv):
@@ -183,7 +180,7 @@ class SimultaneousParallelEnv(RulesView, ParallelEnv):
         n = self.rules.num_players
         self.possible_agents = [f"player_{i}" for i in range(n)]
         self.agents: list[str] = []
-        obs_space = spaces.Dict({"observation": _box(self.rules),
+        obs_space = spaces.Dict({"observation": observation_box(self.rules),
                                  "action_mask": spaces.Box(0, 1, (self.rules.num_actions,), np.int8)})
         # One space object per agent, returned unchanged on every call.
         self.observation_spaces = {a: obs_space for a in self.possible_agents}

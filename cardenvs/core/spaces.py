@@ -1,0 +1,30 @@
+"""The observation space every view of a game shares (AEC, parallel, vector)."""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+
+
+def observation_box(rules: Any) -> spaces.Box:
+    """``Box(obs_low, obs_high, (obs_size,), obs_dtype)`` of a rules object.
+
+    Games keep observations in the smallest integer dtype that holds every
+    value (one-hots, counts and scores are all integers): writing a batch of
+    observations is memory-bound, so an int8 or int16 array costs a half to
+    a quarter of a float32 one.  Learners cast to float in their network
+    (stable-baselines3 does this itself).  Unbounded entries (``±inf``, e.g.
+    raw scores) are bounded by the dtype's range.
+    """
+    dtype = np.dtype(getattr(rules, "obs_dtype", np.float32))
+    shape = (rules.obs_size,)
+    low = np.broadcast_to(np.asarray(rules.obs_low, np.float64), shape)
+    high = np.broadcast_to(np.asarray(rules.obs_high, np.float64), shape)
+    if np.issubdtype(dtype, np.integer):
+        info = np.iinfo(dtype)
+        low = np.clip(low, info.min, info.max).astype(dtype)
+        high = np.clip(high, info.min, info.max).astype(dtype)
+    else:
+        low, high = low.astype(dtype), high.astype(dtype)
+    return spaces.Box(low, high, shape, dtype)
