@@ -161,7 +161,7 @@ def test_vector_engine_shapes_final_obs_and_illegal_actions():
     n = 16
     venv = V.make("spit_v0", num_envs=n, seed=0, max_ticks=60)
     obs, info = venv.reset()
-    assert obs.shape == (n, 2, 234) and obs.dtype == np.float32
+    assert obs.shape == (n, 2, 234) and obs.dtype == np.int8
     assert info["action_mask"].shape == (n, 2, 33)
     mask = info["action_mask"]
     acts = mask.argmax(-1)
@@ -190,6 +190,16 @@ def test_speed_vector_engine_shapes():
     venv = V.make("spit_v0", num_envs=8, seed=0, variant="speed")
     obs, info = venv.reset()
     assert obs.shape == (8, 2, 98) and info["action_mask"].shape == (8, 2, 105)
+    assert obs.dtype == np.int8
+
+
+@pytest.mark.parametrize("target_score, dtype", [(None, np.int8), (75, np.int8), (76, np.int16), (40000, np.int32)])
+def test_speed_observation_dtype_holds_every_score(target_score, dtype):
+    env = spit_v0.parallel_env(variant="speed", target_score=target_score)
+    obs, _ = env.reset(seed=0)
+    box = env.observation_space("player_0")["observation"]
+    assert box.dtype == dtype and obs["player_0"]["observation"].dtype == dtype
+    assert box.high[-1] == (target_score or 1) + 52  # the score bound fits: nothing clipped
 
 
 # --------------------------------------------------------------------------- PettingZoo conformance

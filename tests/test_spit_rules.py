@@ -487,7 +487,7 @@ def test_observation_encodes_the_visible_table():
     env = make(CORNER)
     obs = env.observations()
     o0, o1 = obs["player_0"]["observation"], obs["player_1"]["observation"]
-    assert o0.shape == (234,) and o0.dtype == np.float32
+    assert o0.shape == (234,) and o0.dtype == np.int8
 
     def card_at(o, slot):
         code = o[slot * 18:slot * 18 + 17]

@@ -14,8 +14,10 @@ AEC view               ``spit_v0.env(**config)`` (players submit in seat
 Actions                Spit: Discrete(33) (Discrete(23) with
                        ``stockpiles=4``); Speed: Discrete(105)
 Agents                 ``player_0``, ``player_1``
-Observation            Dict: ``observation`` Box((234,) Spit / (98,) Speed,
-                       float32; one-hots and counts), ``action_mask``
+Observation            Dict: ``observation`` Box((234,) Spit int8 / (98,)
+                       Speed int8, int16 when ``target_score`` > 75 (int32
+                       past 32715);
+                       one-hots and counts), ``action_mask``
                        Box(0, 1, (n_actions,), int8)
 =====================  =====================================================
 

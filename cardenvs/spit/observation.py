@@ -38,6 +38,11 @@ index      size   meaning
 96         2      game score (points): own, opponent's
 =========  =====  ==========================================================
 
+Every number is a small integer: Spit observations are ``int8``; Speed
+observations are ``int8`` too unless the scores can pass 127 (a
+``target_score`` above 75), then ``int16`` (``int32`` past 32715; see
+:func:`speed_obs_dtype`).
+
 Never encoded: a face-down stockpile card, a spit card, the order of the
 piles below their tops, the opponent's Speed hand, a stock or side-pile card.
 """
@@ -49,7 +54,7 @@ NO_CARD = 52
 CODE = 17
 
 # CARD_CODE[card id] -> the 17 numbers of a card; row 52 (no card) is zeros.
-CARD_CODE = np.zeros((NO_CARD + 1, CODE), np.float32)
+CARD_CODE = np.zeros((NO_CARD + 1, CODE), np.int8)
 CARD_CODE[np.arange(52), np.arange(52) % 13] = 1
 CARD_CODE[np.arange(52), 13 + np.arange(52) // 13] = 1
 
@@ -60,6 +65,7 @@ CARD_CODE[np.arange(52), 13 + np.arange(52) // 13] = 1
 SLOT = 18
 SPIT_SLOTS = 13
 SPIT_OBS_SIZE = SPIT_SLOTS * SLOT
+SPIT_OBS_DTYPE = np.int8  # counts are at most 52
 OWN_PILES, OPP_PILES, SPIT_PILES, MISC = 0, 5 * SLOT, 10 * SLOT, 12 * SLOT
 PILE_ROWS = 53 * 5
 MISC_ROWS = PILE_ROWS + 53 * 53
@@ -67,13 +73,13 @@ MISC_ROWS = PILE_ROWS + 53 * 53
 
 def _spit_table() -> np.ndarray:
     card = np.arange(53)
-    stock = np.zeros((53, 5, SLOT), np.float32)
+    stock = np.zeros((53, 5, SLOT), SPIT_OBS_DTYPE)
     stock[:, :, :CODE] = CARD_CODE[:, None, :]
     stock[:, :, CODE] = np.arange(5)
-    pile = np.zeros((53, 53, SLOT), np.float32)
+    pile = np.zeros((53, 53, SLOT), SPIT_OBS_DTYPE)
     pile[:, :, :CODE] = CARD_CODE[card][:, None, :]
     pile[:, :, CODE] = np.arange(53)
-    misc = np.zeros((53, 53, 3, 2, SLOT), np.float32)
+    misc = np.zeros((53, 53, 3, 2, SLOT), SPIT_OBS_DTYPE)
     misc[..., 0] = np.arange(53)[:, None, None, None]
     misc[..., 1] = np.arange(53)[None, :, None, None]
     misc[:, :, 0, :, 2] = 1
@@ -94,6 +100,15 @@ HAND, CENTRE_TOPS, COUNTS, SPEED_SEAT, SCORES = 0, 52, 86, 94, 96
 SPEED_OBS_SIZE = 98
 
 
+def speed_obs_dtype(max_score: int) -> type:
+    """The smallest integer dtype that holds every Speed number (scores up
+    to ``max_score``; every other number is at most 52)."""
+    for dtype in (np.int8, np.int16, np.int32):
+        if max_score <= np.iinfo(dtype).max:
+            return dtype
+    return np.int64
+
+
 def speed_obs_high(max_score: int) -> np.ndarray:
     high = np.ones(SPEED_OBS_SIZE, np.float32)
     high[COUNTS:COUNTS + 8] = 52
@@ -102,7 +117,7 @@ def speed_obs_high(max_score: int) -> np.ndarray:
 
 
 def encode_spit(rules, state, rows: np.ndarray | None) -> np.ndarray:
-    """Spit observations ``(k, 2, 234)`` of the games in ``rows`` (all if None).
+    """Spit observations ``(k, 2, 234)`` int8 of the games in ``rows`` (all if None).
 
     Dense over the batch: each view's 13 slot rows are computed from the
     state, then the whole observation is one ``np.take`` from SPIT_TABLE.
@@ -129,11 +144,11 @@ def encode_spit(rules, state, rows: np.ndarray | None) -> np.ndarray:
 
 
 def encode_speed(rules, state, rows: np.ndarray | None) -> np.ndarray:
-    """Speed observations ``(k, 2, 98)`` of the games in ``rows`` (all if None)."""
+    """Speed observations ``(k, 2, 98)`` (dtype ``rules.obs_dtype``) of the games in ``rows`` (all if None)."""
     pick = (lambda a: a) if rows is None else (lambda a: a[rows])
     hand, ctop = pick(state.hand), pick(state.ctop)
     k = hand.shape[0]
-    out = np.empty((k, 2, SPEED_OBS_SIZE), np.float32)
+    out = np.empty((k, 2, SPEED_OBS_SIZE), rules.obs_dtype)
     out[:, :, HAND:HAND + 52] = hand
     out[:, :, CENTRE_TOPS:CENTRE_TOPS + 2 * CODE] = np.take(CARD_CODE, ctop, axis=0).reshape(k, 1, 2 * CODE)
     hand_n, stock_n = pick(state.hand_n), pick(state.stock_n)
@@ -143,7 +158,7 @@ def encode_speed(rules, state, rows: np.ndarray | None) -> np.ndarray:
     out[:, :, COUNTS + 3] = stock_n[:, ::-1]
     out[:, :, COUNTS + 4:COUNTS + 6] = pick(state.side_n)[:, None, :]
     out[:, :, COUNTS + 6:COUNTS + 8] = pick(state.centre_n)[:, None, :]
-    out[:, :, SPEED_SEAT:SPEED_SEAT + 2] = np.eye(2, dtype=np.float32)
+    out[:, :, SPEED_SEAT:SPEED_SEAT + 2] = np.eye(2, dtype=out.dtype)
     scores = pick(state.scores)
     out[:, :, SCORES] = scores
     out[:, :, SCORES + 1] = scores[:, ::-1]

@@ -192,6 +192,7 @@ class SpitRules(SimultaneousRules):
         self.expose_of_shape = (sizes >= 2).any(axis=1) & (sizes == 0).any(axis=1)
         self.mask_table = _spit_mask_table(S)
         self.obs_size = observation.SPIT_OBS_SIZE
+        self.obs_dtype = observation.SPIT_OBS_DTYPE
         self.obs_low = np.zeros(self.obs_size, np.float32)
         self.obs_high = observation.SPIT_OBS_HIGH
 
@@ -201,7 +202,9 @@ class SpitRules(SimultaneousRules):
         self.stock_size = (52 - 2 - 2 * self.side_size) // 2  # 15 (20 with side piles of 5)
         self.obs_size = observation.SPEED_OBS_SIZE
         self.obs_low = np.zeros(self.obs_size, np.float32)
-        self.obs_high = observation.speed_obs_high((self.target_score or 1) + 52)
+        max_score = (self.target_score or 1) + 52  # the last game of a match adds at most 52
+        self.obs_dtype = observation.speed_obs_dtype(max_score)
+        self.obs_high = observation.speed_obs_high(max_score)
         # adj_cards[top] (53, 52): which cards may be played on a pile whose top is ``top``
         self.adj_cards = np.ascontiguousarray(self.adj[:, :52])
 
