@@ -100,7 +100,7 @@ class VectorEnv:
         idx = self._rows if rows is None else np.arange(self.num_envs)[np.asarray(rows)]
         acts = actions[idx]
         in_range = (acts >= 0) & (acts < self.num_actions)
-        ok = in_range & self.state.legal[idx, np.where(in_range, acts, 0)]
+        ok = in_range & self.state.legal.reshape(-1)[idx * self.num_actions + np.where(in_range, acts, 0)]
         if not ok.all():
             bad = idx[~ok][:5]
             raise IllegalActionError("illegal actions in rows " + ", ".join(

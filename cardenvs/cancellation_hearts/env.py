@@ -11,7 +11,7 @@ Import                 ``from cardenvs import cancellation_hearts_v0``
 Actions                Discrete(106), the same for every player count
 Parallel API           No
 Agents                 ``player_0`` .. ``player_{n-1}`` (seat = index, clockwise)
-Observation            Dict: ``observation`` Box((477,), float32; counts,
+Observation            Dict: ``observation`` Box((477,), int16; counts,
                        one-hots, points and raw scores), ``action_mask``
                        Box(0, 1, (106,), int8)
 =====================  =====================================================

@@ -79,6 +79,8 @@ PUBLIC_SIZE = 266
 
 OBS_SIZE = PUBLIC_AT + PUBLIC_SIZE  # 477
 
+# Bounds (float, with ±inf for the raw scores): the int16 space clips them
+# to its range; learners that want float32 use them as they are.
 OBS_LOW = np.zeros(OBS_SIZE, np.float32)
 OBS_HIGH = np.ones(OBS_SIZE, np.float32)
 OBS_HIGH[HAND_AT:PRIVATE_AT + RECEIVED + 52] = 2
@@ -90,14 +92,18 @@ OBS_HIGH[PUBLIC_AT + CARRIED_POINTS] = 52
 OBS_HIGH[PUBLIC_AT + CARRIED_CARDS] = 104
 
 
+OBS_DTYPE = np.int16  # scores pass 127; everything else would fit int8
+SCORE_LIMIT = np.iinfo(OBS_DTYPE).max  # scores saturate here (unreachable in practice)
+
+
 def encode(rules, state, seats: np.ndarray, rows: np.ndarray | None = None) -> np.ndarray:
-    """Observation ``(len(seats), OBS_SIZE)`` float32 of the games in ``rows``
+    """Observation ``(len(seats), OBS_SIZE)`` int16 of the games in ``rows``
     (default: every row), row i seen by seat ``seats[i]``.
 
-    The rules keep the viewer and public blocks current, so observing is two
-    row gathers and a copy into a small int8 array, one conversion to
-    float32 and the scores.  (Observing is memory-bound: a pass over the
-    float32 array costs more than building it in int8.)
+    The rules keep the viewer and public blocks current (int8), so observing
+    is two row gathers and a copy into the int16 result, then a few small
+    per-seat blocks.  (Observing is memory-bound: a float32 result used to
+    cost twice the rest of the step.)
     """
     n = rules.num_players
     k = len(seats)
@@ -109,20 +115,19 @@ def encode(rules, state, seats: np.ndarray, rows: np.ndarray | None = None) -> n
         rows = np.asarray(rows, np.int64)
         flat = rows * n + seats
         pick = lambda a: a[rows]  # noqa: E731
-    stage = np.empty((k, OBS_SIZE), np.int8)
+    stage = np.empty((k, OBS_SIZE), OBS_DTYPE)
     stage[:, HAND_AT:PRIVATE_AT] = state.hands.reshape(-1, NUM_TYPES).take(flat, axis=0)
     stage[:, PRIVATE_AT:PUBLIC_AT] = state.private.reshape(-1, PRIVATE_SIZE).take(flat, axis=0)
     stage[:, PUBLIC_AT:] = pick(state.public)
-    # the relative-seat one-hots: leader, dealer, widow holder (when it has one)
-    kk = np.arange(k)
-    stage[kk, PRIVATE_AT + LEADER + (pick(state.leader) - seats) % n] = 1
-    stage[kk, PRIVATE_AT + DEALER + (pick(state.dealer) - seats) % n] = 1
-    holder = pick(state.widow_holder)
-    took = holder >= 0
-    stage[kk[took], (PRIVATE_AT + WIDOW_HOLDER + (holder - seats) % n)[took]] = 1
+    # the relative-seat one-hots: leader, dealer, widow holder (when it has
+    # one: a holder < 0 matches no seat)
+    seat_at = rules.seat_of_relative[seats]  # (k, n): absolute seat of relative seat j
+    stage[:, PRIVATE_AT + LEADER:PRIVATE_AT + LEADER + n] = seat_at == pick(state.leader)[:, None]
+    stage[:, PRIVATE_AT + DEALER:PRIVATE_AT + DEALER + n] = seat_at == pick(state.dealer)[:, None]
+    stage[:, PRIVATE_AT + WIDOW_HOLDER:PRIVATE_AT + WIDOW_HOLDER + n] = seat_at == pick(state.widow_holder)[:, None]
     # per-seat numbers by relative seat: flat index of (row, absolute seat of relative seat j)
-    seat_of = (flat - seats)[:, None] + rules.seat_of_relative[seats]
+    seat_of = (flat - seats)[:, None] + seat_at
     stage[:, PRIVATE_AT + POINTS:PRIVATE_AT + POINTS + n] = state.seen_points.take(seat_of)
-    out = stage.astype(np.float32)
-    out[:, PRIVATE_AT + SCORES:PRIVATE_AT + SCORES + n] = state.scores.take(seat_of)
-    return out
+    stage[:, PRIVATE_AT + SCORES:PRIVATE_AT + SCORES + n] = np.clip(state.scores.take(seat_of), -SCORE_LIMIT,
+                                                                     SCORE_LIMIT)
+    return stage

@@ -36,7 +36,7 @@ import numpy as np
 
 from ..core.cards import deal_hands, deal_slots, holdings, standard_deck
 from ..core.game import BatchState, TurnBasedRules, choice, positive_int
-from ..core.tricks import cancelled_mask, trick_winner, twin_position
+from ..core.tricks import cancelled_mask, trick_winner
 from . import observation as ob
 
 DECK = standard_deck(copies=2)  # 52 card types, two copies each
@@ -66,9 +66,10 @@ PASS_DIR_NAMES = ("none", "left", "right")
 WIDOW_WAITING, WIDOW_NOBODY = -1, -2
 
 # The card types a player may play, by situation (a row of ALLOWED); when
-# the hand holds none of them, any card it holds may be played.
+# the hand holds none of them, any card it holds may be played (ANY_CARD).
 FOLLOW_C = 0  # 0..3: following the suit led (C D H S)
 LEAD_BROKEN, LEAD_UNBROKEN, LEAD_OPENING = 4, 5, 6
+ANY_CARD = LEAD_BROKEN
 ALLOWED = np.zeros((7, NUM_TYPES), bool)
 ALLOWED[:4] = SUIT[None, :] == np.arange(4)[:, None]
 ALLOWED[LEAD_BROKEN] = True
@@ -94,6 +95,7 @@ class CancellationHeartsRules(TurnBasedRules):
     num_actions = NUM_ACTIONS
     obs_size = ob.OBS_SIZE
     obs_low, obs_high = ob.OBS_LOW, ob.OBS_HIGH
+    obs_dtype = ob.OBS_DTYPE
 
     def __init__(self, num_players: int = 6, target_score: int = 150, max_hands: int | None = None,
                  reward: str = "win_loss", passing: str = "left_right"):
@@ -127,6 +129,9 @@ class CancellationHeartsRules(TurnBasedRules):
         s.widow = np.zeros((B, NUM_TYPES), np.int8)  # stays here all hand; widow_holder says where it is
         s.widow_holder = np.full(B, WIDOW_NOBODY, np.int64)
         s.trick = np.full((B, n), -1, np.int64)  # card type at each position of the trick, in play order
+        # 1 + the position of each card type in the current trick (0: not in
+        # it), so the twin that cancels a card is one lookup away
+        s.trick_slot = np.zeros((B, NUM_TYPES), np.int8)
         s.leader = np.zeros(B, np.int64)
         s.in_trick = np.zeros(B, np.int64)  # cards played to the current trick
         s.trick_no = np.zeros(B, np.int64)  # tricks completed this hand
@@ -159,6 +164,7 @@ class CancellationHeartsRules(TurnBasedRules):
         state.pass_chosen[rows] = 0
         state.pass_count[rows] = 0
         state.trick[rows] = -1
+        state.trick_slot[rows] = 0
         state.in_trick[rows] = 0
         state.trick_no[rows] = 0
         state.pile[rows] = 0
@@ -217,13 +223,24 @@ class CancellationHeartsRules(TurnBasedRules):
         suit if able; a lead may not be a heart before hearts are broken, and
         the opening lead neither a heart nor a Black Maria, unless the hand
         holds nothing else."""
+        k = len(rows)
         held = state.hands.reshape(-1, NUM_TYPES).take(rows * self.num_players + state.current[rows], axis=0) > 0
         lead_card = state.trick[rows, 0]
-        situation = np.where(lead_card >= 0, SUIT[lead_card],
+        following = lead_card >= 0
+        situation = np.where(following, SUIT[lead_card],
                              np.where(state.trick_no[rows] == 0, LEAD_OPENING,
                                       np.where(state.hearts_broken[rows], LEAD_BROKEN, LEAD_UNBROKEN)))
-        ok = held & ALLOWED[situation]
-        return np.where(ok.any(axis=1)[:, None], ok, held)
+        # Whether the hand holds an allowed card, looked at only where it
+        # matters (a pass over 13 cards of one suit, or over the leaders'
+        # hands) -- cheaper than testing every row's whole allowed set.
+        can = np.ones(k, bool)
+        f = np.flatnonzero(following)
+        if f.size:
+            can[f] = held.reshape(k, 4, 13)[f, situation[f]].any(axis=1)
+        lead = np.flatnonzero(~following & (situation != LEAD_BROKEN))
+        if lead.size:
+            can[lead] = (held[lead] & ALLOWED[situation[lead]]).any(axis=1)
+        return held & ALLOWED[np.where(can, situation, ANY_CARD)]
 
     # ------------------------------------------------------------------ step
     def step(self, state: BatchState, actions: np.ndarray) -> np.ndarray:
@@ -261,30 +278,38 @@ class CancellationHeartsRules(TurnBasedRules):
         state.current[rows] = state.leader[rows]
 
     def _play(self, state, rows, actions, rewards) -> None:
+        # Hot path: every update is a 1-D index into a flattened array (much
+        # cheaper in numpy than indexing with several arrays), and when every
+        # game plays (the usual case) whole columns are read as views.
         n = self.num_players
-        seat = state.current[rows]
+        r = slice(None) if len(rows) == state.batch else rows
+        seat = state.current[r]
         card = actions - PLAY0
-        pos = state.in_trick[rows]
-        state.hands[rows, seat, card] -= 1
-        state.pile[rows, card] += 1
-        state.pile_points[rows] += CARD_POINTS[card]
-        twin = twin_position(state.trick[rows], card)
-        state.trick[rows, pos] = card
-        pub = state.public
-        pub[rows, TRICK_SUIT_COL[card] + ob.CARD_PLANES * pos] = 1
-        pub[rows, TRICK_RANK_COL[card] + ob.CARD_PLANES * pos] = 1
-        pub[rows, ob.SEEN + card] += 1
-        c = twin >= 0
-        if c.any():  # identical cards cancel: mark the pair
-            pub[rows[c], ob.CANCELLED + twin[c]] = 1
-            pub[rows[c], ob.CANCELLED + pos[c]] = 1
-        b = BREAKS_HEARTS[card]
-        if b.any():
+        pos = state.in_trick[r]
+        state.hands.reshape(-1)[(rows * n + seat) * NUM_TYPES + card] -= 1
+        row_card = rows * NUM_TYPES + card
+        state.pile.reshape(-1)[row_card] += 1
+        state.pile_points[r] += CARD_POINTS[card]
+        slot = state.trick_slot.reshape(-1)
+        twin = slot[row_card] - 1  # an identical card already in this trick (-1: none)
+        slot[row_card] = pos + 1
+        state.trick.reshape(-1)[rows * n + pos] = card
+        pub = state.public.reshape(-1)
+        at = rows * ob.PUBLIC_SIZE
+        pub[at + TRICK_SUIT_COL[card] + ob.CARD_PLANES * pos] = 1
+        pub[at + TRICK_RANK_COL[card] + ob.CARD_PLANES * pos] = 1
+        pub[at + ob.SEEN + card] += 1
+        c = np.flatnonzero(twin >= 0)
+        if c.size:  # identical cards cancel: mark the pair
+            pub[at[c] + ob.CANCELLED + twin[c]] = 1
+            pub[at[c] + ob.CANCELLED + pos[c]] = 1
+        b = np.flatnonzero(BREAKS_HEARTS[card])
+        if b.size:
             state.hearts_broken[rows[b]] = True
-            pub[rows[b], ob.HEARTS_BROKEN] = 1
+            pub[at[b] + ob.HEARTS_BROKEN] = 1
         pos = pos + 1
-        state.in_trick[rows] = pos
-        state.current[rows] = (seat + 1) % n
+        state.in_trick[r] = pos
+        state.current[r] = (seat + 1) % n
         full = pos == n
         end = None
         if full.any():
@@ -305,6 +330,7 @@ class CancellationHeartsRules(TurnBasedRules):
         strength = np.where((SUIT[cards] == led[:, None]) & ~cancelled, RANK[cards], -1)
         pos, claimed = trick_winner(strength)
         state.trick[rows] = -1
+        state.trick_slot[rows] = 0
         state.in_trick[rows] = 0
         state.trick_no[rows] += 1
         waiting = np.where(claimed, 0, state.public[rows, ob.CARRIED_CARDS] + n)

@@ -44,14 +44,3 @@ def cancelled_mask(cards: np.ndarray) -> np.ndarray:
     """
     same = cards[:, :, None] == cards[:, None, :]
     return (same.sum(axis=2) > 1) & (cards >= 0)
-
-
-def twin_position(cards: np.ndarray, card: np.ndarray) -> np.ndarray:
-    """Position of a card identical to ``card`` already in each trick, -1 if none.
-
-    ``cards``: ``(B, n)`` card types by position (-1 empty); ``card``: ``(B,)``
-    the card about to be played.  Lets a multi-deck game mark a cancelled pair
-    the moment its second card is played.
-    """
-    hit = cards == card[:, None]
-    return np.where(hit.any(axis=1), hit.argmax(axis=1), -1)
