@@ -105,7 +105,7 @@ def note(msg: str) -> None:
 # Our vector engine
 def _random_legal(rng: np.random.Generator, mask: np.ndarray) -> np.ndarray:
     """One uniformly random legal action per row (per last axis)."""
-    return (rng.random(mask.shape) * mask).argmax(-1)
+    return (rng.random(mask.shape, dtype=np.float32) * mask).argmax(-1)
 
 
 def load_our_game(name: str):

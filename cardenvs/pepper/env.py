@@ -10,7 +10,7 @@ Import                 ``from cardenvs import pepper_v0``
 Actions                Discrete(39)
 Parallel API           No
 Agents                 ``player_0`` .. ``player_{n-1}`` (seat = index, clockwise)
-Observation            Dict: ``observation`` Box((298,), float32; 0/1 except
+Observation            Dict: ``observation`` Box((298,), int16; 0/1 except
                        counts and raw scores),
                        ``action_mask`` Box(0, 1, (39,), int8)
 =====================  =====================================================

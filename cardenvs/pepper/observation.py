@@ -45,6 +45,7 @@ HAND, SEATS = 0, 24
 HIGH_BID, BIDDER, TRUMP, PHASE, LEADER, DEALER, NUM_PLAYERS = 264, 274, 278, 284, 287, 291, 295
 OBS_SIZE = 298
 # Every entry is 0/1 or a small count, except the scores: raw points, unbounded.
+OBS_DTYPE = np.int16  # the rules' planes are int16 (scores); no float pass when observing
 OBS_LOW = np.zeros(OBS_SIZE, np.float32)
 OBS_HIGH = np.ones(OBS_SIZE, np.float32)
 OBS_HIGH[SEATS + TRICKS:SEATS + 4 * SEAT_PLANES:SEAT_PLANES] = 8
@@ -53,7 +54,7 @@ OBS_HIGH[SEATS + SCORE:SEATS + 4 * SEAT_PLANES:SEAT_PLANES] = np.inf
 
 
 def encode(rules, state, seats: np.ndarray, rows: np.ndarray | None = None) -> np.ndarray:
-    """Observation ``(len(seats), OBS_SIZE)`` float32 of the games in ``rows``
+    """Observation ``(len(seats), OBS_SIZE)`` int16 of the games in ``rows``
     (default: every row), row i seen by seat ``seats[i]``.
 
     Dense over the batch, no per-game work: the per-seat blocks are the rules'
@@ -65,7 +66,7 @@ def encode(rules, state, seats: np.ndarray, rows: np.ndarray | None = None) -> n
     B = len(seats)
     b = np.arange(B)
     order = (seats[:, None] + np.arange(n)) % n  # absolute seat of relative seat k, (B, n)
-    out = np.zeros((B, OBS_SIZE), np.float32)
+    out = np.zeros((B, OBS_SIZE), OBS_DTYPE)
     out[:, HAND:HAND + 24] = pick(state.hands)[b, seats]
     out[:, SEATS:SEATS + n * SEAT_PLANES] = pick(state.public)[b[:, None], order].reshape(B, -1)
 

@@ -90,6 +90,7 @@ class PepperRules(TurnBasedRules):
     num_actions = NUM_ACTIONS
     obs_size = observation.OBS_SIZE
     obs_low, obs_high = observation.OBS_LOW, observation.OBS_HIGH
+    obs_dtype = observation.OBS_DTYPE
 
     def __init__(self, num_players: int = 4, target_score: int = 30, max_hands: int | None = 50,
                  reward: str = "win_loss", all_pass: str = "stick_dealer"):
