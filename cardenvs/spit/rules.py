@@ -168,20 +168,29 @@ class SpitRules(SimultaneousRules):
             kind[len(self.texts)], dst[len(self.texts)] = K_SLAP, p
             self.texts.append(f"slap {p}")
         self.kind, self.src, self.dst = kind, src, dst
-        # slap_pile[a]: the pile an action slaps, -1 for any other action
+        # slap_pile[a]: the pile an action slaps, -1 for any other action;
+        # play_pile[a]: the pile an action plays onto, 0 for any other action
         self.slap_pile = np.where(kind == K_SLAP, dst, -1)
+        self.play_pile = np.where(kind == K_PLAY, dst, 0)
         # Laying out n cards: position t (t < layout size) goes to stockpile
-        # POS_PILE[t] at height POS_HEIGHT[t] (piles of 1, 2, 3, ... cards).
-        self.pos_pile = np.repeat(np.arange(S), np.arange(1, S + 1))
-        self.pos_height = np.concatenate([np.arange(i + 1) for i in range(S)])
-        # PILE_SIZES[m]: stockpile sizes when m <= layout size cards are laid out
+        # I at height H (piles of 1, 2, 3, ... cards), slot LAYOUT_SLOT[t] =
+        # I * S + H of a seat's flattened (S, S) stockpiles.
+        pos_pile = np.repeat(np.arange(S), np.arange(1, S + 1))
+        pos_height = np.concatenate([np.arange(i + 1) for i in range(S)])
+        self.layout_slot = pos_pile * S + pos_height
+        # PILE_SIZES[m]: stockpile sizes when m <= layout size cards are laid out;
+        # TOP_SLOT[m]: the slot of each pile's face-up top (S * S: the pile is empty)
         self.pile_sizes = np.array([[min(i + 1, max(0, m - i * (i + 1) // 2)) for i in range(S)]
                                     for m in range(self.layout_size + 1)], np.int64)
+        self.top_slot = np.where(self.pile_sizes > 0, np.arange(S) * S + self.pile_sizes - 1, S * S)
         # FITS2[(top0 * 53 + top1) * 53 + card]: bit 0 = the card fits spit
         # pile 0 (top card top0), bit 1 = it fits pile 1.  A seat's "play
         # bits" sum FITS2 * 4**I over its stockpiles I: bit 2I+P = "play I P".
         fits = self.adj.astype(np.int64)
         self.fits2 = (fits[:, None, :] | (fits[None, :, :] << 1)).reshape(-1).astype(np.uint8)
+        # FITTING_BITS[card]: bit c set when the card may be played on a pile topped by c
+        self.fitting_bits = (self.adj.astype(np.uint64) << np.arange(53, dtype=np.uint64)[:, None]).sum(
+            axis=0, dtype=np.uint64)
         self.pow4 = 4 ** np.arange(S)
         # A seat's layout *shape*: sum of pile_n[I] * 6**I (kept up to date
         # by every pop and move).  From it: the filled-stockpile bits and
@@ -301,12 +310,7 @@ class SpitRules(SimultaneousRules):
             slapping = np.flatnonzero(active & (state.phase == SLAPPING))
             if slapping.size:
                 self._slap(state, slapping, actions[slapping], first[slapping])
-            for k in (0, 1):
-                seat = first ^ k
-                a = flat_actions[base + seat]
-                rows = np.flatnonzero(playing & ~ended & (a != WAIT))
-                if rows.size:
-                    self._spit_act(state, rows, seat[rows], a[rows], k == 1, ended, rewards)
+            self._spit_act(state, actions, first, playing, ended, rewards)
             self._spit_settle(state, None)
         if self.max_ticks is not None:
             cut = np.flatnonzero(~state.done & (state.ticks >= self.max_ticks))
@@ -327,51 +331,63 @@ class SpitRules(SimultaneousRules):
         rewards[rows[won], 1 - winner[won]] -= 1.0
 
     # ================================================================= Spit
-    def _spit_act(self, state, rows, seats, actions, second, ended, rewards) -> None:
-        """Apply one player's play or move in each of ``rows`` (flat indices:
-        ``(row * 2 + seat) * S + pile`` into the stockpile arrays,
-        ``row * 2 + pile`` into the spit-pile arrays)."""
+    def _spit_act(self, state, actions, first, playing, ended, rewards) -> None:
+        """Apply both players' plays and moves in the ``playing`` rows, in one
+        pass.  The faster hand's (seat ``first``) action is applied first; the
+        slower one's is checked against the position after it: it does nothing
+        when the faster play ended the deal, or when it is a play onto the
+        pile the faster hand just covered (both cards fit the old top, so
+        their ranks differ by 0 or 2: the second never fits the first).
+
+        Arrays here are ``(B, 2)`` by *order* (column 0 the faster hand);
+        flat indices are ``row * 2 + seat`` into the per-seat arrays,
+        ``(row * 2 + seat) * S + pile`` into the stockpile arrays and
+        ``row * 2 + pile`` into the spit-pile arrays."""
         S = self.stockpiles
-        kind = np.take(self.kind, actions)
-        rs = rows * 2 + seats
-        p = kind == K_PLAY
-        if p.any():
-            a, rs_p, r, s = actions[p], rs[p], rows[p], seats[p]
-            i = np.take(self.src, a)
-            fi = rs_p * S + i
-            pf = r * 2 + np.take(self.dst, a)
-            card = state.top.reshape(-1)[fi]
-            ctop = state.ctop.reshape(-1)
-            if second:  # the other hand may have covered the pile first
-                fits = np.take(self.adj_flat, ctop[pf] * 53 + card)
-                if not fits.all():
-                    i, fi, pf, card, rs_p, r, s = (x[fits] for x in (i, fi, pf, card, rs_p, r, s))
+        row2 = 2 * np.arange(state.batch)
+        rs = row2[:, None] + (first[:, None] ^ np.arange(2))  # seat rows by order
+        a = np.where(playing[:, None], actions.reshape(-1)[rs], WAIT)
+        kind, pile = np.take(self.kind, a), np.take(self.play_pile, a)
+        play = kind == K_PLAY
+        layout_n = state.layout_n.reshape(-1)
+        first_out = play[:, 0] & (np.take(layout_n, rs[:, 0]) == 1)
+        covered = play[:, 0] & play[:, 1] & (pile[:, 0] == pile[:, 1])
+        go = kind != WAIT
+        go[:, 1] &= ~(first_out | covered)
+        e = np.flatnonzero(go)  # entries to apply: (row, order) row-major
+        if not e.size:
+            return
+        a, kind, pf, rs = a.reshape(-1)[e], kind.reshape(-1)[e], (row2[:, None] + pile).reshape(-1)[e], rs.reshape(-1)[e]
+        src, dst = np.take(self.src, a), np.take(self.dst, a)
+        fi = rs * S + src
+        card = np.take(state.top.reshape(-1), fi)  # the source stockpile's top
+        self._pop(state, fi, rs, src)
+        m = np.flatnonzero(kind == K_MOVE)
+        if m.size:
+            fj, card_m = rs[m] * S + dst[m], card[m]
+            state.piles.reshape(-1)[fj * S] = card_m
+            state.pile_n.reshape(-1)[fj] = 1
+            state.shape.reshape(-1)[rs[m]] += np.take(self.pow6, dst[m])
+            state.top.reshape(-1)[fj] = card_m
+        p = np.flatnonzero(kind == K_PLAY)
+        if p.size:
+            pf, card, rs = pf[p], card[p], rs[p]
             centre_n = state.centre_n.reshape(-1)
-            n = centre_n[pf]
+            n = np.take(centre_n, pf)
             state.centre.reshape(-1)[pf * 52 + n] = card
             centre_n[pf] = n + 1
-            ctop[pf] = card
-            self._pop(state, fi, rs_p, i)
+            state.ctop.reshape(-1)[pf] = card
             if self.shed:
-                rewards.reshape(-1)[rs_p] += self.shed
-            layout_n = state.layout_n.reshape(-1)
-            left = layout_n[rs_p] - 1
-            layout_n[rs_p] = left
-            out = left == 0
-            if out.any():
-                self._layout_out(state, r[out], s[out], ended, rewards)
-        m = kind == K_MOVE
-        if m.any():
-            a, rs_m = actions[m], rs[m]
-            i, j = np.take(self.src, a), np.take(self.dst, a)
-            fi, fj = rs_m * S + i, rs_m * S + j
-            top = state.top.reshape(-1)
-            card = top[fi]
-            self._pop(state, fi, rs_m, i)
-            state.piles.reshape(-1)[fj * S] = card
-            state.pile_n.reshape(-1)[fj] = 1
-            state.shape.reshape(-1)[rs_m] += np.take(self.pow6, j)
-            top[fj] = card
+                rewards.reshape(-1)[rs] += self.shed
+            left = np.take(layout_n, rs) - 1
+            layout_n[rs] = left
+            out = np.flatnonzero(left == 0)
+            if out.size:
+                # The faster hands' deals end first: the seeded draws for new
+                # layouts go to the rows in that order.  (Moves are applied
+                # above: a deal ends after both hands' actions.)
+                out = out[np.argsort(e[p][out] & 1, kind="stable")]
+                self._layout_out(state, rs[out] >> 1, rs[out] & 1, ended, rewards)
 
     def _pop(self, state, fi, rs, i) -> None:
         """Take the top card off the stockpiles ``fi`` (flat indices; stockpile
@@ -379,11 +395,11 @@ class SpitRules(SimultaneousRules):
         S = self.stockpiles
         state.shape.reshape(-1)[rs] -= np.take(self.pow6, i)
         pile_n, piles = state.pile_n.reshape(-1), state.piles.reshape(-1)
-        n = pile_n[fi] - 1
+        n = np.take(pile_n, fi) - 1
         pile_n[fi] = n
         at = fi * S
         piles[at + n] = NONE
-        state.top.reshape(-1)[fi] = piles[at + np.maximum(n - 1, 0)]  # NONE when n == 0
+        state.top.reshape(-1)[fi] = np.take(piles, at + np.maximum(n - 1, 0))  # NONE when n == 0
 
     def _layout_out(self, state, rows, seats, ended, rewards) -> None:
         """``seats`` just played the last card of their layout in ``rows``."""
@@ -426,25 +442,24 @@ class SpitRules(SimultaneousRules):
         pile 0 and pile 1), in the order of the next deck order (a seeded
         shuffle, or ``decks[k]``), and lays out a new layout."""
         k = len(rows)
-        kk = np.arange(k)
-        owner = np.full((k, NONE + 1), -1, np.int64)
-        piles = state.piles[rows].reshape(k, 2, -1)
-        seat_of = np.broadcast_to(np.arange(2)[None, :, None], piles.shape)
-        owner[kk[:, None, None], piles] = seat_of
-        spit = state.spit[rows]
-        owner[kk[:, None, None], spit] = np.broadcast_to(np.arange(2)[None, :, None], spit.shape)
-        centre = state.centre[rows]
-        owner[kk[:, None, None], centre] = np.broadcast_to(taker[:, :, None], centre.shape)
-        owner[:, NONE] = -1  # the padding slots all wrote here
+        kk = np.arange(k)[:, None, None]
+        seat = np.arange(2)[None, :, None]
+        owner = np.empty((k, NONE + 1), np.int64)  # column NONE: where the empty slots write
+        owner[kk, state.piles[rows].reshape(k, 2, -1)] = seat
+        owner[kk, state.spit[rows]] = seat
+        owner[kk, state.centre[rows]] = taker[:, :, None]
         order = self.deck_orders(state, rows)
-        seq = owner[kk[:, None], order]  # (k, 52) owner of each card in deck order
+        # Every card is in a layout, a spit pile or the centre: each belongs
+        # to seat 0 or seat 1.  A card's place in its new owner's cards is the
+        # number of that owner's cards before it in the deck order.
+        seq = owner[kk[:, :, 0], order]  # (k, 52) owner of each card in deck order
+        zero = seq == 0
+        place = np.where(zero, np.cumsum(zero, axis=1), np.cumsum(~zero, axis=1)) - 1
         cards = np.full((k, 2, 52), NONE, np.int64)
-        counts = np.zeros((k, 2), np.int64)
-        for seat in (0, 1):
-            mine = seq == seat
-            idx = np.argsort(~mine, axis=1, kind="stable")
-            cards[:, seat] = np.where(np.take_along_axis(mine, idx, 1), np.take_along_axis(order, idx, 1), NONE)
-            counts[:, seat] = mine.sum(axis=1)
+        cards[kk[:, :, 0], seq, place] = order
+        counts = np.empty((k, 2), np.int64)
+        counts[:, 0] = zero.sum(axis=1)
+        counts[:, 1] = 52 - counts[:, 0]
         state.hand_number[rows] += 1
         self._lay_out(state, rows, cards, counts)
 
@@ -453,41 +468,49 @@ class SpitRules(SimultaneousRules):
         order): stockpiles of 1, 2, 3, ... cards (the last laid on a pile is
         its face-up top), as far as the cards go; the rest, in order, are the
         spit cards (first = top).  Then everyone with spit cards spits."""
-        L = self.layout_size
-        state.piles[rows] = NONE
-        state.spit[rows] = NONE
-        state.centre[rows] = NONE
-        state.centre_n[rows] = 0
-        state.ctop[rows] = NONE
-        pos = np.arange(52)
-        r, s, t = np.nonzero(pos < np.minimum(counts, L)[:, :, None])
-        state.piles[rows[r], s, self.pos_pile[t], self.pos_height[t]] = cards[r, s, t]
-        n = self.pile_sizes[np.minimum(counts, L)]  # (k, 2, S)
+        L, S = self.layout_size, self.stockpiles
+        k = len(rows)
+        laid = np.minimum(counts, L)  # (k, 2)
+        piles = np.full((k, 2, S * S + 1), NONE, np.int64)  # the last slot stays empty
+        piles[:, :, self.layout_slot] = np.where(np.arange(L) < laid[:, :, None], cards[:, :, :L], NONE)
+        n = self.pile_sizes[laid]  # (k, 2, S)
+        state.piles[rows] = piles[:, :, :S * S].reshape(k, 2, S, S)
         state.pile_n[rows] = n
-        state.layout_n[rows] = np.minimum(counts, L)
+        state.layout_n[rows] = laid
         state.shape[rows] = n @ self.pow6
-        state.top[rows] = np.where(n > 0, np.take_along_axis(
-            state.piles[rows], np.maximum(n - 1, 0)[..., None], axis=3)[..., 0], NONE)
-        m = np.maximum(counts - L, 0)
-        r, s, t = np.nonzero((pos >= L) & (pos < counts[:, :, None]))
-        state.spit[rows[r], s, m[r, s] - 1 - (t - L)] = cards[r, s, t]
-        state.spit_n[rows] = m
+        # the face-up tops: the last card laid on each pile (the empty slot for an empty pile)
+        slots = (np.arange(2 * k) * (S * S + 1)).reshape(k, 2, 1) + self.top_slot[laid]
+        state.top[rows] = np.take(piles, slots)
+        # Spit cards: cards L.. (first = top), stored bottom first; the top
+        # one is turned onto the own spit pile at once.
+        spit_n = counts - laid
+        below = np.arange(52) < (spit_n - 1)[:, :, None]
+        at = np.clip(L - 1 + spit_n[:, :, None] - np.arange(52), 0, 51)
+        seat_base = (np.arange(2 * k) * 52).reshape(k, 2, 1)
+        state.spit[rows] = np.where(below, np.take(cards, seat_base + at), NONE)
+        state.spit_n[rows] = np.maximum(spit_n - 1, 0)
+        spat = np.where(spit_n > 0, cards[:, :, L], NONE)
+        state.centre[rows] = NONE
+        state.centre[rows, :, 0] = spat
+        state.centre_n[rows] = spit_n > 0
+        state.ctop[rows] = spat
         state.phase[rows] = PLAYING
-        self._spit_cards(state, rows)
 
-    @staticmethod
-    def _spit_cards(state, rows) -> None:
-        """Every player of ``rows`` with spit cards turns the top one onto
-        their own spit pile."""
-        r, s = np.nonzero(state.spit_n[rows] > 0)
-        r = rows[r]
-        n = state.spit_n[r, s] - 1
-        card = state.spit[r, s, n]
-        state.spit[r, s, n] = NONE
-        state.spit_n[r, s] = n
-        state.centre[r, s, state.centre_n[r, s]] = card
-        state.centre_n[r, s] += 1
-        state.ctop[r, s] = card
+    def _spit_cards(self, state, rows, rounds) -> None:
+        """In each game of ``rows``, both players turn their top spit card onto
+        their own spit pile, ``rounds`` (k,) times (a player whose spit cards
+        run out stops)."""
+        n, centre_n = state.spit_n[rows], state.centre_n[rows]
+        turned = np.minimum(rounds[:, None], n)  # (k, 2)
+        i, s, j = np.nonzero(np.arange(turned.max(initial=0)) < turned[:, :, None])
+        r, below = rows[i], n[i, s] - 1 - j  # j-th card turned: the j-th from the top
+        cards = state.spit[r, s, below]
+        state.spit[r, s, below] = NONE
+        state.centre[r, s, centre_n[i, s] + j] = cards
+        last = j == turned[i, s] - 1
+        state.ctop[r[last], s[last]] = cards[last]
+        state.spit_n[rows] = n - turned
+        state.centre_n[rows] = centre_n + turned
 
     def _spit_status(self, state, rows):
         """Per game of ``rows`` (None = all): each seat's play bits (bit
@@ -503,24 +526,58 @@ class SpitRules(SimultaneousRules):
         stuck = (phase == PLAYING) & ((plays[:, 0] | plays[:, 1]) == 0) & ~(expose[:, 0] | expose[:, 1])
         return plays, filled, stuck
 
+    def _spit_until_playable(self, state, rows) -> np.ndarray:
+        """Stuck games ``rows`` (nobody can play or expose a card): both
+        players spit, round after round, until a stockpile top fits a spit
+        pile or the spit cards run out.  The layouts do not change meanwhile,
+        so the first round after which a top fits is found for all rounds at
+        once.  Returns the rounds spat, and whether the game is still stuck."""
+        n = state.spit_n[rows]  # (k, 2)
+        rounds = n.max(axis=1)
+        if not rounds.any():
+            return rounds, np.ones(len(rows), bool)
+        t = np.arange(1, rounds.max() + 1)
+        # Spit pile P's top after t rounds: spit card n - t (the bottom one
+        # once they run out); without spit cards it stays as it is.
+        seat_rows = (2 * rows[:, None] + np.arange(2))[:, :, None]
+        after = np.take(state.spit.reshape(-1), seat_rows * 52 + np.maximum(n[:, :, None] - t, 0))
+        after = np.where(n[:, :, None] > 0, after, state.ctop[rows][:, :, None])  # (k, 2, T)
+        # bit c of wanted: a stockpile top of the game fits a pile topped by card c
+        wanted = np.bitwise_or.reduce(np.take(self.fitting_bits, state.top[rows].reshape(len(rows), -1)), axis=1)
+        playable = ((wanted[:, None, None] >> after.astype(np.uint64)) & 1).any(axis=1) & (t <= rounds[:, None])
+        found = playable.any(axis=1)
+        spat = np.where(found, playable.argmax(axis=1) + 1, rounds)
+        self._spit_cards(state, rows, spat)
+        return spat, ~found
+
     def _spit_settle(self, state, rows) -> None:
         """Resolve stalemates (spit again; without spit cards the deal ends)
-        and recompute the legal masks of ``rows`` (None = every row)."""
+        and recompute the legal masks of ``rows`` (None = every row).
+
+        Stuck games spit one card each per *round*; a game that runs out of
+        spit cards still stuck ends its deal in the round after its last
+        spit.  The rounds are counted per game and the ends of deals are
+        handled round by round, games in the order of ``rows``, so the
+        seeded draws (the coin and the new deck orders) always go to the
+        same games."""
         plays, filled, stuck = self._spit_status(state, rows)
-        guard = 0
-        while stuck.any():
-            guard += 1
-            if guard > 10000:
-                raise RuntimeError("Spit stalemate resolution did not converge")
-            idx = np.flatnonzero(stuck)
-            r = idx if rows is None else rows[idx]
-            has = state.spit_n[r].sum(axis=1) > 0
-            self._spit_cards(state, r[has])
-            dry = r[~has]
-            if dry.size:
-                one_pile = (state.centre_n[dry] == 0).any(axis=1)
-                state.phase[dry[~one_pile]] = SLAPPING
-                one = dry[one_pile]
+        if stuck.any():
+            every = np.arange(state.batch) if rows is None else rows
+            touched = np.flatnonzero(stuck)  # positions in ``every``
+            spat, dry = self._spit_until_playable(state, every[touched])
+            wait_pos, wait_round = touched[dry], spat[dry] + 1  # deals to end, and in which round
+            guard = 0
+            while wait_pos.size:
+                guard += 1
+                if guard > 10000:
+                    raise RuntimeError("Spit stalemate resolution did not converge")
+                now = wait_round == wait_round.min()
+                pos, round_ = np.sort(wait_pos[now]), wait_round[now][0]
+                wait_pos, wait_round = wait_pos[~now], wait_round[~now]
+                r = every[pos]
+                one_pile = (state.centre_n[r] == 0).any(axis=1)
+                state.phase[r[~one_pile]] = SLAPPING
+                one = r[one_pile]
                 if one.size:
                     # One spit pile, stuck, no spit cards: the player with
                     # more layout cards takes the pile (equal: a seeded coin).
@@ -528,7 +585,14 @@ class SpitRules(SimultaneousRules):
                     coin = (state.rng.random(len(one)) < 0.5).astype(np.int64)
                     seat = np.where(left[:, 0] > left[:, 1], 0, np.where(left[:, 1] > left[:, 0], 1, coin))
                     self._new_layouts(state, one, np.stack([seat, seat], axis=1))
-            plays[idx], filled[idx], stuck[idx] = self._spit_status(state, r)
+                    again = pos[one_pile][self._spit_status(state, one)[2]]
+                    if again.size:
+                        spat, dry = self._spit_until_playable(state, every[again])
+                        wait_pos = np.concatenate([wait_pos, again[dry]])
+                        wait_round = np.concatenate([wait_round, round_ + spat[dry] + 1])
+                touched = np.concatenate([touched, pos])
+            touched = np.unique(touched)
+            plays[touched], filled[touched], _ = self._spit_status(state, every[touched])
         phase = state.phase if rows is None else state.phase[rows]
         F = 2 ** self.stockpiles
         code = (phase[:, None] * F * F + plays) * F + filled  # 4**S == F * F
