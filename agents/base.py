@@ -52,18 +52,28 @@ class PolicyAgent(Agent):
     ``model`` is a ``MaskablePPO`` or a path to a saved one.  It plays its
     most likely action by default (``deterministic=True``): sampling would
     now and then pick a wild bid, which costs far more than predictability.
+    A rule-advised model (:mod:`agents.advice`) needs its ``advisor``, the
+    game's rule-based agent (``agents.registry.make_agent`` passes it).
     """
 
-    def __init__(self, model: Any, deterministic: bool = True, name: str = "ppo"):
+    def __init__(self, model: Any, deterministic: bool = True, name: str = "ppo", advisor: Agent | None = None):
         if isinstance(model, (str, bytes)) or hasattr(model, "__fspath__"):
             from sb3_contrib import MaskablePPO
             model = MaskablePPO.load(model, device="cpu")
         self.model = model
         self.deterministic = deterministic
         self.name = name
+        self.advisor = advisor
+        advised = int(getattr(getattr(model, "policy", None), "advice_size", 0)) > 0
+        if advised and advisor is None:
+            raise ValueError("this model was trained with rule advice: pass advisor=<the game's rule agent>")
 
     def act_batch(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
-        actions, _ = self.model.predict(np.asarray(obs, np.float32), action_masks=np.asarray(mask, bool),
+        mask = np.asarray(mask, bool)
+        if self.advisor is not None:
+            from .advice import advised_observation
+            obs = advised_observation(self.advisor, obs, mask)
+        actions, _ = self.model.predict(np.asarray(obs, np.float32), action_masks=mask,
                                         deterministic=self.deterministic)
         return np.asarray(actions, np.int64)
 
@@ -72,7 +82,7 @@ class FrozenPolicyAgent(PolicyAgent):
     """A snapshot of a learner's policy for self-play: its weights are copied
     at :meth:`update` and stay fixed while the learner trains on."""
 
-    def __init__(self, learner: Any, name: str = "snapshot"):
+    def __init__(self, learner: Any, name: str = "snapshot", advisor: Agent | None = None):
         self.learner = learner
         # A fresh policy of the same architecture (deepcopy fails on policies
         # whose tensors are not graph leaves mid-training).
@@ -82,13 +92,13 @@ class FrozenPolicyAgent(PolicyAgent):
 
         class _Model:  # just enough of a model for PolicyAgent.act_batch
             def __init__(self, policy):
-                self.policy = policy
+                self.policy = policy  # (its advice_size tells PolicyAgent whether it needs the advisor)
 
             def predict(self, obs, action_masks=None, deterministic=False):
                 return self.policy.predict(obs, action_masks=action_masks, deterministic=deterministic)
 
         # sampled, not greedy: self-play opponents should vary their play
-        super().__init__(_Model(policy), deterministic=False, name=name)
+        super().__init__(_Model(policy), deterministic=False, name=name, advisor=advisor)
 
     def update(self) -> None:
         """Copy the learner's current weights into the snapshot."""

@@ -49,6 +49,11 @@ def make_agent(game: str, spec: str, seed: int = 0, **config) -> Agent:
         if path is None or not path.exists():
             raise ValueError(f"no trained checkpoint for {game!r} at {path}; train one with "
                              f"examples/train_{game.removesuffix('_v0')}.py")
-        return PolicyAgent(path, deterministic=game not in STOCHASTIC,
+        from sb3_contrib import MaskablePPO
+
+        from .advice import advice_size
+        model = MaskablePPO.load(path, device="cpu")
+        advisor = rule_agent(game, **config) if advice_size(model) else None
+        return PolicyAgent(model, deterministic=game not in STOCHASTIC, advisor=advisor,
                            name="ppo" if spec == "ppo" else f"ppo({path.name})")
     raise ValueError(f"unknown agent {spec!r}: use random, rule, ppo or ppo:PATH")

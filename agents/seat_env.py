@@ -26,19 +26,26 @@ import numpy as np
 import cardenvs
 import cardenvs.vector as V
 
+from .advice import advised_observation
 from .base import Agent, RandomAgent
 
 
-def learner_space(rules) -> gym.spaces.Box:
-    """The observation space the learner sees: the game's bounds in float32.
+def learner_space(rules, advised: bool = False) -> gym.spaces.Box:
+    """The observation space the learner sees: the game's bounds in float32
+    (followed by the advice one-hot of ``num_actions`` columns if ``advised``,
+    see :mod:`agents.advice`).
 
     Games emit compact integer observations (see ``cardenvs.core.spaces``);
     the learner envs hand stable-baselines3 float32 arrays, so its rollout
     buffers and networks work in float and saved models keep one space.
     """
     shape = (rules.obs_size,)
-    return gym.spaces.Box(np.broadcast_to(np.asarray(rules.obs_low, np.float32), shape),
-                          np.broadcast_to(np.asarray(rules.obs_high, np.float32), shape), shape, np.float32)
+    low = np.broadcast_to(np.asarray(rules.obs_low, np.float32), shape)
+    high = np.broadcast_to(np.asarray(rules.obs_high, np.float32), shape)
+    if advised:
+        low = np.concatenate([low, np.zeros(rules.num_actions, np.float32)])
+        high = np.concatenate([high, np.ones(rules.num_actions, np.float32)])
+    return gym.spaces.Box(low, high, low.shape, np.float32)
 
 
 def _partner_offset(rules) -> int | None:
@@ -140,10 +147,12 @@ except ImportError:  # pragma: no cover - exercised only without SB3
 
 class _LearnerVecEnv(VecEnv):
     """What the learner VecEnvs share: SB3 plumbing, the learner's reward
-    weights, episode bookkeeping.  Game i's learner plays seat ``i % P``."""
+    weights, episode bookkeeping.  Game i's learner plays seat ``i % P``.
+    With an ``advisor`` the learner's observations carry its advice (see
+    :mod:`agents.advice`)."""
 
     def __init__(self, game: str, num_envs: int, opponents: Agent | None, partner: Agent | None,
-                 seed: int | None, reward_mode: str, config: dict):
+                 seed: int | None, reward_mode: str, config: dict, advisor: Agent | None = None):
         if VecEnv is object:
             raise ImportError("the learner VecEnvs need stable-baselines3: pip install 'cardenvs[train]'")
         if reward_mode not in ("seat", "relative"):
@@ -166,7 +175,9 @@ class _LearnerVecEnv(VecEnv):
                 w[s, opp] = -1.0 / opp.sum()
         self._reward_weights = w
         self.render_mode = None
-        super().__init__(num_envs, learner_space(self.engine.rules), self.engine.single_action_space)
+        self.advisor = advisor
+        super().__init__(num_envs, learner_space(self.rules, advised=advisor is not None),
+                         self.engine.single_action_space)
         self._actions = None
         self._ep_return = np.zeros(num_envs)
         self._ep_len = np.zeros(num_envs, np.int64)
@@ -199,12 +210,19 @@ class _LearnerVecEnv(VecEnv):
             return np.arange(self.num_envs)
         return np.atleast_1d(np.arange(self.num_envs)[indices])
 
+    def _learner_view(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """What the learner is handed: float32, with the advice if advised."""
+        if self.advisor is None:
+            return obs.astype(np.float32)
+        return advised_observation(self.advisor, obs, mask)
+
     def _learner_reward(self, rows: np.ndarray, rew: np.ndarray) -> np.ndarray:
         return np.einsum("kp,kp->k", self._reward_weights[self.learner_seat[rows]], rew[rows])
 
     def _finish(self, rows: np.ndarray, info: dict, infos: list[dict]) -> None:
         for i in rows:
-            infos[i]["terminal_observation"] = np.asarray(info["final_obs"][i][self.learner_seat[i]], np.float32)
+            last = np.asarray(info["final_obs"][i][self.learner_seat[i]])[None]
+            infos[i]["terminal_observation"] = self._learner_view(last, np.zeros((1, self.rules.num_actions), bool))[0]
             infos[i]["final_scores"] = info["final_scores"][i]
             infos[i]["seat"] = int(self.learner_seat[i])
 
@@ -228,8 +246,8 @@ class SeatVecEnv(_LearnerVecEnv):
     """
 
     def __init__(self, game: str, num_envs: int, opponents: Agent | None = None, partner: Agent | None = None,
-                 seed: int | None = None, reward_mode: str = "seat", **config: Any):
-        super().__init__(game, num_envs, opponents, partner, seed, reward_mode, config)
+                 seed: int | None = None, reward_mode: str = "seat", advisor: Agent | None = None, **config: Any):
+        super().__init__(game, num_envs, opponents, partner, seed, reward_mode, config, advisor)
         self._obs = None
 
     def reset(self):
@@ -238,7 +256,7 @@ class SeatVecEnv(_LearnerVecEnv):
         self._ep_len[:] = 0
         self._carry = np.zeros(self.num_envs)
         self._advance(np.zeros(self.num_envs), np.zeros(self.num_envs, bool), [{} for _ in range(self.num_envs)])
-        return self._obs.astype(np.float32)
+        return self._learner_view(self._obs, self.engine.state.legal)
 
     def step_wait(self):
         rows = np.arange(self.num_envs)
@@ -251,7 +269,7 @@ class SeatVecEnv(_LearnerVecEnv):
         self._finish(np.flatnonzero(done), info, infos)
         self._advance(reward, done, infos)
         self._episodes(reward, done, infos)
-        return self._obs.astype(np.float32), reward.astype(np.float32), done, infos
+        return self._learner_view(self._obs, self.engine.state.legal), reward.astype(np.float32), done, infos
 
     def action_masks(self) -> np.ndarray:
         """Legal actions of the learner in every game, (num_envs, n_actions)."""
@@ -294,8 +312,8 @@ class ParallelSeatVecEnv(_LearnerVecEnv):
     an SB3 ``VecEnv`` like :class:`SeatVecEnv`."""
 
     def __init__(self, game: str, num_envs: int, opponents: Agent | None = None, seed: int | None = None,
-                 reward_mode: str = "seat", **config: Any):
-        super().__init__(game, num_envs, opponents, None, seed, reward_mode, config)
+                 reward_mode: str = "seat", advisor: Agent | None = None, **config: Any):
+        super().__init__(game, num_envs, opponents, None, seed, reward_mode, config, advisor)
         self._rows = np.arange(num_envs)
         self._other = (self.learner_seat + 1) % 2
         self._obs = self._mask = None
@@ -305,7 +323,7 @@ class ParallelSeatVecEnv(_LearnerVecEnv):
         self._mask = info["action_mask"]
         self._ep_return[:] = 0
         self._ep_len[:] = 0
-        return self._obs[self._rows, self.learner_seat].astype(np.float32)
+        return self._learner_view(self._obs[self._rows, self.learner_seat], self.action_masks())
 
     def step_wait(self):
         r, other = self._rows, self._other
@@ -319,18 +337,20 @@ class ParallelSeatVecEnv(_LearnerVecEnv):
         infos: list[dict] = [{} for _ in range(self.num_envs)]
         self._finish(np.flatnonzero(done), info, infos)
         self._episodes(reward, done, infos)
-        return self._obs[r, self.learner_seat].astype(np.float32), reward.astype(np.float32), done, infos
+        return self._learner_view(self._obs[r, self.learner_seat], self.action_masks()), reward.astype(np.float32), \
+            done, infos
 
     def action_masks(self) -> np.ndarray:
         return self._mask[self._rows, self.learner_seat].copy()
 
 
 def learner_vec_env(game: str, num_envs: int, opponents: Agent | None = None, partner: Agent | None = None,
-                    seed: int | None = None, reward_mode: str = "seat", **config: Any) -> _LearnerVecEnv:
+                    seed: int | None = None, reward_mode: str = "seat", advisor: Agent | None = None,
+                    **config: Any) -> _LearnerVecEnv:
     """The learner VecEnv that fits ``game`` (turn-based or simultaneous)."""
     if getattr(V.rules_class(game), "vector_env_class", None) is not None:
-        return ParallelSeatVecEnv(game, num_envs, opponents, seed, reward_mode, **config)
-    return SeatVecEnv(game, num_envs, opponents, partner, seed, reward_mode, **config)
+        return ParallelSeatVecEnv(game, num_envs, opponents, seed, reward_mode, advisor, **config)
+    return SeatVecEnv(game, num_envs, opponents, partner, seed, reward_mode, advisor, **config)
 
 
 def make_seat_env(game: str, **kwargs: Any) -> Callable[[], SeatEnv]:

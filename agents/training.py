@@ -3,7 +3,9 @@ engine (:class:`agents.seat_env.SeatVecEnv`).
 
 :func:`train` runs up to two stages: against fixed opponents (rule-based or
 random), then self-play against frozen snapshots of the learner (refreshed
-every ``snapshot_every`` steps).  It writes checkpoints, the final model, a
+every ``snapshot_every`` steps).  With ``advice=True`` the learner is a
+rule-advised policy (:mod:`agents.advice`): it starts out playing like the
+rule-based agent and learns where to deviate.  It writes checkpoints, the final model, a
 learning curve (PNG) and the evaluation results into ``run_dir``.
 The per-game scripts in ``examples/train_<game>.py`` call it with their
 defaults.
@@ -45,6 +47,8 @@ class TrainConfig:
     eval_games: int = 200
     seed: int = 0
     checkpoint_every: int = 100_000
+    advice: bool = False  # a rule-advised policy (agents/advice.py)
+    advice_weight: float = 4.0  # its initial trust in the advice (a logit bonus)
 
 
 def _opponent_names() -> tuple[str, ...]:
@@ -64,14 +68,21 @@ def train(cfg: TrainConfig, rule_agent: Agent, run_dir: str | pathlib.Path, mode
     if opponent not in _opponent_names():
         raise ValueError(f"opponent must be one of {_opponent_names()}, got {opponent!r}")
     fixed = rule_agent if opponent == "rule" else RandomAgent(cfg.seed)
+    advisor = rule_agent if cfg.advice else None
     env = learner_vec_env(cfg.game, cfg.num_envs, opponents=fixed, partner=fixed, seed=cfg.seed,
-                          reward_mode=cfg.reward_mode, **cfg.env_config)
+                          reward_mode=cfg.reward_mode, advisor=advisor, **cfg.env_config)
     if cfg.init_model:
         model = MaskablePPO.load(cfg.init_model, env=env, device="cpu")
     else:
-        model = MaskablePPO("MlpPolicy", env, n_steps=cfg.n_steps, batch_size=cfg.batch_size, n_epochs=cfg.n_epochs,
+        policy: Any = "MlpPolicy"
+        policy_kwargs: dict[str, Any] = {"net_arch": list(cfg.net_arch)}
+        if cfg.advice:
+            from .advice import AdvisedPolicy
+            policy = AdvisedPolicy
+            policy_kwargs.update(advice_size=env.action_space.n, advice_weight=cfg.advice_weight)
+        model = MaskablePPO(policy, env, n_steps=cfg.n_steps, batch_size=cfg.batch_size, n_epochs=cfg.n_epochs,
                             learning_rate=cfg.learning_rate, gamma=cfg.gamma, ent_coef=cfg.ent_coef,
-                            policy_kwargs={"net_arch": list(cfg.net_arch)}, seed=cfg.seed, device="cpu", verbose=0)
+                            policy_kwargs=policy_kwargs, seed=cfg.seed, device="cpu", verbose=0)
 
     curve: list[tuple[int, float]] = []
 
@@ -104,14 +115,14 @@ def train(cfg: TrainConfig, rule_agent: Agent, run_dir: str | pathlib.Path, mode
         log(f"stage 1: {cfg.fixed_steps:,} steps against {fixed.name} opponents and partner")
         model.learn(cfg.fixed_steps, callback=[Curve(), checkpoints], progress_bar=progress_bar)
     if cfg.selfplay_steps:
-        snapshot = FrozenPolicyAgent(model)
+        snapshot = FrozenPolicyAgent(model, advisor=advisor)
         env.opponents = env.partner = snapshot
         log(f"stage 2: {cfg.selfplay_steps:,} steps of self-play against frozen snapshots")
         model.learn(cfg.selfplay_steps, callback=[Curve(), SelfPlay(snapshot), checkpoints],
                     reset_num_timesteps=False, progress_bar=progress_bar)
     if cfg.team_steps:
         # as evaluated: the learner's own policy as partner, the fixed agent as opponents
-        partner = FrozenPolicyAgent(model, name="partner")
+        partner = FrozenPolicyAgent(model, name="partner", advisor=advisor)
         env.opponents, env.partner = fixed, partner
         log(f"stage 3: {cfg.team_steps:,} steps with its own snapshot as partner against {fixed.name} opponents")
         model.learn(cfg.team_steps, callback=[Curve(), SelfPlay(partner), checkpoints],
@@ -125,7 +136,7 @@ def train(cfg: TrainConfig, rule_agent: Agent, run_dir: str | pathlib.Path, mode
 
     from .registry import STOCHASTIC
 
-    trained = PolicyAgent(model, deterministic=cfg.game not in STOCHASTIC, name="ppo")
+    trained = PolicyAgent(model, deterministic=cfg.game not in STOCHASTIC, name="ppo", advisor=advisor)
     summary = {"config": asdict(cfg), "opponent": opponent, "train_seconds": round(train_seconds, 1),
                "timesteps": int(model.num_timesteps), "results": []}
     for opp in (RandomAgent(cfg.seed + 1), rule_agent):
@@ -181,6 +192,8 @@ def cli(game: str, doc: str, env_config: dict, eval_config: dict, name: str | No
     p.add_argument("--team-steps", type=int, default=0,
                    help="then steps with its own snapshot as partner against the fixed opponents")
     p.add_argument("--init", default=None, help="continue training this saved model")
+    p.add_argument("--advice", action="store_true",
+                   help="a rule-advised policy: start from the rule-based agent and learn where to deviate")
     p.add_argument("--minutes", type=float, default=None,
                    help=f"scale the steps to about this many minutes (~{steps_per_second:,.0f} steps/s measured)")
     p.add_argument("--opponent", choices=_opponent_names(), default="rule")
@@ -202,7 +215,7 @@ def cli(game: str, doc: str, env_config: dict, eval_config: dict, name: str | No
         fixed = int(total * 0.75)
         selfplay = total - fixed
     cfg = TrainConfig(game=game, env_config=env_cfg, eval_config=eval_cfg, fixed_steps=fixed,
-                      selfplay_steps=selfplay, team_steps=args.team_steps, init_model=args.init, num_envs=args.num_envs, eval_games=args.eval_games, seed=args.seed,
+                      selfplay_steps=selfplay, team_steps=args.team_steps, init_model=args.init, advice=args.advice, num_envs=args.num_envs, eval_games=args.eval_games, seed=args.seed,
                       **train_kwargs)
     save = args.save if args.save is not None else str(CHECKPOINTS / f"{name}_ppo.zip")
     train(cfg, rule_agent(game, **eval_cfg), args.run_dir or f"runs/{name}", save or None,

@@ -286,3 +286,70 @@ def test_full_pepper_training_wins_90_percent_against_random(tmp_path):
                       reward_mode="relative", gamma=1.0, eval_games=200, seed=0)
     summary = train(cfg, PepperRuleAgent(), tmp_path, None, progress_bar=False, log=lambda *a: None)
     assert summary["results"][0]["ci95"][0] >= 0.9, summary["results"]
+
+
+# ---------------------------------------------------------------- rule advice
+ADVICE_CASES = [("pepper_v0", {"num_players": 4}), ("cancellation_hearts_v0", {"num_players": 6}),
+                ("spit_v0", {}), ("push_v0", {"rounds": [1]})]
+
+
+@pytest.mark.parametrize("game,config", ADVICE_CASES, ids=[g for g, _ in ADVICE_CASES])
+def test_advised_observation_appends_the_rule_agents_action(game, config):
+    from agents.advice import advised_observation
+    from agents.registry import rule_agent
+
+    from agents.seat_env import learner_vec_env
+
+    rule = rule_agent(game, **config)
+    env = learner_vec_env(game, 6, opponents=RandomAgent(0), seed=2, advisor=rule, **config)
+    obs = env.reset()
+    rules = env.rules
+    assert obs.shape == (6, rules.obs_size + rules.num_actions) and obs.dtype == np.float32
+    assert env.observation_space.shape == obs.shape[1:]
+    for _ in range(20):
+        masks = env.action_masks()
+        advice = obs[:, rules.obs_size:]
+        # exactly one advised action per game, legal, and the rule agent's own choice
+        assert (advice.sum(axis=1) == 1).all()
+        chosen = advice.argmax(axis=1)
+        assert masks[np.arange(6), chosen].all()
+        np.testing.assert_array_equal(chosen, rule.act_batch(obs[:, :rules.obs_size], masks))
+        obs, _, _, _ = env.step(RandomAgent(1).act_batch(None, masks))
+    # a finished game (no legal action) gets no advice
+    none = advised_observation(rule, obs[:2, :rules.obs_size], np.zeros((2, rules.num_actions), bool))
+    assert not none[:, rules.obs_size:].any()
+
+
+def test_fresh_advised_policy_plays_like_the_rule_agent_and_round_trips(tmp_path):
+    """A new AdvisedPolicy's logits are ~0 except the advice bonus, so played
+    greedily it makes exactly the rule agent's choices; saved and loaded it
+    keeps its advice size, needs its advisor, and make_agent supplies it."""
+    from sb3_contrib import MaskablePPO
+
+    from agents.advice import AdvisedPolicy, advice_size
+    from agents.base import PolicyAgent
+    from agents.registry import make_agent
+    from agents.seat_env import learner_vec_env
+
+    rule = PepperRuleAgent()
+    env = learner_vec_env("pepper_v0", 8, opponents=rule, partner=rule, seed=0, advisor=rule, max_hands=1)
+    model = MaskablePPO(AdvisedPolicy, env, n_steps=16, batch_size=64, seed=0, device="cpu",
+                        policy_kwargs={"net_arch": [32, 32], "advice_size": env.action_space.n})
+    agent = PolicyAgent(model, advisor=rule)
+    venv = V.make("pepper_v0", num_envs=64, seed=4)
+    obs, info = venv.reset()
+    for _ in range(40):
+        mask = info["action_mask"]
+        np.testing.assert_array_equal(agent.act_batch(obs, mask), rule.act_batch(obs, mask))
+        obs, _, _, _, info = venv.step(RandomAgent(2).act_batch(obs, mask))
+    model.learn(256)  # a rollout and an update go through (the advice weight is trained too)
+    path = tmp_path / "advised.zip"
+    model.save(path)
+    loaded = MaskablePPO.load(path, device="cpu")
+    assert advice_size(loaded) == env.action_space.n
+    with pytest.raises(ValueError, match="advisor"):
+        PolicyAgent(loaded)
+    again = make_agent("pepper_v0", f"ppo:{path}")
+    assert again.advisor is not None
+    res = match("pepper_v0", again, RandomAgent(3), num_games=4, seed=1, max_hands=5)
+    assert res.games == 4
