@@ -12,7 +12,7 @@ Import                 ``from cardenvs import push_v0``
 Actions                Discrete(2371)
 Parallel API           No
 Agents                 ``player_0`` .. ``player_3`` (seat = index, clockwise)
-Observation            Dict: ``observation`` Box((4960,), float32; 0/1 except
+Observation            Dict: ``observation`` Box((4960,), int16; 0/1 except
                        counts and raw scores),
                        ``action_mask`` Box(0, 1, (2371,), int8)
 =====================  =====================================================

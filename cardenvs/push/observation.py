@@ -1,5 +1,9 @@
 """Push: the observation encoding (what one seat legitimately knows).
 
+The observation is one int16 array (``PushRules.obs_dtype``; int32 only if
+``max_turns`` exceeds int16): every entry is a one-hot, a count, a size or a
+raw score (at most 5 x 960 points), all integers.
+
 Seats are *relative* to the viewer: 0 = the viewer, 1 = the next player
 clockwise (the one a push goes to), 2 = the partner, 3 = the player on the
 right.  Card blocks use the 53 card types ``2C 3C .. AC 2D .. AS JK``
@@ -73,83 +77,105 @@ OBS_HIGH[TURN] = np.inf
 for _m in range(M):
     OBS_HIGH[MELDS + _m * F + SET_CARDS:MELDS + (_m + 1) * F] = 4
 
-# card type -> 0 natural / 1..5 wild index (a 2 in its own run place is natural: see encode)
+# card type -> 0 natural / 1..5 wild index (a 2 in its own run place is natural: see refresh_slots)
 _WILD_INDEX = np.zeros(NT + 1, np.int64)
 _WILD_INDEX[[0, 13, 26, 39, 52]] = [1, 2, 3, 4, 5]
+_RELATIVE = np.arange(4)
 
 
 def encode(rules, state, seats: np.ndarray, rows: np.ndarray | None = None) -> np.ndarray:
-    """Observation ``(len(seats), OBS_SIZE)`` float32 of the games in ``rows``
-    (default: every row), row i seen by seat ``seats[i]``."""
-    from .rules import POS_TYPE, WILD  # noqa: PLC0415 - rules imports this module
-
-    if rows is None:
+    """Observation ``(len(seats), OBS_SIZE)`` (dtype ``rules.obs_dtype``) of the
+    games in ``rows`` (default: every row), row i seen by seat ``seats[i]``."""
+    every = rows is None
+    if every:
         rows = np.arange(len(seats))
     rows = np.asarray(rows, np.int64)
     B = len(rows)
     b = np.arange(B)
     seats = np.maximum(seats, 0)
-    out = np.zeros((B, OBS_SIZE), np.float32)
+    out = np.empty((B, OBS_SIZE), rules.obs_dtype)
+    # table melds: the slot blocks kept up to date by the rules, plus the owner
+    # (relative to the viewer, so it is the one part written here)
+    melds = out[:, MELDS:].reshape(B, M, F)
+    melds[...] = state.meld_obs if every else state.meld_obs[rows]
+    bi, mi = np.nonzero(state.meld_kind if every else state.meld_kind[rows])  # used slots
+    melds[bi, mi, OWNER + (state.meld_owner[rows[bi], mi] - seats[bi]) % 4] = 1
+    order = (seats[:, None] + _RELATIVE) % 4  # absolute seat of each relative seat
+
+    out[:, :MELDS] = 0
     out[:, HAND:HAND + NT] = state.hands[rows, seats]
     ps = state.pile_size[rows]
     top = state.pile[rows, np.maximum(ps - 1, 0)]
     out[b[ps > 0], TOP + top[ps > 0]] = 1
     out[:, PILE:PILE + NT] = state.pile_counts[rows]
     out[:, STOCK] = state.stock_size[rows]
-    order = (seats[:, None] + np.arange(4)) % 4  # absolute seat of each relative seat
-    sizes = state.hands[rows].astype(np.int64).sum(-1)  # (B, 4)
-    seat_block = np.stack([sizes[b[:, None], order],
-                           state.contract_done[rows][b[:, None], order],
-                           state.scores[rows][:, rules.team][b[:, None], order]], -1)  # (B, 4, 3)
-    out[:, SEATS:SEATS + 12] = seat_block.reshape(B, 12)
-    active = state.phase[rows] < 2
+    hands = state.hands if every else state.hands[rows]
+    sizes = hands.sum(-1, dtype=np.int64)  # (B, 4)
+    scores = state.scores if every else state.scores[rows]
+    seat_block = out[:, SEATS:SEATS + 12].reshape(B, 4, 3)
+    seat_block[:, :, 0] = np.take_along_axis(sizes, order, 1)
+    seat_block[:, :, 1] = np.take_along_axis(state.contract_done[rows], order, 1)
+    seat_block[:, :, 2] = scores[:, rules.team][b[:, None], order]
     rn = rules.rounds[state.round_i[rows]]
     out[b, ROUND + rn - 1] = 1
-    a = b[active]
-    out[a, PHASE + state.phase[rows][active]] = 1
-    out[:, IN_CONTRACT] = state.in_contract[rows]
-    out[:, CONTRACT_IDX] = np.where(state.in_contract[rows], state.contract_idx[rows], 0)
-    out[b, PEND + state.pend[rows]] = 1
+    phase = state.phase[rows]
+    active = phase < 2
+    out[b[active], PHASE + phase[active]] = 1
+    in_contract = state.in_contract[rows]
+    out[:, IN_CONTRACT] = in_contract
+    out[:, CONTRACT_IDX] = np.where(in_contract, state.contract_idx[rows], 0)
+    pend = state.pend[rows]
+    out[b, PEND + pend] = 1
     owed = state.owed[rows]
     o = owed >= 0
     out[b[o], OWED + _WILD_INDEX[owed[o]] - 1] = 1
     out[b, DEALER + (state.dealer[rows] - seats) % 4] = 1
     out[:, TURN] = state.turns[rows]
-    pr = state.pend[rows] == 2
+    pr = pend == 2
     out[b[pr], PEND_NEXT + np.minimum(state.pend_next[rows][pr], 13)] = 1
+    return out
 
-    # table melds: features computed for the used slots only (most are empty)
-    kind = state.meld_kind[rows]  # (B, M)
-    bi, mi = np.nonzero(kind)
-    K = len(bi)
+
+# table meld slots: apart from its owner (relative to the viewer, written by
+# ``encode``) a slot's block depends only on the meld, so the rules keep every
+# slot's block in ``state.meld_obs`` (B, M, F) int8, rewritten by
+# :func:`refresh_slots` whenever that meld changes; observing copies it.
+
+
+def refresh_slots(state, rows: np.ndarray, slots: np.ndarray) -> None:
+    """Re-encode meld slot ``slots[i]`` of game ``rows[i]`` into ``state.meld_obs``
+    (all but the owner; an unused slot is all zeros)."""
+    from .rules import POS_TYPE, WILD  # noqa: PLC0415 - rules imports this module
+
+    K = len(rows)
     if not K:
-        return out
-    r = rows[bi]
+        return
     k = np.arange(K)
-    kk = kind[bi, mi].astype(np.int64)
-    blk = np.zeros((K, F), np.float32)
-    blk[:, USED] = 1
-    blk[:, PENDING] = mi >= state.n_melds[r]
-    blk[k, OWNER + (state.meld_owner[r, mi].astype(np.int64) - seats[bi]) % 4] = 1
-    blk[k, KIND + kk - 1] = 1
+    kk = state.meld_kind[rows, slots].astype(np.int64)
+    blk = np.zeros((K, F), np.int8)
+    used = kk > 0
+    blk[:, USED] = used
+    blk[:, PENDING] = used & (slots >= state.n_melds[rows])
+    blk[k[used], KIND + kk[used] - 1] = 1
     ks = k[kk == 1]
     if ks.size:
-        R = state.meld_rank[r[ks], mi[ks]].astype(np.int64)
+        r, m = rows[ks], slots[ks]
+        R = state.meld_rank[r, m].astype(np.int64)
         blk[ks, SET_RANK + R] = 1
-        counts = state.meld_counts[r[ks], mi[ks]]  # (ks, 53)
+        counts = state.meld_counts[r, m]  # (ks, 53)
         nat = np.take_along_axis(counts, np.arange(4)[None, :] * 13 + R[:, None], 1)
         blk[ks, SET_CARDS:SET_CARDS + 9] = np.concatenate([nat, counts[:, WILD]], 1)
     kr = k[kk == 2]
     if kr.size:
-        s = state.meld_suit[r[kr], mi[kr]].astype(np.int64)
+        r, m = rows[kr], slots[kr]
+        s = state.meld_suit[r, m].astype(np.int64)
         blk[kr, RUN_SUIT + s] = 1
         posn = np.arange(14)
-        lo = state.meld_lo[r[kr], mi[kr]].astype(np.int64)
-        hi = state.meld_hi[r[kr], mi[kr]].astype(np.int64)
+        lo = state.meld_lo[r, m].astype(np.int64)
+        hi = state.meld_hi[r, m].astype(np.int64)
         blk[kr, SPAN:SPAN + 14] = (posn >= lo[:, None]) & (posn <= hi[:, None])
-        mp = state.meld_pos[r[kr], mi[kr]].astype(np.int64)  # (kr, 14)
+        mp = state.meld_pos[r, m].astype(np.int64)  # (kr, 14)
         code = np.where(mp == POS_TYPE[s[:, None], posn], 0, _WILD_INDEX[np.maximum(mp, 0)])
         fi, pi = np.nonzero(mp >= 0)
         blk[kr[fi], POS + 6 * pi + code[fi, pi]] = 1
-    out[:, MELDS:].reshape(B, M, F)[bi, mi] = blk
-    return out
+    state.meld_obs[rows, slots] = blk

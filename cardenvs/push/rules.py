@@ -345,6 +345,7 @@ class PushRules(TurnBasedRules):
     num_actions = NUM_ACTIONS
     obs_size = observation.OBS_SIZE
     obs_low, obs_high = observation.OBS_LOW, observation.OBS_HIGH
+    obs_dtype = np.int16  # scores reach 5 x 960 points; see __init__ for the turn counter
 
     def __init__(self, rounds=(1, 2, 3, 4, 5), reward: str = "win_loss", max_turns: int = 200):
         if isinstance(rounds, (str, bytes)) or not hasattr(rounds, "__iter__"):
@@ -357,6 +358,8 @@ class PushRules(TurnBasedRules):
         self.rounds = np.array([int(r) for r in rounds], np.int64)
         self.reward = choice("reward", reward, ("win_loss", "score_delta"))
         self.max_turns = positive_int("max_turns", max_turns)
+        if self.max_turns > np.iinfo(np.int16).max:  # the observed turn counter must fit
+            self.obs_dtype = np.int32
         self.team = np.arange(4) % 2
         self.partnerships = True  # team 0 = seats {0, 2}, team 1 = seats {1, 3}
         self.relative_seat = (np.arange(4)[None, :] - np.arange(4)[:, None]) % 4
@@ -387,6 +390,7 @@ class PushRules(TurnBasedRules):
         s.meld_pos = np.full((B, M, NUM_POS), -1, np.int8)
         s.meld_counts = np.zeros((B, M, NT), np.int8)
         s.meld_len = np.zeros((B, M), np.int8)
+        s.meld_obs = np.zeros((B, M, observation.F), np.int8)  # each slot's observation block
         s.pend = np.zeros(B, np.int64)  # NO_MELD / SET / RUN being built
         s.pend_next = np.zeros(B, np.int64)  # next run position to fill
         s.pend_nat = np.zeros(B, bool)
@@ -443,6 +447,7 @@ class PushRules(TurnBasedRules):
         state.meld_pos[rows] = -1
         state.meld_counts[rows] = 0
         state.meld_len[rows] = 0
+        state.meld_obs[rows] = 0
         state.pend[rows] = NO_MELD
         state.pend_next[rows] = 0
         state.pend_nat[rows] = False
@@ -659,6 +664,9 @@ class PushRules(TurnBasedRules):
         cat = ACT_CAT[a]
         ended = np.zeros(state.batch, bool)  # round over
         out_seat = np.full(state.batch, -1, np.int64)
+        # the meld each melding action touches: a table meld, or the pending one
+        melding = cat >= C_SET
+        touched = np.where(cat[melding] >= C_LAY_SET, ACT_A1[a[melding]], state.n_melds[active[melding]])
         handlers = {C_TAKE: self._take, C_PUSH: self._push, C_DISCARD: self._discard, C_SET: self._declare_set,
                     C_RUN: self._declare_run, C_ADD: self._add, C_END: self._end_set, C_FILL: self._fill,
                     C_LAY_SET: self._layoff_set, C_LAY_RUN: self._layoff_run, C_SWAP_RUN: self._swap_run,
@@ -666,6 +674,7 @@ class PushRules(TurnBasedRules):
         for c in np.unique(cat):
             sel = cat == c
             handlers[c](state, active[sel], a[sel], ended, out_seat)
+        observation.refresh_slots(state, active[melding], touched)
         e = np.flatnonzero(ended)
         if e.size:
             self._end_round(state, e, out_seat[e], rewards)
