@@ -53,6 +53,7 @@ NONE = 52  # "no card"
 RED = np.isin(np.arange(52) // 13, (1, 2))  # diamonds and hearts
 
 PLAYING, SLAPPING, DONE = 0, 1, 2
+NO_ENDS = (np.zeros(0, np.int64), np.zeros((0, 2), np.int64))  # no deal ends: rows, pile takers
 PHASE_NAMES = ("playing", "slapping", "done")
 WAIT = 0
 # action kinds
@@ -196,6 +197,10 @@ class SpitRules(SimultaneousRules):
         # by every pop and move).  From it: the filled-stockpile bits and
         # whether a move would expose a card (a pile of 2+ and an empty one).
         self.pow6 = 6 ** np.arange(S)
+        # SHAPE_CHANGE[a]: how action a changes its player's shape (a card
+        # leaves stockpile src; a move puts it on stockpile dst)
+        self.shape_change = np.where(kind == K_PLAY, -self.pow6[src], 0) + \
+            np.where(kind == K_MOVE, self.pow6[dst] - self.pow6[src], 0)
         sizes = (np.arange(6 ** S)[:, None] // self.pow6) % 6
         self.filled_of_shape = ((sizes > 0) * 2 ** np.arange(S)).sum(axis=1)
         self.expose_of_shape = (sizes >= 2).any(axis=1) & (sizes == 0).any(axis=1)
@@ -294,9 +299,9 @@ class SpitRules(SimultaneousRules):
         state.ticks += active
         # The faster hand this tick: a seeded coin per game.
         first = (state.rng.random(B) < 0.5).astype(np.int64)
-        ended = np.zeros(B, bool)  # the deal (or game) ended during this tick
-        flat_actions, base = actions.reshape(-1), 2 * np.arange(B)
         if self.speed:
+            ended = np.zeros(B, bool)  # the game ended during this tick
+            flat_actions, base = actions.reshape(-1), 2 * np.arange(B)
             playing = active
             for k in (0, 1):
                 seat = first ^ k
@@ -308,9 +313,14 @@ class SpitRules(SimultaneousRules):
         else:
             playing = active & (state.phase == PLAYING)
             slapping = np.flatnonzero(active & (state.phase == SLAPPING))
-            if slapping.size:
-                self._slap(state, slapping, actions[slapping], first[slapping])
-            self._spit_act(state, actions, first, playing, ended, rewards)
+            # Deals ended by a slap or by a player going out with one spit
+            # pile: laid out anew together, slaps first (the order of the
+            # seeded deck orders).  Those rows do nothing else this tick.
+            ends = [self._slap(state, slapping, actions[slapping], first[slapping])] if slapping.size else []
+            ends.append(self._spit_act(state, actions, first, playing, rewards))
+            rows = np.concatenate([r for r, _ in ends])
+            if rows.size:
+                self._new_layouts(state, rows, np.concatenate([taker for _, taker in ends]))
             self._spit_settle(state, None)
         if self.max_ticks is not None:
             cut = np.flatnonzero(~state.done & (state.ticks >= self.max_ticks))
@@ -331,7 +341,7 @@ class SpitRules(SimultaneousRules):
         rewards[rows[won], 1 - winner[won]] -= 1.0
 
     # ================================================================= Spit
-    def _spit_act(self, state, actions, first, playing, ended, rewards) -> None:
+    def _spit_act(self, state, actions, first, playing, rewards) -> tuple[np.ndarray, np.ndarray]:
         """Apply both players' plays and moves in the ``playing`` rows, in one
         pass.  The faster hand's (seat ``first``) action is applied first; the
         slower one's is checked against the position after it: it does nothing
@@ -339,61 +349,61 @@ class SpitRules(SimultaneousRules):
         pile the faster hand just covered (both cards fit the old top, so
         their ranks differ by 0 or 2: the second never fits the first).
 
-        Arrays here are ``(B, 2)`` by *order* (column 0 the faster hand);
-        flat indices are ``row * 2 + seat`` into the per-seat arrays,
-        ``(row * 2 + seat) * S + pile`` into the stockpile arrays and
-        ``row * 2 + pile`` into the spit-pile arrays."""
+        Flat indices: ``row * 2 + seat`` ("seat rows") into the per-seat
+        arrays, ``(row * 2 + seat) * S + pile`` into the stockpile arrays and
+        ``row * 2 + pile`` into the spit-pile arrays.  Returns the deals that
+        end with one spit pile (see :meth:`_layout_out`)."""
         S = self.stockpiles
-        row2 = 2 * np.arange(state.batch)
-        rs = row2[:, None] + (first[:, None] ^ np.arange(2))  # seat rows by order
-        a = np.where(playing[:, None], actions.reshape(-1)[rs], WAIT)
-        kind, pile = np.take(self.kind, a), np.take(self.play_pile, a)
+        kind = np.take(self.kind, actions)  # (B, 2)
         play = kind == K_PLAY
-        layout_n = state.layout_n.reshape(-1)
-        first_out = play[:, 0] & (np.take(layout_n, rs[:, 0]) == 1)
+        pile = np.take(self.play_pile, actions)
+        goes_out = play & (state.layout_n == 1)  # the last layout card
         covered = play[:, 0] & play[:, 1] & (pile[:, 0] == pile[:, 1])
-        go = kind != WAIT
-        go[:, 1] &= ~(first_out | covered)
-        e = np.flatnonzero(go)  # entries to apply: (row, order) row-major
-        if not e.size:
-            return
-        a, kind, pf, rs = a.reshape(-1)[e], kind.reshape(-1)[e], (row2[:, None] + pile).reshape(-1)[e], rs.reshape(-1)[e]
-        src, dst = np.take(self.src, a), np.take(self.dst, a)
-        fi = rs * S + src
+        slower = first[:, None] != np.arange(2)
+        void = slower & (covered[:, None] | goes_out[:, ::-1])
+        rs = np.flatnonzero((kind != K_WAIT) & playing[:, None] & ~void)  # seat rows that act
+        if not rs.size:
+            return NO_ENDS
+        a, kind = actions.reshape(-1)[rs], kind.reshape(-1)[rs]
+        fi = rs * S + np.take(self.src, a)
         card = np.take(state.top.reshape(-1), fi)  # the source stockpile's top
-        self._pop(state, fi, rs, src)
+        self._pop(state, fi, a)
         m = np.flatnonzero(kind == K_MOVE)
         if m.size:
-            fj, card_m = rs[m] * S + dst[m], card[m]
+            fj, card_m = rs[m] * S + np.take(self.dst, a[m]), card[m]
             state.piles.reshape(-1)[fj * S] = card_m
             state.pile_n.reshape(-1)[fj] = 1
-            state.shape.reshape(-1)[rs[m]] += np.take(self.pow6, dst[m])
             state.top.reshape(-1)[fj] = card_m
         p = np.flatnonzero(kind == K_PLAY)
-        if p.size:
-            pf, card, rs = pf[p], card[p], rs[p]
-            centre_n = state.centre_n.reshape(-1)
-            n = np.take(centre_n, pf)
-            state.centre.reshape(-1)[pf * 52 + n] = card
-            centre_n[pf] = n + 1
-            state.ctop.reshape(-1)[pf] = card
-            if self.shed:
-                rewards.reshape(-1)[rs] += self.shed
-            left = np.take(layout_n, rs) - 1
-            layout_n[rs] = left
-            out = np.flatnonzero(left == 0)
-            if out.size:
-                # The faster hands' deals end first: the seeded draws for new
-                # layouts go to the rows in that order.  (Moves are applied
-                # above: a deal ends after both hands' actions.)
-                out = out[np.argsort(e[p][out] & 1, kind="stable")]
-                self._layout_out(state, rs[out] >> 1, rs[out] & 1, ended, rewards)
+        if not p.size:
+            return NO_ENDS
+        rs, card = rs[p], card[p]
+        pf = (rs & ~1) + np.take(self.play_pile, a[p])
+        centre_n = state.centre_n.reshape(-1)
+        n = np.take(centre_n, pf)
+        state.centre.reshape(-1)[pf * 52 + n] = card
+        centre_n[pf] = n + 1
+        state.ctop.reshape(-1)[pf] = card
+        if self.shed:
+            rewards.reshape(-1)[rs] += self.shed
+        layout_n = state.layout_n.reshape(-1)
+        left = np.take(layout_n, rs) - 1
+        layout_n[rs] = left
+        out = np.flatnonzero(left == 0)
+        if not out.size:
+            return NO_ENDS
+        # The faster hands' deals end first: the seeded draws for new layouts
+        # go to the rows in that order.  (Moves are applied above: a deal
+        # ends after both hands' actions.)
+        out = rs[out[np.argsort(slower.reshape(-1)[rs[out]], kind="stable")]]
+        return self._layout_out(state, out >> 1, out & 1, rewards)
 
-    def _pop(self, state, fi, rs, i) -> None:
-        """Take the top card off the stockpiles ``fi`` (flat indices; stockpile
-        ``i`` of seat row ``rs``); the card below, if any, is turned face up."""
+    def _pop(self, state, fi, actions) -> None:
+        """Take the top card off the stockpiles ``fi`` (flat indices) for
+        ``actions`` (plays or moves); the card below, if any, is turned face
+        up.  The layout shapes change by the actions' SHAPE_CHANGE."""
         S = self.stockpiles
-        state.shape.reshape(-1)[rs] -= np.take(self.pow6, i)
+        state.shape.reshape(-1)[fi // S] += np.take(self.shape_change, actions)
         pile_n, piles = state.pile_n.reshape(-1), state.piles.reshape(-1)
         n = np.take(pile_n, fi) - 1
         pile_n[fi] = n
@@ -401,9 +411,10 @@ class SpitRules(SimultaneousRules):
         piles[at + n] = NONE
         state.top.reshape(-1)[fi] = np.take(piles, at + np.maximum(n - 1, 0))  # NONE when n == 0
 
-    def _layout_out(self, state, rows, seats, ended, rewards) -> None:
-        """``seats`` just played the last card of their layout in ``rows``."""
-        ended[rows] = True
+    def _layout_out(self, state, rows, seats, rewards) -> tuple[np.ndarray, np.ndarray]:
+        """``seats`` just played the last card of their layout in ``rows``.
+        Returns the deals that end with one spit pile: their rows and who
+        takes each pile (for :meth:`_new_layouts`)."""
         won = state.spit_n[rows, seats] == 0  # no spit cards either: the game is won
         if won.any():
             state.scores[rows[won], seats[won]] += 1
@@ -413,14 +424,15 @@ class SpitRules(SimultaneousRules):
         state.phase[rows[~one_pile]] = SLAPPING  # both slap a spit pile next tick
         # One spit pile: the player who went out takes nothing from the centre;
         # the other collects the pile with their own stockpile cards.
-        r, other = rows[one_pile], 1 - seats[one_pile]
-        if r.size:
-            self._new_layouts(state, r, np.stack([other, other], axis=1))
+        other = 1 - seats[one_pile]
+        return rows[one_pile], np.stack([other, other], axis=1)
 
-    def _slap(self, state, rows, actions, first) -> None:
+    def _slap(self, state, rows, actions, first) -> tuple[np.ndarray, np.ndarray]:
         """Both players slap: the faster (the tick's coin) gets the pile it
         slapped, the other gets the other pile.  A non-slap (only possible
-        with ``illegal_action="wait"``) is slower than any slap."""
+        with ``illegal_action="wait"``) is slower than any slap.  Returns the
+        rows where the deal ends and who takes each pile (for
+        :meth:`_new_layouts`)."""
         choice_ = self.slap_pile[actions]  # (k, 2): pile slapped or -1
         k = np.arange(len(rows))
         fast, slow = first, 1 - first
@@ -428,13 +440,11 @@ class SpitRules(SimultaneousRules):
         decider = np.where(fast_pick >= 0, fast, slow)
         pile = np.where(fast_pick >= 0, fast_pick, slow_pick)
         go = pile >= 0
-        if not go.any():
-            return
         k, rows, decider, pile = np.arange(go.sum()), rows[go], decider[go], pile[go]
         taker = np.empty((len(rows), 2), np.int64)
         taker[k, pile] = decider
         taker[k, 1 - pile] = 1 - decider
-        self._new_layouts(state, rows, taker)
+        return rows, taker
 
     def _new_layouts(self, state, rows, taker) -> None:
         """End of a deal: each player gathers their stockpile and spit cards
