@@ -513,12 +513,14 @@ class SpitRules(SimultaneousRules):
         n, centre_n = state.spit_n[rows], state.centre_n[rows]
         turned = np.minimum(rounds[:, None], n)  # (k, 2)
         i, s, j = np.nonzero(np.arange(turned.max(initial=0)) < turned[:, :, None])
-        r, below = rows[i], n[i, s] - 1 - j  # j-th card turned: the j-th from the top
-        cards = state.spit[r, s, below]
-        state.spit[r, s, below] = NONE
-        state.centre[r, s, centre_n[i, s] + j] = cards
+        seat_row = 2 * rows[i] + s  # the j-th card turned: the j-th from the top
+        below, above = seat_row * 52 + n[i, s] - 1 - j, seat_row * 52 + centre_n[i, s] + j
+        spit, centre = state.spit.reshape(-1), state.centre.reshape(-1)
+        cards = np.take(spit, below)
+        spit[below] = NONE
+        centre[above] = cards
         last = j == turned[i, s] - 1
-        state.ctop[r[last], s[last]] = cards[last]
+        state.ctop.reshape(-1)[seat_row[last]] = cards[last]
         state.spit_n[rows] = n - turned
         state.centre_n[rows] = centre_n + turned
 
@@ -544,21 +546,30 @@ class SpitRules(SimultaneousRules):
         once.  Returns the rounds spat, and whether the game is still stuck."""
         n = state.spit_n[rows]  # (k, 2)
         rounds = n.max(axis=1)
-        if not rounds.any():
-            return rounds, np.ones(len(rows), bool)
-        t = np.arange(1, rounds.max() + 1)
+        # bit c of wanted: a stockpile top of the game fits a pile topped by card c
+        wanted = np.bitwise_or.reduce(np.take(self.fitting_bits, state.top[rows].reshape(len(rows), -1)), axis=1)
+        # Nearly every stuck game can play after one round: look further only for the rest.
+        hit = self._first_fitting_round(state, rows, n, wanted, 1)
+        rest = np.flatnonzero(hit == 0)
+        if rest.size:
+            hit[rest] = self._first_fitting_round(state, rows[rest], n[rest], wanted[rest], rounds[rest].max())
+        spat = np.where(hit > 0, hit, rounds)
+        self._spit_cards(state, rows, spat)
+        return spat, hit == 0
+
+    def _first_fitting_round(self, state, rows, n, wanted, last) -> np.ndarray:
+        """The first of rounds 1..``last`` after which a spit pile's top is a
+        ``wanted`` card (0: none) in the games ``rows`` with ``n`` spit cards."""
+        t = np.arange(1, last + 1)
+        if not t.size:
+            return np.zeros(len(rows), np.int64)
         # Spit pile P's top after t rounds: spit card n - t (the bottom one
         # once they run out); without spit cards it stays as it is.
         seat_rows = (2 * rows[:, None] + np.arange(2))[:, :, None]
         after = np.take(state.spit.reshape(-1), seat_rows * 52 + np.maximum(n[:, :, None] - t, 0))
         after = np.where(n[:, :, None] > 0, after, state.ctop[rows][:, :, None])  # (k, 2, T)
-        # bit c of wanted: a stockpile top of the game fits a pile topped by card c
-        wanted = np.bitwise_or.reduce(np.take(self.fitting_bits, state.top[rows].reshape(len(rows), -1)), axis=1)
-        playable = ((wanted[:, None, None] >> after.astype(np.uint64)) & 1).any(axis=1) & (t <= rounds[:, None])
-        found = playable.any(axis=1)
-        spat = np.where(found, playable.argmax(axis=1) + 1, rounds)
-        self._spit_cards(state, rows, spat)
-        return spat, ~found
+        fits = ((wanted[:, None, None] >> after.astype(np.uint64)) & 1).any(axis=1) & (t <= n.max(axis=1)[:, None])
+        return np.where(fits.any(axis=1), fits.argmax(axis=1) + 1, 0)
 
     def _spit_settle(self, state, rows) -> None:
         """Resolve stalemates (spit again; without spit cards the deal ends)
