@@ -110,11 +110,10 @@ def check_joint_actions(rules: SimultaneousRules, legal: np.ndarray, actions: An
         raise IllegalActionError(f"actions must be an int array of shape ({k}, {n_players}), "
                                  f"got {arr.dtype} {arr.shape}")
     arr = arr.astype(np.int64)
-    in_range = (arr >= 0) & (arr < n_actions)
-    if not in_range.all():
-        r, p = np.argwhere(~in_range)[0]
+    if arr.size and (arr.min() < 0 or arr.max() >= n_actions):  # two reductions, no temporary array
+        r, p = np.argwhere((arr < 0) | (arr >= n_actions))[0]
         raise IllegalActionError(f"action {int(arr[r, p])} of player_{p} (row {r}) out of range 0..{n_actions - 1}")
-    ok = legal.reshape(-1)[np.arange(k * n_players).reshape(k, n_players) * n_actions + arr]
+    ok = np.take(legal.reshape(-1), np.arange(0, k * n_players * n_actions, n_actions).reshape(k, n_players) + arr)
     if ok.all():
         return arr
     if rules.illegal_action == "wait":

@@ -126,7 +126,7 @@ def encode_spit(rules, state, rows: np.ndarray | None) -> np.ndarray:
     pick = (lambda a: a) if rows is None else (lambda a: a[rows])
     top, pile_n, ctop = pick(state.top), pick(state.pile_n), pick(state.ctop)
     k = top.shape[0]
-    stock = top * 5 + np.maximum(pile_n - 1, 0)  # (k, 2, S)
+    stock = top.astype(np.int64) * 5 + np.maximum(pile_n - 1, 0)  # (k, 2, S); top is int8
     idx = np.empty((k, 2, SPIT_SLOTS), np.int64)
     if S == 5:
         flat = stock.reshape(k, 10)

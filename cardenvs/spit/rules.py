@@ -237,7 +237,7 @@ class SpitRules(SimultaneousRules):
         s.winner = np.full(B, -1, np.int64)
         s.ticks = np.zeros(B, np.int64)
         # the centre (spit piles in Spit, centre piles in Speed): bottom first
-        s.centre = np.full((B, 2, 52), NONE, np.int16)
+        s.centre = np.full((B, 2, 52), NONE, np.int8)
         s.centre_n = np.zeros((B, 2), np.int64)
         s.ctop = np.full((B, 2), NONE, np.int64)
         if self.speed:
@@ -249,12 +249,14 @@ class SpitRules(SimultaneousRules):
             s.side_n = np.zeros((B, 2), np.int64)
         else:
             S = self.stockpiles
-            s.piles = np.full((B, 2, S, S), NONE, np.int64)  # stockpile cards, bottom first
-            s.pile_n = np.zeros((B, 2, S), np.int64)
+            # Cards and card counts are int8 (less memory to sweep every
+            # tick): widen them before arithmetic that could pass 127.
+            s.piles = np.full((B, 2, S, S), NONE, np.int8)  # stockpile cards, bottom first
+            s.pile_n = np.zeros((B, 2, S), np.int8)
             s.layout_n = np.zeros((B, 2), np.int64)  # cards left in each layout
             s.shape = np.zeros((B, 2), np.int64)  # layout shape code (see _init_spit)
-            s.top = np.full((B, 2, S), NONE, np.int64)  # face-up top card of each stockpile
-            s.spit = np.full((B, 2, 52), NONE, np.int16)  # spit cards, bottom first
+            s.top = np.full((B, 2, S), NONE, np.int8)  # face-up top card of each stockpile
+            s.spit = np.full((B, 2, 52), NONE, np.int8)  # spit cards, bottom first
             s.spit_n = np.zeros((B, 2), np.int64)
         return s
 
@@ -611,8 +613,7 @@ class SpitRules(SimultaneousRules):
                         spat, dry = self._spit_until_playable(state, every[again])
                         wait_pos = np.concatenate([wait_pos, again[dry]])
                         wait_round = np.concatenate([wait_round, round_ + spat[dry] + 1])
-                touched = np.concatenate([touched, pos])
-            touched = np.unique(touched)
+            # (every game changed here was stuck at first: it is in ``touched``)
             plays[touched], filled[touched], _ = self._spit_status(state, every[touched])
         phase = state.phase if rows is None else state.phase[rows]
         F = 2 ** self.stockpiles
