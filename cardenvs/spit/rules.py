@@ -197,6 +197,7 @@ class SpitRules(SimultaneousRules):
         # by every pop and move).  From it: the filled-stockpile bits and
         # whether a move would expose a card (a pile of 2+ and an empty one).
         self.pow6 = 6 ** np.arange(S)
+        self.shape_of_laid = self.pile_sizes @ self.pow6  # the shape after laying out m cards
         # SHAPE_CHANGE[a]: how action a changes its player's shape (a card
         # leaves stockpile src; a move puts it on stockpile dst)
         self.shape_change = np.where(kind == K_PLAY, -self.pow6[src], 0) + \
@@ -465,12 +466,12 @@ class SpitRules(SimultaneousRules):
         # to seat 0 or seat 1.  A card's place in its new owner's cards is the
         # number of that owner's cards before it in the deck order.
         seq = owner[kk[:, :, 0], order]  # (k, 52) owner of each card in deck order
-        zero = seq == 0
-        place = np.where(zero, np.cumsum(zero, axis=1), np.cumsum(~zero, axis=1)) - 1
+        seat0_so_far = np.cumsum(seq == 0, axis=1)  # seat 0's cards up to and including each
+        place = np.where(seq == 0, seat0_so_far, np.arange(1, 53) - seat0_so_far) - 1
         cards = np.full((k, 2, 52), NONE, np.int64)
         cards[kk[:, :, 0], seq, place] = order
         counts = np.empty((k, 2), np.int64)
-        counts[:, 0] = zero.sum(axis=1)
+        counts[:, 0] = seat0_so_far[:, -1]
         counts[:, 1] = 52 - counts[:, 0]
         state.hand_number[rows] += 1
         self._lay_out(state, rows, cards, counts)
@@ -489,7 +490,7 @@ class SpitRules(SimultaneousRules):
         state.piles[rows] = piles[:, :, :S * S].reshape(k, 2, S, S)
         state.pile_n[rows] = n
         state.layout_n[rows] = laid
-        state.shape[rows] = n @ self.pow6
+        state.shape[rows] = self.shape_of_laid[laid]
         # the face-up tops: the last card laid on each pile (the empty slot for an empty pile)
         slots = (np.arange(2 * k) * (S * S + 1)).reshape(k, 2, 1) + self.top_slot[laid]
         state.top[rows] = np.take(piles, slots)
@@ -497,9 +498,11 @@ class SpitRules(SimultaneousRules):
         # one is turned onto the own spit pile at once.
         spit_n = counts - laid
         below = np.arange(52) < (spit_n - 1)[:, :, None]
-        at = np.clip(L - 1 + spit_n[:, :, None] - np.arange(52), 0, 51)
-        seat_base = (np.arange(2 * k) * 52).reshape(k, 2, 1)
-        state.spit[rows] = np.where(below, np.take(cards, seat_base + at), NONE)
+        at = (np.arange(2 * k) * 52 + L - 1).reshape(k, 2, 1) + spit_n[:, :, None] - np.arange(52)
+        # (past a seat's spit cards ``at`` points up to 52 places back: still
+        # a valid index, negative ones counting from the end; ``below``
+        # discards those cards)
+        state.spit[rows] = np.where(below, np.take(cards, at), NONE)
         state.spit_n[rows] = np.maximum(spit_n - 1, 0)
         spat = np.where(spit_n > 0, cards[:, :, L], NONE)
         state.centre[rows] = NONE
