@@ -455,21 +455,23 @@ class SpitRules(SimultaneousRules):
         pile 0 and pile 1), in the order of the next deck order (a seeded
         shuffle, or ``decks[k]``), and lays out a new layout."""
         k = len(rows)
-        kk = np.arange(k)[:, None, None]
         seat = np.arange(2)[None, :, None]
-        owner = np.empty((k, NONE + 1), np.int64)  # column NONE: where the empty slots write
-        owner[kk, state.piles[rows].reshape(k, 2, -1)] = seat
-        owner[kk, state.spit[rows]] = seat
-        owner[kk, state.centre[rows]] = taker[:, :, None]
+        # flat indices into owner (k, 53): row * 53 + card; column NONE is
+        # where the empty slots write
+        row53 = np.arange(0, 53 * k, 53)[:, None, None]
+        owner = np.empty((k, NONE + 1), np.int64)
+        owner.reshape(-1)[row53 + state.piles[rows].reshape(k, 2, -1)] = seat
+        owner.reshape(-1)[row53 + state.spit[rows]] = seat
+        owner.reshape(-1)[row53 + state.centre[rows]] = taker[:, :, None]
         order = self.deck_orders(state, rows)
         # Every card is in a layout, a spit pile or the centre: each belongs
         # to seat 0 or seat 1.  A card's place in its new owner's cards is the
         # number of that owner's cards before it in the deck order.
-        seq = owner[kk[:, :, 0], order]  # (k, 52) owner of each card in deck order
+        seq = np.take(owner, row53[:, :, 0] + order)  # (k, 52) owner of each card in deck order
         seat0_so_far = np.cumsum(seq == 0, axis=1)  # seat 0's cards up to and including each
         place = np.where(seq == 0, seat0_so_far, np.arange(1, 53) - seat0_so_far) - 1
         cards = np.full((k, 2, 52), NONE, np.int64)
-        cards[kk[:, :, 0], seq, place] = order
+        cards.reshape(-1)[(2 * np.arange(k)[:, None] + seq) * 52 + place] = order
         counts = np.empty((k, 2), np.int64)
         counts[:, 0] = seat0_so_far[:, -1]
         counts[:, 1] = 52 - counts[:, 0]
