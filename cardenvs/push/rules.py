@@ -184,6 +184,14 @@ for _n in range(9):
     for _c in range(1, 4):
         if _c <= _n:
             MARG[_n, _c - 1] = max(0, 3 * _c - _n) - max(0, 3 * _c - 3 - _n)
+# MARG_COUNT[n, v]: how many of a rank's three marginal costs MARG[n] are v
+# wilds (v = 0..3; impossible sets are not counted).  The cheapest k sets of
+# a hand only depend on these counts summed over the ranks.
+MARG_COUNT = np.zeros((9, 4), np.int64)
+for _n in range(9):
+    for _c in range(3):
+        if MARG[_n, _c] < BIG:
+            MARG_COUNT[_n, MARG[_n, _c]] += 1
 
 
 def _action_tables():
@@ -235,32 +243,41 @@ def wild_count(h: np.ndarray) -> np.ndarray:
     return h[..., WILD].astype(np.int64).sum(-1)
 
 
-def sets_cost(n: np.ndarray, k: int) -> np.ndarray:
-    """Fewest wilds that complete ``k`` more sets of 3 (each with a natural)
-    from ``n`` (..., 13) naturals per rank; >= BIG when impossible."""
-    if k == 0:
-        return np.zeros(n.shape[:-1], np.int64)
-    costs = MARG[np.minimum(n[..., 1:], 8)].reshape(n.shape[:-1] + (36,))
-    if k == 1:
-        return costs.min(-1)
-    return np.partition(costs, k - 1, axis=-1)[..., :k].sum(-1)
+def _dot(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """``x @ y`` of small integer counts through float32 BLAS (numpy's integer
+    matmul is a slow non-BLAS loop); the float32 result holds the exact
+    integers (all far below 2**24)."""
+    return x.astype(np.float32) @ y.astype(np.float32)
+
+
+def cheapest_sets(cost_count: np.ndarray, k: int) -> np.ndarray:
+    """Fewest wilds that complete ``k`` (1..3) more sets of 3, given how many
+    marginal costs (see ``MARG``) of 0..3 wilds the ranks offer
+    ``(..., 4)``: the sum of the ``k`` cheapest (each rank's are
+    nondecreasing, so any ``k`` cheapest can be taken in order); BIG when
+    fewer than ``k`` sets are possible."""
+    cheaper = np.cumsum(cost_count, -1) - cost_count  # costs below each value
+    take = np.clip(k - cheaper, 0, cost_count)
+    return np.where(cost_count.sum(-1) >= k, (take * np.arange(4)).sum(-1), BIG)
 
 
 def sets_feasible(n, W, R, m, has_nat, k: int) -> np.ndarray:
     """Can a pending set of rank ``R`` needing ``m`` more cards (with a
     natural already iff ``has_nat``) and ``k`` whole sets of 3 all be
     completed?  ``n`` (..., 13) naturals per rank, ``W`` wilds; the other
-    arguments broadcast to ``n.shape[:-1]``."""
+    arguments broadcast to ``n.shape[:-1]``; ``R`` is 1..12 (no sets of 2s)."""
     R, m, has_nat = np.asarray(R), np.asarray(m), np.asarray(has_nat)
     hot = np.arange(13) == R[..., None]
     nR = (n * hot).sum(-1)
     ok = np.zeros(np.broadcast_shapes(n.shape[:-1], R.shape, m.shape, has_nat.shape, np.shape(W)), bool)
+    if k:  # marginal costs of the whole sets, counted by value, rank R left out
+        others = MARG_COUNT[np.minimum(n[..., 1:], 8)].sum(-2) - MARG_COUNT[np.minimum(nR, 8)]
     for x in range(4):  # naturals the pending set takes
         valid = (x <= m) & (x <= nR) & (has_nat | (x >= 1))
         if not valid.any():
             continue
-        need = (m - x) + sets_cost(n - x * hot, k)
-        ok |= valid & (need <= W)
+        cost = cheapest_sets(others + MARG_COUNT[np.clip(nR - x, 0, 8)], k) if k else 0
+        ok |= valid & ((m - x) + cost <= W)
     return ok
 
 
@@ -273,6 +290,22 @@ def _ab(hs):
     return a, b
 
 
+def _weigh(x, d, DW=None):
+    """``sum_r x[..., r] * d[..., r]`` (times ``DW[w, r]`` for each window
+    ``w``: ``(..., nw)``), ``x`` and ``d`` broadcast.  When ``d`` is one demand
+    table ``(1, .., 1, nd, 13)`` shared by every row and ``x`` has 1 in its
+    second-last axis (e.g. every span against every hand), it is one matrix
+    product with the table (and its windows) instead of an ``(..., nd, 13)``
+    product of broadcast arrays; the values are the same."""
+    if x.ndim == d.ndim and x.shape[-2] == 1 and all(n == 1 for n in d.shape[:-2]):
+        table = d.reshape(-1, 13)
+        if DW is not None:
+            table = (table[:, None, :] * DW[None]).reshape(-1, 13)  # (nd * nw, 13)
+        lead = np.broadcast_shapes(x.shape[:-1], d.shape[:-1])
+        return _dot(x[..., 0, :], table.T).reshape(lead + (() if DW is None else (len(DW),)))
+    return (x * d).sum(-1) if DW is None else _dot(x * d, DW.T)
+
+
 def runs_feasible(hs, hs_s, W, s, d, has_nat, k_more: int, L: int) -> np.ndarray:
     """Can a pending run of suit ``s`` whose unfilled positions have rank
     demand ``d`` (..., 13) (a natural placed already iff ``has_nat``), plus
@@ -281,24 +314,24 @@ def runs_feasible(hs, hs_s, W, s, d, has_nat, k_more: int, L: int) -> np.ndarray
     ``hs`` (..., 4, 13) naturals per suit and rank, ``hs_s`` (..., 13) those
     of suit ``s``, ``W`` (...) wilds; all broadcast to ``d.shape[:-1]``."""
     a_s, b_s = _ab(hs_s)
-    cov1 = (a_s * d).sum(-1)
-    nat1 = (hs_s * d).sum(-1)
+    cov1 = _weigh(a_s, d)
+    nat1 = _weigh(hs_s, d)
     len1 = d.sum(-1)
     need_nat1 = ~np.asarray(has_nat, bool)
     if k_more == 0:
         return (len1 - cov1 <= W) & (~need_nat1 | (nat1 >= 1))
     DW = WIN[L]  # (nw, 13)
     a, _ = _ab(hs)
-    covW = a @ DW.T  # (..., 4, nw)
-    natW = hs @ DW.T
+    covW = _dot(a, DW.T)  # (..., 4, nw)
+    natW = _dot(hs, DW.T)
     v = np.where(natW >= 1, covW, -BIG).max(-1)  # best window per suit (..., 4)
     other = np.where(np.arange(4) != np.asarray(s)[..., None], v, -BIG).max(-1)
     diff = (other >= 0) & (len1 + L - cov1 - other <= W) & (~need_nat1 | (nat1 >= 1))
-    covW_s = a_s @ DW.T  # (..., nw)
-    natW_s = hs_s @ DW.T
+    covW_s = _dot(a_s, DW.T)  # (..., nw)
+    natW_s = _dot(hs_s, DW.T)
     # two runs of one suit: a rank wanted by both is covered twice only by 2 cards
-    cov = cov1[..., None] + covW_s - (((a_s - b_s) * d) @ DW.T)
-    union = nat1[..., None] + natW_s - ((hs_s * d) @ DW.T)
+    cov = cov1[..., None] + covW_s - _weigh(a_s - b_s, d, DW)
+    union = nat1[..., None] + natW_s - _weigh(hs_s, d, DW)
     same = (len1[..., None] + L - cov <= np.asarray(W)[..., None]) & (natW_s >= 1) & \
         (~need_nat1[..., None] | ((nat1[..., None] >= 1) & (union >= 2)))
     return diff | same.any(-1)
@@ -312,22 +345,26 @@ def mixed_feasible(hs, n, W, R, m, has_nat) -> np.ndarray:
     lead = np.broadcast_shapes(n.shape[:-1], R.shape, m.shape, has_nat.shape, np.shape(W))
     a, _ = _ab(hs)
     DW = WIN[4]  # (nw, 13)
-    covW = a @ DW.T  # (..., 4, nw)
-    natW = hs @ DW.T
+    covW = _dot(a, DW.T)  # (..., 4, nw)
+    natW = _dot(hs, DW.T)
     Rb = np.broadcast_to(R, lead)
     share = DW.T[Rb]  # (*lead, nw)
     hsb = np.broadcast_to(hs, lead + (4, 13))
     hsR = np.take_along_axis(hsb, np.broadcast_to(Rb[..., None, None], lead + (4, 1)), axis=-1)[..., 0]  # (*lead, 4)
     nR = np.take_along_axis(np.broadcast_to(n, lead + (13,)), Rb[..., None], axis=-1)[..., 0]
     shared = share[..., None, :] * hsR[..., :, None]  # cards of the shared type (*lead, 4, nw)
-    taken = np.minimum(shared, 1)
-    mm = np.broadcast_to(m, lead)[..., None, None]
-    cov = covW + np.minimum(mm, nR[..., None, None] - taken)
-    need = mm + 4 - cov
+    # cover needed: m + 4 - W, less the set's naturals min(m, nR - taken), the
+    # run taking one shared card when it has one; per (suit, window) only
+    # whether it does varies, so the two thresholds are per row
+    mm = np.broadcast_to(m, lead)
+    short = mm + 4 - np.broadcast_to(W, lead)
+    need_kept = (short - np.minimum(mm, nR))[..., None, None]
+    need_taken = (short - np.minimum(mm, nR - 1))[..., None, None]
+    enough = covW >= np.where(shared >= 1, need_taken, need_kept)
     nb = nR[..., None, None]
     hall = (natW >= 1) & (np.broadcast_to(has_nat, lead)[..., None, None] |
-                          ((nb >= 1) & (nb + natW - shared >= 2)))
-    return ((need <= np.asarray(W)[..., None, None]) & hall).any((-1, -2))
+                          ((nb >= 1) & (natW - shared >= 2 - nb)))
+    return (enough & hall).any((-1, -2))
 
 
 # --------------------------------------------------------------------- rules
@@ -462,19 +499,22 @@ class PushRules(TurnBasedRules):
     # ------------------------------------------------------------ legal mask
     def _update_legal(self, state: BatchState, rows: np.ndarray) -> None:
         rows = np.asarray(rows, np.int64)
-        legal = np.zeros((len(rows), NUM_ACTIONS), bool)
+        if len(rows) == state.batch:
+            state.legal[...] = False
+        else:
+            state.legal[rows] = False
         phase = state.phase[rows]
-        seat = np.maximum(state.current[rows], 0)
-        legal[phase == DRAW, TAKE] = True
-        legal[phase == DRAW, PUSH] = True
-        meld = np.flatnonzero(phase == MELD)
+        draw = rows[phase == DRAW]
+        state.legal[draw, TAKE] = True
+        state.legal[draw, PUSH] = True
+        meld = rows[phase == MELD]
         if meld.size:
-            legal[meld] = self._meld_mask(state, rows[meld], seat[meld])
-        state.legal[rows] = legal
+            self._meld_mask(state, meld, np.maximum(state.current[meld], 0))
 
-    def _meld_mask(self, state: BatchState, rows: np.ndarray, seat: np.ndarray) -> np.ndarray:
-        k = len(rows)
-        legal = np.zeros((k, NUM_ACTIONS), bool)
+    def _meld_mask(self, state: BatchState, rows: np.ndarray, seat: np.ndarray) -> None:
+        """Write the legal actions of the games ``rows`` (meld phase, cleared
+        masks) into ``state.legal``."""
+        legal = state.legal
         h = state.hands[rows, seat].astype(np.int64)  # (k, 53)
         hs = rank_suit_counts(h)
         W = wild_count(h)
@@ -491,15 +531,15 @@ class PushRules(TurnBasedRules):
         no_pend = pend == NO_MELD
 
         # discard: between melds, outside a contract, no owed wild
-        disc = no_pend & ~inc & (owed < 0)
-        legal[disc, DISCARD0:DISCARD0 + NT] = h[disc] > 0
+        disc = np.flatnonzero(no_pend & ~inc & (owed < 0))
+        legal[rows[disc], DISCARD0:DISCARD0 + NT] = h[disc] > 0
 
         # ---- declares
         free = no_pend & cdone
         f = np.flatnonzero(free)
         if f.size:
-            legal[f, SET0:SET0 + 12] = (n[f, 1:] >= 1) & (n[f, 1:] + W[f, None] >= 3)
-            legal[f, RUN0:RUN0 + 4 * NSP] = self._span_single(hs[f], W[f], 3).reshape(len(f), -1)
+            legal[rows[f], SET0:SET0 + 12] = (n[f, 1:] >= 1) & (n[f, 1:] + W[f, None] >= 3)
+            legal[rows[f], RUN0:RUN0 + 4 * NSP] = self._span_single(hs[f], W[f], 3).reshape(len(f), -1)
         contract = no_pend & ~cdone
         Rs = np.arange(1, 13)
         for ka in (0, 1, 2):
@@ -507,15 +547,16 @@ class PushRules(TurnBasedRules):
             mixed = sel & (rn == 2)  # round 2: the set is followed by a run
             g = np.flatnonzero(mixed)
             if g.size:
-                legal[g, SET0:SET0 + 12] = mixed_feasible(hs[g, None], n[g, None], W[g, None], Rs[None, :], 3, False)
+                legal[rows[g], SET0:SET0 + 12] = mixed_feasible(hs[g, None], n[g, None], W[g, None], Rs[None, :], 3,
+                                                                False)
             g = np.flatnonzero(sel & ~mixed)
             if g.size:
-                legal[g, SET0:SET0 + 12] = sets_feasible(n[g, None], W[g, None], Rs[None, :], 3, False, ka)
+                legal[rows[g], SET0:SET0 + 12] = sets_feasible(n[g, None], W[g, None], Rs[None, :], 3, False, ka)
         for ka in (0, 1):
             for L in (4, 5):
                 g = np.flatnonzero(contract & (con_kind == RUN) & (k_after == ka) & (runlen == L))
                 if g.size:
-                    legal[g, RUN0:RUN0 + 4 * NSP] = self._span_contract(hs[g], W[g], L, ka).reshape(len(g), -1)
+                    legal[rows[g], RUN0:RUN0 + 4 * NSP] = self._span_contract(hs[g], W[g], L, ka).reshape(len(g), -1)
 
         # ---- pending set: add / end
         ps = np.flatnonzero(pend == SET)
@@ -528,11 +569,12 @@ class PushRules(TurnBasedRules):
             types = np.concatenate([np.arange(4)[None, :] * 13 + R[:, None], np.broadcast_to(WILD, (len(ps), 5))], 1)
             has = np.take_along_axis(h[ps], types, 1) > 0  # (g, 9)
             has[:, 4:] &= (cnt > 0)[:, None]  # the first card of a set is a natural
-            h2 = h[ps, None, :] - (np.arange(NT)[None, None, :] == types[:, :, None])  # (g, 9, 53)
-            hs2 = rank_suit_counts(h2)
-            n2, W2 = hs2.sum(-2), wild_count(h2)
+            # the hand after adding each of the 9: a natural of rank R fewer, or a wild fewer
+            add_nat = np.arange(9) < 4
+            n2 = n[ps, None, :] - (add_nat[None, :, None] & (np.arange(13) == R[:, None, None]))  # (g, 9, 13)
+            W2 = W[ps, None] - ~add_nat[None, :]
             m2 = np.maximum(0, 3 - (cnt + 1))[:, None]
-            nat2 = nat[:, None] | (np.arange(9) < 4)[None, :]
+            nat2 = nat[:, None] | add_nat[None, :]
             ok = np.zeros((len(ps), 9), bool)
             ka_ps = np.where(inc[ps], k_after[ps], 0)
             is_mixed = inc[ps] & (rn[ps] == 2)
@@ -542,9 +584,10 @@ class PushRules(TurnBasedRules):
                     ok[q] = sets_feasible(n2[q], W2[q], R[q, None], m2[q], nat2[q], ka)
             q = np.flatnonzero(is_mixed)
             if q.size:
-                ok[q] = mixed_feasible(hs2[q], n2[q], W2[q], R[q, None], m2[q], nat2[q])
-            legal[ps, ADD0:ADD0 + 9] = has & ok
-            legal[ps, END] = cnt >= 3
+                hs2 = rank_suit_counts(h[ps[q], None, :] - (np.arange(NT)[None, None, :] == types[q, :, None]))
+                ok[q] = mixed_feasible(hs2, n2[q], W2[q], R[q, None], m2[q], nat2[q])
+            legal[r, ADD0:ADD0 + 9] = has & ok
+            legal[r, END] = cnt >= 3
 
         # ---- pending run: fill
         pr = np.flatnonzero(pend == RUN)
@@ -577,18 +620,17 @@ class PushRules(TurnBasedRules):
                 q = np.flatnonzero((ka_pr == 1) & (L_pr == L))
                 if q.size:
                     ok[q] = runs_feasible(hs2[q], hs_s2[q], W2[q], s[q, None], dd[q], nat2[q], 1, L)
-            legal[pr, FILL0:FILL0 + 6] = has & ok
+            legal[r, FILL0:FILL0 + 6] = has & ok
 
         # ---- lay-offs and swaps (free melding only)
         if f.size:
-            legal[f, MELD0:] = self._table_mask(state, rows[f], h[f], owed[f]).reshape(len(f), -1)
-        return legal
+            self._table_mask(state, rows[f], h[f], owed[f])
 
     def _span_single(self, hs, W, min_len: int) -> np.ndarray:
         """(k, 4, 77): can a single run over each span be completed?"""
         a, _ = _ab(hs)
-        cov = a @ SPAN_D.T
-        nat = hs @ SPAN_D.T
+        cov = _dot(a, SPAN_D.T)
+        nat = _dot(hs, SPAN_D.T)
         ok = (SPAN_LEN - cov <= W[:, None, None]) & (nat >= 1)
         return ok & (SPAN_LEN >= min_len)
 
@@ -600,60 +642,64 @@ class PushRules(TurnBasedRules):
         ok = runs_feasible(hs[:, None, None], hs[:, :, None, :], W[:, None, None], s, SPAN_D[None, None], False, 1, L)
         return ok & (SPAN_LEN >= L)
 
-    def _table_mask(self, state, rows, h, owed) -> np.ndarray:
-        """(k, 36, 55) legal lay-offs and swaps on the table melds."""
-        k = len(rows)
-        M = NUM_MELDS
-        out = np.zeros((k, M, BLOCK), bool)
-        kind = state.meld_kind[rows].astype(np.int64)
-        done = np.arange(M)[None, :] < state.n_melds[rows, None]
-        is_set = done & (kind == SET)
-        is_run = done & (kind == RUN)
-        R = state.meld_rank[rows].astype(np.int64)
-        s = state.meld_suit[rows].astype(np.int64)
-        lo = state.meld_lo[rows].astype(np.int64)
-        hi = state.meld_hi[rows].astype(np.int64)
+    def _table_mask(self, state, rows, h, owed) -> None:
+        """Legal lay-offs and swaps on the finished table melds of the games
+        ``rows`` (hands ``h``, owed wild ``owed``), written into ``state.legal``;
+        computed per finished meld (entry ``e`` is meld ``mi[e]`` of game
+        ``rows[bi[e]]``), as most of the 36 slots are empty."""
+        bi, mi = np.nonzero(np.arange(NUM_MELDS)[None, :] < state.n_melds[rows, None])
+        K = len(bi)
+        if not K:
+            return
+        r = rows[bi]
+        out = np.zeros((K, BLOCK), bool)
+        kind = state.meld_kind[r, mi]
+        is_set = kind == SET
+        is_run = kind == RUN
+        R = state.meld_rank[r, mi].astype(np.int64)
+        s = state.meld_suit[r, mi].astype(np.int64)
+        lo = state.meld_lo[r, mi].astype(np.int64)
+        hi = state.meld_hi[r, mi].astype(np.int64)
         length = hi - lo + 1
-        hw = h[:, WILD] > 0  # (k, 5)
+        hw = (h[:, WILD] > 0)[bi]  # (K, 5)
         # wild targets: a set, or a run with room
         target = is_set | (is_run & (length < 13))
-        n_target = target.sum(1)
-        has_owed = owed >= 0
+        n_target = np.bincount(bi[target], minlength=len(rows))[bi]  # of the meld's game
+        owe = owed[bi]
+        has_owed = owe >= 0
         # sets: a natural of the rank in a suit, or a wild
-        nat_types = np.arange(4)[None, None, :] * 13 + R[:, :, None]  # (k, M, 4)
-        kb = np.arange(k)[:, None, None]
-        hn_set = h[kb, nat_types] > 0  # (k, M, 4)
-        out[:, :, 0:4] = is_set[:, :, None] & hn_set
-        out[:, :, 4:9] = is_set[:, :, None] & hw[:, None, :]
+        nat_types = np.arange(4)[None, :] * 13 + R[:, None]  # (K, 4)
+        hn_set = h[bi[:, None], nat_types] > 0  # (K, 4)
+        out[:, 0:4] = is_set[:, None] & hn_set
+        out[:, 4:9] = is_set[:, None] & hw
         # runs: extend at either end
         for end, base in ((0, LAY_LOW), (1, LAY_HIGH)):
             newp = lo - 1 if end == 0 else hi + 1
             room = is_run & (newp >= 0) & (newp <= 13) & (length < 13)
             pc = np.clip(newp, 0, 13)
-            nat_t = POS_TYPE[s, pc]  # (k, M)
+            nat_t = POS_TYPE[s, pc]  # (K,)
             # a lay-off filling the last run with room (no set) while a wild is owed
             full_after = length + 1 == 13
-            last_target = has_owed[:, None] & full_after & (n_target[:, None] - 1 < 1)
-            hn = np.take_along_axis(h, nat_t, 1) > 0
-            out[:, :, base] = room & hn & (~last_target | (nat_t == owed[:, None]))
-            own_two = (pc == 1)[:, :, None] & (WILD[None, None, :] == (s * 13)[:, :, None])
-            out[:, :, base + 1:base + 6] = room[:, :, None] & hw[:, None, :] & ~own_two & \
-                (~last_target[:, :, None] | (WILD[None, None, :] == owed[:, None, None]))
+            last_target = has_owed & full_after & (n_target - 1 < 1)
+            hn = h[bi, nat_t] > 0
+            out[:, base] = room & hn & (~last_target | (nat_t == owe))
+            own_two = (pc == 1)[:, None] & (WILD[None, :] == (s * 13)[:, None])
+            out[:, base + 1:base + 6] = room[:, None] & hw & ~own_two & \
+                (~last_target[:, None] | (WILD[None, :] == owe[:, None]))
         # swaps (not while a wild is owed; the wild must have somewhere to go)
         can_swap = ~has_owed & (n_target >= 1)
         posn = np.arange(NUM_POS)
-        mp = state.meld_pos[rows].astype(np.int64)  # (k, M, 14)
-        in_span = (posn[None, None, :] >= lo[:, :, None]) & (posn[None, None, :] <= hi[:, :, None])
+        mp = state.meld_pos[r, mi].astype(np.int64)  # (K, 14)
+        in_span = (posn[None, :] >= lo[:, None]) & (posn[None, :] <= hi[:, None])
         is_w = IS_WILD[np.maximum(mp, 0)] & (mp >= 0)
-        own = (posn[None, None, :] == 1) & (mp == (s * 13)[:, :, None])
-        nat_t = POS_TYPE[s[:, :, None], posn[None, None, :]]  # (k, M, 14)
-        hn = h[kb, nat_t] > 0
-        out[:, :, SWAP_RUN:SWAP_RUN + 14] = (is_run & can_swap[:, None])[:, :, None] & in_span & is_w & ~own & hn
-        cnt_w = np.take_along_axis(state.meld_counts[rows].astype(np.int64),
-                                   np.broadcast_to(WILD, (k, M, 5)), 2) > 0  # (k, M, 5)
-        sw = (is_set & can_swap[:, None])[:, :, None, None] & hn_set[:, :, :, None] & cnt_w[:, :, None, :]
-        out[:, :, SWAP_SET:SWAP_SET + 20] = sw.reshape(k, M, 20)
-        return out
+        own = (posn[None, :] == 1) & (mp == (s * 13)[:, None])
+        hn = h[bi[:, None], POS_TYPE[s]] > 0  # (K, 14)
+        out[:, SWAP_RUN:SWAP_RUN + 14] = (is_run & can_swap)[:, None] & in_span & is_w & ~own & hn
+        cnt_w = state.meld_counts[r[:, None], mi[:, None], WILD] > 0  # (K, 5)
+        sw = (is_set & can_swap)[:, None, None] & hn_set[:, :, None] & cnt_w[:, None, :]
+        out[:, SWAP_SET:SWAP_SET + 20] = sw.reshape(K, 20)
+        table = state.legal[:, MELD0:].reshape(state.batch, NUM_MELDS, BLOCK)  # a view
+        table[r, mi] = out
 
     # ------------------------------------------------------------------ step
     def step(self, state: BatchState, actions: np.ndarray) -> np.ndarray:
