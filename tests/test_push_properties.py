@@ -302,3 +302,25 @@ def test_observation_encodes_every_meld_as_in_state_dict():
 
         play(env, rng, check=check, meldy=0.85)
     assert seen > 50
+
+
+def test_kept_meld_observation_blocks_match_a_fresh_encoding():
+    """The rules keep each table meld's observation block in the state and
+    re-encode it only when that meld changes: over random play (with
+    auto-resets) the kept blocks equal every slot encoded from scratch, and
+    observations are int16."""
+    from cardenvs.push import observation
+
+    venv = V.make("push_v0", num_envs=64, seed=3)
+    obs, info = venv.reset()
+    rng = np.random.default_rng(3)
+    rows = np.repeat(np.arange(64), observation.M)
+    slots = np.tile(np.arange(observation.M), 64)
+    for t in range(600):
+        if t % 25 == 0:
+            fresh = venv.state.copy()
+            observation.refresh_slots(fresh, rows, slots)
+            np.testing.assert_array_equal(fresh.meld_obs, venv.state.meld_obs)
+            assert obs.dtype == np.int16 and venv.single_observation_space.dtype == np.int16
+        mask = info["action_mask"]
+        obs, _, _, _, info = venv.step((rng.random(mask.shape) * mask).argmax(-1))

@@ -192,6 +192,9 @@ for _n in range(9):
     for _c in range(3):
         if MARG[_n, _c] < BIG:
             MARG_COUNT[_n, MARG[_n, _c]] += 1
+# The same four counts packed in one integer, 6 bits each (a hand's 12 ranks
+# count at most 36 of any value), so summing them over the ranks is one add.
+MARG_PACKED = MARG_COUNT @ (64 ** np.arange(4))
 
 
 def _action_tables():
@@ -270,13 +273,17 @@ def sets_feasible(n, W, R, m, has_nat, k: int) -> np.ndarray:
     hot = np.arange(13) == R[..., None]
     nR = (n * hot).sum(-1)
     ok = np.zeros(np.broadcast_shapes(n.shape[:-1], R.shape, m.shape, has_nat.shape, np.shape(W)), bool)
-    if k:  # marginal costs of the whole sets, counted by value, rank R left out
-        others = MARG_COUNT[np.minimum(n[..., 1:], 8)].sum(-2) - MARG_COUNT[np.minimum(nR, 8)]
+    if k:  # marginal costs of the whole sets, counted by value (packed), rank R left out
+        others = MARG_PACKED[np.minimum(n[..., 1:], 8)].sum(-1) - MARG_PACKED[np.minimum(nR, 8)]
     for x in range(4):  # naturals the pending set takes
         valid = (x <= m) & (x <= nR) & (has_nat | (x >= 1))
         if not valid.any():
             continue
-        cost = cheapest_sets(others + MARG_COUNT[np.clip(nR - x, 0, 8)], k) if k else 0
+        if k:
+            packed = others + MARG_PACKED[np.clip(nR - x, 0, 8)]
+            cost = cheapest_sets(packed[..., None] // 64 ** np.arange(4) % 64, k)
+        else:
+            cost = 0
         ok |= valid & ((m - x) + cost <= W)
     return ok
 
