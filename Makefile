@@ -18,11 +18,12 @@ $(VENV)/.installed-dev: pyproject.toml | $(PY)
 	$(PY) -m pip install -q -e ".[dev,train]"
 	touch $@
 
-## demo: the main job: train a Pepper agent for a few minutes (MaskablePPO on
-## the batched engine), then print its win rates against random and rule-based play
+## demo: the main job: train a Pepper agent for a few minutes (rule-advised
+## MaskablePPO on the batched engine), then print its win rates against random
+## and rule-based play
 DEMO_MINUTES ?= 3
 demo: $(VENV)/.installed-dev
-	$(PY) examples/train_pepper.py --minutes $(DEMO_MINUTES) --eval-games 200 --run-dir runs/demo --save ""
+	$(PY) examples/train_pepper.py --advice --minutes $(DEMO_MINUTES) --eval-games 200 --run-dir runs/demo --save ""
 
 ## test: the test suite (long training runs deselected; see test-full)
 test: $(VENV)/.installed-dev
