@@ -253,15 +253,19 @@ def _dot(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     return x.astype(np.float32) @ y.astype(np.float32)
 
 
-def cheapest_sets(cost_count: np.ndarray, k: int) -> np.ndarray:
+def cheapest_sets(packed: np.ndarray, k: int) -> np.ndarray:
     """Fewest wilds that complete ``k`` (1..3) more sets of 3, given how many
-    marginal costs (see ``MARG``) of 0..3 wilds the ranks offer
-    ``(..., 4)``: the sum of the ``k`` cheapest (each rank's are
+    marginal costs (see ``MARG``) of 0..3 wilds the ranks offer, packed as in
+    ``MARG_PACKED``: the sum of the ``k`` cheapest (each rank's are
     nondecreasing, so any ``k`` cheapest can be taken in order); BIG when
     fewer than ``k`` sets are possible."""
-    cheaper = np.cumsum(cost_count, -1) - cost_count  # costs below each value
-    take = np.clip(k - cheaper, 0, cost_count)
-    return np.where(cost_count.sum(-1) >= k, (take * np.arange(4)).sum(-1), BIG)
+    left = np.maximum(k - (packed & 63), 0)  # sets still wanted after the free ones
+    cost = np.zeros_like(left)
+    for v in (1, 2, 3):
+        take = np.minimum(left, (packed >> (6 * v)) & 63)
+        cost += v * take
+        left -= take
+    return np.where(left > 0, BIG, cost)
 
 
 def sets_feasible(n, W, R, m, has_nat, k: int) -> np.ndarray:
@@ -279,11 +283,7 @@ def sets_feasible(n, W, R, m, has_nat, k: int) -> np.ndarray:
         valid = (x <= m) & (x <= nR) & (has_nat | (x >= 1))
         if not valid.any():
             continue
-        if k:
-            packed = others + MARG_PACKED[np.clip(nR - x, 0, 8)]
-            cost = cheapest_sets(packed[..., None] // 64 ** np.arange(4) % 64, k)
-        else:
-            cost = 0
+        cost = cheapest_sets(others + MARG_PACKED[np.clip(nR - x, 0, 8)], k) if k else 0
         ok |= valid & ((m - x) + cost <= W)
     return ok
 
