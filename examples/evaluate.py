@@ -34,7 +34,22 @@ def evaluate(game: str, specs: list[str], games: int, seed: int, config: dict) -
             f"{time.perf_counter() - t0:.0f}s)\n\n{text}\n\n" + "\n".join(f"- {d}" for d in details) + "\n")
 
 
+INTRO = """Produced by `{command}` with the committed checkpoints
+(`agents/checkpoints/`): full games with default options, seats rotated;
+the win rate of the row agent against the column agent, with Wilson 95%
+intervals. In Pepper and Push one agent plays a whole team; in
+Cancellation Hearts the row agent holds one seat against five copies of
+the column agent (chance: 1 in 6), so its mean score next to the
+opponents' mean says more. `ppo` is the rule-advised MaskablePPO baseline
+(`agents/advice.py`); Spit's samples its moves (played greedily it settles
+into waiting). Training: `examples/train_<game>.py` (learning curves and
+summaries beside the checkpoints).
+"""
+
+
 def write_readme(section: str) -> None:
+    command = "python " + " ".join(["examples/evaluate.py", *sys.argv[1:]])
+    section = INTRO.format(command=command) + "\n" + section
     readme = ROOT / "README.md"
     text = readme.read_text()
     start, end = "<!-- results:start -->", "<!-- results:end -->"
