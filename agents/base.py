@@ -64,8 +64,8 @@ class PolicyAgent(Agent):
         self.deterministic = deterministic
         self.name = name
         self.advisor = advisor
-        advised = int(getattr(getattr(model, "policy", None), "advice_size", 0)) > 0
-        if advised and advisor is None:
+        from .advice import advice_size  # (agents.advice builds on this module)
+        if advice_size(model) and advisor is None:
             raise ValueError("this model was trained with rule advice: pass advisor=<the game's rule agent>")
 
     def act_batch(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:

@@ -25,6 +25,7 @@ import numpy as np
 
 import cardenvs
 import cardenvs.vector as V
+from cardenvs.core.spaces import observation_box
 
 from .advice import advised_observation
 from .base import Agent, RandomAgent
@@ -39,12 +40,11 @@ def learner_space(rules, advised: bool = False) -> gym.spaces.Box:
     the learner envs hand stable-baselines3 float32 arrays, so its rollout
     buffers and networks work in float and saved models keep one space.
     """
-    shape = (rules.obs_size,)
-    low = np.broadcast_to(np.asarray(rules.obs_low, np.float32), shape)
-    high = np.broadcast_to(np.asarray(rules.obs_high, np.float32), shape)
-    if advised:
-        low = np.concatenate([low, np.zeros(rules.num_actions, np.float32)])
-        high = np.concatenate([high, np.ones(rules.num_actions, np.float32)])
+    box = observation_box(rules, np.float32)
+    if not advised:
+        return box
+    low = np.concatenate([box.low, np.zeros(rules.num_actions, np.float32)])
+    high = np.concatenate([box.high, np.ones(rules.num_actions, np.float32)])
     return gym.spaces.Box(low, high, low.shape, np.float32)
 
 

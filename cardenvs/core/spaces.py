@@ -7,8 +7,9 @@ import numpy as np
 from gymnasium import spaces
 
 
-def observation_box(rules: Any) -> spaces.Box:
-    """``Box(obs_low, obs_high, (obs_size,), obs_dtype)`` of a rules object.
+def observation_box(rules: Any, dtype: Any = None) -> spaces.Box:
+    """``Box(obs_low, obs_high, (obs_size,), obs_dtype)`` of a rules object
+    (or in ``dtype``, e.g. float32 for a learner's input).
 
     Games keep observations in the smallest integer dtype that holds every
     value (one-hots, counts and scores are all integers): writing a batch of
@@ -17,7 +18,7 @@ def observation_box(rules: Any) -> spaces.Box:
     (stable-baselines3 does this itself).  Unbounded entries (``±inf``, e.g.
     raw scores) are bounded by the dtype's range.
     """
-    dtype = np.dtype(getattr(rules, "obs_dtype", np.float32))
+    dtype = np.dtype(dtype if dtype is not None else getattr(rules, "obs_dtype", np.float32))
     shape = (rules.obs_size,)
     low = np.broadcast_to(np.asarray(rules.obs_low, np.float64), shape)
     high = np.broadcast_to(np.asarray(rules.obs_high, np.float64), shape)
