@@ -6,8 +6,8 @@ then the suit one-hot (``C D H S``); no card (an empty pile) is all zeros.
 keep their absolute numbers (pile P of the actions, pile 0 started by
 ``player_0``), so the observation carries the observer's seat.
 
-Spit (``variant="spit"``), 234 numbers: 13 *slots* of 18 (so that an
-observation is one gather from a table of slot values):
+Spit (``variant="spit"``), 234 numbers: 13 *slots* of 18 (written by the
+compiled :func:`_write_spit`):
 
 =========  =====  ==========================================================
 index      size   meaning
@@ -50,6 +50,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..core.jit import kernel
+
 NO_CARD = 52
 CODE = 17
 
@@ -58,38 +60,13 @@ CARD_CODE = np.zeros((NO_CARD + 1, CODE), np.int8)
 CARD_CODE[np.arange(52), np.arange(52) % 13] = 1
 CARD_CODE[np.arange(52), 13 + np.arange(52) // 13] = 1
 
-# Spit: slot values.  A slot's row in SPIT_TABLE is
-#   stockpile:  card * 5 + face-down count
-#   spit pile:  PILE_ROWS + card * 53 + pile size
-#   misc:       MISC_ROWS + ((own spit * 53 + other's spit) * 3 + phase) * 2 + seat
+# Spit: 13 slots of 18 numbers
 SLOT = 18
 SPIT_SLOTS = 13
 SPIT_OBS_SIZE = SPIT_SLOTS * SLOT
 SPIT_OBS_DTYPE = np.int8  # counts are at most 52
 OWN_PILES, OPP_PILES, SPIT_PILES, MISC = 0, 5 * SLOT, 10 * SLOT, 12 * SLOT
-PILE_ROWS = 53 * 5
-MISC_ROWS = PILE_ROWS + 53 * 53
 
-
-def _spit_table() -> np.ndarray:
-    card = np.arange(53)
-    stock = np.zeros((53, 5, SLOT), SPIT_OBS_DTYPE)
-    stock[:, :, :CODE] = CARD_CODE[:, None, :]
-    stock[:, :, CODE] = np.arange(5)
-    pile = np.zeros((53, 53, SLOT), SPIT_OBS_DTYPE)
-    pile[:, :, :CODE] = CARD_CODE[card][:, None, :]
-    pile[:, :, CODE] = np.arange(53)
-    misc = np.zeros((53, 53, 3, 2, SLOT), SPIT_OBS_DTYPE)
-    misc[..., 0] = np.arange(53)[:, None, None, None]
-    misc[..., 1] = np.arange(53)[None, :, None, None]
-    misc[:, :, 0, :, 2] = 1
-    misc[:, :, 1, :, 3] = 1
-    misc[..., 0, 4] = 1
-    misc[..., 1, 5] = 1
-    return np.concatenate([stock.reshape(-1, SLOT), pile.reshape(-1, SLOT), misc.reshape(-1, SLOT)])
-
-
-SPIT_TABLE = _spit_table()
 SPIT_OBS_HIGH = np.ones(SPIT_OBS_SIZE, np.float32)
 SPIT_OBS_HIGH[CODE:SPIT_PILES:SLOT] = 4
 SPIT_OBS_HIGH[SPIT_PILES + CODE:MISC:SLOT] = 52
@@ -117,30 +94,45 @@ def speed_obs_high(max_score: int) -> np.ndarray:
 
 
 def encode_spit(rules, state, rows: np.ndarray | None) -> np.ndarray:
-    """Spit observations ``(k, 2, 234)`` int8 of the games in ``rows`` (all if None).
+    """Spit observations ``(k, 2, 234)`` int8 of the games in ``rows`` (all if None)."""
+    rows = np.arange(state.batch) if rows is None else np.asarray(rows, np.int64)
+    out = np.zeros((len(rows), 2, SPIT_OBS_SIZE), SPIT_OBS_DTYPE)
+    _write_spit(rows, state.top, state.pile_n, state.ctop, state.centre_n, state.spit_n, state.phase, out)
+    return out
 
-    Dense over the batch: each view's 13 slot rows are computed from the
-    state, then the whole observation is one ``np.take`` from SPIT_TABLE.
-    """
-    S = rules.stockpiles
-    pick = (lambda a: a) if rows is None else (lambda a: a[rows])
-    top, pile_n, ctop = pick(state.top), pick(state.pile_n), pick(state.ctop)
-    k = top.shape[0]
-    stock = top.astype(np.int64) * 5 + np.maximum(pile_n - 1, 0)  # (k, 2, S); top is int8
-    idx = np.empty((k, 2, SPIT_SLOTS), np.int64)
-    if S == 5:
-        flat = stock.reshape(k, 10)
-        idx[:, 0, 0:10] = flat
-        idx[:, 1, 0:5], idx[:, 1, 5:10] = flat[:, 5:], flat[:, :5]
-    else:
-        idx[:, :, 0:10] = NO_CARD * 5
-        idx[:, 0, 0:S], idx[:, 0, 5:5 + S] = stock[:, 0], stock[:, 1]
-        idx[:, 1, 0:S], idx[:, 1, 5:5 + S] = stock[:, 1], stock[:, 0]
-    idx[:, :, 10:12] = (PILE_ROWS + ctop * 53 + pick(state.centre_n))[:, None, :]
-    spit_n = pick(state.spit_n)
-    misc = MISC_ROWS + (spit_n * 53 + spit_n[:, ::-1]) * 6 + pick(state.phase)[:, None] * 2
-    idx[:, :, 12] = misc + np.arange(2)
-    return np.take(SPIT_TABLE, idx, axis=0).reshape(k, 2, SPIT_OBS_SIZE)
+
+@kernel
+def _write_spit(rows, top, pile_n, ctop, centre_n, spit_n, phase, out):
+    """Write the nonzero numbers of both players' Spit observations of the
+    games ``rows`` into ``out`` (k, 2, 234), zeros on entry."""
+    size = top.shape[2]  # stockpiles; with 4, the fifth slots stay zero
+    for k in range(rows.shape[0]):
+        r = rows[k]
+        for viewer in range(2):
+            obs = out[k, viewer]
+            for side in range(2):  # own stockpiles, then the opponent's
+                seat = viewer ^ side
+                for i in range(size):
+                    at = (OWN_PILES if side == 0 else OPP_PILES) + i * SLOT
+                    card = np.int64(top[r, seat, i])  # int8: widen before arithmetic
+                    if card < NO_CARD:
+                        obs[at + card % 13] = 1
+                        obs[at + 13 + card // 13] = 1
+                    obs[at + CODE] = np.int8(max(pile_n[r, seat, i] - 1, 0))  # face-down cards
+            for p in range(2):
+                at = SPIT_PILES + p * SLOT
+                card = ctop[r, p]
+                if card < NO_CARD:
+                    obs[at + card % 13] = 1
+                    obs[at + 13 + card // 13] = 1
+                obs[at + CODE] = np.int8(centre_n[r, p])
+            obs[MISC] = np.int8(spit_n[r, viewer])
+            obs[MISC + 1] = np.int8(spit_n[r, 1 - viewer])
+            if phase[r] == 0:  # playing
+                obs[MISC + 2] = 1
+            elif phase[r] == 1:  # slapping
+                obs[MISC + 3] = 1
+            obs[MISC + 4 + viewer] = 1
 
 
 def encode_speed(rules, state, rows: np.ndarray | None) -> np.ndarray:

@@ -38,7 +38,6 @@ stalemate spits / side-pile flips, the end of a deal, and the legal masks.
 """
 from __future__ import annotations
 
-import functools
 from typing import Any
 
 import numpy as np
@@ -46,14 +45,13 @@ import numpy as np
 from ..core.cards import standard_deck
 from ..core.game import BatchState, choice, positive_int
 from ..core.simultaneous import SimultaneousRules, SimultaneousVectorEnv
-from . import observation
+from . import kernels, observation
 
 DECK = standard_deck()  # local id == global id: suit * 13 + rank
 NONE = 52  # "no card"
 RED = np.isin(np.arange(52) // 13, (1, 2))  # diamonds and hearts
 
 PLAYING, SLAPPING, DONE = 0, 1, 2
-NO_ENDS = (np.zeros(0, np.int64), np.zeros((0, 2), np.int64))  # no deal ends: rows, pile takers
 PHASE_NAMES = ("playing", "slapping", "done")
 WAIT = 0
 # action kinds
@@ -72,28 +70,6 @@ def adjacency(alternate_colors: bool) -> np.ndarray:
         ok &= RED[None, :] != RED[:, None]
     adj[:52, :52] = ok
     return adj
-
-
-@functools.lru_cache(maxsize=None)
-def _spit_mask_table(S: int) -> np.ndarray:
-    """One player's legal Spit actions for every ``(phase, play bits, filled
-    stockpiles)``, row ``(phase * 4**S + play bits) * 2**S + filled bits``
-    (see :meth:`SpitRules._spit_status`): the mask is one ``np.take``."""
-    P, F = 4 ** S, 2 ** S
-    code = np.arange(3 * P * F)
-    phase, plays, filled = code // (P * F), (code // F) % P, code % F
-    move0 = 1 + 2 * S
-    slap0 = move0 + S * (S - 1)
-    table = np.zeros((len(code), slap0 + 2), bool)
-    playing = phase == PLAYING
-    table[:, WAIT] = playing
-    table[:, 1:move0] = ((plays[:, None] >> np.arange(2 * S)) & 1).astype(bool) & playing[:, None]
-    has = ((filled[:, None] >> np.arange(S)) & 1).astype(bool)
-    moves = (has[:, :, None] & ~has[:, None, :]).reshape(-1, S * S)
-    pairs = [i * S + j for i in range(S) for j in range(S) if i != j]
-    table[:, move0:slap0] = moves[:, pairs] & playing[:, None]
-    table[:, slap0:] = (phase == SLAPPING)[:, None]
-    return table
 
 
 class SpitRules(SimultaneousRules):
@@ -138,7 +114,8 @@ class SpitRules(SimultaneousRules):
                              "variant='spit')")
         self.adj = adjacency(self.alternate_colors)
         self.adj_flat = self.adj.ravel()
-        self.shed = 1.0 / 52 if self.reward == "cards_shed" else 0.0
+        # reward per card played (float32, the dtype of the rewards; 0: none)
+        self.shed = np.float32(1.0 / 52 if self.reward == "cards_shed" else 0.0)
         self.texts: list[str] = []
         if self.speed:
             self._init_speed()
@@ -179,20 +156,9 @@ class SpitRules(SimultaneousRules):
         pos_pile = np.repeat(np.arange(S), np.arange(1, S + 1))
         pos_height = np.concatenate([np.arange(i + 1) for i in range(S)])
         self.layout_slot = pos_pile * S + pos_height
-        # PILE_SIZES[m]: stockpile sizes when m <= layout size cards are laid out;
-        # TOP_SLOT[m]: the slot of each pile's face-up top (S * S: the pile is empty)
+        # PILE_SIZES[m]: stockpile sizes when m <= layout size cards are laid out
         self.pile_sizes = np.array([[min(i + 1, max(0, m - i * (i + 1) // 2)) for i in range(S)]
                                     for m in range(self.layout_size + 1)], np.int64)
-        self.top_slot = np.where(self.pile_sizes > 0, np.arange(S) * S + self.pile_sizes - 1, S * S)
-        # FITS2[(top0 * 53 + top1) * 53 + card]: bit 0 = the card fits spit
-        # pile 0 (top card top0), bit 1 = it fits pile 1.  A seat's "play
-        # bits" sum FITS2 * 4**I over its stockpiles I: bit 2I+P = "play I P".
-        fits = self.adj.astype(np.int64)
-        self.fits2 = (fits[:, None, :] | (fits[None, :, :] << 1)).reshape(-1).astype(np.uint8)
-        # FITTING_BITS[card]: bit c set when the card may be played on a pile topped by c
-        self.fitting_bits = (self.adj.astype(np.uint64) << np.arange(53, dtype=np.uint64)[:, None]).sum(
-            axis=0, dtype=np.uint64)
-        self.pow4 = 4 ** np.arange(S)
         # A seat's layout *shape*: sum of pile_n[I] * 6**I (kept up to date
         # by every pop and move).  From it: the filled-stockpile bits and
         # whether a move would expose a card (a pile of 2+ and an empty one).
@@ -205,7 +171,6 @@ class SpitRules(SimultaneousRules):
         sizes = (np.arange(6 ** S)[:, None] // self.pow6) % 6
         self.filled_of_shape = ((sizes > 0) * 2 ** np.arange(S)).sum(axis=1)
         self.expose_of_shape = (sizes >= 2).any(axis=1) & (sizes == 0).any(axis=1)
-        self.mask_table = _spit_mask_table(S)
         self.obs_size = observation.SPIT_OBS_SIZE
         self.obs_dtype = observation.SPIT_OBS_DTYPE
         self.obs_low = np.zeros(self.obs_size, np.float32)
@@ -289,8 +254,8 @@ class SpitRules(SimultaneousRules):
         else:
             order = self.deck_orders(state, rows)
             cards = np.stack([order[:, :26], order[:, 26:]], axis=1)  # seat 0: the first 26 cards
-            self._lay_out(state, rows, np.concatenate([cards, np.full_like(cards, NONE)], axis=2),
-                          np.full((len(rows), 2), 26))
+            self._lay_out(state, rows, np.concatenate([cards, np.full_like(cards, NONE)], axis=2).astype(np.int64),
+                          np.full((len(rows), 2), 26, np.int64))
             self._spit_settle(state, rows)
 
     # ------------------------------------------------------------------ tick
@@ -314,16 +279,7 @@ class SpitRules(SimultaneousRules):
                     self._speed_play(state, rows, seat[rows], a[rows], k == 1, ended, rewards)
             self._speed_settle(state, None)
         else:
-            playing = active & (state.phase == PLAYING)
-            slapping = np.flatnonzero(active & (state.phase == SLAPPING))
-            # Deals ended by a slap or by a player going out with one spit
-            # pile: laid out anew together, slaps first (the order of the
-            # seeded deck orders).  Those rows do nothing else this tick.
-            ends = [self._slap(state, slapping, actions[slapping], first[slapping])] if slapping.size else []
-            ends.append(self._spit_act(state, actions, first, playing, rewards))
-            rows = np.concatenate([r for r, _ in ends])
-            if rows.size:
-                self._new_layouts(state, rows, np.concatenate([taker for _, taker in ends]))
+            self._spit_tick(state, actions, first, active, rewards)
             self._spit_settle(state, None)
         if self.max_ticks is not None:
             cut = np.flatnonzero(~state.done & (state.ticks >= self.max_ticks))
@@ -344,110 +300,20 @@ class SpitRules(SimultaneousRules):
         rewards[rows[won], 1 - winner[won]] -= 1.0
 
     # ================================================================= Spit
-    def _spit_act(self, state, actions, first, playing, rewards) -> tuple[np.ndarray, np.ndarray]:
-        """Apply both players' plays and moves in the ``playing`` rows, in one
-        pass.  The faster hand's (seat ``first``) action is applied first; the
-        slower one's is checked against the position after it: it does nothing
-        when the faster play ended the deal, or when it is a play onto the
-        pile the faster hand just covered (both cards fit the old top, so
-        their ranks differ by 0 or 2: the second never fits the first).
-
-        Flat indices: ``row * 2 + seat`` ("seat rows") into the per-seat
-        arrays, ``(row * 2 + seat) * S + pile`` into the stockpile arrays and
-        ``row * 2 + pile`` into the spit-pile arrays.  Returns the deals that
-        end with one spit pile (see :meth:`_layout_out`)."""
-        S = self.stockpiles
-        kind = np.take(self.kind, actions)  # (B, 2)
-        play = kind == K_PLAY
-        pile = np.take(self.play_pile, actions)
-        goes_out = play & (state.layout_n == 1)  # the last layout card
-        covered = play[:, 0] & play[:, 1] & (pile[:, 0] == pile[:, 1])
-        slower = first[:, None] != np.arange(2)
-        void = slower & (covered[:, None] | goes_out[:, ::-1])
-        rs = np.flatnonzero((kind != K_WAIT) & playing[:, None] & ~void)  # seat rows that act
-        if not rs.size:
-            return NO_ENDS
-        a, kind = actions.reshape(-1)[rs], kind.reshape(-1)[rs]
-        fi = rs * S + np.take(self.src, a)
-        card = np.take(state.top.reshape(-1), fi)  # the source stockpile's top
-        self._pop(state, fi, a)
-        m = np.flatnonzero(kind == K_MOVE)
-        if m.size:
-            fj, card_m = rs[m] * S + np.take(self.dst, a[m]), card[m]
-            state.piles.reshape(-1)[fj * S] = card_m
-            state.pile_n.reshape(-1)[fj] = 1
-            state.top.reshape(-1)[fj] = card_m
-        p = np.flatnonzero(kind == K_PLAY)
-        if not p.size:
-            return NO_ENDS
-        rs, card = rs[p], card[p]
-        pf = (rs & ~1) + np.take(self.play_pile, a[p])
-        centre_n = state.centre_n.reshape(-1)
-        n = np.take(centre_n, pf)
-        state.centre.reshape(-1)[pf * 52 + n] = card
-        centre_n[pf] = n + 1
-        state.ctop.reshape(-1)[pf] = card
-        if self.shed:
-            rewards.reshape(-1)[rs] += self.shed
-        layout_n = state.layout_n.reshape(-1)
-        left = np.take(layout_n, rs) - 1
-        layout_n[rs] = left
-        out = np.flatnonzero(left == 0)
-        if not out.size:
-            return NO_ENDS
-        # The faster hands' deals end first: the seeded draws for new layouts
-        # go to the rows in that order.  (Moves are applied above: a deal
-        # ends after both hands' actions.)
-        out = rs[out[np.argsort(slower.reshape(-1)[rs[out]], kind="stable")]]
-        return self._layout_out(state, out >> 1, out & 1, rewards)
-
-    def _pop(self, state, fi, actions) -> None:
-        """Take the top card off the stockpiles ``fi`` (flat indices) for
-        ``actions`` (plays or moves); the card below, if any, is turned face
-        up.  The layout shapes change by the actions' SHAPE_CHANGE."""
-        S = self.stockpiles
-        state.shape.reshape(-1)[fi // S] += np.take(self.shape_change, actions)
-        pile_n, piles = state.pile_n.reshape(-1), state.piles.reshape(-1)
-        n = np.take(pile_n, fi) - 1
-        pile_n[fi] = n
-        at = fi * S
-        piles[at + n] = NONE
-        state.top.reshape(-1)[fi] = np.take(piles, at + np.maximum(n - 1, 0))  # NONE when n == 0
-
-    def _layout_out(self, state, rows, seats, rewards) -> tuple[np.ndarray, np.ndarray]:
-        """``seats`` just played the last card of their layout in ``rows``.
-        Returns the deals that end with one spit pile: their rows and who
-        takes each pile (for :meth:`_new_layouts`)."""
-        won = state.spit_n[rows, seats] == 0  # no spit cards either: the game is won
-        if won.any():
-            state.scores[rows[won], seats[won]] += 1
-            self._finish(state, rows[won], seats[won], rewards)
-        rows, seats = rows[~won], seats[~won]
-        one_pile = (state.centre_n[rows] == 0).any(axis=1)
-        state.phase[rows[~one_pile]] = SLAPPING  # both slap a spit pile next tick
-        # One spit pile: the player who went out takes nothing from the centre;
-        # the other collects the pile with their own stockpile cards.
-        other = 1 - seats[one_pile]
-        return rows[one_pile], np.stack([other, other], axis=1)
-
-    def _slap(self, state, rows, actions, first) -> tuple[np.ndarray, np.ndarray]:
-        """Both players slap: the faster (the tick's coin) gets the pile it
-        slapped, the other gets the other pile.  A non-slap (only possible
-        with ``illegal_action="wait"``) is slower than any slap.  Returns the
-        rows where the deal ends and who takes each pile (for
-        :meth:`_new_layouts`)."""
-        choice_ = self.slap_pile[actions]  # (k, 2): pile slapped or -1
-        k = np.arange(len(rows))
-        fast, slow = first, 1 - first
-        fast_pick, slow_pick = choice_[k, fast], choice_[k, slow]
-        decider = np.where(fast_pick >= 0, fast, slow)
-        pile = np.where(fast_pick >= 0, fast_pick, slow_pick)
-        go = pile >= 0
-        k, rows, decider, pile = np.arange(go.sum()), rows[go], decider[go], pile[go]
-        taker = np.empty((len(rows), 2), np.int64)
-        taker[k, pile] = decider
-        taker[k, 1 - pile] = 1 - decider
-        return rows, taker
+    # The per-row work of a Spit tick is compiled (:mod:`.kernels`); the
+    # methods below keep the order of the tick and every random draw.
+    def _spit_tick(self, state, actions, first, active, rewards) -> None:
+        """Slaps, plays and moves of the ``active`` games (one kernel), then
+        the deals that ended are laid out anew, together: slaps first, then
+        the faster hands going out (the order of the seeded deck orders)."""
+        B = state.batch
+        end_rows, end_taker = np.empty(B, np.int64), np.empty((B, 2), np.int64)
+        ends = kernels.act(actions, first, active, self.kind, self.src, self.dst, self.play_pile, self.slap_pile,
+                           self.shape_change, self.shed, state.piles, state.pile_n, state.top, state.shape,
+                           state.centre, state.centre_n, state.ctop, state.layout_n, state.spit_n,
+                           state.scores, state.phase, state.done, state.winner, rewards, end_rows, end_taker)
+        if ends:
+            self._new_layouts(state, end_rows[:ends], end_taker[:ends])
 
     def _new_layouts(self, state, rows, taker) -> None:
         """End of a deal: each player gathers their stockpile and spit cards
@@ -455,128 +321,39 @@ class SpitRules(SimultaneousRules):
         pile 0 and pile 1), in the order of the next deck order (a seeded
         shuffle, or ``decks[k]``), and lays out a new layout."""
         k = len(rows)
-        seat = np.arange(2)[None, :, None]
-        # flat indices into owner (k, 53): row * 53 + card; column NONE is
-        # where the empty slots write
-        row53 = np.arange(0, 53 * k, 53)[:, None, None]
-        owner = np.empty((k, NONE + 1), np.int64)
-        owner.reshape(-1)[row53 + state.piles[rows].reshape(k, 2, -1)] = seat
-        owner.reshape(-1)[row53 + state.spit[rows]] = seat
-        owner.reshape(-1)[row53 + state.centre[rows]] = taker[:, :, None]
         order = self.deck_orders(state, rows)
-        # Every card is in a layout, a spit pile or the centre: each belongs
-        # to seat 0 or seat 1.  A card's place in its new owner's cards is the
-        # number of that owner's cards before it in the deck order.
-        seq = np.take(owner, row53[:, :, 0] + order)  # (k, 52) owner of each card in deck order
-        seat0_so_far = np.cumsum(seq == 0, axis=1)  # seat 0's cards up to and including each
-        place = np.where(seq == 0, seat0_so_far, np.arange(1, 53) - seat0_so_far) - 1
         cards = np.full((k, 2, 52), NONE, np.int64)
-        cards.reshape(-1)[(2 * np.arange(k)[:, None] + seq) * 52 + place] = order
         counts = np.empty((k, 2), np.int64)
-        counts[:, 0] = seat0_so_far[:, -1]
-        counts[:, 1] = 52 - counts[:, 0]
+        kernels.gather_cards(rows, taker, order, state.piles, state.spit, state.centre, cards, counts)
         state.hand_number[rows] += 1
         self._lay_out(state, rows, cards, counts)
 
     def _lay_out(self, state, rows, cards, counts) -> None:
-        """Each player lays out ``cards`` (k, 2, 52) (``counts`` of them, in
-        order): stockpiles of 1, 2, 3, ... cards (the last laid on a pile is
-        its face-up top), as far as the cards go; the rest, in order, are the
-        spit cards (first = top).  Then everyone with spit cards spits."""
-        L, S = self.layout_size, self.stockpiles
-        k = len(rows)
-        laid = np.minimum(counts, L)  # (k, 2)
-        piles = np.full((k, 2, S * S + 1), NONE, np.int64)  # the last slot stays empty
-        piles[:, :, self.layout_slot] = np.where(np.arange(L) < laid[:, :, None], cards[:, :, :L], NONE)
-        n = self.pile_sizes[laid]  # (k, 2, S)
-        state.piles[rows] = piles[:, :, :S * S].reshape(k, 2, S, S)
-        state.pile_n[rows] = n
-        state.layout_n[rows] = laid
-        state.shape[rows] = self.shape_of_laid[laid]
-        # the face-up tops: the last card laid on each pile (the empty slot for an empty pile)
-        slots = (np.arange(2 * k) * (S * S + 1)).reshape(k, 2, 1) + self.top_slot[laid]
-        state.top[rows] = np.take(piles, slots)
-        # Spit cards: cards L.. (first = top), stored bottom first; the top
-        # one is turned onto the own spit pile at once.
-        spit_n = counts - laid
-        below = np.arange(52) < (spit_n - 1)[:, :, None]
-        at = (np.arange(2 * k) * 52 + L - 1).reshape(k, 2, 1) + spit_n[:, :, None] - np.arange(52)
-        # (past a seat's spit cards ``at`` points up to 52 places back: still
-        # a valid index, negative ones counting from the end; ``below``
-        # discards those cards)
-        state.spit[rows] = np.where(below, np.take(cards, at), NONE)
-        state.spit_n[rows] = np.maximum(spit_n - 1, 0)
-        spat = np.where(spit_n > 0, cards[:, :, L], NONE)
-        state.centre[rows] = NONE
-        state.centre[rows, :, 0] = spat
-        state.centre_n[rows] = spit_n > 0
-        state.ctop[rows] = spat
-        state.phase[rows] = PLAYING
-
-    def _spit_cards(self, state, rows, rounds) -> None:
-        """In each game of ``rows``, both players turn their top spit card onto
-        their own spit pile, ``rounds`` (k,) times (a player whose spit cards
-        run out stops)."""
-        n, centre_n = state.spit_n[rows], state.centre_n[rows]
-        turned = np.minimum(rounds[:, None], n)  # (k, 2)
-        i, s, j = np.nonzero(np.arange(turned.max(initial=0)) < turned[:, :, None])
-        seat_row = 2 * rows[i] + s  # the j-th card turned: the j-th from the top
-        below, above = seat_row * 52 + n[i, s] - 1 - j, seat_row * 52 + centre_n[i, s] + j
-        spit, centre = state.spit.reshape(-1), state.centre.reshape(-1)
-        cards = np.take(spit, below)
-        spit[below] = NONE
-        centre[above] = cards
-        last = j == turned[i, s] - 1
-        state.ctop.reshape(-1)[seat_row[last]] = cards[last]
-        state.spit_n[rows] = n - turned
-        state.centre_n[rows] = centre_n + turned
+        """Each player lays out ``cards`` (k, 2, 52) int64 (``counts`` of
+        them, in order); see :func:`.kernels.lay_out`."""
+        kernels.lay_out(rows, cards, counts, self.layout_slot, self.pile_sizes, self.shape_of_laid,
+                        state.piles, state.pile_n, state.layout_n, state.shape, state.top, state.spit,
+                        state.spit_n, state.centre, state.centre_n, state.ctop, state.phase)
 
     def _spit_status(self, state, rows):
-        """Per game of ``rows`` (None = all): each seat's play bits (bit
-        2I+P: stockpile I's top fits spit pile P) and filled-stockpile bits
-        (bit I), and whether the game is stuck: playing, nobody can play and
-        nobody can expose a card by moving into an empty space."""
-        pick = (lambda x: x) if rows is None else (lambda x: x[rows])
-        top, ctop, shape, phase = pick(state.top), pick(state.ctop), pick(state.shape), pick(state.phase)
-        pair = (ctop[:, 0] * 53 + ctop[:, 1]) * 53
-        plays = np.take(self.fits2, pair[:, None, None] + top) @ self.pow4  # (k, 2)
-        filled = np.take(self.filled_of_shape, shape)
-        expose = np.take(self.expose_of_shape, shape)
-        stuck = (phase == PLAYING) & ((plays[:, 0] | plays[:, 1]) == 0) & ~(expose[:, 0] | expose[:, 1])
+        """Per game of ``rows``: each seat's play bits (bit 2I+P: stockpile
+        I's top fits spit pile P) and filled-stockpile bits (bit I), and
+        whether the game is stuck: playing, nobody can play and nobody can
+        expose a card by moving into an empty space."""
+        k = len(rows)
+        plays, filled, stuck = np.empty((k, 2), np.int64), np.empty((k, 2), np.int64), np.empty(k, bool)
+        kernels.status(rows, self.adj, state.top, state.ctop, state.shape, state.phase, self.filled_of_shape,
+                       self.expose_of_shape, plays, filled, stuck)
         return plays, filled, stuck
 
-    def _spit_until_playable(self, state, rows) -> np.ndarray:
-        """Stuck games ``rows`` (nobody can play or expose a card): both
-        players spit, round after round, until a stockpile top fits a spit
-        pile or the spit cards run out.  The layouts do not change meanwhile,
-        so the first round after which a top fits is found for all rounds at
-        once.  Returns the rounds spat, and whether the game is still stuck."""
-        n = state.spit_n[rows]  # (k, 2)
-        rounds = n.max(axis=1)
-        # bit c of wanted: a stockpile top of the game fits a pile topped by card c
-        wanted = np.bitwise_or.reduce(np.take(self.fitting_bits, state.top[rows].reshape(len(rows), -1)), axis=1)
-        # Nearly every stuck game can play after one round: look further only for the rest.
-        hit = self._first_fitting_round(state, rows, n, wanted, 1)
-        rest = np.flatnonzero(hit == 0)
-        if rest.size:
-            hit[rest] = self._first_fitting_round(state, rows[rest], n[rest], wanted[rest], rounds[rest].max())
-        spat = np.where(hit > 0, hit, rounds)
-        self._spit_cards(state, rows, spat)
-        return spat, hit == 0
-
-    def _first_fitting_round(self, state, rows, n, wanted, last) -> np.ndarray:
-        """The first of rounds 1..``last`` after which a spit pile's top is a
-        ``wanted`` card (0: none) in the games ``rows`` with ``n`` spit cards."""
-        t = np.arange(1, last + 1)
-        if not t.size:
-            return np.zeros(len(rows), np.int64)
-        # Spit pile P's top after t rounds: spit card n - t (the bottom one
-        # once they run out); without spit cards it stays as it is.
-        seat_rows = (2 * rows[:, None] + np.arange(2))[:, :, None]
-        after = np.take(state.spit.reshape(-1), seat_rows * 52 + np.maximum(n[:, :, None] - t, 0))
-        after = np.where(n[:, :, None] > 0, after, state.ctop[rows][:, :, None])  # (k, 2, T)
-        fits = ((wanted[:, None, None] >> after.astype(np.uint64)) & 1).any(axis=1) & (t <= n.max(axis=1)[:, None])
-        return np.where(fits.any(axis=1), fits.argmax(axis=1) + 1, 0)
+    def _spit_until_playable(self, state, rows):
+        """Stuck games ``rows``: both players spit, round after round, until a
+        stockpile top fits a spit pile or the spit cards run out.  Returns
+        the rounds spat, and whether the game is still stuck."""
+        spat, dry = np.empty(len(rows), np.int64), np.empty(len(rows), bool)
+        kernels.spit_until_playable(rows, self.adj, state.top, state.spit, state.spit_n, state.centre,
+                                    state.centre_n, state.ctop, spat, dry)
+        return spat, dry
 
     def _spit_settle(self, state, rows) -> None:
         """Resolve stalemates (spit again; without spit cards the deal ends)
@@ -588,10 +365,10 @@ class SpitRules(SimultaneousRules):
         handled round by round, games in the order of ``rows``, so the
         seeded draws (the coin and the new deck orders) always go to the
         same games."""
-        plays, filled, stuck = self._spit_status(state, rows)
-        if stuck.any():
-            every = np.arange(state.batch) if rows is None else rows
-            touched = np.flatnonzero(stuck)  # positions in ``every``
+        every = np.arange(state.batch) if rows is None else np.asarray(rows, np.int64)
+        plays, filled, stuck = self._spit_status(state, every)
+        touched = np.flatnonzero(stuck)  # positions in ``every``
+        if touched.size:
             spat, dry = self._spit_until_playable(state, every[touched])
             wait_pos, wait_round = touched[dry], spat[dry] + 1  # deals to end, and in which round
             guard = 0
@@ -620,14 +397,7 @@ class SpitRules(SimultaneousRules):
                         wait_round = np.concatenate([wait_round, round_ + spat[dry] + 1])
             # (every game changed here was stuck at first: it is in ``touched``)
             plays[touched], filled[touched], _ = self._spit_status(state, every[touched])
-        phase = state.phase if rows is None else state.phase[rows]
-        F = 2 ** self.stockpiles
-        code = (phase[:, None] * F * F + plays) * F + filled  # 4**S == F * F
-        legal = np.take(self.mask_table, code, axis=0)
-        if rows is None:
-            state.legal = legal
-        else:
-            state.legal[rows] = legal
+        kernels.masks(every, self.stockpiles, state.phase, plays, filled, state.legal)
 
     # ================================================================= Speed
     def _speed_deal(self, state, rows) -> None:
