@@ -3,9 +3,9 @@
 :class:`~cardenvs.spit.rules.SpitRules` keeps the order of a tick, every
 random draw and the rare branches (stalemates that end a deal); these kernels
 are the hot spots it calls: applying both players' actions, laying out new
-deals, the "who can play" status, spitting until a stalemate is broken and
-the legal masks.  Each is a loop over batch rows that reads and writes the
-state's arrays in place (the arrays of ``SpitRules.new_state``: cards and
+deals, the legal masks (with which games are stuck) and spitting until a
+stalemate is broken.  Each is a loop over batch rows that reads and writes
+the state's arrays in place (the arrays of ``SpitRules.new_state``: cards and
 stockpile counts ``int8``, other counts and codes ``int64``).
 
 No kernel draws a random number: the tick's coin and the deck orders are
@@ -203,31 +203,49 @@ def lay_out(rows, cards, counts, layout_slot, pile_sizes, shape_of_laid,
 
 
 @kernel
-def status(rows, adj, top, ctop, shape, phase, filled_of_shape, expose_of_shape, plays, filled, stuck):
-    """Per game of ``rows``: each seat's play bits ``plays`` (k, 2) (bit
-    2I+P: stockpile I's top fits spit pile P, ``adj[pile top, card]``) and
-    filled-stockpile bits ``filled`` (k, 2) (bit I, from the layout shape),
-    and ``stuck`` (k,): playing, nobody can play and nobody can expose a
-    card by moving into an empty space."""
+def masks(rows, adj, top, ctop, shape, phase, filled_of_shape, expose_of_shape, play_mask, move_mask,
+          legal, stuck):
+    """The legal actions ``legal[r, seat]`` of the games ``rows``, in the
+    order of the action ids: while playing, wait, the plays that fit
+    (``adj[pile top, card]``) and the moves from a filled stockpile into an
+    empty one; while slapping, both slaps; nothing once the game is over.
+
+    A seat's plays are its *play bits* (bit 2I+P: stockpile I's top fits
+    spit pile P), its moves its filled-stockpile bits (from the layout
+    shape); ``play_mask[play bits]`` and ``move_mask[filled bits]`` are the
+    corresponding parts of the mask.  Also writes ``stuck`` (k,): playing,
+    nobody can play and nobody can expose a card by moving into an empty
+    space."""
     size = top.shape[2]
+    plays_end = 1 + 2 * size  # actions 1.. are the plays, then the moves, then the slaps
+    moves_end = plays_end + size * (size - 1)
     for k in range(rows.shape[0]):
         r = rows[k]
         pile0, pile1 = ctop[r, 0], ctop[r, 1]
+        playing = phase[r] == PLAYING
+        slapping = phase[r] == SLAPPING
         anyone_plays = False
         can_expose = False
         for seat in range(2):
             bits = 0
             for i in range(size):
                 card = top[r, seat, i]
-                if adj[pile0, card]:
-                    bits |= 1 << (2 * i)
-                if adj[pile1, card]:
-                    bits |= 2 << (2 * i)
-            plays[k, seat] = bits
+                bits |= (np.int64(adj[pile0, card]) | (np.int64(adj[pile1, card]) << 1)) << (2 * i)
             anyone_plays |= bits != 0
-            filled[k, seat] = filled_of_shape[shape[r, seat]]
             can_expose |= expose_of_shape[shape[r, seat]]
-        stuck[k] = phase[r] == PLAYING and not anyone_plays and not can_expose
+            mask = legal[r, seat]
+            mask[0] = playing
+            if playing:
+                fitting, movable = play_mask[bits], move_mask[filled_of_shape[shape[r, seat]]]
+                for a in range(1, plays_end):
+                    mask[a] = fitting[a - 1]
+                for a in range(plays_end, moves_end):
+                    mask[a] = movable[a - plays_end]
+            else:
+                mask[1:moves_end] = False
+            mask[moves_end] = slapping
+            mask[moves_end + 1] = slapping
+        stuck[k] = playing and not anyone_plays and not can_expose
 
 
 @kernel
@@ -269,31 +287,3 @@ def spit_until_playable(rows, adj, top, spit, spit_n, centre, centre_n, ctop, sp
                 ctop[r, p] = card
             spit_n[r, p] = n - turned
             centre_n[r, p] += turned
-
-
-@kernel
-def masks(rows, size, phase, plays, filled, legal):
-    """The legal actions ``legal[r, seat]`` of the games ``rows`` (``size``
-    stockpiles each) from their ``plays`` and ``filled`` bits (see
-    :func:`status`), in the order of the action ids: while playing, wait,
-    the plays that fit and the moves from a filled stockpile into an empty
-    one; while slapping, both slaps; nothing once the game is over."""
-    for k in range(rows.shape[0]):
-        r = rows[k]
-        playing = phase[r] == PLAYING
-        slapping = phase[r] == SLAPPING
-        for seat in range(2):
-            mask = legal[r, seat]
-            mask[0] = playing
-            bits = plays[k, seat]
-            for b in range(2 * size):
-                mask[1 + b] = playing and (bits >> b) & 1 == 1
-            has = filled[k, seat]
-            a = 1 + 2 * size
-            for i in range(size):
-                for j in range(size):
-                    if i != j:
-                        mask[a] = playing and (has >> i) & 1 == 1 and (has >> j) & 1 == 0
-                        a += 1
-            mask[a] = slapping
-            mask[a + 1] = slapping

@@ -96,42 +96,41 @@ def speed_obs_high(max_score: int) -> np.ndarray:
 def encode_spit(rules, state, rows: np.ndarray | None) -> np.ndarray:
     """Spit observations ``(k, 2, 234)`` int8 of the games in ``rows`` (all if None)."""
     rows = np.arange(state.batch) if rows is None else np.asarray(rows, np.int64)
-    out = np.zeros((len(rows), 2, SPIT_OBS_SIZE), SPIT_OBS_DTYPE)
+    out = np.empty((len(rows), 2, SPIT_OBS_SIZE), SPIT_OBS_DTYPE)
     _write_spit(rows, state.top, state.pile_n, state.ctop, state.centre_n, state.spit_n, state.phase, out)
     return out
 
 
 @kernel
 def _write_spit(rows, top, pile_n, ctop, centre_n, spit_n, phase, out):
-    """Write the nonzero numbers of both players' Spit observations of the
-    games ``rows`` into ``out`` (k, 2, 234), zeros on entry."""
-    size = top.shape[2]  # stockpiles; with 4, the fifth slots stay zero
+    """Write every number of both players' Spit observations of the games
+    ``rows`` into ``out`` (k, 2, 234): a card slot is the card's code from
+    CARD_CODE (no card: zeros) and a count."""
+    size = top.shape[2]  # stockpiles; with 4, the fifth slots show no card
     for k in range(rows.shape[0]):
         r = rows[k]
         for viewer in range(2):
             obs = out[k, viewer]
             for side in range(2):  # own stockpiles, then the opponent's
                 seat = viewer ^ side
-                for i in range(size):
+                for i in range(5):
                     at = (OWN_PILES if side == 0 else OPP_PILES) + i * SLOT
-                    card = np.int64(top[r, seat, i])  # int8: widen before arithmetic
-                    if card < NO_CARD:
-                        obs[at + card % 13] = 1
-                        obs[at + 13 + card // 13] = 1
-                    obs[at + CODE] = np.int8(max(pile_n[r, seat, i] - 1, 0))  # face-down cards
+                    card, face_down = NO_CARD, 0
+                    if i < size:
+                        card, face_down = top[r, seat, i], max(pile_n[r, seat, i] - 1, 0)
+                    for j in range(CODE):
+                        obs[at + j] = CARD_CODE[card, j]
+                    obs[at + CODE] = np.int8(face_down)
             for p in range(2):
                 at = SPIT_PILES + p * SLOT
-                card = ctop[r, p]
-                if card < NO_CARD:
-                    obs[at + card % 13] = 1
-                    obs[at + 13 + card // 13] = 1
+                for j in range(CODE):
+                    obs[at + j] = CARD_CODE[ctop[r, p], j]
                 obs[at + CODE] = np.int8(centre_n[r, p])
+            obs[MISC:] = 0
             obs[MISC] = np.int8(spit_n[r, viewer])
             obs[MISC + 1] = np.int8(spit_n[r, 1 - viewer])
-            if phase[r] == 0:  # playing
-                obs[MISC + 2] = 1
-            elif phase[r] == 1:  # slapping
-                obs[MISC + 3] = 1
+            obs[MISC + 2] = phase[r] == 0  # playing
+            obs[MISC + 3] = phase[r] == 1  # slapping
             obs[MISC + 4 + viewer] = 1
 
 

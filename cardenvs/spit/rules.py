@@ -171,6 +171,12 @@ class SpitRules(SimultaneousRules):
         sizes = (np.arange(6 ** S)[:, None] // self.pow6) % 6
         self.filled_of_shape = ((sizes > 0) * 2 ** np.arange(S)).sum(axis=1)
         self.expose_of_shape = (sizes >= 2).any(axis=1) & (sizes == 0).any(axis=1)
+        # The parts of a playing seat's mask: PLAY_MASK[play bits] (bit 2I+P:
+        # stockpile I's top fits spit pile P) are the "play I P" actions in
+        # order, MOVE_MASK[filled bits] the "move I J" actions (I filled, J empty).
+        self.play_mask = ((np.arange(4 ** S)[:, None] >> np.arange(2 * S)) & 1).astype(bool)
+        filled = ((np.arange(2 ** S)[:, None] >> np.arange(S)) & 1).astype(bool)
+        self.move_mask = np.stack([filled[:, i] & ~filled[:, j] for i in range(S) for j in range(S) if i != j], axis=1)
         self.obs_size = observation.SPIT_OBS_SIZE
         self.obs_dtype = observation.SPIT_OBS_DTYPE
         self.obs_low = np.zeros(self.obs_size, np.float32)
@@ -335,16 +341,14 @@ class SpitRules(SimultaneousRules):
                         state.piles, state.pile_n, state.layout_n, state.shape, state.top, state.spit,
                         state.spit_n, state.centre, state.centre_n, state.ctop, state.phase)
 
-    def _spit_status(self, state, rows):
-        """Per game of ``rows``: each seat's play bits (bit 2I+P: stockpile
-        I's top fits spit pile P) and filled-stockpile bits (bit I), and
-        whether the game is stuck: playing, nobody can play and nobody can
-        expose a card by moving into an empty space."""
-        k = len(rows)
-        plays, filled, stuck = np.empty((k, 2), np.int64), np.empty((k, 2), np.int64), np.empty(k, bool)
-        kernels.status(rows, self.adj, state.top, state.ctop, state.shape, state.phase, self.filled_of_shape,
-                       self.expose_of_shape, plays, filled, stuck)
-        return plays, filled, stuck
+    def _spit_masks(self, state, rows) -> np.ndarray:
+        """Recompute the legal masks of ``rows``; returns which of them are
+        stuck: playing, nobody can play and nobody can expose a card by
+        moving into an empty space."""
+        stuck = np.empty(len(rows), bool)
+        kernels.masks(rows, self.adj, state.top, state.ctop, state.shape, state.phase, self.filled_of_shape,
+                      self.expose_of_shape, self.play_mask, self.move_mask, state.legal, stuck)
+        return stuck
 
     def _spit_until_playable(self, state, rows):
         """Stuck games ``rows``: both players spit, round after round, until a
@@ -366,7 +370,7 @@ class SpitRules(SimultaneousRules):
         seeded draws (the coin and the new deck orders) always go to the
         same games."""
         every = np.arange(state.batch) if rows is None else np.asarray(rows, np.int64)
-        plays, filled, stuck = self._spit_status(state, every)
+        stuck = self._spit_masks(state, every)
         touched = np.flatnonzero(stuck)  # positions in ``every``
         if touched.size:
             spat, dry = self._spit_until_playable(state, every[touched])
@@ -390,14 +394,13 @@ class SpitRules(SimultaneousRules):
                     coin = (state.rng.random(len(one)) < 0.5).astype(np.int64)
                     seat = np.where(left[:, 0] > left[:, 1], 0, np.where(left[:, 1] > left[:, 0], 1, coin))
                     self._new_layouts(state, one, np.stack([seat, seat], axis=1))
-                    again = pos[one_pile][self._spit_status(state, one)[2]]
+                    again = pos[one_pile][self._spit_masks(state, one)]
                     if again.size:
                         spat, dry = self._spit_until_playable(state, every[again])
                         wait_pos = np.concatenate([wait_pos, again[dry]])
                         wait_round = np.concatenate([wait_round, round_ + spat[dry] + 1])
             # (every game changed here was stuck at first: it is in ``touched``)
-            plays[touched], filled[touched], _ = self._spit_status(state, every[touched])
-        kernels.masks(every, self.stockpiles, state.phase, plays, filled, state.legal)
+            self._spit_masks(state, every[touched])
 
     # ================================================================= Speed
     def _speed_deal(self, state, rows) -> None:
