@@ -49,6 +49,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..core.jit import kernel
+
 MAX_SEATS = 11
 NUM_TYPES = 52
 
@@ -100,34 +102,45 @@ def encode(rules, state, seats: np.ndarray, rows: np.ndarray | None = None) -> n
     """Observation ``(len(seats), OBS_SIZE)`` int16 of the games in ``rows``
     (default: every row), row i seen by seat ``seats[i]``.
 
-    The rules keep the viewer and public blocks current (int8), so observing
-    is two row gathers and a copy into the int16 result, then a few small
-    per-seat blocks.  (Observing is memory-bound: a float32 result used to
-    cost twice the rest of the step.)
+    The rules keep the viewer and public blocks current (int8); one kernel
+    pass (:func:`encode_rows`) writes each result row straight from them and
+    from the per-seat arrays.  (Observing is memory-bound: a float32 result
+    used to cost twice the rest of the step.)
     """
-    n = rules.num_players
-    k = len(seats)
-    seats = seats % n
-    if rows is None:
-        flat = np.arange(0, k * n, n) + seats
-        pick = lambda a: a  # noqa: E731
-    else:
-        rows = np.asarray(rows, np.int64)
-        flat = rows * n + seats
-        pick = lambda a: a[rows]  # noqa: E731
-    stage = np.empty((k, OBS_SIZE), OBS_DTYPE)
-    stage[:, HAND_AT:PRIVATE_AT] = state.hands.reshape(-1, NUM_TYPES).take(flat, axis=0)
-    stage[:, PRIVATE_AT:PUBLIC_AT] = state.private.reshape(-1, PRIVATE_SIZE).take(flat, axis=0)
-    stage[:, PUBLIC_AT:] = pick(state.public)
-    # the relative-seat one-hots: leader, dealer, widow holder (when it has
-    # one: a holder < 0 matches no seat)
-    seat_at = rules.seat_of_relative[seats]  # (k, n): absolute seat of relative seat j
-    stage[:, PRIVATE_AT + LEADER:PRIVATE_AT + LEADER + n] = seat_at == pick(state.leader)[:, None]
-    stage[:, PRIVATE_AT + DEALER:PRIVATE_AT + DEALER + n] = seat_at == pick(state.dealer)[:, None]
-    stage[:, PRIVATE_AT + WIDOW_HOLDER:PRIVATE_AT + WIDOW_HOLDER + n] = seat_at == pick(state.widow_holder)[:, None]
-    # per-seat numbers by relative seat: flat index of (row, absolute seat of relative seat j)
-    seat_of = (flat - seats)[:, None] + seat_at
-    stage[:, PRIVATE_AT + POINTS:PRIVATE_AT + POINTS + n] = state.seen_points.take(seat_of)
-    stage[:, PRIVATE_AT + SCORES:PRIVATE_AT + SCORES + n] = np.clip(state.scores.take(seat_of), -SCORE_LIMIT,
-                                                                     SCORE_LIMIT)
-    return stage
+    seats = np.asarray(seats, np.int64) % rules.num_players
+    rows = np.arange(len(seats)) if rows is None else np.asarray(rows, np.int64)
+    out = np.empty((len(seats), OBS_SIZE), OBS_DTYPE)
+    encode_rows(rows, seats, rules.num_players, state.hands, state.private, state.public, state.leader,
+                state.dealer, state.widow_holder, state.seen_points, state.scores, out)
+    return out
+
+
+@kernel
+def encode_rows(rows, seats, n, hands, private, public, leader, dealer, widow_holder, seen_points, scores, out):
+    """Fill ``out[i]`` with game ``rows[i]`` seen by seat ``seats[i]`` (0..n-1).
+
+    Only the kept columns of the viewer's ``private`` row are read (PASSED
+    and RECEIVED); the per-seat numbers and one-hots, by relative seat
+    (relative seat j is absolute seat ``(viewer + j) % n``), are written
+    here, and every column for a seat that does not exist is zero.
+    """
+    for i in range(rows.shape[0]):
+        row = rows[i]
+        seat = seats[i]
+        o = out[i]
+        for t in range(NUM_TYPES):
+            o[HAND_AT + t] = hands[row, seat, t]
+        for c in range(POINTS):  # PASSED, RECEIVED
+            o[PRIVATE_AT + c] = private[row, seat, c]
+        for c in range(POINTS, PRIVATE_SIZE):
+            o[PRIVATE_AT + c] = 0
+        for j in range(n):
+            s = (seat + j) % n
+            o[PRIVATE_AT + POINTS + j] = seen_points[row, s]
+            o[PRIVATE_AT + SCORES + j] = min(max(scores[row, s], -SCORE_LIMIT), SCORE_LIMIT)
+        o[PRIVATE_AT + LEADER + (leader[row] - seat) % n] = 1
+        o[PRIVATE_AT + DEALER + (dealer[row] - seat) % n] = 1
+        if widow_holder[row] >= 0:  # a holder < 0: not taken (yet), nobody's
+            o[PRIVATE_AT + WIDOW_HOLDER + (widow_holder[row] - seat) % n] = 1
+        for c in range(PUBLIC_SIZE):
+            o[PUBLIC_AT + c] = public[row, c]

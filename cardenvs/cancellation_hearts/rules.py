@@ -36,13 +36,13 @@ import numpy as np
 
 from ..core.cards import deal_hands, deal_slots, holdings, standard_deck
 from ..core.game import BatchState, TurnBasedRules, choice, positive_int
-from ..core.tricks import cancelled_mask, trick_winner
+from ..core.jit import kernel
+from ..core.tricks import cancelled_mask
 from . import observation as ob
 
 DECK = standard_deck(copies=2)  # 52 card types, two copies each
 NUM_TYPES = DECK.num_types
 SUIT = DECK.suit.astype(np.int64)
-RANK = DECK.rank.astype(np.int64)
 HEARTS = 2
 BLACK_MARIA = DECK.type_of("QS")
 IS_HEART = SUIT == HEARTS
@@ -65,20 +65,13 @@ PASS_DIR_NAMES = ("none", "left", "right")
 # ``state.widow_holder``: a seat, or one of these.
 WIDOW_WAITING, WIDOW_NOBODY = -1, -2
 
-# The card types a player may play, by situation (a row of ALLOWED); when
-# the hand holds none of them, any card it holds may be played (ANY_CARD).
-FOLLOW_C = 0  # 0..3: following the suit led (C D H S)
-LEAD_BROKEN, LEAD_UNBROKEN, LEAD_OPENING = 4, 5, 6
-ANY_CARD = LEAD_BROKEN
-ALLOWED = np.zeros((7, NUM_TYPES), bool)
-ALLOWED[:4] = SUIT[None, :] == np.arange(4)[:, None]
-ALLOWED[LEAD_BROKEN] = True
-ALLOWED[LEAD_UNBROKEN] = ~IS_HEART  # hearts not led until broken
-ALLOWED[LEAD_OPENING] = ~BREAKS_HEARTS  # the opening lead: no heart, no Black Maria
-
-# Public-block columns of card type t played at trick position 0 (add 17 * position).
-TRICK_SUIT_COL = ob.TRICK + SUIT
-TRICK_RANK_COL = ob.TRICK + 4 + RANK
+# The card types a player may lead, by situation (a row of LEAD_ALLOWED);
+# when the hand holds none of them, any card it holds may be led.
+LEAD_BROKEN, LEAD_UNBROKEN, LEAD_OPENING = 0, 1, 2
+LEAD_ALLOWED = np.zeros((3, NUM_TYPES), bool)
+LEAD_ALLOWED[LEAD_BROKEN] = True
+LEAD_ALLOWED[LEAD_UNBROKEN] = ~IS_HEART  # hearts not led until broken
+LEAD_ALLOWED[LEAD_OPENING] = ~BREAKS_HEARTS  # the opening lead: no heart, no Black Maria
 
 
 class CancellationHeartsRules(TurnBasedRules):
@@ -198,49 +191,8 @@ class CancellationHeartsRules(TurnBasedRules):
 
     # ------------------------------------------------------------ legal mask
     def _update_legal(self, state: BatchState, rows: np.ndarray) -> None:
-        whole = len(rows) == state.batch  # rows are sorted and distinct: every row
-        phase = state.phase if whole else state.phase[rows]
-        playing = phase == PLAYING
-        legal = np.zeros((len(rows), NUM_ACTIONS), bool)
-        if playing.all():  # the common case: no row subsets
-            legal[:, PLAY0:PLAY0 + NUM_TYPES] = self._playable(state, rows)
-        else:
-            p = np.flatnonzero(playing)
-            if p.size:
-                legal[p, PLAY0:PLAY0 + NUM_TYPES] = self._playable(state, rows[p])
-        p = np.flatnonzero(phase == PASSING)
-        if p.size:
-            r = rows[p]
-            legal[p, PASS0:PASS0 + NUM_TYPES] = state.hands[r, state.current[r]] > 0
-        legal[phase == MOON_CHOICE, MOON_SELF:MOON_OTHERS + 1] = True
-        if whole:
-            state.legal = legal
-        else:
-            state.legal[rows] = legal
-
-    def _playable(self, state: BatchState, rows: np.ndarray) -> np.ndarray:
-        """Card types the seat to act may play, ``(len(rows), 52)``: follow
-        suit if able; a lead may not be a heart before hearts are broken, and
-        the opening lead neither a heart nor a Black Maria, unless the hand
-        holds nothing else."""
-        k = len(rows)
-        held = state.hands.reshape(-1, NUM_TYPES).take(rows * self.num_players + state.current[rows], axis=0) > 0
-        lead_card = state.trick[rows, 0]
-        following = lead_card >= 0
-        situation = np.where(following, SUIT[lead_card],
-                             np.where(state.trick_no[rows] == 0, LEAD_OPENING,
-                                      np.where(state.hearts_broken[rows], LEAD_BROKEN, LEAD_UNBROKEN)))
-        # Whether the hand holds an allowed card, looked at only where it
-        # matters (a pass over 13 cards of one suit, or over the leaders'
-        # hands) -- cheaper than testing every row's whole allowed set.
-        can = np.ones(k, bool)
-        f = np.flatnonzero(following)
-        if f.size:
-            can[f] = held.reshape(k, 4, 13)[f, situation[f]].any(axis=1)
-        lead = np.flatnonzero(~following & (situation != LEAD_BROKEN))
-        if lead.size:
-            can[lead] = (held[lead] & ALLOWED[situation[lead]]).any(axis=1)
-        return held & ALLOWED[np.where(can, situation, ANY_CARD)]
+        legal_masks(rows, state.phase, state.current, state.hands, state.trick, state.trick_no,
+                    state.hearts_broken, state.legal)
 
     # ------------------------------------------------------------------ step
     def step(self, state: BatchState, actions: np.ndarray) -> np.ndarray:
@@ -249,122 +201,22 @@ class CancellationHeartsRules(TurnBasedRules):
 
     def _pass(self, state, rows, actions, rewards) -> None:
         """One card set aside to pass; after the last seat's third card, the exchange."""
-        n = self.num_players
-        seat = state.current[rows]
-        card = actions - PASS0
-        state.hands[rows, seat, card] -= 1
-        state.pass_chosen[rows, seat, card] += 1
-        state.private[rows, seat, ob.PASSED + card] += 1
-        count = state.pass_count[rows] + 1
-        state.pass_count[rows] = count
-        state.current[rows] = (state.dealer[rows] + 1 + count // CARDS_PASSED) % n
-        x = rows[count == CARDS_PASSED * n]
-        if x.size:
-            self._exchange(state, x)
+        pass_cards(rows, actions, self.num_players, state.hands, state.pass_chosen, state.pass_count,
+                   state.pass_dir, state.dealer, state.leader, state.current, state.phase, state.private,
+                   state.public)
         self._update_legal(state, rows)
-
-    def _exchange(self, state, rows) -> None:
-        """Everyone's passed cards reach their receiver at once; play starts."""
-        chosen = state.pass_chosen[rows]
-        left = (state.pass_dir[rows] == LEFT)[:, None, None]
-        # left: seat s receives from s - 1 (roll by +1); right: from s + 1
-        got = np.where(left, np.roll(chosen, 1, axis=1), np.roll(chosen, -1, axis=1))
-        state.hands[rows] += got
-        state.pass_chosen[rows] = 0
-        state.private[rows, :, ob.RECEIVED:ob.RECEIVED + NUM_TYPES] = got
-        state.phase[rows] = PLAYING
-        state.public[rows, ob.PHASE:ob.PHASE + 3] = 0
-        state.public[rows, ob.PHASE + PLAYING] = 1
-        state.current[rows] = state.leader[rows]
 
     def _play(self, state, rows, actions, rewards) -> None:
-        # Hot path: every update is a 1-D index into a flattened array (much
-        # cheaper in numpy than indexing with several arrays), and when every
-        # game plays (the usual case) whole columns are read as views.
-        n = self.num_players
-        r = slice(None) if len(rows) == state.batch else rows
-        seat = state.current[r]
-        card = actions - PLAY0
-        pos = state.in_trick[r]
-        state.hands.reshape(-1)[(rows * n + seat) * NUM_TYPES + card] -= 1
-        row_card = rows * NUM_TYPES + card
-        state.pile.reshape(-1)[row_card] += 1
-        state.pile_points[r] += CARD_POINTS[card]
-        slot = state.trick_slot.reshape(-1)
-        twin = slot[row_card] - 1  # an identical card already in this trick (-1: none)
-        slot[row_card] = pos + 1
-        state.trick.reshape(-1)[rows * n + pos] = card
-        pub = state.public.reshape(-1)
-        at = rows * ob.PUBLIC_SIZE
-        pub[at + TRICK_SUIT_COL[card] + ob.CARD_PLANES * pos] = 1
-        pub[at + TRICK_RANK_COL[card] + ob.CARD_PLANES * pos] = 1
-        pub[at + ob.SEEN + card] += 1
-        c = np.flatnonzero(twin >= 0)
-        if c.size:  # identical cards cancel: mark the pair
-            pub[at[c] + ob.CANCELLED + twin[c]] = 1
-            pub[at[c] + ob.CANCELLED + pos[c]] = 1
-        b = np.flatnonzero(BREAKS_HEARTS[card])
-        if b.size:
-            state.hearts_broken[rows[b]] = True
-            pub[at[b] + ob.HEARTS_BROKEN] = 1
-        pos = pos + 1
-        state.in_trick[r] = pos
-        state.current[r] = (seat + 1) % n
-        full = pos == n
-        end = None
-        if full.any():
-            end = self._end_trick(state, rows[full])
+        """One card played per row (tricks resolved as they fill); the hands that end are scored."""
+        hand_over = np.empty(len(rows), np.int64)
+        ended = play_cards(rows, actions, self.num_players, self.num_tricks, state.hands, state.current,
+                           state.leader, state.in_trick, state.trick_no, state.trick, state.trick_slot,
+                           state.pile, state.pile_points, state.taken, state.uncollected, state.points,
+                           state.seen_points, state.widow, state.widow_holder, state.hearts_broken,
+                           state.public, hand_over)
         self._update_legal(state, rows)
-        if end is not None and end.size:
-            self._score_hand(state, end, rewards)
-
-    def _end_trick(self, state, rows) -> np.ndarray:
-        """Resolve the full tricks in ``rows``; returns the rows whose hand is over."""
-        n = self.num_players
-        cards = state.trick[rows]  # (k, n) in play order
-        led = SUIT[cards[:, 0]]
-        # cancelled pairs were marked as their second card was played (same as
-        # cancelled_mask(cards), without redoing it)
-        cancelled = state.public[rows, ob.CANCELLED:ob.CANCELLED + n] > 0
-        # the highest uncancelled card of the suit led wins; none left: unclaimed
-        strength = np.where((SUIT[cards] == led[:, None]) & ~cancelled, RANK[cards], -1)
-        pos, claimed = trick_winner(strength)
-        state.trick[rows] = -1
-        state.trick_slot[rows] = 0
-        state.in_trick[rows] = 0
-        state.trick_no[rows] += 1
-        waiting = np.where(claimed, 0, state.public[rows, ob.CARRIED_CARDS] + n)
-        state.public[rows, ob.TRICK:ob.SEEN] = 0
-
-        c = rows[claimed]
-        if c.size:  # the winner collects the trick and everything carried into it
-            w = (state.leader[c] + pos[claimed]) % n
-            got = state.pile_points[c]
-            state.taken[c, w] += state.pile[c]
-            state.points[c, w] += got
-            state.seen_points[c, w] += got
-            state.pile[c] = 0
-            state.pile_points[c] = 0
-            wt = state.widow_holder[c] == WIDOW_WAITING
-            if wt.any():  # the first trick won takes the widow, face down
-                cw, ww = c[wt], w[wt]
-                state.widow_holder[cw] = ww
-                state.points[cw, ww] += state.widow[cw] @ CARD_POINTS
-                state.public[cw, ob.WIDOW_WAITING] = 0
-            state.leader[c] = w  # (an unclaimed trick's leader leads again)
-        state.current[rows] = state.leader[rows]
-        state.public[rows, ob.CARRIED_POINTS] = state.pile_points[rows]
-        state.public[rows, ob.CARRIED_CARDS] = waiting
-
-        end = rows[state.trick_no[rows] == self.num_tricks]
-        if end.size:  # an unclaimed last trick (and what it carried) goes to nobody
-            state.uncollected[end] += state.pile[end]
-            state.pile[end] = 0
-            state.pile_points[end] = 0
-            state.widow_holder[end] = np.where(state.widow_holder[end] == WIDOW_WAITING, WIDOW_NOBODY,
-                                               state.widow_holder[end])
-            state.public[end, ob.CARRIED_POINTS:ob.WIDOW_WAITING + 1] = 0
-        return end
+        if ended:
+            self._score_hand(state, hand_over[:ended], rewards)
 
     def _score_hand(self, state, rows, rewards) -> None:
         points = state.points[rows]
@@ -504,3 +356,186 @@ class CancellationHeartsRules(TurnBasedRules):
         if d["done"]:
             lines.append(f"game over, winners: {['player_%d' % s for s in d['winners']]}")
         return "\n".join(lines)
+
+
+# ---------------------------------------------------------------- kernels
+# Per-row loops over the state's arrays (see cardenvs.core.jit); the module's
+# constant tables are frozen into the compiled code.  Card type t is suit
+# t // 13, rank t % 13 (DECK's order).
+
+
+@kernel
+def legal_masks(rows, phase, current, hands, trick, trick_no, hearts_broken, legal):
+    """Rewrite ``legal[row]`` for every row in ``rows`` from its phase.
+
+    Passing: any card held.  Playing: follow the suit led if able; a lead
+    may not be a heart before hearts are broken, and the opening lead
+    neither a heart nor a Black Maria, unless the hand holds nothing else.
+    Moon choice: both choices.  Over: nothing.
+    """
+    for i in range(rows.shape[0]):
+        row = rows[i]
+        mask = legal[row]
+        mask[:] = False
+        ph = phase[row]
+        if ph == MOON_CHOICE:
+            mask[MOON_SELF] = True
+            mask[MOON_OTHERS] = True
+            continue
+        if ph != PASSING and ph != PLAYING:
+            continue
+        hand = hands[row, current[row]]
+        if ph == PASSING:
+            for t in range(NUM_TYPES):
+                mask[PASS0 + t] = hand[t] > 0
+            continue
+        play = mask[PLAY0:PLAY0 + NUM_TYPES]
+        lead_card = trick[row, 0]
+        can = False
+        if lead_card >= 0:  # following: the suit led (13 consecutive types), if the hand holds any
+            first = lead_card // 13 * 13
+            for t in range(first, first + 13):
+                if hand[t] > 0:
+                    play[t] = True
+                    can = True
+        else:
+            situation = LEAD_OPENING if trick_no[row] == 0 else (
+                LEAD_BROKEN if hearts_broken[row] else LEAD_UNBROKEN)
+            allowed = LEAD_ALLOWED[situation]
+            for t in range(NUM_TYPES):
+                if hand[t] > 0 and allowed[t]:
+                    play[t] = True
+                    can = True
+        if not can:  # nothing allowed held: any card held
+            for t in range(NUM_TYPES):
+                play[t] = hand[t] > 0
+
+
+@kernel
+def pass_cards(rows, actions, n, hands, pass_chosen, pass_count, pass_dir, dealer, leader, current, phase,
+               private, public):
+    """Set one card aside to pass in each row (seats choose in turn from the
+    dealer's left, 3 cards each); after the last choice everyone's passed
+    cards reach their receiver at once and play starts."""
+    for i in range(rows.shape[0]):
+        row = rows[i]
+        seat = current[row]
+        card = actions[i] - PASS0
+        hands[row, seat, card] -= 1
+        pass_chosen[row, seat, card] += 1
+        private[row, seat, ob.PASSED + card] += 1
+        count = pass_count[row] + 1
+        pass_count[row] = count
+        current[row] = (dealer[row] + 1 + count // CARDS_PASSED) % n
+        if count < CARDS_PASSED * n:
+            continue
+        # the exchange. left: seat s receives from s - 1; right: from s + 1
+        step = -1 if pass_dir[row] == LEFT else 1
+        for s in range(n):
+            giver = (s + step) % n
+            for t in range(NUM_TYPES):
+                got = pass_chosen[row, giver, t]
+                hands[row, s, t] += got
+                private[row, s, ob.RECEIVED + t] = got
+        pass_chosen[row] = 0
+        phase[row] = PLAYING
+        public[row, ob.PHASE + PASSING] = 0
+        public[row, ob.PHASE + PLAYING] = 1
+        public[row, ob.PHASE + MOON_CHOICE] = 0
+        current[row] = leader[row]
+
+
+@kernel
+def play_cards(rows, actions, n, num_tricks, hands, current, leader, in_trick, trick_no, trick, trick_slot,
+               pile, pile_points, taken, uncollected, points, seen_points, widow, widow_holder, hearts_broken,
+               public, hand_over):
+    """Play one card in each row, resolve the tricks it completes, and
+    return how many hands ended; their rows are written to
+    ``hand_over[:count]`` (in ``rows`` order).
+
+    A played card joins the pile (the cards the next trick's winner
+    collects) and the public trick block; identical cards in one trick
+    cancel (``trick_slot`` finds the twin).  A full trick is won by the
+    highest uncancelled card of the suit led; with none it stays in the pile
+    for the next trick won (and the same leader leads again).  The first
+    trick won also takes the face-down widow; an unclaimed last trick goes
+    to nobody.
+    """
+    ended = 0
+    for i in range(rows.shape[0]):
+        row = rows[i]
+        seat = current[row]
+        card = actions[i] - PLAY0
+        suit = card // 13
+        pos = in_trick[row]
+        hands[row, seat, card] -= 1
+        pile[row, card] += 1
+        pile_points[row] += CARD_POINTS[card]
+        twin = np.int64(trick_slot[row, card]) - 1  # an identical card already in this trick (-1: none)
+        trick_slot[row, card] = pos + 1
+        trick[row, pos] = card
+        at = ob.TRICK + ob.CARD_PLANES * pos
+        public[row, at + suit] = 1
+        public[row, at + 4 + card % 13] = 1
+        public[row, ob.SEEN + card] += 1
+        if twin >= 0:  # identical cards cancel: mark the pair
+            public[row, ob.CANCELLED + twin] = 1
+            public[row, ob.CANCELLED + pos] = 1
+        if BREAKS_HEARTS[card]:
+            hearts_broken[row] = True
+            public[row, ob.HEARTS_BROKEN] = 1
+        pos += 1
+        in_trick[row] = pos
+        current[row] = (seat + 1) % n
+        if pos < n:
+            continue
+
+        # the trick is full: the highest uncancelled card of the suit led
+        # wins (clearing the trick's entries on the way)
+        led = trick[row, 0] // 13
+        best_rank, best_pos = -1, 0
+        for k in range(n):
+            c = trick[row, k]
+            if c // 13 == led and public[row, ob.CANCELLED + k] == 0 and c % 13 > best_rank:
+                best_rank, best_pos = c % 13, k
+            trick_slot[row, c] = 0
+            trick[row, k] = -1
+            public[row, ob.TRICK + ob.CARD_PLANES * k + c // 13] = 0
+            public[row, ob.TRICK + ob.CARD_PLANES * k + 4 + c % 13] = 0
+            public[row, ob.CANCELLED + k] = 0
+        in_trick[row] = 0
+        trick_no[row] += 1
+        if best_rank >= 0:  # the winner collects the trick and everything carried into it
+            w = (leader[row] + best_pos) % n
+            got = pile_points[row]
+            points[row, w] += got
+            seen_points[row, w] += got
+            for t in range(NUM_TYPES):
+                taken[row, w, t] += pile[row, t]
+                pile[row, t] = 0
+            pile_points[row] = 0
+            if widow_holder[row] == WIDOW_WAITING:  # the first trick won takes the widow, face down
+                widow_holder[row] = w
+                for t in range(NUM_TYPES):
+                    points[row, w] += np.int64(widow[row, t]) * CARD_POINTS[t]
+                public[row, ob.WIDOW_WAITING] = 0
+            leader[row] = w  # (an unclaimed trick's leader leads again)
+            public[row, ob.CARRIED_CARDS] = 0
+        else:  # unclaimed: the pile waits for the next trick won
+            public[row, ob.CARRIED_CARDS] += n
+        current[row] = leader[row]
+        public[row, ob.CARRIED_POINTS] = pile_points[row]
+
+        if trick_no[row] == num_tricks:  # an unclaimed last trick (and what it carried) goes to nobody
+            for t in range(NUM_TYPES):
+                uncollected[row, t] += pile[row, t]
+                pile[row, t] = 0
+            pile_points[row] = 0
+            if widow_holder[row] == WIDOW_WAITING:
+                widow_holder[row] = WIDOW_NOBODY
+            public[row, ob.CARRIED_POINTS] = 0
+            public[row, ob.CARRIED_CARDS] = 0
+            public[row, ob.WIDOW_WAITING] = 0
+            hand_over[ended] = row
+            ended += 1
+    return ended
