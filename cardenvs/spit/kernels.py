@@ -18,8 +18,8 @@ import numpy as np
 from ..core.jit import kernel
 
 NONE = 52  # "no card"
-PLAYING, SLAPPING, DONE = 0, 1, 2
-K_WAIT, K_PLAY, K_MOVE, K_SLAP = 0, 1, 2, 3
+PLAYING, SLAPPING, DONE = 0, 1, 2  # phases
+K_WAIT, K_PLAY, K_MOVE, K_SLAP = 0, 1, 2, 3  # Spit action kinds (SpitRules.kind)
 
 
 @kernel

@@ -51,6 +51,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.jit import kernel
+from .kernels import PLAYING, SLAPPING
 
 NO_CARD = 52
 CODE = 17
@@ -129,8 +130,8 @@ def _write_spit(rows, top, pile_n, ctop, centre_n, spit_n, phase, out):
             obs[MISC:] = 0
             obs[MISC] = np.int8(spit_n[r, viewer])
             obs[MISC + 1] = np.int8(spit_n[r, 1 - viewer])
-            obs[MISC + 2] = phase[r] == 0  # playing
-            obs[MISC + 3] = phase[r] == 1  # slapping
+            obs[MISC + 2] = phase[r] == PLAYING
+            obs[MISC + 3] = phase[r] == SLAPPING
             obs[MISC + 4 + viewer] = 1
 
 

@@ -3,7 +3,8 @@
 Spit is real-time: at every *tick* both players submit one action.  State is
 a :class:`~cardenvs.core.game.BatchState` of arrays with one row per game;
 :class:`SpitRules` holds the configuration and applies a tick to all rows at
-once (branches are row subsets, never a loop over games).  The PettingZoo
+once: Speed in whole-batch numpy (branches are row subsets), Spit with
+compiled per-row kernels (:mod:`.kernels`) for the hot spots.  The PettingZoo
 parallel env, its AEC view and the vector engine are views over this class
 (:mod:`cardenvs.core.simultaneous`).
 
@@ -46,16 +47,14 @@ from ..core.cards import standard_deck
 from ..core.game import BatchState, choice, positive_int
 from ..core.simultaneous import SimultaneousRules, SimultaneousVectorEnv
 from . import kernels, observation
+# "no card", the phases and the Spit action kinds are defined once, with the kernels
+from .kernels import DONE, K_MOVE, K_PLAY, K_SLAP, NONE, PLAYING, SLAPPING
 
 DECK = standard_deck()  # local id == global id: suit * 13 + rank
-NONE = 52  # "no card"
 RED = np.isin(np.arange(52) // 13, (1, 2))  # diamonds and hearts
 
-PLAYING, SLAPPING, DONE = 0, 1, 2
 PHASE_NAMES = ("playing", "slapping", "done")
 WAIT = 0
-# action kinds
-K_WAIT, K_PLAY, K_MOVE, K_SLAP = 0, 1, 2, 3
 
 
 def adjacency(alternate_colors: bool) -> np.ndarray:
@@ -335,8 +334,9 @@ class SpitRules(SimultaneousRules):
         self._lay_out(state, rows, cards, counts)
 
     def _lay_out(self, state, rows, cards, counts) -> None:
-        """Each player lays out ``cards`` (k, 2, 52) int64 (``counts`` of
-        them, in order); see :func:`.kernels.lay_out`."""
+        """Each player of ``rows`` lays out ``cards`` (k, 2, 52) int64
+        (``counts`` of them, in order) and turns a spit card; see
+        :func:`.kernels.lay_out`."""
         kernels.lay_out(rows, cards, counts, self.layout_slot, self.pile_sizes, self.shape_of_laid,
                         state.piles, state.pile_n, state.layout_n, state.shape, state.top, state.spit,
                         state.spit_n, state.centre, state.centre_n, state.ctop, state.phase)
