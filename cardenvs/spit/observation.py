@@ -103,10 +103,21 @@ def encode_spit(rules, state, rows: np.ndarray | None) -> np.ndarray:
 
 
 @kernel
+def _write_slot(obs, at, card, count):
+    """One slot at ``obs[at:at + 18]``: the code of ``card`` (no card:
+    zeros), then ``count``.  The offsets are unsigned (see
+    :mod:`.kernels`: no negative-index check, the copy is vectorized)."""
+    code = CARD_CODE[card]
+    start = np.uint64(at)
+    for j in range(np.uint64(CODE)):
+        obs[start + j] = code[j]
+    obs[start + np.uint64(CODE)] = np.int8(count)
+
+
+@kernel
 def _write_spit(rows, top, pile_n, ctop, centre_n, spit_n, phase, out):
     """Write every number of both players' Spit observations of the games
-    ``rows`` into ``out`` (k, 2, 234): a card slot is the card's code from
-    CARD_CODE (no card: zeros) and a count."""
+    ``rows`` into ``out`` (k, 2, 234)."""
     size = top.shape[2]  # stockpiles; with 4, the fifth slots show no card
     for k in range(rows.shape[0]):
         r = rows[k]
@@ -116,17 +127,12 @@ def _write_spit(rows, top, pile_n, ctop, centre_n, spit_n, phase, out):
                 seat = viewer ^ side
                 for i in range(5):
                     at = (OWN_PILES if side == 0 else OPP_PILES) + i * SLOT
-                    card, face_down = NO_CARD, 0
-                    if i < size:
-                        card, face_down = top[r, seat, i], max(pile_n[r, seat, i] - 1, 0)
-                    for j in range(CODE):
-                        obs[at + j] = CARD_CODE[card, j]
-                    obs[at + CODE] = np.int8(face_down)
+                    if i < size:  # the face-up top and the face-down cards below it
+                        _write_slot(obs, at, top[r, seat, i], max(pile_n[r, seat, i] - 1, 0))
+                    else:
+                        _write_slot(obs, at, NO_CARD, 0)
             for p in range(2):
-                at = SPIT_PILES + p * SLOT
-                for j in range(CODE):
-                    obs[at + j] = CARD_CODE[ctop[r, p], j]
-                obs[at + CODE] = np.int8(centre_n[r, p])
+                _write_slot(obs, SPIT_PILES + p * SLOT, ctop[r, p], centre_n[r, p])
             obs[MISC:] = 0
             obs[MISC] = np.int8(spit_n[r, viewer])
             obs[MISC + 1] = np.int8(spit_n[r, 1 - viewer])
