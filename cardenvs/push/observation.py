@@ -54,6 +54,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..core.jit import kernel
+
 NT = 53
 M = 36
 F = 132
@@ -80,60 +82,69 @@ for _m in range(M):
 # card type -> 0 natural / 1..5 wild index (a 2 in its own run place is natural: see refresh_slots)
 _WILD_INDEX = np.zeros(NT + 1, np.int64)
 _WILD_INDEX[[0, 13, 26, 39, 52]] = [1, 2, 3, 4, 5]
-_RELATIVE = np.arange(4)
 
 
 def encode(rules, state, seats: np.ndarray, rows: np.ndarray | None = None) -> np.ndarray:
     """Observation ``(len(seats), OBS_SIZE)`` (dtype ``rules.obs_dtype``) of the
     games in ``rows`` (default: every row), row i seen by seat ``seats[i]``."""
-    every = rows is None
-    if every:
-        rows = np.arange(len(seats))
-    rows = np.asarray(rows, np.int64)
-    B = len(rows)
-    b = np.arange(B)
-    seats = np.maximum(seats, 0)
-    out = np.empty((B, OBS_SIZE), rules.obs_dtype)
-    # table melds: the slot blocks kept up to date by the rules, plus the owner
-    # (relative to the viewer, so it is the one part written here)
-    melds = out[:, MELDS:].reshape(B, M, F)
-    melds[...] = state.meld_obs if every else state.meld_obs[rows]
-    bi, mi = np.nonzero(state.meld_kind if every else state.meld_kind[rows])  # used slots
-    melds[bi, mi, OWNER + (state.meld_owner[rows[bi], mi] - seats[bi]) % 4] = 1
-    order = (seats[:, None] + _RELATIVE) % 4  # absolute seat of each relative seat
-
-    out[:, :MELDS] = 0
-    out[:, HAND:HAND + NT] = state.hands[rows, seats]
-    ps = state.pile_size[rows]
-    top = state.pile[rows, np.maximum(ps - 1, 0)]
-    out[b[ps > 0], TOP + top[ps > 0]] = 1
-    out[:, PILE:PILE + NT] = state.pile_counts[rows]
-    out[:, STOCK] = state.stock_size[rows]
-    hands = state.hands if every else state.hands[rows]
-    sizes = hands.sum(-1, dtype=np.int64)  # (B, 4)
-    scores = state.scores if every else state.scores[rows]
-    seat_block = out[:, SEATS:SEATS + 12].reshape(B, 4, 3)
-    seat_block[:, :, 0] = np.take_along_axis(sizes, order, 1)
-    seat_block[:, :, 1] = np.take_along_axis(state.contract_done[rows], order, 1)
-    seat_block[:, :, 2] = scores[:, rules.team][b[:, None], order]
-    rn = rules.rounds[state.round_i[rows]]
-    out[b, ROUND + rn - 1] = 1
-    phase = state.phase[rows]
-    active = phase < 2
-    out[b[active], PHASE + phase[active]] = 1
-    in_contract = state.in_contract[rows]
-    out[:, IN_CONTRACT] = in_contract
-    out[:, CONTRACT_IDX] = np.where(in_contract, state.contract_idx[rows], 0)
-    pend = state.pend[rows]
-    out[b, PEND + pend] = 1
-    owed = state.owed[rows]
-    o = owed >= 0
-    out[b[o], OWED + _WILD_INDEX[owed[o]] - 1] = 1
-    out[b, DEALER + (state.dealer[rows] - seats) % 4] = 1
-    out[:, TURN] = state.turns[rows]
-    pr = pend == 2
-    out[b[pr], PEND_NEXT + np.minimum(state.pend_next[rows][pr], 13)] = 1
+    seats = np.asarray(seats, np.int64)
+    rows = np.arange(len(seats)) if rows is None else np.asarray(rows, np.int64)
+    out = np.empty((len(rows), OBS_SIZE), rules.obs_dtype)
+    _encode_rows(out, rows, seats, rules.team, rules.rounds, state.hands, state.pile, state.pile_size,
+                 state.pile_counts, state.stock_size, state.contract_done, state.scores, state.round_i, state.phase,
+                 state.in_contract, state.contract_idx, state.pend, state.owed, state.dealer, state.turns,
+                 state.pend_next, state.meld_kind, state.meld_owner, state.meld_obs)
     return out
+
+
+@kernel
+def _encode_rows(out, rows, seats, team, rounds, hands, pile, pile_size, pile_counts, stock_size, contract_done,
+                 scores, round_i, phase, in_contract, contract_idx, pend, owed, dealer, turns, pend_next, meld_kind,
+                 meld_owner, meld_obs):
+    """Write ``out[i]``: game ``rows[i]`` seen by seat ``seats[i]`` (a negative
+    seat, in a finished game, reads as seat 0).  Each row is written once,
+    front to back, straight into the fresh output."""
+    for i in range(rows.shape[0]):
+        b = rows[i]
+        seat = max(seats[i], 0)
+        o = out[i]
+        o[:MELDS] = 0
+        for t in range(NT):
+            o[HAND + t] = hands[b, seat, t]
+            o[PILE + t] = pile_counts[b, t]
+        if pile_size[b] > 0:
+            o[TOP + pile[b, pile_size[b] - 1]] = 1
+        o[STOCK] = stock_size[b]
+        for k in range(4):  # relative seat k
+            a = (seat + k) % 4
+            size = 0
+            for t in range(NT):
+                size += hands[b, a, t]
+            o[SEATS + 3 * k] = size
+            o[SEATS + 3 * k + 1] = contract_done[b, a]
+            o[SEATS + 3 * k + 2] = scores[b, team[a]]
+        o[ROUND + rounds[round_i[b]] - 1] = 1
+        if phase[b] < 2:
+            o[PHASE + phase[b]] = 1
+        o[IN_CONTRACT] = in_contract[b]
+        o[CONTRACT_IDX] = contract_idx[b] if in_contract[b] else 0
+        o[PEND + pend[b]] = 1
+        if owed[b] >= 0:
+            o[OWED + _WILD_INDEX[owed[b]] - 1] = 1
+        o[DEALER + (dealer[b] - seat) % 4] = 1
+        o[TURN] = turns[b]
+        if pend[b] == 2:
+            o[PEND_NEXT + min(pend_next[b], 13)] = 1
+        # table melds: the slot blocks kept up to date by the rules, plus the
+        # owner (relative to the viewer, so it is the one part written here)
+        for m in range(M):
+            at = MELDS + m * F
+            if meld_kind[b, m] == 0:  # unused: its kept block is all zeros
+                o[at:at + F] = 0
+            else:
+                for f in range(F):
+                    o[at + f] = meld_obs[b, m, f]
+                o[at + OWNER + (meld_owner[b, m] - seat) % 4] = 1
 
 
 # table meld slots: apart from its owner (relative to the viewer, written by
@@ -147,35 +158,41 @@ def refresh_slots(state, rows: np.ndarray, slots: np.ndarray) -> None:
     (all but the owner; an unused slot is all zeros)."""
     from .rules import POS_TYPE, WILD  # noqa: PLC0415 - rules imports this module
 
-    K = len(rows)
-    if not K:
-        return
-    k = np.arange(K)
-    kk = state.meld_kind[rows, slots].astype(np.int64)
-    blk = np.zeros((K, F), np.int8)
-    used = kk > 0
-    blk[:, USED] = used
-    blk[:, PENDING] = used & (slots >= state.n_melds[rows])
-    blk[k[used], KIND + kk[used] - 1] = 1
-    ks = k[kk == 1]
-    if ks.size:
-        r, m = rows[ks], slots[ks]
-        R = state.meld_rank[r, m].astype(np.int64)
-        blk[ks, SET_RANK + R] = 1
-        counts = state.meld_counts[r, m]  # (ks, 53)
-        nat = np.take_along_axis(counts, np.arange(4)[None, :] * 13 + R[:, None], 1)
-        blk[ks, SET_CARDS:SET_CARDS + 9] = np.concatenate([nat, counts[:, WILD]], 1)
-    kr = k[kk == 2]
-    if kr.size:
-        r, m = rows[kr], slots[kr]
-        s = state.meld_suit[r, m].astype(np.int64)
-        blk[kr, RUN_SUIT + s] = 1
-        posn = np.arange(14)
-        lo = state.meld_lo[r, m].astype(np.int64)
-        hi = state.meld_hi[r, m].astype(np.int64)
-        blk[kr, SPAN:SPAN + 14] = (posn >= lo[:, None]) & (posn <= hi[:, None])
-        mp = state.meld_pos[r, m].astype(np.int64)  # (kr, 14)
-        code = np.where(mp == POS_TYPE[s[:, None], posn], 0, _WILD_INDEX[np.maximum(mp, 0)])
-        fi, pi = np.nonzero(mp >= 0)
-        blk[kr[fi], POS + 6 * pi + code[fi, pi]] = 1
-    state.meld_obs[rows, slots] = blk
+    _refresh_blocks(state.meld_obs, np.asarray(rows, np.int64), np.asarray(slots, np.int64), state.n_melds,
+                    state.meld_kind, state.meld_rank, state.meld_counts, state.meld_suit, state.meld_lo,
+                    state.meld_hi, state.meld_pos, POS_TYPE, WILD)
+
+
+@kernel
+def _refresh_blocks(meld_obs, rows, slots, n_melds, meld_kind, meld_rank, meld_counts, meld_suit, meld_lo, meld_hi,
+                    meld_pos, natural_type, wild_types):
+    """The kept block of each (``rows[i]``, ``slots[i]``), from the meld;
+    ``natural_type[suit, position]`` and ``wild_types`` are the rules'
+    ``POS_TYPE`` and ``WILD``."""
+    for i in range(rows.shape[0]):
+        b = rows[i]
+        m = slots[i]
+        blk = meld_obs[b, m]
+        blk[:] = 0
+        kind = meld_kind[b, m]
+        if kind == 0:
+            continue
+        blk[USED] = 1
+        blk[PENDING] = m >= n_melds[b]
+        blk[KIND + kind - 1] = 1
+        if kind == 1:  # set
+            R = np.int64(meld_rank[b, m])
+            blk[SET_RANK + R] = 1
+            for x in range(4):
+                blk[SET_CARDS + x] = meld_counts[b, m, x * 13 + R]
+            for w in range(5):
+                blk[SET_CARDS + 4 + w] = meld_counts[b, m, wild_types[w]]
+        else:  # run
+            s = np.int64(meld_suit[b, m])
+            blk[RUN_SUIT + s] = 1
+            for p in range(np.int64(meld_lo[b, m]), np.int64(meld_hi[b, m]) + 1):
+                blk[SPAN + p] = 1
+            for p in range(14):
+                card = np.int64(meld_pos[b, m, p])
+                if card >= 0:  # natural (a 2 in its own place too), or which wild
+                    blk[POS + 6 * p + (0 if card == natural_type[s, p] else _WILD_INDEX[card])] = 1

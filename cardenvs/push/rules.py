@@ -109,6 +109,7 @@ import numpy as np
 
 from ..core.cards import holdings, standard_deck
 from ..core.game import BatchState, TurnBasedRules, choice, positive_int
+from ..core.jit import kernel
 from . import observation
 
 DECK = standard_deck(copies=2, jokers=4)
@@ -135,14 +136,11 @@ SPANS = [(lo, hi) for lo in range(NUM_POS) for hi in range(lo + 2, NUM_POS) if h
 NSP = len(SPANS)  # 77
 SPAN_LO = np.array([s[0] for s in SPANS])
 SPAN_HI = np.array([s[1] for s in SPANS])
-SPAN_LEN = SPAN_HI - SPAN_LO + 1
 SPAN_D = np.zeros((NSP, 13), np.int64)  # rank demand of each span (0/1; a span holds one ace at most)
 for _j, (_lo, _hi) in enumerate(SPANS):
     for _p in range(_lo, _hi + 1):
         SPAN_D[_j, POS_RANK[_p]] += 1
 assert SPAN_D.max() == 1
-# WIN[L]: rank demand of every window of exactly L positions (a minimal run of length L).
-WIN = {L: SPAN_D[SPAN_LEN == L] for L in (3, 4, 5)}
 
 # Actions.
 TAKE, PUSH, DISCARD0 = 0, 1, 2
@@ -237,142 +235,346 @@ ACTION_IDS = {t: i for i, t in enumerate(ACTION_TEXTS)}
 
 
 # ---------------------------------------------------------------- feasibility
-def rank_suit_counts(h: np.ndarray) -> np.ndarray:
-    """Hand counts ``(..., 53)`` -> naturals per (suit, rank) ``(..., 4, 13)``."""
-    return h[..., :52].reshape(h.shape[:-1] + (4, 13)).astype(np.int64)
+# Compiled kernels (:func:`cardenvs.core.jit.kernel`): loops over one hand at a
+# time.  A hand is given as ``hs`` (4, 13) int64, its naturals per (suit, rank)
+# (the 2s stay at rank 0 there, but they are wilds: they count in ``W`` and
+# never as a run's natural cover), and ``W``, its number of wilds.
+# Windows: the minimal runs of ``L`` positions, ``lo = 0 .. 14 - L``.
+MAX_WINDOWS = NUM_POS - 3 + 1  # 12 windows of 3 positions (11 of 4, 10 of 5)
 
 
-def wild_count(h: np.ndarray) -> np.ndarray:
-    return h[..., WILD].astype(np.int64).sum(-1)
-
-
-def _dot(x: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """``x @ y`` of small integer counts through float32 BLAS (numpy's integer
-    matmul is a slow non-BLAS loop); the float32 result holds the exact
-    integers (all far below 2**24)."""
-    return x.astype(np.float32) @ y.astype(np.float32)
-
-
-def cheapest_sets(packed: np.ndarray, k: int) -> np.ndarray:
+@kernel
+def cheapest_sets(packed, k):
     """Fewest wilds that complete ``k`` (1..3) more sets of 3, given how many
     marginal costs (see ``MARG``) of 0..3 wilds the ranks offer, packed as in
     ``MARG_PACKED``: the sum of the ``k`` cheapest (each rank's are
     nondecreasing, so any ``k`` cheapest can be taken in order); BIG when
     fewer than ``k`` sets are possible."""
-    left = np.maximum(k - (packed & 63), 0)  # sets still wanted after the free ones
-    cost = np.zeros_like(left)
-    for v in (1, 2, 3):
-        take = np.minimum(left, (packed >> (6 * v)) & 63)
+    left = max(k - (packed & 63), 0)  # sets still wanted after the free ones
+    cost = 0
+    for v in range(1, 4):
+        take = min(left, (packed >> (6 * v)) & 63)
         cost += v * take
         left -= take
-    return np.where(left > 0, BIG, cost)
+    return BIG if left > 0 else cost
 
 
-def sets_feasible(n, W, R, m, has_nat, k: int) -> np.ndarray:
-    """Can a pending set of rank ``R`` needing ``m`` more cards (with a
-    natural already iff ``has_nat``) and ``k`` whole sets of 3 all be
-    completed?  ``n`` (..., 13) naturals per rank, ``W`` wilds; the other
-    arguments broadcast to ``n.shape[:-1]``; ``R`` is 1..12 (no sets of 2s)."""
-    R, m, has_nat = np.asarray(R), np.asarray(m), np.asarray(has_nat)
-    hot = np.arange(13) == R[..., None]
-    nR = (n * hot).sum(-1)
-    ok = np.zeros(np.broadcast_shapes(n.shape[:-1], R.shape, m.shape, has_nat.shape, np.shape(W)), bool)
-    if k:  # marginal costs of the whole sets, counted by value (packed), rank R left out
-        others = MARG_PACKED[np.minimum(n[..., 1:], 8)].sum(-1) - MARG_PACKED[np.minimum(nR, 8)]
+@kernel
+def sets_feasible(n, W, R, m, has_nat, k):
+    """Can a pending set of rank ``R`` (1..12; no sets of 2s) needing ``m``
+    more cards (with a natural already iff ``has_nat``) and ``k`` whole sets
+    of 3 all be completed?  ``n`` (13,) naturals per rank, ``W`` wilds."""
+    nR = n[R]
+    others = 0  # marginal costs of the whole sets, counted by value (packed), rank R left out
+    if k:
+        for r in range(1, 13):
+            others += MARG_PACKED[min(n[r], 8)]
+        others -= MARG_PACKED[min(nR, 8)]
     for x in range(4):  # naturals the pending set takes
-        valid = (x <= m) & (x <= nR) & (has_nat | (x >= 1))
-        if not valid.any():
-            continue
-        cost = cheapest_sets(others + MARG_PACKED[np.clip(nR - x, 0, 8)], k) if k else 0
-        ok |= valid & ((m - x) + cost <= W)
-    return ok
+        if x <= m and x <= nR and (has_nat or x >= 1):
+            cost = cheapest_sets(others + MARG_PACKED[min(nR - x, 8)], k) if k else 0
+            if (m - x) + cost <= W:
+                return True
+    return False
 
 
-def _ab(hs):
-    """Per (suit, rank): has a non-2 natural / has two of them."""
-    a = (hs >= 1).astype(np.int64)
-    b = (hs >= 2).astype(np.int64)
-    a[..., 0] = 0
-    b[..., 0] = 0
-    return a, b
+@kernel
+def window_counts(hs, L, cover, nat):
+    """For every suit ``t`` and window ``w`` of ``L`` positions:
+    ``cover[t, w]`` its ranks held as a natural other than a 2 (what covers
+    slots beyond the wilds), ``nat[t, w]`` its naturals held (2s included)."""
+    for t in range(4):
+        for lo in range(NUM_POS + 1 - L):
+            c = 0
+            x = 0
+            for p in range(lo, lo + L):
+                r = POS_RANK[p]
+                held = hs[t, r]
+                x += held
+                if r > 0 and held >= 1:
+                    c += 1
+            cover[t, lo] = c
+            nat[t, lo] = x
 
 
-def _weigh(x, d, DW=None):
-    """``sum_r x[..., r] * d[..., r]`` (times ``DW[w, r]`` for each window
-    ``w``: ``(..., nw)``), ``x`` and ``d`` broadcast.  When ``d`` is one demand
-    table ``(1, .., 1, nd, 13)`` shared by every row and ``x`` has 1 in its
-    second-last axis (e.g. every span against every hand), it is one matrix
-    product with the table (and its windows) instead of an ``(..., nd, 13)``
-    product of broadcast arrays; the values are the same."""
-    if x.ndim == d.ndim and x.shape[-2] == 1 and all(n == 1 for n in d.shape[:-2]):
-        table = d.reshape(-1, 13)
-        if DW is not None:
-            table = (table[:, None, :] * DW[None]).reshape(-1, 13)  # (nd * nw, 13)
-        lead = np.broadcast_shapes(x.shape[:-1], d.shape[:-1])
-        return _dot(x[..., 0, :], table.T).reshape(lead + (() if DW is None else (len(DW),)))
-    return (x * d).sum(-1) if DW is None else _dot(x * d, DW.T)
-
-
-def runs_feasible(hs, hs_s, W, s, d, has_nat, k_more: int, L: int) -> np.ndarray:
+@kernel
+def runs_feasible(hs, W, s, d, has_nat, k_more, L, cover, nat):
     """Can a pending run of suit ``s`` whose unfilled positions have rank
-    demand ``d`` (..., 13) (a natural placed already iff ``has_nat``), plus
-    ``k_more`` (0 or 1) whole runs of ``L`` cards, be completed?
-
-    ``hs`` (..., 4, 13) naturals per suit and rank, ``hs_s`` (..., 13) those
-    of suit ``s``, ``W`` (...) wilds; all broadcast to ``d.shape[:-1]``."""
-    a_s, b_s = _ab(hs_s)
-    cov1 = _weigh(a_s, d)
-    nat1 = _weigh(hs_s, d)
-    len1 = d.sum(-1)
-    need_nat1 = ~np.asarray(has_nat, bool)
+    demand ``d`` (13,) (a natural placed already iff ``has_nat``), plus
+    ``k_more`` (0 or 1) whole runs of ``L`` cards, be completed?  ``cover``
+    and ``nat``: :func:`window_counts` of the hand for ``L`` (read only
+    when ``k_more``)."""
+    len1 = 0
+    cov1 = 0
+    nat1 = 0
+    for r in range(13):
+        if d[r]:
+            len1 += d[r]
+            nat1 += hs[s, r] * d[r]
+            if r > 0 and hs[s, r] >= 1:
+                cov1 += d[r]
+    if not has_nat and nat1 < 1:
+        return False
+    # a second run can only add its own slots and cover, never fewer slots
+    # than it covers, so the pending run must already fit the wilds
+    if len1 - cov1 > W:
+        return False
     if k_more == 0:
-        return (len1 - cov1 <= W) & (~need_nat1 | (nat1 >= 1))
-    DW = WIN[L]  # (nw, 13)
-    a, _ = _ab(hs)
-    covW = _dot(a, DW.T)  # (..., 4, nw)
-    natW = _dot(hs, DW.T)
-    v = np.where(natW >= 1, covW, -BIG).max(-1)  # best window per suit (..., 4)
-    other = np.where(np.arange(4) != np.asarray(s)[..., None], v, -BIG).max(-1)
-    diff = (other >= 0) & (len1 + L - cov1 - other <= W) & (~need_nat1 | (nat1 >= 1))
-    covW_s = _dot(a_s, DW.T)  # (..., nw)
-    natW_s = _dot(hs_s, DW.T)
-    # two runs of one suit: a rank wanted by both is covered twice only by 2 cards
-    cov = cov1[..., None] + covW_s - _weigh(a_s - b_s, d, DW)
-    union = nat1[..., None] + natW_s - _weigh(hs_s, d, DW)
-    same = (len1[..., None] + L - cov <= np.asarray(W)[..., None]) & (natW_s >= 1) & \
-        (~need_nat1[..., None] | ((nat1[..., None] >= 1) & (union >= 2)))
-    return diff | same.any(-1)
+        return True
+    # the other run in another suit: its best window holding a natural
+    other = -BIG
+    for t in range(4):
+        if t != s:
+            for w in range(NUM_POS + 1 - L):
+                if nat[t, w] >= 1 and cover[t, w] > other:
+                    other = cover[t, w]
+    if other >= 0 and len1 + L - cov1 - other <= W:
+        return True
+    # both runs in suit s: a rank wanted by both is covered twice only by two cards
+    for w in range(NUM_POS + 1 - L):
+        if nat[s, w] < 1:
+            continue
+        once = 0  # ranks both want that are held once (a natural other than a 2)
+        both_nat = 0  # naturals of the ranks both want
+        for p in range(w, w + L):
+            r = POS_RANK[p]
+            if d[r]:
+                if r > 0 and hs[s, r] == 1:
+                    once += d[r]
+                both_nat += hs[s, r] * d[r]
+        cov = cov1 + cover[s, w] - once
+        union = nat1 + nat[s, w] - both_nat
+        if len1 + L - cov <= W and (has_nat or (nat1 >= 1 and union >= 2)):
+            return True
+    return False
 
 
-def mixed_feasible(hs, n, W, R, m, has_nat) -> np.ndarray:
+@kernel
+def mixed_feasible(hs, n, W, R, m, has_nat, cover, nat):
     """Round 2: a pending set of rank ``R`` needing ``m`` more cards plus a
-    whole run of 4.  The run's only shared card type is (R, run suit); giving
-    it to the run first maximises the natural cover."""
-    R, m, has_nat = np.asarray(R), np.asarray(m), np.asarray(has_nat, bool)
-    lead = np.broadcast_shapes(n.shape[:-1], R.shape, m.shape, has_nat.shape, np.shape(W))
-    a, _ = _ab(hs)
-    DW = WIN[4]  # (nw, 13)
-    covW = _dot(a, DW.T)  # (..., 4, nw)
-    natW = _dot(hs, DW.T)
-    Rb = np.broadcast_to(R, lead)
-    share = DW.T[Rb]  # (*lead, nw)
-    hsb = np.broadcast_to(hs, lead + (4, 13))
-    hsR = np.take_along_axis(hsb, np.broadcast_to(Rb[..., None, None], lead + (4, 1)), axis=-1)[..., 0]  # (*lead, 4)
-    nR = np.take_along_axis(np.broadcast_to(n, lead + (13,)), Rb[..., None], axis=-1)[..., 0]
-    shared = share[..., None, :] * hsR[..., :, None]  # cards of the shared type (*lead, 4, nw)
+    whole run of 4 (``cover``, ``nat``: :func:`window_counts` for 4).  The
+    run's only shared card type is (R, run suit); giving it to the run first
+    maximises the natural cover."""
+    nR = n[R]
     # cover needed: m + 4 - W, less the set's naturals min(m, nR - taken), the
-    # run taking one shared card when it has one; per (suit, window) only
-    # whether it does varies, so the two thresholds are per row
-    mm = np.broadcast_to(m, lead)
-    short = mm + 4 - np.broadcast_to(W, lead)
-    need_kept = (short - np.minimum(mm, nR))[..., None, None]
-    need_taken = (short - np.minimum(mm, nR - 1))[..., None, None]
-    enough = covW >= np.where(shared >= 1, need_taken, need_kept)
-    nb = nR[..., None, None]
-    hall = (natW >= 1) & (np.broadcast_to(has_nat, lead)[..., None, None] |
-                          ((nb >= 1) & (natW - shared >= 2 - nb)))
-    return (enough & hall).any((-1, -2))
+    # run taking one shared card when it has one
+    short = m + 4 - W
+    need_kept = short - min(m, nR)
+    need_taken = short - min(m, nR - 1)
+    for t in range(4):
+        for w in range(NUM_POS + 1 - 4):
+            shared = 0  # cards of the shared type
+            for p in range(w, w + 4):
+                if POS_RANK[p] == R:
+                    shared = hs[t, R]
+            need = need_taken if shared >= 1 else need_kept
+            if cover[t, w] >= need and nat[t, w] >= 1 and \
+                    (has_nat or (nR >= 1 and nat[t, w] - shared >= 2 - nR)):
+                return True
+    return False
 
+
+@kernel
+def _declare_runs(legal, b, hs, W, min_len, k_more, L, cover, nat, pre_cov, pre_nat):
+    """``legal[b, run declares]``: a run of each suit over each span of
+    ``min_len``+ positions that can be completed, with ``k_more`` whole runs
+    of ``L`` after it.  Spans are filtered first by the pending run's own
+    necessary condition (a natural, slots beyond the cover within ``W``) from
+    prefix sums over the positions (a span holds each rank at most once)."""
+    for s in range(4):
+        pre_cov[0] = 0
+        pre_nat[0] = 0
+        for p in range(NUM_POS):
+            r = POS_RANK[p]
+            pre_nat[p + 1] = pre_nat[p] + hs[s, r]
+            pre_cov[p + 1] = pre_cov[p] + (1 if r > 0 and hs[s, r] >= 1 else 0)
+        for j in range(NSP):
+            lo = SPAN_LO[j]
+            hi = SPAN_HI[j]
+            if hi - lo + 1 < min_len or pre_nat[hi + 1] - pre_nat[lo] < 1 or \
+                    hi - lo + 1 - (pre_cov[hi + 1] - pre_cov[lo]) > W:
+                continue
+            if runs_feasible(hs, W, s, SPAN_D[j], False, k_more, L, cover, nat):
+                legal[b, RUN0 + s * NSP + j] = True
+
+
+@kernel
+def _table_mask(legal, b, h, owed, n_melds, meld_kind, meld_rank, meld_suit, meld_lo, meld_hi, meld_pos,
+                meld_counts):
+    """Legal lay-offs and swaps on the finished table melds of game ``b``
+    (hand ``h`` (53,), owed wild ``owed``), written into ``legal[b]``."""
+    # wild targets: a set, or a run with room
+    n_target = 0
+    for m in range(n_melds):
+        if meld_kind[m] == SET or meld_hi[m] - meld_lo[m] + 1 < 13:
+            n_target += 1
+    has_owed = owed >= 0
+    can_swap = not has_owed and n_target >= 1  # (the wild must have somewhere to go)
+    for m in range(n_melds):
+        base = MELD0 + BLOCK * m
+        if meld_kind[m] == SET:
+            R = np.int64(meld_rank[m])
+            for x in range(4):  # a natural of the rank in a suit
+                if h[x * 13 + R] > 0:
+                    legal[b, base + LAY_SET + x] = True
+                    if can_swap:
+                        for w in range(5):
+                            if meld_counts[m, WILD[w]] > 0:
+                                legal[b, base + SWAP_SET + 5 * x + w] = True
+            for w in range(5):
+                if h[WILD[w]] > 0:
+                    legal[b, base + LAY_SET + 4 + w] = True
+            continue
+        s = np.int64(meld_suit[m])
+        lo = np.int64(meld_lo[m])
+        hi = np.int64(meld_hi[m])
+        length = hi - lo + 1
+        # extend at either end; a lay-off filling the last run with room (no
+        # set) is not offered while a wild is owed, unless it is that wild
+        last_target = has_owed and length + 1 == 13 and n_target - 1 < 1
+        for end in range(2):
+            newp = lo - 1 if end == 0 else hi + 1
+            if newp < 0 or newp > 13 or length >= 13:
+                continue
+            at = base + (LAY_LOW if end == 0 else LAY_HIGH)
+            nat_t = POS_TYPE[s, newp]
+            if h[nat_t] > 0 and (not last_target or nat_t == owed):
+                legal[b, at] = True
+            for w in range(5):
+                own_two = newp == 1 and WILD[w] == s * 13  # a 2 in its own place is the natural
+                if h[WILD[w]] > 0 and not own_two and (not last_target or WILD[w] == owed):
+                    legal[b, at + 1 + w] = True
+        if can_swap:  # give a position's natural, take the wild standing there
+            for p in range(lo, hi + 1):
+                c = np.int64(meld_pos[m, p])
+                if c >= 0 and IS_WILD[c] and not (p == 1 and c == s * 13) and h[POS_TYPE[s, p]] > 0:
+                    legal[b, base + SWAP_RUN + p] = True
+
+
+@kernel
+def legal_masks(legal, rows, phase, current, rounds, round_i, hands, pend, pend_nat, pend_next, in_contract,
+                contract_idx, contract_done, owed, n_melds, meld_kind, meld_rank, meld_suit, meld_lo, meld_hi,
+                meld_pos, meld_counts, meld_len):
+    """Write the legal actions of the games ``rows`` into ``legal`` (their rows
+    are cleared first): the draw choice, or every melding action that keeps
+    the pending meld (and contract) completable, discards and table moves."""
+    h = np.zeros(NT, np.int64)
+    hs = np.zeros((4, 13), np.int64)
+    n = np.zeros(13, np.int64)
+    d = np.zeros(13, np.int64)
+    cover = np.zeros((4, MAX_WINDOWS), np.int64)
+    nat = np.zeros((4, MAX_WINDOWS), np.int64)
+    pre_cov = np.zeros(NUM_POS + 1, np.int64)
+    pre_nat = np.zeros(NUM_POS + 1, np.int64)
+    for i in range(rows.shape[0]):
+        b = rows[i]
+        legal[b, :] = False
+        if phase[b] == DRAW:
+            legal[b, TAKE] = True
+            legal[b, PUSH] = True
+            continue
+        if phase[b] != MELD:
+            continue
+        seat = max(current[b], 0)
+        W = 0
+        for t in range(NT):
+            h[t] = hands[b, seat, t]
+            if IS_WILD[t]:
+                W += h[t]
+        for r in range(13):
+            n[r] = 0
+            for t in range(4):
+                hs[t, r] = h[t * 13 + r]
+                n[r] += hs[t, r]
+        rn = rounds[round_i[b]]
+        inc = in_contract[b]
+        idx = contract_idx[b] if inc else 0
+        con_kind = CON_KIND[rn, min(idx, 2)]
+        k_after = CON_LEN[rn] - idx - 1  # whole contract melds after the next/pending one
+        runlen = CON_RUNLEN[rn]
+        slot = n_melds[b]
+
+        if pend[b] == NO_MELD:
+            if not inc and owed[b] < 0:  # discard: between melds, outside a contract, no owed wild
+                for t in range(NT):
+                    if h[t] > 0:
+                        legal[b, DISCARD0 + t] = True
+            if contract_done[b, seat]:  # free melding: any meld, lay-offs and swaps
+                for R in range(1, 13):
+                    if n[R] >= 1 and n[R] + W >= 3:
+                        legal[b, SET0 + R - 1] = True
+                _declare_runs(legal, b, hs, W, 3, 0, 3, cover, nat, pre_cov, pre_nat)
+                _table_mask(legal, b, h, owed[b], slot, meld_kind[b], meld_rank[b], meld_suit[b], meld_lo[b],
+                            meld_hi[b], meld_pos[b], meld_counts[b])
+            elif con_kind == SET:  # the next contract meld
+                if rn == 2:  # the set is followed by a run
+                    window_counts(hs, 4, cover, nat)
+                for R in range(1, 13):
+                    if rn == 2:
+                        ok = mixed_feasible(hs, n, W, R, 3, False, cover, nat)
+                    else:
+                        ok = sets_feasible(n, W, R, 3, False, k_after)
+                    if ok:
+                        legal[b, SET0 + R - 1] = True
+            else:
+                if k_after:
+                    window_counts(hs, runlen, cover, nat)
+                _declare_runs(legal, b, hs, W, runlen, k_after, runlen, cover, nat, pre_cov, pre_nat)
+
+        elif pend[b] == SET:  # add (the hand after adding each of the 9 must still finish) / end
+            R = np.int64(meld_rank[b, slot])
+            cnt = np.int64(meld_len[b, slot])
+            m2 = max(0, 3 - (cnt + 1))
+            ka = k_after if inc else 0
+            mixed = inc and rn == 2
+            for x in range(9):
+                typ = x * 13 + R if x < 4 else WILD[x - 4]
+                if h[typ] <= 0 or (x >= 4 and cnt == 0):  # the first card of a set is a natural
+                    continue
+                W2 = W
+                if x < 4:
+                    n[R] -= 1
+                else:
+                    W2 -= 1
+                if mixed:
+                    if typ < 52:
+                        hs[typ // 13, typ % 13] -= 1
+                    window_counts(hs, 4, cover, nat)
+                    ok = mixed_feasible(hs, n, W2, R, m2, pend_nat[b] or x < 4, cover, nat)
+                    if typ < 52:
+                        hs[typ // 13, typ % 13] += 1
+                else:
+                    ok = sets_feasible(n, W2, R, m2, pend_nat[b] or x < 4, ka)
+                if x < 4:
+                    n[R] += 1
+                if ok:
+                    legal[b, ADD0 + x] = True
+            if cnt >= 3:
+                legal[b, END] = True
+
+        else:  # pending run: fill its next position p
+            s = np.int64(meld_suit[b, slot])
+            hi = np.int64(meld_hi[b, slot])
+            p = pend_next[b]
+            for r in range(13):
+                d[r] = 0
+            for q in range(p + 1, hi + 1):  # the positions still to fill after p
+                d[POS_RANK[q]] += 1
+            ka = k_after if inc else 0
+            for x in range(6):
+                typ = POS_TYPE[s, p] if x == 0 else WILD[x - 1]
+                if h[typ] <= 0 or (x >= 1 and p == 1 and typ == s * 13):  # a 2 in its place is "nat"
+                    continue
+                W2 = W - 1 if IS_WILD[typ] else W
+                if typ < 52:
+                    hs[typ // 13, typ % 13] -= 1
+                if ka:
+                    window_counts(hs, runlen, cover, nat)
+                ok = runs_feasible(hs, W2, s, d, pend_nat[b] or x == 0, ka, runlen, cover, nat)
+                if typ < 52:
+                    hs[typ // 13, typ % 13] += 1
+                if ok:
+                    legal[b, FILL0 + x] = True
 
 # --------------------------------------------------------------------- rules
 class PushRules(TurnBasedRules):
@@ -505,208 +707,12 @@ class PushRules(TurnBasedRules):
 
     # ------------------------------------------------------------ legal mask
     def _update_legal(self, state: BatchState, rows: np.ndarray) -> None:
-        rows = np.asarray(rows, np.int64)
-        if len(rows) == state.batch:
-            state.legal[...] = False
-        else:
-            state.legal[rows] = False
-        phase = state.phase[rows]
-        draw = rows[phase == DRAW]
-        state.legal[draw, TAKE] = True
-        state.legal[draw, PUSH] = True
-        meld = rows[phase == MELD]
-        if meld.size:
-            self._meld_mask(state, meld, np.maximum(state.current[meld], 0))
-
-    def _meld_mask(self, state: BatchState, rows: np.ndarray, seat: np.ndarray) -> None:
-        """Write the legal actions of the games ``rows`` (meld phase, cleared
-        masks) into ``state.legal``."""
-        legal = state.legal
-        h = state.hands[rows, seat].astype(np.int64)  # (k, 53)
-        hs = rank_suit_counts(h)
-        W = wild_count(h)
-        n = hs.sum(-2)  # naturals per rank (k, 13)
-        rn = self.rounds[state.round_i[rows]]
-        pend = state.pend[rows]
-        inc = state.in_contract[rows]
-        cdone = state.contract_done[rows, seat]
-        owed = state.owed[rows]
-        idx = np.where(inc, state.contract_idx[rows], 0)
-        con_kind = CON_KIND[rn, np.minimum(idx, 2)]
-        k_after = CON_LEN[rn] - idx - 1
-        runlen = CON_RUNLEN[rn]
-        no_pend = pend == NO_MELD
-
-        # discard: between melds, outside a contract, no owed wild
-        disc = np.flatnonzero(no_pend & ~inc & (owed < 0))
-        legal[rows[disc], DISCARD0:DISCARD0 + NT] = h[disc] > 0
-
-        # ---- declares
-        free = no_pend & cdone
-        f = np.flatnonzero(free)
-        if f.size:
-            legal[rows[f], SET0:SET0 + 12] = (n[f, 1:] >= 1) & (n[f, 1:] + W[f, None] >= 3)
-            legal[rows[f], RUN0:RUN0 + 4 * NSP] = self._span_single(hs[f], W[f], 3).reshape(len(f), -1)
-        contract = no_pend & ~cdone
-        Rs = np.arange(1, 13)
-        for ka in (0, 1, 2):
-            sel = contract & (con_kind == SET) & (k_after == ka)
-            mixed = sel & (rn == 2)  # round 2: the set is followed by a run
-            g = np.flatnonzero(mixed)
-            if g.size:
-                legal[rows[g], SET0:SET0 + 12] = mixed_feasible(hs[g, None], n[g, None], W[g, None], Rs[None, :], 3,
-                                                                False)
-            g = np.flatnonzero(sel & ~mixed)
-            if g.size:
-                legal[rows[g], SET0:SET0 + 12] = sets_feasible(n[g, None], W[g, None], Rs[None, :], 3, False, ka)
-        for ka in (0, 1):
-            for L in (4, 5):
-                g = np.flatnonzero(contract & (con_kind == RUN) & (k_after == ka) & (runlen == L))
-                if g.size:
-                    legal[rows[g], RUN0:RUN0 + 4 * NSP] = self._span_contract(hs[g], W[g], L, ka).reshape(len(g), -1)
-
-        # ---- pending set: add / end
-        ps = np.flatnonzero(pend == SET)
-        if ps.size:
-            r = rows[ps]
-            slot = state.n_melds[r]
-            R = state.meld_rank[r, slot].astype(np.int64)
-            cnt = state.meld_len[r, slot].astype(np.int64)
-            nat = state.pend_nat[r]
-            types = np.concatenate([np.arange(4)[None, :] * 13 + R[:, None], np.broadcast_to(WILD, (len(ps), 5))], 1)
-            has = np.take_along_axis(h[ps], types, 1) > 0  # (g, 9)
-            has[:, 4:] &= (cnt > 0)[:, None]  # the first card of a set is a natural
-            # the hand after adding each of the 9: a natural of rank R fewer, or a wild fewer
-            add_nat = np.arange(9) < 4
-            n2 = n[ps, None, :] - (add_nat[None, :, None] & (np.arange(13) == R[:, None, None]))  # (g, 9, 13)
-            W2 = W[ps, None] - ~add_nat[None, :]
-            m2 = np.maximum(0, 3 - (cnt + 1))[:, None]
-            nat2 = nat[:, None] | add_nat[None, :]
-            ok = np.zeros((len(ps), 9), bool)
-            ka_ps = np.where(inc[ps], k_after[ps], 0)
-            is_mixed = inc[ps] & (rn[ps] == 2)
-            for ka in (0, 1, 2):
-                q = np.flatnonzero((ka_ps == ka) & ~is_mixed)
-                if q.size:
-                    ok[q] = sets_feasible(n2[q], W2[q], R[q, None], m2[q], nat2[q], ka)
-            q = np.flatnonzero(is_mixed)
-            if q.size:
-                hs2 = rank_suit_counts(h[ps[q], None, :] - (np.arange(NT)[None, None, :] == types[q, :, None]))
-                ok[q] = mixed_feasible(hs2, n2[q], W2[q], R[q, None], m2[q], nat2[q])
-            legal[r, ADD0:ADD0 + 9] = has & ok
-            legal[r, END] = cnt >= 3
-
-        # ---- pending run: fill
-        pr = np.flatnonzero(pend == RUN)
-        if pr.size:
-            r = rows[pr]
-            slot = state.n_melds[r]
-            s = state.meld_suit[r, slot].astype(np.int64)
-            hi = state.meld_hi[r, slot].astype(np.int64)
-            p = state.pend_next[r]
-            nat = state.pend_nat[r]
-            types = np.concatenate([POS_TYPE[s, p][:, None], np.broadcast_to(WILD, (len(pr), 5))], 1)  # (g, 6)
-            has = np.take_along_axis(h[pr], types, 1) > 0
-            has[:, 1:] &= ~((p == 1)[:, None] & (WILD[None, :] == (s * 13)[:, None]))  # a 2 in its place is "nat"
-            posn = np.arange(NUM_POS)
-            rest = (posn[None, :] > p[:, None]) & (posn[None, :] <= hi[:, None])  # positions still to fill after
-            d = (rest[:, :, None] * (POS_RANK[None, :, None] == np.arange(13)[None, None, :])).sum(1)  # (g, 13)
-            h2 = h[pr, None, :] - (np.arange(NT)[None, None, :] == types[:, :, None])  # (g, 6, 53)
-            hs2 = rank_suit_counts(h2)
-            W2 = wild_count(h2)
-            nat2 = nat[:, None] | (np.arange(6) == 0)[None, :]
-            hs_s2 = np.take_along_axis(hs2, np.broadcast_to(s[:, None, None, None], (len(pr), 6, 1, 13)), 2)[:, :, 0]
-            ka_pr = np.where(inc[pr], k_after[pr], 0)
-            L_pr = runlen[pr]
-            dd = np.broadcast_to(d[:, None, :], (len(pr), 6, 13))
-            ok = np.zeros((len(pr), 6), bool)
-            q = np.flatnonzero(ka_pr == 0)
-            if q.size:
-                ok[q] = runs_feasible(hs2[q], hs_s2[q], W2[q], s[q, None], dd[q], nat2[q], 0, 3)
-            for L in (4, 5):
-                q = np.flatnonzero((ka_pr == 1) & (L_pr == L))
-                if q.size:
-                    ok[q] = runs_feasible(hs2[q], hs_s2[q], W2[q], s[q, None], dd[q], nat2[q], 1, L)
-            legal[r, FILL0:FILL0 + 6] = has & ok
-
-        # ---- lay-offs and swaps (free melding only)
-        if f.size:
-            self._table_mask(state, rows[f], h[f], owed[f])
-
-    def _span_single(self, hs, W, min_len: int) -> np.ndarray:
-        """(k, 4, 77): can a single run over each span be completed?"""
-        a, _ = _ab(hs)
-        cov = _dot(a, SPAN_D.T)
-        nat = _dot(hs, SPAN_D.T)
-        ok = (SPAN_LEN - cov <= W[:, None, None]) & (nat >= 1)
-        return ok & (SPAN_LEN >= min_len)
-
-    def _span_contract(self, hs, W, L: int, k_more: int) -> np.ndarray:
-        """(k, 4, 77): the first (k_more=1) or last run of a contract over each span."""
-        if k_more == 0:
-            return self._span_single(hs, W, L)
-        s = np.arange(4)[None, :, None]
-        ok = runs_feasible(hs[:, None, None], hs[:, :, None, :], W[:, None, None], s, SPAN_D[None, None], False, 1, L)
-        return ok & (SPAN_LEN >= L)
-
-    def _table_mask(self, state, rows, h, owed) -> None:
-        """Legal lay-offs and swaps on the finished table melds of the games
-        ``rows`` (hands ``h``, owed wild ``owed``), written into ``state.legal``;
-        computed per finished meld (entry ``e`` is meld ``mi[e]`` of game
-        ``rows[bi[e]]``), as most of the 36 slots are empty."""
-        bi, mi = np.nonzero(np.arange(NUM_MELDS)[None, :] < state.n_melds[rows, None])
-        K = len(bi)
-        if not K:
-            return
-        r = rows[bi]
-        out = np.zeros((K, BLOCK), bool)
-        kind = state.meld_kind[r, mi]
-        is_set = kind == SET
-        is_run = kind == RUN
-        R = state.meld_rank[r, mi].astype(np.int64)
-        s = state.meld_suit[r, mi].astype(np.int64)
-        lo = state.meld_lo[r, mi].astype(np.int64)
-        hi = state.meld_hi[r, mi].astype(np.int64)
-        length = hi - lo + 1
-        hw = (h[:, WILD] > 0)[bi]  # (K, 5)
-        # wild targets: a set, or a run with room
-        target = is_set | (is_run & (length < 13))
-        n_target = np.bincount(bi[target], minlength=len(rows))[bi]  # of the meld's game
-        owe = owed[bi]
-        has_owed = owe >= 0
-        # sets: a natural of the rank in a suit, or a wild
-        nat_types = np.arange(4)[None, :] * 13 + R[:, None]  # (K, 4)
-        hn_set = h[bi[:, None], nat_types] > 0  # (K, 4)
-        out[:, 0:4] = is_set[:, None] & hn_set
-        out[:, 4:9] = is_set[:, None] & hw
-        # runs: extend at either end
-        for end, base in ((0, LAY_LOW), (1, LAY_HIGH)):
-            newp = lo - 1 if end == 0 else hi + 1
-            room = is_run & (newp >= 0) & (newp <= 13) & (length < 13)
-            pc = np.clip(newp, 0, 13)
-            nat_t = POS_TYPE[s, pc]  # (K,)
-            # a lay-off filling the last run with room (no set) while a wild is owed
-            full_after = length + 1 == 13
-            last_target = has_owed & full_after & (n_target - 1 < 1)
-            hn = h[bi, nat_t] > 0
-            out[:, base] = room & hn & (~last_target | (nat_t == owe))
-            own_two = (pc == 1)[:, None] & (WILD[None, :] == (s * 13)[:, None])
-            out[:, base + 1:base + 6] = room[:, None] & hw & ~own_two & \
-                (~last_target[:, None] | (WILD[None, :] == owe[:, None]))
-        # swaps (not while a wild is owed; the wild must have somewhere to go)
-        can_swap = ~has_owed & (n_target >= 1)
-        posn = np.arange(NUM_POS)
-        mp = state.meld_pos[r, mi].astype(np.int64)  # (K, 14)
-        in_span = (posn[None, :] >= lo[:, None]) & (posn[None, :] <= hi[:, None])
-        is_w = IS_WILD[np.maximum(mp, 0)] & (mp >= 0)
-        own = (posn[None, :] == 1) & (mp == (s * 13)[:, None])
-        hn = h[bi[:, None], POS_TYPE[s]] > 0  # (K, 14)
-        out[:, SWAP_RUN:SWAP_RUN + 14] = (is_run & can_swap)[:, None] & in_span & is_w & ~own & hn
-        cnt_w = state.meld_counts[r[:, None], mi[:, None], WILD] > 0  # (K, 5)
-        sw = (is_set & can_swap)[:, None, None] & hn_set[:, :, None] & cnt_w[:, None, :]
-        out[:, SWAP_SET:SWAP_SET + 20] = sw.reshape(K, 20)
-        table = state.legal[:, MELD0:].reshape(state.batch, NUM_MELDS, BLOCK)  # a view
-        table[r, mi] = out
+        """Recompute ``state.legal`` of the games ``rows`` (see :func:`legal_masks`)."""
+        legal_masks(state.legal, np.asarray(rows, np.int64), state.phase, state.current, self.rounds,
+                    state.round_i, state.hands, state.pend, state.pend_nat, state.pend_next, state.in_contract,
+                    state.contract_idx, state.contract_done, state.owed, state.n_melds, state.meld_kind,
+                    state.meld_rank, state.meld_suit, state.meld_lo, state.meld_hi, state.meld_pos,
+                    state.meld_counts, state.meld_len)
 
     # ------------------------------------------------------------------ step
     def step(self, state: BatchState, actions: np.ndarray) -> np.ndarray:
