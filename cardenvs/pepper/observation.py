@@ -31,6 +31,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..core.jit import kernel
+
 # ``state.public`` (B, P, SEAT_PLANES): what every player can see of each
 # seat, kept up to date by the rules; it is the observation's per-seat block,
 # so observing is one gather.
@@ -44,6 +46,7 @@ SEAT_PLANES = 60
 HAND, SEATS = 0, 24
 HIGH_BID, BIDDER, TRUMP, PHASE, LEADER, DEALER, NUM_PLAYERS = 264, 274, 278, 284, 287, 291, 295
 OBS_SIZE = 298
+PHASE_SIZE = 3  # the phase one-hot: bidding, choosing trump, playing
 # Every entry is 0/1 or a small count, except the scores: raw points, unbounded.
 OBS_DTYPE = np.int16  # the rules' planes are int16 (scores); no float pass when observing
 OBS_LOW = np.zeros(OBS_SIZE, np.float32)
@@ -57,28 +60,48 @@ def encode(rules, state, seats: np.ndarray, rows: np.ndarray | None = None) -> n
     """Observation ``(len(seats), OBS_SIZE)`` int16 of the games in ``rows``
     (default: every row), row i seen by seat ``seats[i]``.
 
-    Dense over the batch, no per-game work: the per-seat blocks are the rules'
-    public planes gathered in relative-seat order, and the few single
-    one-hots are set by one scatter.
+    One kernel pass (:func:`encode_rows`) writes each result row straight
+    from the state: the viewer's hand, the rules' public planes in
+    relative-seat order and the single one-hots.
     """
-    n = rules.num_players
-    pick = (lambda a: a) if rows is None else (lambda a: a[rows])
-    B = len(seats)
-    b = np.arange(B)
-    order = (seats[:, None] + np.arange(n)) % n  # absolute seat of relative seat k, (B, n)
-    out = np.zeros((B, OBS_SIZE), OBS_DTYPE)
-    out[:, HAND:HAND + 24] = pick(state.hands)[b, seats]
-    out[:, SEATS:SEATS + n * SEAT_PLANES] = pick(state.public)[b[:, None], order].reshape(B, -1)
-
-    rel = rules.relative_seat[seats]  # (B, n + 1): each absolute seat seen from the viewer; -1 -> -1
-    values = np.stack([pick(state.high_bid), rel[b, pick(state.bidder)], pick(state.trump) + 1, pick(state.phase),
-                       rel[b, pick(state.leader)], rel[b, pick(state.dealer)]], axis=1)
-    # an absent value (-1, or the DONE phase) lands in a column that is zero
-    # for this player count and is cleared again
-    spare = NUM_PLAYERS + (1 if n == 2 else 0)
-    cols = np.array([HIGH_BID, BIDDER, TRUMP, PHASE, LEADER, DEALER])
-    valid = (values >= 0) & ((cols != PHASE) | (values < 3))
-    out[b[:, None], np.where(valid, cols + values, spare)] = 1
-    out[:, spare] = 0
-    out[:, NUM_PLAYERS + n - 2] = 1
+    seats = np.asarray(seats, np.int64)
+    rows = np.arange(len(seats)) if rows is None else np.asarray(rows, np.int64)
+    out = np.empty((len(seats), OBS_SIZE), OBS_DTYPE)
+    encode_rows(rows, seats, rules.num_players, state.hands, state.public, state.high_bid, state.bidder,
+                state.trump, state.phase, state.leader, state.dealer, out)
     return out
+
+
+@kernel
+def encode_rows(rows, seats, n, hands, public, high_bid, bidder, trump, phase, leader, dealer, out):
+    """Fill every entry of ``out[i]``: game ``rows[i]`` seen by seat ``seats[i]``
+    (a seat -1 counts from the end, as numpy indexing does: seat n - 1).
+
+    Relative seat j is absolute seat ``(viewer + j) % n``; the blocks of
+    relative seats that do not exist are zero.  No high bidder (-1) and
+    the finished game's phase have no one-hot; no high bid is the one-hot 0
+    and no trump the one-hot "not chosen".
+    """
+    num_planes = np.uint64(SEAT_PLANES)
+    for i in range(rows.shape[0]):
+        row = rows[i]
+        seat = seats[i] % n
+        o = out[i]
+        for t in range(24):
+            o[HAND + t] = hands[row, seat, t]
+        for j in range(n):
+            at = np.uint64(SEATS) + np.uint64(j) * num_planes
+            planes = public[row, (seat + j) % n]
+            for c in range(num_planes):
+                o[at + c] = planes[c]
+        for c in range(SEATS + n * SEAT_PLANES, OBS_SIZE):
+            o[c] = 0
+        o[HIGH_BID + high_bid[row]] = 1
+        if bidder[row] >= 0:
+            o[BIDDER + (bidder[row] - seat) % n] = 1
+        o[TRUMP + trump[row] + 1] = 1
+        if phase[row] < PHASE_SIZE:  # bidding, choosing trump, playing (not the finished game)
+            o[PHASE + phase[row]] = 1
+        o[LEADER + (leader[row] - seat) % n] = 1
+        o[DEALER + (dealer[row] - seat) % n] = 1
+        o[NUM_PLAYERS + n - 2] = 1

@@ -28,50 +28,15 @@ from typing import Any
 
 import numpy as np
 
-from ..core.cards import deal_hands, deal_slots, standard_deck
+from ..core.cards import deal_slots
 from ..core.game import BatchState, TurnBasedRules, choice, positive_int
-from ..core.tricks import follow_suit_mask, trick_winner
-from . import observation
-from .observation import BID, PLAYED, SCORE, SEAT_PLANES, TABLE, TRICKS
+from . import kernels, observation
+from .kernels import (BID_BIG, BID_LITTLE, BIDDING, CHOOSING_TRUMP, DECK, DONE, EFFECTIVE_SUIT,  # noqa: F401
+                      NO_TRUMP, NUM_ACTIONS, NUM_TYPES, PASS, PLAIN_STRENGTH, PLAY0, PLAYING, TRUMP0,
+                      TRUMP_NONE, TRUMP_STRENGTH)
+from .observation import BID, SEAT_PLANES, TRICKS
 
-DECK = standard_deck("9TJQKA")  # 24 card types, one copy each
-NUM_TYPES = DECK.num_types
-PASS, BID_LITTLE, BID_BIG = 0, 8, 9
-TRUMP0, TRUMP_NONE, PLAY0 = 10, 14, 15
-NUM_ACTIONS = PLAY0 + NUM_TYPES
-NO_TRUMP = 4  # trump index for a no-trump hand (0..3 are the suits)
-
-# Phases (``state.phase``).
-BIDDING, CHOOSING_TRUMP, PLAYING, DONE = 0, 1, 2, 3
 PHASE_NAMES = ("bidding", "choosing_trump", "playing", "done")
-
-JACK = 2  # r index of the jack
-
-
-
-def _rank_tables() -> tuple[np.ndarray, np.ndarray]:
-    """For each trump index (C, D, H, S, none): the effective suit of every
-    card type and its strength when it is a trump (-1 when it is not).
-
-    The left bower (the jack of the other suit of the trump's colour,
-    ``suit ^ 3`` with suits ordered C D H S) belongs to the trump suit.
-    Trump order, low to high: 9 T Q K A, left bower, right bower.
-    """
-    suit = DECK.suit.astype(np.int64)
-    r = np.arange(NUM_TYPES) % 6
-    eff = np.tile(suit, (5, 1))
-    trump_strength = np.full((5, NUM_TYPES), -1)
-    for t in range(4):
-        right, left = t * 6 + JACK, (t ^ 3) * 6 + JACK
-        eff[t, left] = t
-        is_trump = eff[t] == t
-        trump_strength[t] = np.where(is_trump, np.array([0, 1, -1, 2, 3, 4])[r], -1)
-        trump_strength[t, left], trump_strength[t, right] = 5, 6
-    return eff, trump_strength
-
-
-EFFECTIVE_SUIT, TRUMP_STRENGTH = (t.astype(np.int8) for t in _rank_tables())  # small ints: faster batched gathers
-PLAIN_STRENGTH = np.arange(NUM_TYPES) % 6  # A high .. 9 low
 
 
 class PepperRules(TurnBasedRules):
@@ -103,7 +68,6 @@ class PepperRules(TurnBasedRules):
         self.partnerships = n == 4
         self.side_of_seat = np.arange(n) % 2 if self.partnerships else np.arange(n)
         self.num_sides = 2 if self.partnerships else n
-        self.side_onehot = np.eye(self.num_sides, dtype=np.int64)[self.side_of_seat]  # (P, sides)
         self.hand_size = 6 if n == 4 else 8
         self.num_tricks = self.hand_size
         # Slots dealt round-robin: the players from the dealer's left, then (2p) the dead hand.
@@ -114,10 +78,9 @@ class PepperRules(TurnBasedRules):
         self.bid_allowed[1:6 if n == 4 else 8] = True
         self.bid_allowed[[BID_LITTLE, BID_BIG]] = True
         self.fail_penalty = 6 if n == 4 else 8
-        # relative_seat[viewer, seat]: seat as seen from viewer (0 = self); column -1 maps -1 to -1
-        self.relative_seat = np.full((n, n + 1), -1, np.int64)
-        self.relative_seat[:, :n] = (np.arange(n)[None, :] - np.arange(n)[:, None]) % n
         self.big_pepper = 12 if n == 4 else 16
+        self.stick_dealer = self.all_pass == "stick_dealer"
+        self.hand_limit = 0 if self.max_hands is None else self.max_hands  # for the kernels: 0 = no limit
 
     # ------------------------------------------------------------------ state
     def new_state(self, batch: int, rng: np.random.Generator) -> BatchState:
@@ -147,54 +110,11 @@ class PepperRules(TurnBasedRules):
 
     def _deal(self, state: BatchState, rows: np.ndarray) -> None:
         """Deal a new hand in ``rows`` (dealer already set) and open the auction."""
-        n = self.num_players
-        orders = self.deck_orders(state, rows)
-        # at 2 players the dead hand is the third slot of the deal
-        state.hands[rows], state.dead[rows] = deal_hands(orders, self.slot_of_position, state.dealer[rows], n,
-                                                         NUM_TYPES)
-        state.phase[rows] = BIDDING
-        state.high_bid[rows] = 0
-        state.bidder[rows] = -1
-        state.passed[rows] = False
-        state.trump[rows] = -1
-        state.trick[rows] = -1
-        state.in_trick[rows] = 0
-        state.trick_no[rows] = 0
-        state.public[rows] = 0
-        state.public[rows, :, SCORE] = state.scores[rows][:, self.side_of_seat]
-        state.history[rows] = -1
-        state.trick_leaders[rows] = 0
-        state.trick_winners[rows] = -1
-        state.current[rows] = (state.dealer[rows] + 1) % n
-        self._update_legal(state, rows)
-
-    # ------------------------------------------------------------ legal mask
-    def _update_legal(self, state: BatchState, rows: np.ndarray) -> None:
-        legal = np.zeros((len(rows), NUM_ACTIONS), bool)
-        phase = state.phase[rows]
-        cur = state.current[rows]
-
-        bid = np.flatnonzero(phase == BIDDING)
-        if bid.size:
-            r = rows[bid]
-            above = np.arange(NUM_ACTIONS)[None, :] > state.high_bid[r, None]
-            legal[bid] = above & self.bid_allowed
-            # stick the dealer: nobody has bid and everyone else passed
-            stuck = (self.all_pass == "stick_dealer") & (state.high_bid[r] == 0) & (cur[bid] == state.dealer[r])
-            legal[bid, PASS] = ~stuck
-
-        tr = np.flatnonzero(phase == CHOOSING_TRUMP)
-        legal[tr, TRUMP0:TRUMP_NONE + 1] = True
-
-        play = np.flatnonzero(phase == PLAYING)
-        if play.size:
-            r = rows[play]
-            eff = EFFECTIVE_SUIT[state.trump[r]]  # (k, 24)
-            lead_card = state.trick[r, state.leader[r]]
-            led = np.where(state.in_trick[r] > 0, eff[np.arange(len(r)), np.maximum(lead_card, 0)], -1)
-            legal[play, PLAY0:] = follow_suit_mask(state.hands[r, cur[play]], eff, led)
-
-        state.legal[rows] = legal
+        kernels.open_hands(rows, self.deck_orders(state, rows), self.slot_of_position, self.num_players,
+                           state.dealer, state.scores, self.side_of_seat, state.hands, state.dead, state.phase,
+                           state.current, state.high_bid, state.bidder, state.passed, state.trump, state.trick,
+                           state.in_trick, state.trick_no, state.public, state.history, state.trick_leaders,
+                           state.trick_winners, self.bid_allowed, self.stick_dealer, state.leader, state.legal)
 
     # ------------------------------------------------------------------ step
     def step(self, state: BatchState, actions: np.ndarray) -> np.ndarray:
@@ -202,130 +122,33 @@ class PepperRules(TurnBasedRules):
                                                    (CHOOSING_TRUMP, self._choose_trump)))
 
     def _bid(self, state, rows, actions, rewards) -> None:
-        n = self.num_players
-        seat = state.current[rows]
-        is_pass = actions == PASS
-        state.passed[rows[is_pass], seat[is_pass]] = True
-        b = ~is_pass
-        state.high_bid[rows[b]] = actions[b]
-        state.bidder[rows[b]] = seat[b]
-        state.public[rows, seat, BID:BID + 10] = 0
-        state.public[rows, seat, BID + actions] = 1  # pass is action 0, bids 1..9
-
-        still_in = (~state.passed[rows]).sum(axis=1)
-        high = state.high_bid[rows]
-        won = (high > 0) & ((still_in == 1) | (high == BID_BIG))
-        thrown_in = (high == 0) & (still_in == 0)  # only reachable with all_pass="redeal"
-        going_on = ~(won | thrown_in)
-
-        w = rows[won]
-        state.phase[w] = CHOOSING_TRUMP
-        state.current[w] = state.bidder[w]
-
-        g = rows[going_on]
-        if g.size:  # next seat clockwise still in the auction
-            cand = (seat[going_on, None] + np.arange(1, n + 1)) % n
-            ok = ~state.passed[g[:, None], cand]
-            state.current[g] = cand[np.arange(len(g)), ok.argmax(axis=1)]
-
-        self._update_legal(state, rows[~thrown_in])
-        t = rows[thrown_in]
-        if t.size:  # the hand is thrown in: no score, the deal passes on
-            state.hand_number[t] += 1
-            self._next_hand_or_end(state, t, rewards)
+        """A pass or a bid per row; hands thrown in (everyone passed) are dealt anew."""
+        redeal = np.empty(len(rows), np.int64)
+        count = kernels.bid(rows, actions, self.num_players, self.target_score, self.hand_limit,
+                            self.reward == "score_delta", self.side_of_seat, state.current, state.passed,
+                            state.high_bid, state.bidder, state.public, state.phase, state.dealer, self.bid_allowed,
+                            self.stick_dealer, state.trump, state.trick, state.leader, state.in_trick, state.hands,
+                            state.scores, state.hand_number, state.done, state.legal, rewards, redeal)
+        if count:  # the hand is thrown in: no score, the deal passes on
+            self.pass_the_deal(state, redeal[:count])
 
     def _choose_trump(self, state, rows, actions, rewards) -> None:
-        state.trump[rows] = actions - TRUMP0
-        state.phase[rows] = PLAYING
-        state.leader[rows] = state.bidder[rows]  # the winning bidder leads the first trick
-        state.current[rows] = state.bidder[rows]
-        self._update_legal(state, rows)
+        kernels.choose_trump(rows, actions, state.trump, state.phase, state.bidder, state.leader, state.current,
+                             state.dealer, state.high_bid, self.bid_allowed, self.stick_dealer, state.trick,
+                             state.in_trick, state.hands, state.legal)
 
     def _play(self, state, rows, actions, rewards) -> None:
-        n = self.num_players
-        seat = state.current[rows]
-        card = actions - PLAY0
-        state.hands[rows, seat, card] = 0
-        state.trick[rows, seat] = card
-        state.public[rows, seat, TABLE + card] = 1
-        state.in_trick[rows] += 1
-
-        full = state.in_trick[rows] == n
-        state.current[rows[~full]] = (seat[~full] + 1) % n
-        f = rows[full]
-        if f.size:
-            winner = self.trick_winner(state.trick[f], state.leader[f], state.trump[f])
-            k = state.trick_no[f]
-            state.trick_leaders[f, k] = state.leader[f]
-            state.trick_winners[f, k] = winner
-            state.history[f, k] = state.trick[f]
-            pub = state.public[f]
-            pub[:, :, PLAYED:PLAYED + 24] += pub[:, :, TABLE:TABLE + 24]
-            pub[:, :, TABLE:TABLE + 24] = 0
-            pub[np.arange(len(f)), winner, TRICKS] += 1
-            state.public[f] = pub
-            state.trick[f] = -1
-            state.in_trick[f] = 0
-            state.trick_no[f] += 1
-            state.leader[f] = winner  # the trick's winner leads the next trick
-            state.current[f] = winner
-        self._update_legal(state, rows)
-        end = f[state.trick_no[f] == self.num_tricks]
-        if end.size:
-            self._score_hand(state, end, rewards)
-
-    @staticmethod
-    def trick_winner(trick: np.ndarray, leader: np.ndarray, trump: np.ndarray) -> np.ndarray:
-        """Seat winning each full trick. ``trick`` (k, P) card per seat,
-        ``leader`` (k,), ``trump`` (k,) 0..3 or 4 for no-trump.
-
-        The highest trump wins; with no trump in it (or at no-trump), the
-        highest card of the suit led (the left bower's suit is the trump's).
-        """
-        k = np.arange(len(trick))
-        eff = EFFECTIVE_SUIT[trump[:, None], trick]
-        led = eff[k, leader]
-        strength = np.where(eff == led[:, None], PLAIN_STRENGTH[trick], -1)
-        trumped = TRUMP_STRENGTH[trump[:, None], trick]  # -1 for non-trumps and at no-trump
-        strength = np.where(trumped >= 0, 100 + trumped, strength)
-        return trick_winner(strength)[0]
-
-    def _score_hand(self, state, rows, rewards) -> None:
-        tricks = state.public[rows, :, TRICKS] @ self.side_onehot  # (k, sides)
-        k = np.arange(len(rows))
-        bid = state.high_bid[rows]
-        side = self.side_of_seat[state.bidder[rows]]
-        pepper = bid >= BID_LITTLE
-        need = np.where(pepper, self.num_tricks, bid)
-        made = tricks[k, side] >= need
-        big = bid == BID_BIG
-        delta = tricks.copy()  # every side scores 1 per trick won ...
-        delta[k, side] = np.select(  # ... except the bidding side
-            [made & big, made, big], [self.big_pepper, tricks[k, side], -self.big_pepper], -self.fail_penalty)
-        state.scores[rows] += delta
-        state.public[rows, :, SCORE] = state.scores[rows][:, self.side_of_seat]
-        state.hand_number[rows] += 1
-        if self.reward == "score_delta":
-            rewards[rows] += delta[:, self.side_of_seat]
-        self._next_hand_or_end(state, rows, rewards)
-
-    def _next_hand_or_end(self, state, rows, rewards) -> None:
-        scores = state.scores[rows]
-        over = (scores >= self.target_score).any(axis=1)
-        if self.max_hands is not None:
-            over |= state.hand_number[rows] >= self.max_hands
-        end = rows[over]
-        if end.size:
-            # Whoever reached the target with the most points wins; sides tied
-            # at the top all win.  Cut short by max_hands: the highest score wins.
-            sc = state.scores[end]
-            win = sc == sc.max(axis=1, keepdims=True)
-            self.end_games(state, end, DONE)
-            if self.reward == "win_loss":
-                rewards[end] += np.where(win, 1.0, -1.0)[:, self.side_of_seat]
-        nxt = rows[~over]
-        if nxt.size:
-            self.pass_the_deal(state, nxt)
+        """A card per row (tricks resolved, hands scored, games ended); the next hands are dealt."""
+        redeal = np.empty(len(rows), np.int64)
+        count = kernels.play(rows, actions, self.num_players, self.num_tricks, self.num_sides, self.side_of_seat,
+                             self.fail_penalty, self.big_pepper, self.target_score, self.hand_limit,
+                             self.reward == "score_delta", state.current, state.hands, state.trick, state.public,
+                             state.in_trick, state.trump, state.leader, state.trick_no, state.trick_leaders,
+                             state.trick_winners, state.history, state.high_bid, state.bidder, state.scores,
+                             state.hand_number, state.done, state.phase, state.dealer, self.bid_allowed,
+                             self.stick_dealer, state.legal, rewards, redeal)
+        if count:
+            self.pass_the_deal(state, redeal[:count])
 
     # ------------------------------------------------------------ observation
     def observe(self, state: BatchState, seats: np.ndarray, rows: np.ndarray | None = None) -> np.ndarray:

@@ -1,0 +1,350 @@
+"""Pepper: the card and action constants and the compiled per-row kernels
+(see :mod:`cardenvs.core.jit`).
+
+:class:`~cardenvs.pepper.rules.PepperRules` keeps the phases, the order of a
+step and every random draw; these kernels are what it runs on the rows of a
+phase: a bid or pass, the trump choice, a card played (with the trick it
+completes, the hand's scoring and the end of the game), opening a dealt
+hand, and the legal mask of a row.  Each loops over batch rows and reads and
+writes the state's arrays in place (the arrays of ``PepperRules.new_state``:
+hands ``int8``, the public planes ``int16``, ``passed`` and ``legal`` bool,
+everything else ``int64``; ``rewards`` ``float32``).
+
+No kernel draws a random number: the deck orders are shuffled by the rules
+with the batch's numpy generator and passed in.  Kernels that end hands
+write the rows that need a new deal to an output array (in row order) and
+return how many, so the rules deal them all at once, in the same order as
+ever.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..core.cards import standard_deck
+from ..core.jit import kernel
+from .observation import BID, PLAYED, SCORE, TABLE, TRICKS
+
+DECK = standard_deck("9TJQKA")  # 24 card types, one copy each
+NUM_TYPES = DECK.num_types
+
+# Action ids (see the rules module's table).
+PASS, BID_LITTLE, BID_BIG = 0, 8, 9
+TRUMP0, TRUMP_NONE, PLAY0 = 10, 14, 15
+NUM_ACTIONS = PLAY0 + NUM_TYPES
+NO_TRUMP = 4  # trump index for a no-trump hand (0..3 are the suits)
+NO_BID = 0  # ``high_bid`` before anyone bid (the id of "pass")
+
+# Phases (``state.phase``).
+BIDDING, CHOOSING_TRUMP, PLAYING, DONE = 0, 1, 2, 3
+
+JACK = 2  # r index of the jack
+TRUMP_WINS = 100  # added to a trump's strength: any trump beats any card of the suit led
+
+
+def _rank_tables() -> tuple[np.ndarray, np.ndarray]:
+    """For each trump index (C, D, H, S, none): the effective suit of every
+    card type and its strength when it is a trump (-1 when it is not).
+
+    The left bower (the jack of the other suit of the trump's colour,
+    ``suit ^ 3`` with suits ordered C D H S) belongs to the trump suit.
+    Trump order, low to high: 9 T Q K A, left bower, right bower.
+    """
+    suit = DECK.suit.astype(np.int64)
+    r = np.arange(NUM_TYPES) % 6
+    eff = np.tile(suit, (5, 1))
+    trump_strength = np.full((5, NUM_TYPES), -1)
+    for t in range(4):
+        right, left = t * 6 + JACK, (t ^ 3) * 6 + JACK
+        eff[t, left] = t
+        is_trump = eff[t] == t
+        trump_strength[t] = np.where(is_trump, np.array([0, 1, -1, 2, 3, 4])[r], -1)
+        trump_strength[t, left], trump_strength[t, right] = 5, 6
+    return eff, trump_strength
+
+
+EFFECTIVE_SUIT, TRUMP_STRENGTH = (t.astype(np.int8) for t in _rank_tables())
+PLAIN_STRENGTH = np.arange(NUM_TYPES) % 6  # A high .. 9 low
+
+
+# ---------------------------------------------------------------- legal mask
+@kernel
+def legal_row(row, phase, current, dealer, high_bid, bid_allowed, stick_dealer, trump, trick, leader, in_trick,
+              hands, legal):
+    """Rewrite ``legal[row]`` from the row's phase.
+
+    Bidding: a bid above the high bid (of this player count's ladder), or
+    pass -- except the stuck dealer (``stick_dealer``: nobody bid and it is
+    the dealer's turn, so everyone else passed).  Choosing trump: the four
+    suits and no-trump.  Playing: follow the suit led if able (the left
+    bower is a trump, not a card of its printed suit), else any card held.
+    Over: nothing.
+    """
+    mask = legal[row]
+    mask[:] = False
+    ph = phase[row]
+    if ph == BIDDING:
+        high = high_bid[row]
+        for a in range(high + 1, BID_BIG + 1):
+            mask[a] = bid_allowed[a]
+        mask[PASS] = not (stick_dealer and high == NO_BID and current[row] == dealer[row])
+    elif ph == CHOOSING_TRUMP:
+        for a in range(TRUMP0, TRUMP_NONE + 1):
+            mask[a] = True
+    elif ph == PLAYING:
+        hand = hands[row, current[row]]
+        suit_of = EFFECTIVE_SUIT[trump[row]]
+        follows = False
+        if in_trick[row] > 0:
+            led = suit_of[trick[row, leader[row]]]
+            for t in range(NUM_TYPES):
+                if hand[t] > 0 and suit_of[t] == led:
+                    mask[PLAY0 + t] = True
+                    follows = True
+        if not follows:  # leading, or void in the suit led: any card held
+            for t in range(NUM_TYPES):
+                mask[PLAY0 + t] = hand[t] > 0
+
+
+# ---------------------------------------------------------------- the deal
+@kernel
+def open_hands(rows, orders, slot_of_position, n, dealer, scores, side_of_seat, hands, dead, phase, current,
+               high_bid, bidder, passed, trump, trick, in_trick, trick_no, public, history, trick_leaders,
+               trick_winners, bid_allowed, stick_dealer, leader, legal):
+    """Deal deck ``orders[i]`` (card types, top first) in game ``rows[i]``
+    and open its auction.
+
+    Deck position k goes to slot ``slot_of_position[k]``: slot j < n is the
+    seat j + 1 places left of the dealer; every other card (the dead hand at
+    2 players) goes to ``dead``.  The hand's state starts afresh (the public
+    planes hold only the game scores), and the player left of the dealer
+    bids first.
+    """
+    for i in range(rows.shape[0]):
+        row = rows[i]
+        hands[row] = 0
+        dead[row] = 0
+        first = dealer[row] + 1
+        for k in range(orders.shape[1]):
+            slot = slot_of_position[k]
+            if 0 <= slot < n:
+                hands[row, (first + slot) % n, orders[i, k]] += 1
+            else:
+                dead[row, orders[i, k]] += 1
+        phase[row] = BIDDING
+        high_bid[row] = NO_BID
+        bidder[row] = -1
+        passed[row] = False
+        trump[row] = -1
+        trick[row] = -1
+        in_trick[row] = 0
+        trick_no[row] = 0
+        public[row] = 0
+        for s in range(n):
+            public[row, s, SCORE] = scores[row, side_of_seat[s]]
+        history[row] = -1
+        trick_leaders[row] = 0
+        trick_winners[row] = -1
+        current[row] = first % n
+        legal_row(row, phase, current, dealer, high_bid, bid_allowed, stick_dealer, trump, trick, leader,
+                  in_trick, hands, legal)
+
+
+# ---------------------------------------------------------------- the auction
+@kernel
+def bid(rows, actions, n, target_score, max_hands, score_delta, side_of_seat, current, passed, high_bid, bidder,
+        public, phase, dealer, bid_allowed, stick_dealer, trump, trick, leader, in_trick, hands, scores,
+        hand_number, done, legal, rewards, redeal):
+    """One pass or bid in each row, then the row's new legal mask.
+
+    A player who passes is out of the auction.  It ends when all but one
+    player have passed after a bid, or at Big Pepper: the high bidder names
+    trump.  Otherwise the next seat clockwise still in the auction speaks.
+    When everyone passed without a bid (only possible with
+    ``all_pass="redeal"``) the hand is thrown in: no score, and the game
+    ends (:func:`end_or_go_on`, at ``max_hands``) or the row is written to
+    ``redeal`` (in ``rows`` order) for the next deal; returns how many.
+    """
+    count = 0
+    for i in range(rows.shape[0]):
+        row = rows[i]
+        seat = current[row]
+        action = actions[i]
+        if action == PASS:
+            passed[row, seat] = True
+        else:
+            high_bid[row] = action
+            bidder[row] = seat
+        for a in range(BID, BID + 10):
+            public[row, seat, a] = 0
+        public[row, seat, BID + action] = 1  # pass is action 0, bids 1..9
+        still_in = 0
+        for s in range(n):
+            still_in += not passed[row, s]
+        high = high_bid[row]
+        if high == NO_BID and still_in == 0:  # thrown in
+            hand_number[row] += 1
+            if end_or_go_on(row, n, target_score, max_hands, score_delta, side_of_seat, scores, hand_number,
+                            done, phase, current, legal, rewards):
+                redeal[count] = row
+                count += 1
+            continue
+        if high != NO_BID and (still_in == 1 or high == BID_BIG):
+            phase[row] = CHOOSING_TRUMP
+            current[row] = bidder[row]
+        else:
+            nxt = (seat + 1) % n  # (never kept: a bid ends the auction before everyone is out)
+            for k in range(1, n + 1):
+                if not passed[row, (seat + k) % n]:
+                    nxt = (seat + k) % n
+                    break
+            current[row] = nxt
+        legal_row(row, phase, current, dealer, high_bid, bid_allowed, stick_dealer, trump, trick, leader,
+                  in_trick, hands, legal)
+    return count
+
+
+@kernel
+def choose_trump(rows, actions, trump, phase, bidder, leader, current, dealer, high_bid, bid_allowed, stick_dealer,
+                 trick, in_trick, hands, legal):
+    """The winning bidder names trump (or no-trump) and leads the first trick."""
+    for i in range(rows.shape[0]):
+        row = rows[i]
+        trump[row] = actions[i] - TRUMP0
+        phase[row] = PLAYING
+        leader[row] = bidder[row]
+        current[row] = bidder[row]
+        legal_row(row, phase, current, dealer, high_bid, bid_allowed, stick_dealer, trump, trick, leader,
+                  in_trick, hands, legal)
+
+
+# ---------------------------------------------------------------- the play
+@kernel
+def trick_winner(row, n, trick, leader, trump):
+    """Seat winning the full trick of ``row``: the highest trump in it; with
+    no trump (or at no-trump), the highest card of the suit led."""
+    t = trump[row]
+    suit_of = EFFECTIVE_SUIT[t]
+    led = suit_of[trick[row, leader[row]]]
+    best, winner = -1, 0
+    for s in range(n):
+        card = trick[row, s]
+        strength = -1  # off-suit: cannot win
+        if TRUMP_STRENGTH[t, card] >= 0:
+            strength = TRUMP_WINS + TRUMP_STRENGTH[t, card]
+        elif suit_of[card] == led:
+            strength = PLAIN_STRENGTH[card]
+        if strength > best:
+            best, winner = strength, s
+    return winner
+
+
+@kernel
+def play(rows, actions, n, num_tricks, num_sides, side_of_seat, fail_penalty, big_pepper, target_score, max_hands,
+         score_delta, current, hands, trick, public, in_trick, trump, leader, trick_no, trick_leaders, trick_winners,
+         history, high_bid, bidder, scores, hand_number, done, phase, dealer, bid_allowed, stick_dealer, legal,
+         rewards, redeal):
+    """One card played in each row, then the row's new legal mask.
+
+    A full trick goes to its winner, who leads the next one; after the
+    hand's last trick the hand is scored (:func:`score_hand`) and the game
+    ends or goes on (:func:`end_or_go_on`).  Rows whose game goes on need a
+    new deal: they are written to ``redeal`` (in ``rows`` order) and their
+    mask is left to the deal; returns how many.
+    """
+    count = 0
+    for i in range(rows.shape[0]):
+        row = rows[i]
+        seat = current[row]
+        card = actions[i] - PLAY0
+        hands[row, seat, card] = 0
+        trick[row, seat] = card
+        public[row, seat, TABLE + card] = 1
+        in_trick[row] += 1
+        if in_trick[row] < n:
+            current[row] = (seat + 1) % n
+        else:
+            winner = trick_winner(row, n, trick, leader, trump)
+            k = trick_no[row]
+            trick_leaders[row, k] = leader[row]
+            trick_winners[row, k] = winner
+            for s in range(n):  # each seat's table card joins the cards it played
+                c = trick[row, s]
+                history[row, k, s] = c
+                public[row, s, TABLE + c] = 0
+                public[row, s, PLAYED + c] += 1
+                trick[row, s] = -1
+            public[row, winner, TRICKS] += 1
+            in_trick[row] = 0
+            trick_no[row] = k + 1
+            leader[row] = winner
+            current[row] = winner
+            if k + 1 == num_tricks:
+                score_hand(row, n, num_tricks, num_sides, side_of_seat, fail_penalty, big_pepper, score_delta,
+                           public, high_bid, bidder, scores, hand_number, rewards)
+                if end_or_go_on(row, n, target_score, max_hands, score_delta, side_of_seat, scores, hand_number,
+                                done, phase, current, legal, rewards):
+                    redeal[count] = row
+                    count += 1
+                continue
+        legal_row(row, phase, current, dealer, high_bid, bid_allowed, stick_dealer, trump, trick, leader,
+                  in_trick, hands, legal)
+    return count
+
+
+@kernel
+def score_hand(row, n, num_tricks, num_sides, side_of_seat, fail_penalty, big_pepper, score_delta, public,
+               high_bid, bidder, scores, hand_number, rewards):
+    """Score the finished hand of ``row``.
+
+    Every side scores 1 point per trick it won, except the bidding side:
+    made, the tricks it won (Big Pepper: ``big_pepper``); failed,
+    ``-fail_penalty`` (Big Pepper: ``-big_pepper``).  A Pepper contracts for
+    every trick.  With ``score_delta`` every seat is rewarded its side's change.
+    """
+    delta = np.zeros(num_sides, np.int64)  # first the tricks won per side
+    for s in range(n):
+        delta[side_of_seat[s]] += public[row, s, TRICKS]
+    bid_ = high_bid[row]
+    side = side_of_seat[bidder[row]]
+    need = num_tricks if bid_ >= BID_LITTLE else bid_
+    made = delta[side] >= need
+    if bid_ == BID_BIG:
+        delta[side] = big_pepper if made else -big_pepper
+    elif not made:
+        delta[side] = -fail_penalty
+    for side in range(num_sides):
+        scores[row, side] += delta[side]
+    for s in range(n):
+        public[row, s, SCORE] = scores[row, side_of_seat[s]]
+        if score_delta:
+            rewards[row, s] += np.float32(delta[side_of_seat[s]])
+    hand_number[row] += 1
+
+
+@kernel
+def end_or_go_on(row, n, target_score, max_hands, score_delta, side_of_seat, scores, hand_number, done, phase,
+                 current, legal, rewards):
+    """After a hand of ``row`` (scored, or thrown in): return True if the
+    game goes on (the next hand is to be dealt), else end it.
+
+    It ends once a side reached ``target_score``, or after ``max_hands``
+    hands (0: no limit).  The sides with the highest score win (+1 per seat,
+    the others -1, unless ``score_delta``).
+    """
+    top = scores[row, 0]
+    over = False
+    for side in range(scores.shape[1]):
+        over |= scores[row, side] >= target_score
+        top = max(top, scores[row, side])
+    if max_hands > 0 and hand_number[row] >= max_hands:
+        over = True
+    if not over:
+        return True
+    done[row] = True
+    phase[row] = DONE
+    current[row] = -1
+    legal[row] = False
+    if not score_delta:
+        for s in range(n):
+            rewards[row, s] += np.float32(1.0 if scores[row, side_of_seat[s]] == top else -1.0)
+    return False
