@@ -34,7 +34,7 @@ from typing import Any
 
 import numpy as np
 
-from ..core.cards import deal_hands, deal_slots, holdings, standard_deck
+from ..core.cards import holdings, standard_deck
 from ..core.game import BatchState, TurnBasedRules, choice, positive_int
 from ..core.jit import kernel
 from ..core.tricks import cancelled_mask
@@ -101,7 +101,6 @@ class CancellationHeartsRules(TurnBasedRules):
         self.hand_size = DECK.num_cards // n
         self.num_tricks = self.hand_size
         self.widow_size = DECK.num_cards % n
-        self.slot_of_position = deal_slots(DECK.num_cards, n, self.hand_size)
         self.seats = np.arange(n)
         # relative_seat[viewer, seat]: seat as seen from viewer (0 = self, 1 = left neighbour)
         self.relative_seat = (self.seats[None, :] - self.seats[:, None]) % n
@@ -150,9 +149,7 @@ class CancellationHeartsRules(TurnBasedRules):
     def _deal(self, state: BatchState, rows: np.ndarray) -> None:
         """Deal a new hand in ``rows`` (dealer already set) and start the passing."""
         n = self.num_players
-        orders = self.deck_orders(state, rows)
-        hands, state.widow[rows] = deal_hands(orders, self.slot_of_position, state.dealer[rows], n, NUM_TYPES)
-        state.hands[rows] = hands
+        deal_rows(rows, self.deck_orders(state, rows), state.dealer, n, self.hand_size, state.hands, state.widow)
         state.widow_holder[rows] = WIDOW_WAITING if self.widow_size else WIDOW_NOBODY
         state.pass_chosen[rows] = 0
         state.pass_count[rows] = 0
@@ -203,18 +200,16 @@ class CancellationHeartsRules(TurnBasedRules):
         """One card set aside to pass; after the last seat's third card, the exchange."""
         pass_cards(rows, actions, self.num_players, state.hands, state.pass_chosen, state.pass_count,
                    state.pass_dir, state.dealer, state.leader, state.current, state.phase, state.private,
-                   state.public)
-        self._update_legal(state, rows)
+                   state.public, state.trick, state.trick_no, state.hearts_broken, state.legal)
 
     def _play(self, state, rows, actions, rewards) -> None:
         """One card played per row (tricks resolved as they fill); the hands that end are scored."""
         hand_over = np.empty(len(rows), np.int64)
-        ended = play_cards(rows, actions, self.num_players, self.num_tricks, state.hands, state.current,
-                           state.leader, state.in_trick, state.trick_no, state.trick, state.trick_slot,
-                           state.pile, state.pile_points, state.taken, state.uncollected, state.points,
-                           state.seen_points, state.widow, state.widow_holder, state.hearts_broken,
-                           state.public, hand_over)
-        self._update_legal(state, rows)
+        ended = play_cards(rows, actions, self.num_players, self.num_tricks, state.phase, state.hands,
+                           state.current, state.leader, state.in_trick, state.trick_no, state.trick,
+                           state.trick_slot, state.pile, state.pile_points, state.taken, state.uncollected,
+                           state.points, state.seen_points, state.widow, state.widow_holder,
+                           state.hearts_broken, state.public, state.legal, hand_over)
         if ended:
             self._score_hand(state, hand_over[:ended], rewards)
 
@@ -366,57 +361,79 @@ class CancellationHeartsRules(TurnBasedRules):
 
 @kernel
 def legal_masks(rows, phase, current, hands, trick, trick_no, hearts_broken, legal):
-    """Rewrite ``legal[row]`` for every row in ``rows`` from its phase.
+    """Rewrite ``legal[row]`` for every row in ``rows`` (:func:`legal_row`)."""
+    for i in range(rows.shape[0]):
+        legal_row(rows[i], phase, current, hands, trick, trick_no, hearts_broken, legal)
+
+
+@kernel
+def legal_row(row, phase, current, hands, trick, trick_no, hearts_broken, legal):
+    """Rewrite ``legal[row]`` from the row's phase.
 
     Passing: any card held.  Playing: follow the suit led if able; a lead
     may not be a heart before hearts are broken, and the opening lead
     neither a heart nor a Black Maria, unless the hand holds nothing else.
     Moon choice: both choices.  Over: nothing.
     """
+    mask = legal[row]
+    mask[:] = False
+    ph = phase[row]
+    if ph == MOON_CHOICE:
+        mask[MOON_SELF] = True
+        mask[MOON_OTHERS] = True
+        return
+    if ph != PASSING and ph != PLAYING:
+        return
+    hand = hands[row, current[row]]
+    if ph == PASSING:
+        for t in range(NUM_TYPES):
+            mask[PASS0 + t] = hand[t] > 0
+        return
+    play = mask[PLAY0:PLAY0 + NUM_TYPES]
+    lead_card = trick[row, 0]
+    can = False
+    if lead_card >= 0:  # following: the suit led (13 consecutive types), if the hand holds any
+        first = lead_card // 13 * 13
+        for t in range(first, first + 13):
+            if hand[t] > 0:
+                play[t] = True
+                can = True
+    else:
+        situation = LEAD_OPENING if trick_no[row] == 0 else (
+            LEAD_BROKEN if hearts_broken[row] else LEAD_UNBROKEN)
+        allowed = LEAD_ALLOWED[situation]
+        for t in range(NUM_TYPES):
+            if hand[t] > 0 and allowed[t]:
+                play[t] = True
+                can = True
+    if not can:  # nothing allowed held: any card held
+        for t in range(NUM_TYPES):
+            play[t] = hand[t] > 0
+
+
+@kernel
+def deal_rows(rows, orders, dealer, n, hand_size, hands, widow):
+    """Deal deck ``orders[i]`` (card types, top first) in game ``rows[i]``:
+    one card at a time clockwise from the dealer's left, ``hand_size`` each;
+    the cards left over are the widow."""
     for i in range(rows.shape[0]):
         row = rows[i]
-        mask = legal[row]
-        mask[:] = False
-        ph = phase[row]
-        if ph == MOON_CHOICE:
-            mask[MOON_SELF] = True
-            mask[MOON_OTHERS] = True
-            continue
-        if ph != PASSING and ph != PLAYING:
-            continue
-        hand = hands[row, current[row]]
-        if ph == PASSING:
-            for t in range(NUM_TYPES):
-                mask[PASS0 + t] = hand[t] > 0
-            continue
-        play = mask[PLAY0:PLAY0 + NUM_TYPES]
-        lead_card = trick[row, 0]
-        can = False
-        if lead_card >= 0:  # following: the suit led (13 consecutive types), if the hand holds any
-            first = lead_card // 13 * 13
-            for t in range(first, first + 13):
-                if hand[t] > 0:
-                    play[t] = True
-                    can = True
-        else:
-            situation = LEAD_OPENING if trick_no[row] == 0 else (
-                LEAD_BROKEN if hearts_broken[row] else LEAD_UNBROKEN)
-            allowed = LEAD_ALLOWED[situation]
-            for t in range(NUM_TYPES):
-                if hand[t] > 0 and allowed[t]:
-                    play[t] = True
-                    can = True
-        if not can:  # nothing allowed held: any card held
-            for t in range(NUM_TYPES):
-                play[t] = hand[t] > 0
+        hands[row] = 0
+        widow[row] = 0
+        seat = dealer[row]
+        for k in range(n * hand_size):
+            seat = seat + 1 if seat + 1 < n else 0
+            hands[row, seat, orders[i, k]] += 1
+        for k in range(n * hand_size, orders.shape[1]):
+            widow[row, orders[i, k]] += 1
 
 
 @kernel
 def pass_cards(rows, actions, n, hands, pass_chosen, pass_count, pass_dir, dealer, leader, current, phase,
-               private, public):
+               private, public, trick, trick_no, hearts_broken, legal):
     """Set one card aside to pass in each row (seats choose in turn from the
-    dealer's left, 3 cards each); after the last choice everyone's passed
-    cards reach their receiver at once and play starts."""
+    dealer's left, 3 cards each; after the last choice, the exchange), then
+    the row's new legal mask."""
     for i in range(rows.shape[0]):
         row = rows[i]
         seat = current[row]
@@ -427,39 +444,40 @@ def pass_cards(rows, actions, n, hands, pass_chosen, pass_count, pass_dir, deale
         count = pass_count[row] + 1
         pass_count[row] = count
         current[row] = (dealer[row] + 1 + count // CARDS_PASSED) % n
-        if count < CARDS_PASSED * n:
-            continue
-        # the exchange. left: seat s receives from s - 1; right: from s + 1
-        step = -1 if pass_dir[row] == LEFT else 1
-        for s in range(n):
-            giver = (s + step) % n
-            for t in range(NUM_TYPES):
-                got = pass_chosen[row, giver, t]
-                hands[row, s, t] += got
-                private[row, s, ob.RECEIVED + t] = got
-        pass_chosen[row] = 0
-        phase[row] = PLAYING
-        public[row, ob.PHASE + PASSING] = 0
-        public[row, ob.PHASE + PLAYING] = 1
-        public[row, ob.PHASE + MOON_CHOICE] = 0
-        current[row] = leader[row]
+        if count == CARDS_PASSED * n:
+            exchange(row, n, hands, pass_chosen, pass_dir, leader, current, phase, private, public)
+        legal_row(row, phase, current, hands, trick, trick_no, hearts_broken, legal)
 
 
 @kernel
-def play_cards(rows, actions, n, num_tricks, hands, current, leader, in_trick, trick_no, trick, trick_slot,
-               pile, pile_points, taken, uncollected, points, seen_points, widow, widow_holder, hearts_broken,
-               public, hand_over):
-    """Play one card in each row, resolve the tricks it completes, and
-    return how many hands ended; their rows are written to
-    ``hand_over[:count]`` (in ``rows`` order).
+def exchange(row, n, hands, pass_chosen, pass_dir, leader, current, phase, private, public):
+    """Everyone's passed cards reach their receiver at once; play starts."""
+    giver_step = -1 if pass_dir[row] == LEFT else 1  # left: seat s receives from s - 1; right: from s + 1
+    for s in range(n):
+        giver = (s + giver_step) % n
+        for t in range(NUM_TYPES):
+            got = pass_chosen[row, giver, t]
+            hands[row, s, t] += got
+            private[row, s, ob.RECEIVED + t] = got
+    pass_chosen[row] = 0
+    phase[row] = PLAYING
+    public[row, ob.PHASE + PASSING] = 0
+    public[row, ob.PHASE + PLAYING] = 1
+    public[row, ob.PHASE + MOON_CHOICE] = 0
+    current[row] = leader[row]
+
+
+@kernel
+def play_cards(rows, actions, n, num_tricks, phase, hands, current, leader, in_trick, trick_no, trick,
+               trick_slot, pile, pile_points, taken, uncollected, points, seen_points, widow, widow_holder,
+               hearts_broken, public, legal, hand_over):
+    """Play one card in each row, resolve the trick it completes and write
+    the row's new legal mask; return how many hands ended, their rows
+    written to ``hand_over[:count]`` (in ``rows`` order).
 
     A played card joins the pile (the cards the next trick's winner
     collects) and the public trick block; identical cards in one trick
-    cancel (``trick_slot`` finds the twin).  A full trick is won by the
-    highest uncancelled card of the suit led; with none it stays in the pile
-    for the next trick won (and the same leader leads again).  The first
-    trick won also takes the face-down widow; an unclaimed last trick goes
-    to nobody.
+    cancel (``trick_slot`` finds the twin).
     """
     ended = 0
     for i in range(rows.shape[0]):
@@ -487,55 +505,67 @@ def play_cards(rows, actions, n, num_tricks, hands, current, leader, in_trick, t
         pos += 1
         in_trick[row] = pos
         current[row] = (seat + 1) % n
-        if pos < n:
-            continue
-
-        # the trick is full: the highest uncancelled card of the suit led
-        # wins (clearing the trick's entries on the way)
-        led = trick[row, 0] // 13
-        best_rank, best_pos = -1, 0
-        for k in range(n):
-            c = trick[row, k]
-            if c // 13 == led and public[row, ob.CANCELLED + k] == 0 and c % 13 > best_rank:
-                best_rank, best_pos = c % 13, k
-            trick_slot[row, c] = 0
-            trick[row, k] = -1
-            public[row, ob.TRICK + ob.CARD_PLANES * k + c // 13] = 0
-            public[row, ob.TRICK + ob.CARD_PLANES * k + 4 + c % 13] = 0
-            public[row, ob.CANCELLED + k] = 0
-        in_trick[row] = 0
-        trick_no[row] += 1
-        if best_rank >= 0:  # the winner collects the trick and everything carried into it
-            w = (leader[row] + best_pos) % n
-            got = pile_points[row]
-            points[row, w] += got
-            seen_points[row, w] += got
-            for t in range(NUM_TYPES):
-                taken[row, w, t] += pile[row, t]
-                pile[row, t] = 0
-            pile_points[row] = 0
-            if widow_holder[row] == WIDOW_WAITING:  # the first trick won takes the widow, face down
-                widow_holder[row] = w
-                for t in range(NUM_TYPES):
-                    points[row, w] += np.int64(widow[row, t]) * CARD_POINTS[t]
-                public[row, ob.WIDOW_WAITING] = 0
-            leader[row] = w  # (an unclaimed trick's leader leads again)
-            public[row, ob.CARRIED_CARDS] = 0
-        else:  # unclaimed: the pile waits for the next trick won
-            public[row, ob.CARRIED_CARDS] += n
-        current[row] = leader[row]
-        public[row, ob.CARRIED_POINTS] = pile_points[row]
-
-        if trick_no[row] == num_tricks:  # an unclaimed last trick (and what it carried) goes to nobody
-            for t in range(NUM_TYPES):
-                uncollected[row, t] += pile[row, t]
-                pile[row, t] = 0
-            pile_points[row] = 0
-            if widow_holder[row] == WIDOW_WAITING:
-                widow_holder[row] = WIDOW_NOBODY
-            public[row, ob.CARRIED_POINTS] = 0
-            public[row, ob.CARRIED_CARDS] = 0
-            public[row, ob.WIDOW_WAITING] = 0
+        if pos == n and end_trick(row, n, num_tricks, current, leader, in_trick, trick_no, trick, trick_slot,
+                                  pile, pile_points, taken, uncollected, points, seen_points, widow,
+                                  widow_holder, public):
             hand_over[ended] = row
             ended += 1
+        legal_row(row, phase, current, hands, trick, trick_no, hearts_broken, legal)
     return ended
+
+
+@kernel
+def end_trick(row, n, num_tricks, current, leader, in_trick, trick_no, trick, trick_slot, pile, pile_points,
+              taken, uncollected, points, seen_points, widow, widow_holder, public):
+    """Resolve the full trick of ``row``; return whether that ended the hand.
+
+    The highest uncancelled card of the suit led wins; with none the trick
+    stays in the pile for the next trick won (and the same leader leads
+    again).  The first trick won also takes the face-down widow; an
+    unclaimed last trick (and what it carried) goes to nobody.
+    """
+    led = trick[row, 0] // 13
+    best_rank, best_pos = -1, 0
+    for k in range(n):  # (clearing the trick's entries on the way)
+        c = trick[row, k]
+        if c // 13 == led and public[row, ob.CANCELLED + k] == 0 and c % 13 > best_rank:
+            best_rank, best_pos = c % 13, k
+        trick_slot[row, c] = 0
+        trick[row, k] = -1
+        public[row, ob.TRICK + ob.CARD_PLANES * k + c // 13] = 0
+        public[row, ob.TRICK + ob.CARD_PLANES * k + 4 + c % 13] = 0
+        public[row, ob.CANCELLED + k] = 0
+    in_trick[row] = 0
+    trick_no[row] += 1
+    if best_rank >= 0:  # the winner collects the trick and everything carried into it
+        w = (leader[row] + best_pos) % n
+        got = pile_points[row]
+        points[row, w] += got
+        seen_points[row, w] += got
+        for t in range(NUM_TYPES):
+            taken[row, w, t] += pile[row, t]
+            pile[row, t] = 0
+        pile_points[row] = 0
+        if widow_holder[row] == WIDOW_WAITING:  # the first trick won takes the widow, face down
+            widow_holder[row] = w
+            for t in range(NUM_TYPES):
+                points[row, w] += np.int64(widow[row, t]) * CARD_POINTS[t]
+            public[row, ob.WIDOW_WAITING] = 0
+        leader[row] = w  # (an unclaimed trick's leader leads again)
+        public[row, ob.CARRIED_CARDS] = 0
+    else:  # unclaimed: the pile waits for the next trick won
+        public[row, ob.CARRIED_CARDS] += n
+    current[row] = leader[row]
+    public[row, ob.CARRIED_POINTS] = pile_points[row]
+    if trick_no[row] < num_tricks:
+        return False
+    for t in range(NUM_TYPES):  # the hand is over: an unclaimed pile goes to nobody
+        uncollected[row, t] += pile[row, t]
+        pile[row, t] = 0
+    pile_points[row] = 0
+    if widow_holder[row] == WIDOW_WAITING:
+        widow_holder[row] = WIDOW_NOBODY
+    public[row, ob.CARRIED_POINTS] = 0
+    public[row, ob.CARRIED_CARDS] = 0
+    public[row, ob.WIDOW_WAITING] = 0
+    return True
