@@ -77,31 +77,55 @@ def encode_rows(rows, seats, n, hands, public, high_bid, bidder, trump, phase, l
     """Fill every entry of ``out[i]``: game ``rows[i]`` seen by seat ``seats[i]``
     (a seat -1 counts from the end, as numpy indexing does: seat n - 1).
 
-    Relative seat j is absolute seat ``(viewer + j) % n``; the blocks of
-    relative seats that do not exist are zero.  No high bidder (-1) and
-    the finished game's phase have no one-hot; no high bid is the one-hot 0
-    and no trump the one-hot "not chosen".
+    Relative seat j is absolute seat ``(viewer + j) % n``, so the per-seat
+    blocks are the row's public planes rotated: the viewer's seat and those
+    after it, then the seats before it (two contiguous copies; the blocks of
+    relative seats that do not exist are zero).  No high bidder (-1) and the
+    finished game's phase have no one-hot; no high bid is the one-hot 0 and
+    no trump the one-hot "not chosen".
+
+    The copies run on flat views with unsigned offsets: numba checks every
+    signed index for a negative value (to count from the end), and that
+    check keeps LLVM from vectorizing them.
     """
-    num_planes = np.uint64(SEAT_PLANES)
+    num_seats = np.uint64(n)
+    seat_size = np.uint64(SEAT_PLANES)
+    width = np.uint64(OBS_SIZE)
+    flat_out = out.reshape(-1)
+    flat_public = public.reshape(-1)
     for i in range(rows.shape[0]):
         row = rows[i]
-        seat = seats[i] % n
+        seat = seats[i]
+        if seat < 0:
+            seat += n
         o = out[i]
-        for t in range(24):
-            o[HAND + t] = hands[row, seat, t]
-        for j in range(n):
-            at = np.uint64(SEATS) + np.uint64(j) * num_planes
-            planes = public[row, (seat + j) % n]
-            for c in range(num_planes):
-                o[at + c] = planes[c]
-        for c in range(SEATS + n * SEAT_PLANES, OBS_SIZE):
+        hand = hands[row, seat]
+        for t in range(np.uint64(24)):
+            o[np.uint64(HAND) + t] = hand[t]
+        start = np.uint64(i) * width + np.uint64(SEATS)
+        planes = np.uint64(row) * num_seats * seat_size  # the row's public planes, seat 0 first
+        viewer = np.uint64(seat) * seat_size
+        after = num_seats * seat_size - viewer  # the viewer's seat and those after it ...
+        for c in range(after):
+            flat_out[start + c] = flat_public[planes + viewer + c]
+        for c in range(viewer):  # ... then the seats before it
+            flat_out[start + after + c] = flat_public[planes + c]
+        for c in range(np.uint64(SEATS) + num_seats * seat_size, width):
             o[c] = 0
         o[HIGH_BID + high_bid[row]] = 1
         if bidder[row] >= 0:
-            o[BIDDER + (bidder[row] - seat) % n] = 1
+            o[BIDDER + relative(bidder[row], seat, n)] = 1
         o[TRUMP + trump[row] + 1] = 1
         if phase[row] < PHASE_SIZE:  # bidding, choosing trump, playing (not the finished game)
             o[PHASE + phase[row]] = 1
-        o[LEADER + (leader[row] - seat) % n] = 1
-        o[DEALER + (dealer[row] - seat) % n] = 1
+        o[LEADER + relative(leader[row], seat, n)] = 1
+        o[DEALER + relative(dealer[row], seat, n)] = 1
         o[NUM_PLAYERS + n - 2] = 1
+
+
+@kernel
+def relative(seat, viewer, n):
+    """``seat`` (0..n-1) as seen from ``viewer``: 0 self, 1 next clockwise, ...
+    (a comparison instead of ``%``: no integer division)."""
+    r = seat - viewer
+    return r + n if r < 0 else r
