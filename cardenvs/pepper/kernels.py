@@ -66,50 +66,57 @@ EFFECTIVE_SUIT, TRUMP_STRENGTH = (t.astype(np.int8) for t in _rank_tables())
 PLAIN_STRENGTH = np.arange(NUM_TYPES) % 6  # A high .. 9 low
 
 
-# ---------------------------------------------------------------- legal mask
+# ---------------------------------------------------------------- legal masks
+# The per-row helpers take the few arrays they write and scalars: every
+# array handed to a compiled function is reference-counted on the call,
+# which cost more than the mask itself when they took the whole state.
 @kernel
-def legal_row(row, phase, current, dealer, high_bid, bid_allowed, stick_dealer, trump, trick, leader, in_trick,
-              hands, legal):
-    """Rewrite ``legal[row]`` from the row's phase.
+def bid_mask(legal, row, high, may_pass, bid_allowed):
+    """``legal[row]`` in the auction: a bid above ``high`` (on this player
+    count's ladder, ``bid_allowed``), and pass if ``may_pass``."""
+    for a in range(NUM_ACTIONS):
+        legal[row, a] = False
+    for a in range(high + 1, BID_BIG + 1):
+        legal[row, a] = bid_allowed[a]
+    legal[row, PASS] = may_pass
 
-    Bidding: a bid above the high bid (of this player count's ladder), or
-    pass -- except the stuck dealer (``stick_dealer``: nobody bid and it is
-    the dealer's turn, so everyone else passed).  Choosing trump: the four
-    suits and no-trump.  Playing: follow the suit led if able (the left
-    bower is a trump, not a card of its printed suit), else any card held.
-    Over: nothing.
-    """
-    mask = legal[row]
-    mask[:] = False
-    ph = phase[row]
-    if ph == BIDDING:
-        high = high_bid[row]
-        for a in range(high + 1, BID_BIG + 1):
-            mask[a] = bid_allowed[a]
-        mask[PASS] = not (stick_dealer and high == NO_BID and current[row] == dealer[row])
-    elif ph == CHOOSING_TRUMP:
-        for a in range(TRUMP0, TRUMP_NONE + 1):
-            mask[a] = True
-    elif ph == PLAYING:
-        hand = hands[row, current[row]]
-        suit_of = EFFECTIVE_SUIT[trump[row]]
-        follows = False
-        if in_trick[row] > 0:
-            led = suit_of[trick[row, leader[row]]]
-            for t in range(NUM_TYPES):
-                if hand[t] > 0 and suit_of[t] == led:
-                    mask[PLAY0 + t] = True
-                    follows = True
-        if not follows:  # leading, or void in the suit led: any card held
-            for t in range(NUM_TYPES):
-                mask[PLAY0 + t] = hand[t] > 0
+
+@kernel
+def may_pass(stick_dealer, high, seat, dealer):
+    """Whether ``seat`` may pass: not when sticking the dealer, nobody has
+    bid and it is the dealer's turn (so everyone else passed)."""
+    return not (stick_dealer and high == NO_BID and seat == dealer)
+
+
+@kernel
+def trump_mask(legal, row):
+    """``legal[row]`` of the winning bidder: the four suits and no-trump."""
+    for a in range(NUM_ACTIONS):
+        legal[row, a] = TRUMP0 <= a <= TRUMP_NONE
+
+
+@kernel
+def play_mask(legal, hands, row, seat, trump, led):
+    """``legal[row]`` of ``seat`` in the play: a card of the (effective) suit
+    ``led`` if it holds one (the left bower is a trump, not a card of its
+    printed suit), else any card it holds; ``led`` -1: it leads."""
+    for a in range(PLAY0):
+        legal[row, a] = False
+    follows = False
+    for t in range(NUM_TYPES):  # (no branch per card: random hands would mispredict it)
+        same = (hands[row, seat, t] > 0) & (EFFECTIVE_SUIT[trump, t] == led)
+        legal[row, PLAY0 + t] = same
+        follows |= same
+    if not follows:
+        for t in range(NUM_TYPES):
+            legal[row, PLAY0 + t] = hands[row, seat, t] > 0
 
 
 # ---------------------------------------------------------------- the deal
 @kernel
 def open_hands(rows, orders, slot_of_position, n, dealer, scores, side_of_seat, hands, dead, phase, current,
                high_bid, bidder, passed, trump, trick, in_trick, trick_no, public, history, trick_leaders,
-               trick_winners, bid_allowed, stick_dealer, leader, legal):
+               trick_winners, bid_allowed, stick_dealer, legal):
     """Deal deck ``orders[i]`` (card types, top first) in game ``rows[i]``
     and open its auction.
 
@@ -145,15 +152,13 @@ def open_hands(rows, orders, slot_of_position, n, dealer, scores, side_of_seat, 
         trick_leaders[row] = 0
         trick_winners[row] = -1
         current[row] = first % n
-        legal_row(row, phase, current, dealer, high_bid, bid_allowed, stick_dealer, trump, trick, leader,
-                  in_trick, hands, legal)
+        bid_mask(legal, row, NO_BID, may_pass(stick_dealer, NO_BID, current[row], dealer[row]), bid_allowed)
 
 
 # ---------------------------------------------------------------- the auction
 @kernel
 def bid(rows, actions, n, target_score, max_hands, score_delta, side_of_seat, current, passed, high_bid, bidder,
-        public, phase, dealer, bid_allowed, stick_dealer, trump, trick, leader, in_trick, hands, scores,
-        hand_number, done, legal, rewards, redeal):
+        public, phase, dealer, bid_allowed, stick_dealer, scores, hand_number, done, legal, rewards, redeal):
     """One pass or bid in each row, then the row's new legal mask.
 
     A player who passes is out of the auction.  It ends when all but one
@@ -187,10 +192,10 @@ def bid(rows, actions, n, target_score, max_hands, score_delta, side_of_seat, cu
                             done, phase, current, legal, rewards):
                 redeal[count] = row
                 count += 1
-            continue
-        if high != NO_BID and (still_in == 1 or high == BID_BIG):
+        elif high != NO_BID and (still_in == 1 or high == BID_BIG):
             phase[row] = CHOOSING_TRUMP
             current[row] = bidder[row]
+            trump_mask(legal, row)
         else:
             nxt = (seat + 1) % n  # (never kept: a bid ends the auction before everyone is out)
             for k in range(1, n + 1):
@@ -198,14 +203,12 @@ def bid(rows, actions, n, target_score, max_hands, score_delta, side_of_seat, cu
                     nxt = (seat + k) % n
                     break
             current[row] = nxt
-        legal_row(row, phase, current, dealer, high_bid, bid_allowed, stick_dealer, trump, trick, leader,
-                  in_trick, hands, legal)
+            bid_mask(legal, row, high, may_pass(stick_dealer, high, nxt, dealer[row]), bid_allowed)
     return count
 
 
 @kernel
-def choose_trump(rows, actions, trump, phase, bidder, leader, current, dealer, high_bid, bid_allowed, stick_dealer,
-                 trick, in_trick, hands, legal):
+def choose_trump(rows, actions, trump, phase, bidder, leader, current, hands, legal):
     """The winning bidder names trump (or no-trump) and leads the first trick."""
     for i in range(rows.shape[0]):
         row = rows[i]
@@ -213,25 +216,23 @@ def choose_trump(rows, actions, trump, phase, bidder, leader, current, dealer, h
         phase[row] = PLAYING
         leader[row] = bidder[row]
         current[row] = bidder[row]
-        legal_row(row, phase, current, dealer, high_bid, bid_allowed, stick_dealer, trump, trick, leader,
-                  in_trick, hands, legal)
+        play_mask(legal, hands, row, current[row], trump[row], -1)
 
 
 # ---------------------------------------------------------------- the play
 @kernel
-def trick_winner(row, n, trick, leader, trump):
-    """Seat winning the full trick of ``row``: the highest trump in it; with
-    no trump (or at no-trump), the highest card of the suit led."""
-    t = trump[row]
-    suit_of = EFFECTIVE_SUIT[t]
-    led = suit_of[trick[row, leader[row]]]
+def trick_winner(trick, row, n, leader, trump):
+    """Seat winning the full trick of ``row`` (led by seat ``leader``): the
+    highest trump in it; with no trump (or at no-trump), the highest card of
+    the suit led."""
+    led = EFFECTIVE_SUIT[trump, trick[row, leader]]
     best, winner = -1, 0
     for s in range(n):
         card = trick[row, s]
         strength = -1  # off-suit: cannot win
-        if TRUMP_STRENGTH[t, card] >= 0:
-            strength = TRUMP_WINS + TRUMP_STRENGTH[t, card]
-        elif suit_of[card] == led:
+        if TRUMP_STRENGTH[trump, card] >= 0:
+            strength = TRUMP_WINS + TRUMP_STRENGTH[trump, card]
+        elif EFFECTIVE_SUIT[trump, card] == led:
             strength = PLAIN_STRENGTH[card]
         if strength > best:
             best, winner = strength, s
@@ -241,8 +242,7 @@ def trick_winner(row, n, trick, leader, trump):
 @kernel
 def play(rows, actions, n, num_tricks, num_sides, side_of_seat, fail_penalty, big_pepper, target_score, max_hands,
          score_delta, current, hands, trick, public, in_trick, trump, leader, trick_no, trick_leaders, trick_winners,
-         history, high_bid, bidder, scores, hand_number, done, phase, dealer, bid_allowed, stick_dealer, legal,
-         rewards, redeal):
+         history, high_bid, bidder, scores, hand_number, done, phase, legal, rewards, redeal):
     """One card played in each row, then the row's new legal mask.
 
     A full trick goes to its winner, who leads the next one; after the
@@ -261,33 +261,34 @@ def play(rows, actions, n, num_tricks, num_sides, side_of_seat, fail_penalty, bi
         public[row, seat, TABLE + card] = 1
         in_trick[row] += 1
         if in_trick[row] < n:
-            current[row] = (seat + 1) % n
-        else:
-            winner = trick_winner(row, n, trick, leader, trump)
-            k = trick_no[row]
-            trick_leaders[row, k] = leader[row]
-            trick_winners[row, k] = winner
-            for s in range(n):  # each seat's table card joins the cards it played
-                c = trick[row, s]
-                history[row, k, s] = c
-                public[row, s, TABLE + c] = 0
-                public[row, s, PLAYED + c] += 1
-                trick[row, s] = -1
-            public[row, winner, TRICKS] += 1
-            in_trick[row] = 0
-            trick_no[row] = k + 1
-            leader[row] = winner
-            current[row] = winner
-            if k + 1 == num_tricks:
-                score_hand(row, n, num_tricks, num_sides, side_of_seat, fail_penalty, big_pepper, score_delta,
-                           public, high_bid, bidder, scores, hand_number, rewards)
-                if end_or_go_on(row, n, target_score, max_hands, score_delta, side_of_seat, scores, hand_number,
-                                done, phase, current, legal, rewards):
-                    redeal[count] = row
-                    count += 1
-                continue
-        legal_row(row, phase, current, dealer, high_bid, bid_allowed, stick_dealer, trump, trick, leader,
-                  in_trick, hands, legal)
+            nxt = (seat + 1) % n
+            current[row] = nxt
+            play_mask(legal, hands, row, nxt, trump[row], EFFECTIVE_SUIT[trump[row], trick[row, leader[row]]])
+            continue
+        winner = trick_winner(trick, row, n, leader[row], trump[row])
+        k = trick_no[row]
+        trick_leaders[row, k] = leader[row]
+        trick_winners[row, k] = winner
+        for s in range(n):  # each seat's table card joins the cards it played
+            c = trick[row, s]
+            history[row, k, s] = c
+            public[row, s, TABLE + c] = 0
+            public[row, s, PLAYED + c] += 1
+            trick[row, s] = -1
+        public[row, winner, TRICKS] += 1
+        in_trick[row] = 0
+        trick_no[row] = k + 1
+        leader[row] = winner
+        current[row] = winner
+        if k + 1 < num_tricks:
+            play_mask(legal, hands, row, winner, trump[row], -1)
+            continue
+        score_hand(row, n, num_tricks, num_sides, side_of_seat, fail_penalty, big_pepper, score_delta, public,
+                   high_bid, bidder, scores, hand_number, rewards)
+        if end_or_go_on(row, n, target_score, max_hands, score_delta, side_of_seat, scores, hand_number, done,
+                        phase, current, legal, rewards):
+            redeal[count] = row
+            count += 1
     return count
 
 

@@ -114,7 +114,7 @@ class PepperRules(TurnBasedRules):
                            state.dealer, state.scores, self.side_of_seat, state.hands, state.dead, state.phase,
                            state.current, state.high_bid, state.bidder, state.passed, state.trump, state.trick,
                            state.in_trick, state.trick_no, state.public, state.history, state.trick_leaders,
-                           state.trick_winners, self.bid_allowed, self.stick_dealer, state.leader, state.legal)
+                           state.trick_winners, self.bid_allowed, self.stick_dealer, state.legal)
 
     # ------------------------------------------------------------------ step
     def step(self, state: BatchState, actions: np.ndarray) -> np.ndarray:
@@ -127,15 +127,14 @@ class PepperRules(TurnBasedRules):
         count = kernels.bid(rows, actions, self.num_players, self.target_score, self.hand_limit,
                             self.reward == "score_delta", self.side_of_seat, state.current, state.passed,
                             state.high_bid, state.bidder, state.public, state.phase, state.dealer, self.bid_allowed,
-                            self.stick_dealer, state.trump, state.trick, state.leader, state.in_trick, state.hands,
-                            state.scores, state.hand_number, state.done, state.legal, rewards, redeal)
+                            self.stick_dealer, state.scores, state.hand_number, state.done, state.legal, rewards,
+                            redeal)
         if count:  # the hand is thrown in: no score, the deal passes on
             self.pass_the_deal(state, redeal[:count])
 
     def _choose_trump(self, state, rows, actions, rewards) -> None:
         kernels.choose_trump(rows, actions, state.trump, state.phase, state.bidder, state.leader, state.current,
-                             state.dealer, state.high_bid, self.bid_allowed, self.stick_dealer, state.trick,
-                             state.in_trick, state.hands, state.legal)
+                             state.hands, state.legal)
 
     def _play(self, state, rows, actions, rewards) -> None:
         """A card per row (tricks resolved, hands scored, games ended); the next hands are dealt."""
@@ -145,8 +144,7 @@ class PepperRules(TurnBasedRules):
                              self.reward == "score_delta", state.current, state.hands, state.trick, state.public,
                              state.in_trick, state.trump, state.leader, state.trick_no, state.trick_leaders,
                              state.trick_winners, state.history, state.high_bid, state.bidder, state.scores,
-                             state.hand_number, state.done, state.phase, state.dealer, self.bid_allowed,
-                             self.stick_dealer, state.legal, rewards, redeal)
+                             state.hand_number, state.done, state.phase, state.legal, rewards, redeal)
         if count:
             self.pass_the_deal(state, redeal[:count])
 
