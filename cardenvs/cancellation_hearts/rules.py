@@ -363,52 +363,63 @@ class CancellationHeartsRules(TurnBasedRules):
 def legal_masks(rows, phase, current, hands, trick, trick_no, hearts_broken, legal):
     """Rewrite ``legal[row]`` for every row in ``rows`` (:func:`legal_row`)."""
     for i in range(rows.shape[0]):
-        legal_row(rows[i], phase, current, hands, trick, trick_no, hearts_broken, legal)
+        row = rows[i]
+        legal_row(legal[row], hands[row, current[row]], phase[row], trick[row, 0], trick_no[row] == 0,
+                  hearts_broken[row])
 
 
 @kernel
-def legal_row(row, phase, current, hands, trick, trick_no, hearts_broken, legal):
-    """Rewrite ``legal[row]`` from the row's phase.
+def legal_row(mask, hand, phase, lead_card, opening, hearts_broken):
+    """Rewrite one row's legal ``mask`` (its seat to act holds ``hand``) from its phase.
 
-    Passing: any card held.  Playing: follow the suit led if able; a lead
-    may not be a heart before hearts are broken, and the opening lead
-    neither a heart nor a Black Maria, unless the hand holds nothing else.
-    Moon choice: both choices.  Over: nothing.
+    Passing: any card held.  Playing: follow the suit of ``lead_card`` if
+    able (-1: leading); a lead may not be a heart before hearts are broken,
+    and the ``opening`` lead neither a heart nor a Black Maria, unless the
+    hand holds nothing else.  Moon choice: both choices.  Over: nothing.
+
+    (Takes the row's slices, not the whole arrays: a call passes every
+    array as several machine words, and this runs once per row.)
     """
-    mask = legal[row]
     mask[:] = False
-    ph = phase[row]
-    if ph == MOON_CHOICE:
+    if phase == MOON_CHOICE:
         mask[MOON_SELF] = True
         mask[MOON_OTHERS] = True
         return
-    if ph != PASSING and ph != PLAYING:
+    if phase == PASSING:
+        held_cards(hand, mask[PASS0:PASS0 + NUM_TYPES])
         return
-    hand = hands[row, current[row]]
-    if ph == PASSING:
-        for t in range(NUM_TYPES):
-            mask[PASS0 + t] = hand[t] > 0
+    if phase != PLAYING:
         return
     play = mask[PLAY0:PLAY0 + NUM_TYPES]
-    lead_card = trick[row, 0]
-    can = False
     if lead_card >= 0:  # following: the suit led (13 consecutive types), if the hand holds any
         first = lead_card // 13 * 13
+        held = 0
         for t in range(first, first + 13):
             if hand[t] > 0:
                 play[t] = True
-                can = True
+                held += 1
+        if held:
+            return
     else:
-        situation = LEAD_OPENING if trick_no[row] == 0 else (
-            LEAD_BROKEN if hearts_broken[row] else LEAD_UNBROKEN)
-        allowed = LEAD_ALLOWED[situation]
+        allowed = LEAD_ALLOWED[LEAD_OPENING if opening else (LEAD_BROKEN if hearts_broken else LEAD_UNBROKEN)]
+        held = 0
         for t in range(NUM_TYPES):
-            if hand[t] > 0 and allowed[t]:
-                play[t] = True
-                can = True
-    if not can:  # nothing allowed held: any card held
-        for t in range(NUM_TYPES):
-            play[t] = hand[t] > 0
+            ok = (hand[t] > 0) & allowed[t]
+            play[t] = ok
+            held += ok
+        if held:
+            return
+    held_cards(hand, play)  # nothing allowed held: any card held
+
+
+@kernel
+def held_cards(counts, mask):
+    """``mask[:] = counts > 0``; returns how many types are held."""
+    held = 0
+    for t in range(counts.shape[0]):
+        mask[t] = counts[t] > 0
+        held += counts[t] > 0
+    return held
 
 
 @kernel
@@ -446,7 +457,8 @@ def pass_cards(rows, actions, n, hands, pass_chosen, pass_count, pass_dir, deale
         current[row] = (dealer[row] + 1 + count // CARDS_PASSED) % n
         if count == CARDS_PASSED * n:
             exchange(row, n, hands, pass_chosen, pass_dir, leader, current, phase, private, public)
-        legal_row(row, phase, current, hands, trick, trick_no, hearts_broken, legal)
+        legal_row(legal[row], hands[row, current[row]], phase[row], trick[row, 0], trick_no[row] == 0,
+                  hearts_broken[row])
 
 
 @kernel
@@ -510,7 +522,8 @@ def play_cards(rows, actions, n, num_tricks, phase, hands, current, leader, in_t
                                   widow_holder, public):
             hand_over[ended] = row
             ended += 1
-        legal_row(row, phase, current, hands, trick, trick_no, hearts_broken, legal)
+        legal_row(legal[row], hands[row, current[row]], phase[row], trick[row, 0], trick_no[row] == 0,
+                  hearts_broken[row])
     return ended
 
 
@@ -542,9 +555,10 @@ def end_trick(row, n, num_tricks, current, leader, in_trick, trick_no, trick, tr
         got = pile_points[row]
         points[row, w] += got
         seen_points[row, w] += got
+        won, carried = taken[row, w], pile[row]
         for t in range(NUM_TYPES):
-            taken[row, w, t] += pile[row, t]
-            pile[row, t] = 0
+            won[t] += carried[t]
+        carried[:] = 0
         pile_points[row] = 0
         if widow_holder[row] == WIDOW_WAITING:  # the first trick won takes the widow, face down
             widow_holder[row] = w
@@ -559,9 +573,10 @@ def end_trick(row, n, num_tricks, current, leader, in_trick, trick_no, trick, tr
     public[row, ob.CARRIED_POINTS] = pile_points[row]
     if trick_no[row] < num_tricks:
         return False
+    nobodys, carried = uncollected[row], pile[row]
     for t in range(NUM_TYPES):  # the hand is over: an unclaimed pile goes to nobody
-        uncollected[row, t] += pile[row, t]
-        pile[row, t] = 0
+        nobodys[t] += carried[t]
+    carried[:] = 0
     pile_points[row] = 0
     if widow_holder[row] == WIDOW_WAITING:
         widow_holder[row] = WIDOW_NOBODY
