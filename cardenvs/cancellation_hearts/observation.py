@@ -123,24 +123,33 @@ def encode_rows(rows, seats, n, hands, private, public, leader, dealer, widow_ho
     and RECEIVED); the per-seat numbers and one-hots, by relative seat
     (relative seat j is absolute seat ``(viewer + j) % n``), are written
     here, and every column for a seat that does not exist is zero.
+
+    (The block copies index 1-D views from 0, which the compiler
+    vectorises, and seats wrap with a compare: an integer division per seat
+    costs more than the rest of the row.)
     """
     for i in range(rows.shape[0]):
         row = rows[i]
         seat = seats[i]
         o = out[i]
+        hand, o_hand = hands[row, seat], o[HAND_AT:PRIVATE_AT]
         for t in range(NUM_TYPES):
-            o[HAND_AT + t] = hands[row, seat, t]
+            o_hand[t] = hand[t]
+        kept, o_kept = private[row, seat], o[PRIVATE_AT:PRIVATE_AT + POINTS]
         for c in range(POINTS):  # PASSED, RECEIVED
-            o[PRIVATE_AT + c] = private[row, seat, c]
-        for c in range(POINTS, PRIVATE_SIZE):
-            o[PRIVATE_AT + c] = 0
+            o_kept[c] = kept[c]
+        o[PRIVATE_AT + POINTS:PUBLIC_AT] = 0
         for j in range(n):
-            s = (seat + j) % n
+            s = seat + j - n if seat + j >= n else seat + j
             o[PRIVATE_AT + POINTS + j] = seen_points[row, s]
             o[PRIVATE_AT + SCORES + j] = min(max(scores[row, s], -SCORE_LIMIT), SCORE_LIMIT)
-        o[PRIVATE_AT + LEADER + (leader[row] - seat) % n] = 1
-        o[PRIVATE_AT + DEALER + (dealer[row] - seat) % n] = 1
+        rel = leader[row] - seat
+        o[PRIVATE_AT + LEADER + (rel + n if rel < 0 else rel)] = 1
+        rel = dealer[row] - seat
+        o[PRIVATE_AT + DEALER + (rel + n if rel < 0 else rel)] = 1
         if widow_holder[row] >= 0:  # a holder < 0: not taken (yet), nobody's
-            o[PRIVATE_AT + WIDOW_HOLDER + (widow_holder[row] - seat) % n] = 1
+            rel = widow_holder[row] - seat
+            o[PRIVATE_AT + WIDOW_HOLDER + (rel + n if rel < 0 else rel)] = 1
+        shared, o_shared = public[row], o[PUBLIC_AT:]
         for c in range(PUBLIC_SIZE):
-            o[PUBLIC_AT + c] = public[row, c]
+            o_shared[c] = shared[c]
