@@ -11,10 +11,11 @@ hands ``int8``, the public planes ``int16``, ``passed`` and ``legal`` bool,
 everything else ``int64``; ``rewards`` ``float32``).
 
 No kernel draws a random number: the deck orders are shuffled by the rules
-with the batch's numpy generator and passed in.  Kernels that end hands
-write the rows that need a new deal to an output array (in row order) and
-return how many, so the rules deal them all at once, in the same order as
-ever.
+with the batch's numpy generator and passed in.  The step kernels take the
+whole batch's ``actions`` (one per game) and the rows to step; those that
+end hands write the rows needing a new deal to an output array (in row
+order) and return how many, so the rules deal them all at once, in the same
+order as ever.
 """
 from __future__ import annotations
 
@@ -66,6 +67,36 @@ EFFECTIVE_SUIT, TRUMP_STRENGTH = (t.astype(np.int8) for t in _rank_tables())
 PLAIN_STRENGTH = np.arange(NUM_TYPES) % 6  # A high .. 9 low
 
 
+def _suit_members() -> np.ndarray:
+    """``SUIT_MEMBERS[trump, led + 1, t]``: 1 if card type t counts as suit
+    ``led`` under ``trump`` (row ``led + 1 = 0``, nobody led: all 0)."""
+    members = np.zeros((5, 5, NUM_TYPES), np.int8)
+    for led in range(4):
+        members[:, led + 1] = EFFECTIVE_SUIT == led
+    return members
+
+
+SUIT_MEMBERS = _suit_members()
+ANY_CARD = np.ones(NUM_TYPES, np.int8)
+
+
+# ---------------------------------------------------------------- a step
+@kernel
+def rows_by_phase(done, phase, rows):
+    """Write the unfinished games to ``rows`` grouped by phase, each group in
+    row order: playing, then bidding, then choosing trump (the order the
+    rules step them in); return the end of each group."""
+    count = 0
+    ends = np.empty(3, np.int64)
+    for group, ph in enumerate((PLAYING, BIDDING, CHOOSING_TRUMP)):
+        for row in range(phase.shape[0]):
+            if phase[row] == ph and not done[row]:
+                rows[count] = row
+                count += 1
+        ends[group] = count
+    return ends[0], ends[1], ends[2]
+
+
 # ---------------------------------------------------------------- legal masks
 # The per-row helpers take the few arrays they write and scalars: every
 # array handed to a compiled function is reference-counted on the call,
@@ -99,17 +130,23 @@ def trump_mask(legal, row):
 def play_mask(legal, hands, row, seat, trump, led):
     """``legal[row]`` of ``seat`` in the play: a card of the (effective) suit
     ``led`` if it holds one (the left bower is a trump, not a card of its
-    printed suit), else any card it holds; ``led`` -1: it leads."""
+    printed suit), else any card it holds; ``led`` -1: it leads.
+
+    Hands hold 0 or 1 of each card, so "held and of the suit led" is a byte
+    AND with a row of :data:`SUIT_MEMBERS` (no branch per card: random
+    hands would mispredict it).
+    """
+    hand = hands[row, seat]
+    members = SUIT_MEMBERS[trump, led + 1]
+    follows = np.int8(0)
+    for t in range(NUM_TYPES):
+        follows |= hand[t] & members[t]
+    allowed = members if follows else ANY_CARD
+    mask = legal[row]
     for a in range(PLAY0):
-        legal[row, a] = False
-    follows = False
-    for t in range(NUM_TYPES):  # (no branch per card: random hands would mispredict it)
-        same = (hands[row, seat, t] > 0) & (EFFECTIVE_SUIT[trump, t] == led)
-        legal[row, PLAY0 + t] = same
-        follows |= same
-    if not follows:
-        for t in range(NUM_TYPES):
-            legal[row, PLAY0 + t] = hands[row, seat, t] > 0
+        mask[a] = False
+    for t in range(NUM_TYPES):
+        mask[PLAY0 + t] = (hand[t] & allowed[t]) != 0
 
 
 # ---------------------------------------------------------------- the deal
@@ -159,7 +196,7 @@ def open_hands(rows, orders, slot_of_position, n, dealer, scores, side_of_seat, 
 @kernel
 def bid(rows, actions, n, target_score, max_hands, score_delta, side_of_seat, current, passed, high_bid, bidder,
         public, phase, dealer, bid_allowed, stick_dealer, scores, hand_number, done, legal, rewards, redeal):
-    """One pass or bid in each row, then the row's new legal mask.
+    """The pass or bid ``actions[row]`` in each of ``rows``, then the row's new legal mask.
 
     A player who passes is out of the auction.  It ends when all but one
     player have passed after a bid, or at Big Pepper: the high bidder names
@@ -173,7 +210,7 @@ def bid(rows, actions, n, target_score, max_hands, score_delta, side_of_seat, cu
     for i in range(rows.shape[0]):
         row = rows[i]
         seat = current[row]
-        action = actions[i]
+        action = actions[row]
         if action == PASS:
             passed[row, seat] = True
         else:
@@ -209,10 +246,11 @@ def bid(rows, actions, n, target_score, max_hands, score_delta, side_of_seat, cu
 
 @kernel
 def choose_trump(rows, actions, trump, phase, bidder, leader, current, hands, legal):
-    """The winning bidder names trump (or no-trump) and leads the first trick."""
+    """In each of ``rows`` the winning bidder names trump (or no-trump) with
+    ``actions[row]`` and leads the first trick."""
     for i in range(rows.shape[0]):
         row = rows[i]
-        trump[row] = actions[i] - TRUMP0
+        trump[row] = actions[row] - TRUMP0
         phase[row] = PLAYING
         leader[row] = bidder[row]
         current[row] = bidder[row]
@@ -243,7 +281,7 @@ def trick_winner(trick, row, n, leader, trump):
 def play(rows, actions, n, num_tricks, num_sides, side_of_seat, fail_penalty, big_pepper, target_score, max_hands,
          score_delta, current, hands, trick, public, in_trick, trump, leader, trick_no, trick_leaders, trick_winners,
          history, high_bid, bidder, scores, hand_number, done, phase, legal, rewards, redeal):
-    """One card played in each row, then the row's new legal mask.
+    """The card ``actions[row]`` played in each of ``rows``, then the row's new legal mask.
 
     A full trick goes to its winner, who leads the next one; after the
     hand's last trick the hand is scored (:func:`score_hand`) and the game
@@ -255,7 +293,7 @@ def play(rows, actions, n, num_tricks, num_sides, side_of_seat, fail_penalty, bi
     for i in range(rows.shape[0]):
         row = rows[i]
         seat = current[row]
-        card = actions[i] - PLAY0
+        card = actions[row] - PLAY0
         hands[row, seat, card] = 0
         trick[row, seat] = card
         public[row, seat, TABLE + card] = 1

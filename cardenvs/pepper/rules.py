@@ -118,8 +118,21 @@ class PepperRules(TurnBasedRules):
 
     # ------------------------------------------------------------------ step
     def step(self, state: BatchState, actions: np.ndarray) -> np.ndarray:
-        return self.step_by_phase(state, actions, ((PLAYING, self._play), (BIDDING, self._bid),
-                                                   (CHOOSING_TRUMP, self._choose_trump)))
+        """Step every unfinished game by its phase: the plays, then the bids,
+        then the trump choices (so the deals the plays and bids need draw from
+        the generator in that order).  One kernel pass groups the rows; each
+        handler gets its rows and the whole ``actions`` (one per game)."""
+        actions = np.asarray(actions, np.int64)
+        rewards = np.zeros((state.batch, self.num_players), np.float32)
+        rows = np.empty(state.batch, np.int64)
+        playing, bidding, choosing = kernels.rows_by_phase(state.done, state.phase, rows)
+        if playing:
+            self._play(state, rows[:playing], actions, rewards)
+        if bidding > playing:
+            self._bid(state, rows[playing:bidding], actions, rewards)
+        if choosing > bidding:
+            self._choose_trump(state, rows[bidding:choosing], actions, rewards)
+        return rewards
 
     def _bid(self, state, rows, actions, rewards) -> None:
         """A pass or a bid per row; hands thrown in (everyone passed) are dealt anew."""
