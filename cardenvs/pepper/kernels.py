@@ -83,18 +83,26 @@ ANY_CARD = np.ones(NUM_TYPES, np.int8)
 # ---------------------------------------------------------------- a step
 @kernel
 def rows_by_phase(done, phase, rows):
-    """Write the unfinished games to ``rows`` grouped by phase, each group in
-    row order: playing, then bidding, then choosing trump (the order the
-    rules step them in); return the end of each group."""
-    count = 0
-    ends = np.empty(3, np.int64)
-    for group, ph in enumerate((PLAYING, BIDDING, CHOOSING_TRUMP)):
-        for row in range(phase.shape[0]):
-            if phase[row] == ph and not done[row]:
-                rows[count] = row
-                count += 1
-        ends[group] = count
-    return ends[0], ends[1], ends[2]
+    """Write the unfinished games in each phase to a row of ``rows`` (in
+    row order): ``rows[0]`` playing, ``rows[1]`` bidding, ``rows[2]``
+    choosing trump (the order the rules step them in); return how many
+    each.
+
+    A compaction without a branch per game (the phases of random games
+    would mispredict it): each game is written at the next free slot of
+    every group, which only advances in its own group -- so each row of
+    ``rows`` needs one slot more than the batch.
+    """
+    playing = bidding = choosing = 0
+    for row in range(phase.shape[0]):
+        ph = phase[row] if not done[row] else DONE
+        rows[0, playing] = row
+        rows[1, bidding] = row
+        rows[2, choosing] = row
+        playing += ph == PLAYING
+        bidding += ph == BIDDING
+        choosing += ph == CHOOSING_TRUMP
+    return playing, bidding, choosing
 
 
 # ---------------------------------------------------------------- legal masks

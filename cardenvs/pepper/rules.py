@@ -124,14 +124,14 @@ class PepperRules(TurnBasedRules):
         handler gets its rows and the whole ``actions`` (one per game)."""
         actions = np.asarray(actions, np.int64)
         rewards = np.zeros((state.batch, self.num_players), np.float32)
-        rows = np.empty(state.batch, np.int64)
+        rows = np.empty((3, state.batch + 1), np.int64)
         playing, bidding, choosing = kernels.rows_by_phase(state.done, state.phase, rows)
         if playing:
-            self._play(state, rows[:playing], actions, rewards)
-        if bidding > playing:
-            self._bid(state, rows[playing:bidding], actions, rewards)
-        if choosing > bidding:
-            self._choose_trump(state, rows[bidding:choosing], actions, rewards)
+            self._play(state, rows[0, :playing], actions, rewards)
+        if bidding:
+            self._bid(state, rows[1, :bidding], actions, rewards)
+        if choosing:
+            self._choose_trump(state, rows[2, :choosing], actions, rewards)
         return rewards
 
     def _bid(self, state, rows, actions, rewards) -> None:
