@@ -105,10 +105,18 @@ def rows_by_phase(done, phase, rows):
     return playing, bidding, choosing
 
 
+@kernel
+def clockwise(seat, steps, n):
+    """The seat ``steps`` (0..n) places clockwise of ``seat`` (0..n-1), by a
+    comparison instead of ``%`` (no integer division)."""
+    after = seat + steps
+    return after - n if after >= n else after
+
+
 # ---------------------------------------------------------------- legal masks
-# The per-row helpers take the few arrays they write and scalars: every
-# array handed to a compiled function is reference-counted on the call,
-# which cost more than the mask itself when they took the whole state.
+# The per-row helpers take the few arrays they use and scalars: a call
+# between compiled functions costs more the more arrays it passes (a mask
+# helper taking the whole state cost more than the mask itself).
 @kernel
 def bid_mask(legal, row, high, may_pass, bid_allowed):
     """``legal[row]`` in the auction: a bid above ``high`` (on this player
@@ -175,11 +183,10 @@ def open_hands(rows, orders, slot_of_position, n, dealer, scores, side_of_seat, 
         row = rows[i]
         hands[row] = 0
         dead[row] = 0
-        first = dealer[row] + 1
         for k in range(orders.shape[1]):
             slot = slot_of_position[k]
             if 0 <= slot < n:
-                hands[row, (first + slot) % n, orders[i, k]] += 1
+                hands[row, clockwise(dealer[row], 1 + slot, n), orders[i, k]] += 1
             else:
                 dead[row, orders[i, k]] += 1
         phase[row] = BIDDING
@@ -196,7 +203,7 @@ def open_hands(rows, orders, slot_of_position, n, dealer, scores, side_of_seat, 
         history[row] = -1
         trick_leaders[row] = 0
         trick_winners[row] = -1
-        current[row] = first % n
+        current[row] = clockwise(dealer[row], 1, n)
         bid_mask(legal, row, NO_BID, may_pass(stick_dealer, NO_BID, current[row], dealer[row]), bid_allowed)
 
 
@@ -242,10 +249,10 @@ def bid(rows, actions, n, target_score, max_hands, score_delta, side_of_seat, cu
             current[row] = bidder[row]
             trump_mask(legal, row)
         else:
-            nxt = (seat + 1) % n  # (never kept: a bid ends the auction before everyone is out)
+            nxt = clockwise(seat, 1, n)  # (never kept: a bid ends the auction before everyone is out)
             for k in range(1, n + 1):
-                if not passed[row, (seat + k) % n]:
-                    nxt = (seat + k) % n
+                if not passed[row, clockwise(seat, k, n)]:
+                    nxt = clockwise(seat, k, n)
                     break
             current[row] = nxt
             bid_mask(legal, row, high, may_pass(stick_dealer, high, nxt, dealer[row]), bid_allowed)
@@ -307,7 +314,7 @@ def play(rows, actions, n, num_tricks, num_sides, side_of_seat, fail_penalty, bi
         public[row, seat, TABLE + card] = 1
         in_trick[row] += 1
         if in_trick[row] < n:
-            nxt = (seat + 1) % n
+            nxt = clockwise(seat, 1, n)
             current[row] = nxt
             play_mask(legal, hands, row, nxt, trump[row], EFFECTIVE_SUIT[trump[row], trick[row, leader[row]]])
             continue

@@ -2,7 +2,9 @@
 
 State is a :class:`~cardenvs.core.game.BatchState` of arrays with one row per
 game; :class:`PepperRules` holds the configuration and applies the rules to
-all rows at once.  The PettingZoo env (:mod:`cardenvs.pepper.env`) and the
+all rows at once, the per-row work in the compiled kernels of
+:mod:`cardenvs.pepper.kernels` (which also define the card tables, action
+ids and phases, re-exported here).  The PettingZoo env (:mod:`cardenvs.pepper.env`) and the
 vector engine (:mod:`cardenvs.vector`) are both views over this class.
 
 Card types (local ids): ``suit * 6 + r`` with suits ``C D H S`` and
