@@ -324,3 +324,23 @@ def test_kept_meld_observation_blocks_match_a_fresh_encoding():
             assert obs.dtype == np.int16 and venv.single_observation_space.dtype == np.int16
         mask = info["action_mask"]
         obs, _, _, _, info = venv.step((rng.random(mask.shape) * mask).argmax(-1))
+
+
+def test_observation_batches_held_by_the_caller_are_never_rewritten():
+    """Large observation arrays are recycled once nothing refers to them any
+    more (``observation._output_array``): an array still held, or only a view
+    of it, keeps its values through later steps, and no new observation
+    shares memory with it."""
+    venv = V.make("push_v0", num_envs=512, seed=5)  # 5 MB observations: recycled
+    obs, info = venv.reset()
+    rng = np.random.default_rng(5)
+    view = obs[3:7]  # only a view of the first batch is kept
+    first = obs.copy()
+    obs, _, _, _, info = venv.step((rng.random(info["action_mask"].shape) * info["action_mask"]).argmax(-1))
+    held, second = obs, obs.copy()
+    for _ in range(12):
+        mask = info["action_mask"]
+        obs, _, _, _, info = venv.step((rng.random(mask.shape) * mask).argmax(-1))
+        assert not np.shares_memory(obs, held) and not np.shares_memory(obs, view)
+    np.testing.assert_array_equal(view, first[3:7])
+    np.testing.assert_array_equal(held, second)

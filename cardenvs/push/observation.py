@@ -52,6 +52,8 @@ Never encoded: other hands, the stock order.
 """
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 
 from ..core.jit import kernel
@@ -84,12 +86,39 @@ _WILD_INDEX = np.zeros(NT + 1, np.int64)
 _WILD_INDEX[[0, 13, 26, 39, 52]] = [1, 2, 3, 4, 5]
 
 
+# A large batch of observations (every vector step: 40 MB at 4096 games) as a
+# fresh array is fresh memory, which the system hands out as zeroed pages on
+# first write: the zeroing costs as much again as writing the observations.
+# So large outputs are recycled: an array returned before is written again
+# once nothing but this pool refers to it (its CPython reference count), i.e.
+# once the caller has dropped it and every view of it.  A caller still never
+# gets an array that anything else can see.
+_RECYCLE_BYTES = 4 << 20
+_POOL_SIZE = 3
+_pool: list[np.ndarray] = []
+
+
+def _output_array(shape: tuple[int, int], dtype: np.dtype) -> np.ndarray:
+    """An uninitialised array for :func:`encode` to fill completely."""
+    if shape[0] * shape[1] * dtype.itemsize < _RECYCLE_BYTES:
+        return np.empty(shape, dtype)
+    for buf in _pool:
+        # referred to by the pool, this loop variable and getrefcount's argument only
+        if sys.getrefcount(buf) == 3 and buf.shape == shape and buf.dtype == dtype:
+            return buf
+    buf = np.empty(shape, dtype)
+    if len(_pool) >= _POOL_SIZE:
+        _pool.pop(0)
+    _pool.append(buf)
+    return buf
+
+
 def encode(rules, state, seats: np.ndarray, rows: np.ndarray | None = None) -> np.ndarray:
     """Observation ``(len(seats), OBS_SIZE)`` (dtype ``rules.obs_dtype``) of the
     games in ``rows`` (default: every row), row i seen by seat ``seats[i]``."""
     seats = np.asarray(seats, np.int64)
     rows = np.arange(len(seats)) if rows is None else np.asarray(rows, np.int64)
-    out = np.empty((len(rows), OBS_SIZE), rules.obs_dtype)
+    out = _output_array((len(rows), OBS_SIZE), np.dtype(rules.obs_dtype))
     _encode_rows(out, rows, seats, rules.team, rules.rounds, state.hands, state.pile, state.pile_size,
                  state.pile_counts, state.stock_size, state.contract_done, state.scores, state.round_i, state.phase,
                  state.in_contract, state.contract_idx, state.pend, state.owed, state.dealer, state.turns,
@@ -166,33 +195,39 @@ def refresh_slots(state, rows: np.ndarray, slots: np.ndarray) -> None:
 @kernel
 def _refresh_blocks(meld_obs, rows, slots, n_melds, meld_kind, meld_rank, meld_counts, meld_suit, meld_lo, meld_hi,
                     meld_pos, natural_type, wild_types):
-    """The kept block of each (``rows[i]``, ``slots[i]``), from the meld;
+    """:func:`refresh_block` of each (``rows[i]``, ``slots[i]``)."""
+    for i in range(rows.shape[0]):
+        refresh_block(meld_obs, rows[i], slots[i], n_melds, meld_kind, meld_rank, meld_counts, meld_suit, meld_lo,
+                      meld_hi, meld_pos, natural_type, wild_types)
+
+
+@kernel
+def refresh_block(meld_obs, b, m, n_melds, meld_kind, meld_rank, meld_counts, meld_suit, meld_lo, meld_hi, meld_pos,
+                  natural_type, wild_types):
+    """Re-encode the kept block of meld slot ``m`` of game ``b`` from the meld;
     ``natural_type[suit, position]`` and ``wild_types`` are the rules'
     ``POS_TYPE`` and ``WILD``."""
-    for i in range(rows.shape[0]):
-        b = rows[i]
-        m = slots[i]
-        blk = meld_obs[b, m]
-        blk[:] = 0
-        kind = meld_kind[b, m]
-        if kind == 0:
-            continue
-        blk[USED] = 1
-        blk[PENDING] = m >= n_melds[b]
-        blk[KIND + kind - 1] = 1
-        if kind == 1:  # set
-            R = np.int64(meld_rank[b, m])
-            blk[SET_RANK + R] = 1
-            for x in range(4):
-                blk[SET_CARDS + x] = meld_counts[b, m, x * 13 + R]
-            for w in range(5):
-                blk[SET_CARDS + 4 + w] = meld_counts[b, m, wild_types[w]]
-        else:  # run
-            s = np.int64(meld_suit[b, m])
-            blk[RUN_SUIT + s] = 1
-            for p in range(np.int64(meld_lo[b, m]), np.int64(meld_hi[b, m]) + 1):
-                blk[SPAN + p] = 1
-            for p in range(14):
-                card = np.int64(meld_pos[b, m, p])
-                if card >= 0:  # natural (a 2 in its own place too), or which wild
-                    blk[POS + 6 * p + (0 if card == natural_type[s, p] else _WILD_INDEX[card])] = 1
+    blk = meld_obs[b, m]
+    blk[:] = 0
+    kind = meld_kind[b, m]
+    if kind == 0:
+        return
+    blk[USED] = 1
+    blk[PENDING] = m >= n_melds[b]
+    blk[KIND + kind - 1] = 1
+    if kind == 1:  # set
+        R = np.int64(meld_rank[b, m])
+        blk[SET_RANK + R] = 1
+        for x in range(4):
+            blk[SET_CARDS + x] = meld_counts[b, m, x * 13 + R]
+        for w in range(5):
+            blk[SET_CARDS + 4 + w] = meld_counts[b, m, wild_types[w]]
+    else:  # run
+        s = np.int64(meld_suit[b, m])
+        blk[RUN_SUIT + s] = 1
+        for p in range(np.int64(meld_lo[b, m]), np.int64(meld_hi[b, m]) + 1):
+            blk[SPAN + p] = 1
+        for p in range(14):
+            card = np.int64(meld_pos[b, m, p])
+            if card >= 0:  # natural (a 2 in its own place too), or which wild
+                blk[POS + 6 * p + (0 if card == natural_type[s, p] else _WILD_INDEX[card])] = 1

@@ -1,9 +1,12 @@
 """Push: the batched rules core (every rule of ``shared/rules/push.md``).
 
 State is a :class:`~cardenvs.core.game.BatchState` of arrays, one row per
-game; :class:`PushRules` applies the rules to all rows at once (every branch
-is a row subset).  The PettingZoo env (:mod:`cardenvs.push.env`) and the
-vector engine are views over this class.
+game; :class:`PushRules` applies the rules to all rows at once.  The per-row
+work (applying the actions, the legal masks with their feasibility checks)
+is done by compiled kernels (:func:`apply_actions`, :func:`legal_masks`:
+loops over the rows, see :mod:`cardenvs.core.jit`); dealing, shuffling and
+scoring are whole-batch numpy.  The PettingZoo env (:mod:`cardenvs.push.env`)
+and the vector engine are views over this class.
 
 Card types (local ids, 53): ``suit * 13 + rank`` with suits ``C D H S`` and
 ranks ``2 3 4 5 6 7 8 9 T J Q K A`` (0..12); the joker is 52.  Two copies of
@@ -111,6 +114,7 @@ from ..core.cards import holdings, standard_deck
 from ..core.game import BatchState, TurnBasedRules, choice, positive_int
 from ..core.jit import kernel
 from . import observation
+from .observation import refresh_block
 
 DECK = standard_deck(copies=2, jokers=4)
 NT = DECK.num_types  # 53
@@ -134,6 +138,9 @@ POS_CH = ["A"] + list("23456789TJQK") + ["A"]
 # Spans of a run (same 77 for every suit): lo..hi, 3..13 positions.
 SPANS = [(lo, hi) for lo in range(NUM_POS) for hi in range(lo + 2, NUM_POS) if hi - lo + 1 <= 13]
 NSP = len(SPANS)  # 77
+SPAN_INDEX = np.full((NUM_POS, NUM_POS), -1, np.int64)  # (lo, hi) -> span j
+for _j, (_lo, _hi) in enumerate(SPANS):
+    SPAN_INDEX[_lo, _hi] = _j
 SPAN_LO = np.array([s[0] for s in SPANS])
 SPAN_HI = np.array([s[1] for s in SPANS])
 SPAN_D = np.zeros((NSP, 13), np.int64)  # rank demand of each span (0/1; a span holds one ace at most)
@@ -375,27 +382,31 @@ def mixed_feasible(hs, n, W, R, m, has_nat, cover, nat):
 
 
 @kernel
-def _declare_runs(legal, b, hs, W, min_len, k_more, L, cover, nat, pre_cov, pre_nat):
+def _declare_runs(legal, b, hs, W, min_len, k_more, L, cover, nat):
     """``legal[b, run declares]``: a run of each suit over each span of
     ``min_len``+ positions that can be completed, with ``k_more`` whole runs
-    of ``L`` after it.  Spans are filtered first by the pending run's own
-    necessary condition (a natural, slots beyond the cover within ``W``) from
-    prefix sums over the positions (a span holds each rank at most once)."""
+    of ``L`` after it.
+
+    A span must hold a natural and have no more uncovered positions than
+    ``W`` (:func:`runs_feasible`'s conditions for the run itself, exactly its
+    answer when ``k_more`` is 0).  Both only improve / worsen as a span grows
+    upwards, so the spans from each ``lo`` are walked until the gaps exceed
+    ``W``: sparse hands visit a few spans, not all 77 per suit."""
     for s in range(4):
-        pre_cov[0] = 0
-        pre_nat[0] = 0
-        for p in range(NUM_POS):
-            r = POS_RANK[p]
-            pre_nat[p + 1] = pre_nat[p] + hs[s, r]
-            pre_cov[p + 1] = pre_cov[p] + (1 if r > 0 and hs[s, r] >= 1 else 0)
-        for j in range(NSP):
-            lo = SPAN_LO[j]
-            hi = SPAN_HI[j]
-            if hi - lo + 1 < min_len or pre_nat[hi + 1] - pre_nat[lo] < 1 or \
-                    hi - lo + 1 - (pre_cov[hi + 1] - pre_cov[lo]) > W:
-                continue
-            if runs_feasible(hs, W, s, SPAN_D[j], False, k_more, L, cover, nat):
-                legal[b, RUN0 + s * NSP + j] = True
+        for lo in range(NUM_POS):
+            gaps = 0
+            held = 0
+            for hi in range(lo, min(lo + 13, NUM_POS)):  # 13 positions at most (no wrap-around)
+                r = POS_RANK[hi]
+                held += hs[s, r]
+                if r == 0 or hs[s, r] == 0:  # (a 2 covers as a wild, not as a natural)
+                    gaps += 1
+                    if gaps > W:
+                        break
+                if hi - lo + 1 >= min_len and held >= 1:
+                    j = SPAN_INDEX[lo, hi]
+                    if k_more == 0 or runs_feasible(hs, W, s, SPAN_D[j], False, k_more, L, cover, nat):
+                        legal[b, RUN0 + s * NSP + j] = True
 
 
 @kernel
@@ -410,20 +421,28 @@ def _table_mask(legal, b, h, owed, n_melds, meld_kind, meld_rank, meld_suit, mel
             n_target += 1
     has_owed = owed >= 0
     can_swap = not has_owed and n_target >= 1  # (the wild must have somewhere to go)
+    wilds_held = 0
+    for w in range(5):
+        wilds_held += h[WILD[w]]
     for m in range(n_melds):
         base = MELD0 + BLOCK * m
+        wilds_in = 0  # wilds standing in the meld (what a swap takes)
+        if can_swap:
+            for w in range(5):
+                wilds_in += meld_counts[m, WILD[w]]
         if meld_kind[m] == SET:
             R = np.int64(meld_rank[m])
             for x in range(4):  # a natural of the rank in a suit
                 if h[x * 13 + R] > 0:
                     legal[b, base + LAY_SET + x] = True
-                    if can_swap:
+                    if wilds_in:
                         for w in range(5):
                             if meld_counts[m, WILD[w]] > 0:
                                 legal[b, base + SWAP_SET + 5 * x + w] = True
-            for w in range(5):
-                if h[WILD[w]] > 0:
-                    legal[b, base + LAY_SET + 4 + w] = True
+            if wilds_held:
+                for w in range(5):
+                    if h[WILD[w]] > 0:
+                        legal[b, base + LAY_SET + 4 + w] = True
             continue
         s = np.int64(meld_suit[m])
         lo = np.int64(meld_lo[m])
@@ -432,19 +451,21 @@ def _table_mask(legal, b, h, owed, n_melds, meld_kind, meld_rank, meld_suit, mel
         # extend at either end; a lay-off filling the last run with room (no
         # set) is not offered while a wild is owed, unless it is that wild
         last_target = has_owed and length + 1 == 13 and n_target - 1 < 1
-        for end in range(2):
-            newp = lo - 1 if end == 0 else hi + 1
-            if newp < 0 or newp > 13 or length >= 13:
-                continue
-            at = base + (LAY_LOW if end == 0 else LAY_HIGH)
-            nat_t = POS_TYPE[s, newp]
-            if h[nat_t] > 0 and (not last_target or nat_t == owed):
-                legal[b, at] = True
-            for w in range(5):
-                own_two = newp == 1 and WILD[w] == s * 13  # a 2 in its own place is the natural
-                if h[WILD[w]] > 0 and not own_two and (not last_target or WILD[w] == owed):
-                    legal[b, at + 1 + w] = True
-        if can_swap:  # give a position's natural, take the wild standing there
+        if length < 13:
+            for end in range(2):
+                newp = lo - 1 if end == 0 else hi + 1
+                if newp < 0 or newp > 13:
+                    continue
+                at = base + (LAY_LOW if end == 0 else LAY_HIGH)
+                nat_t = POS_TYPE[s, newp]
+                if h[nat_t] > 0 and (not last_target or nat_t == owed):
+                    legal[b, at] = True
+                if wilds_held:
+                    for w in range(5):
+                        own_two = newp == 1 and WILD[w] == s * 13  # a 2 in its own place is the natural
+                        if h[WILD[w]] > 0 and not own_two and (not last_target or WILD[w] == owed):
+                            legal[b, at + 1 + w] = True
+        if wilds_in:  # give a position's natural, take the wild standing there
             for p in range(lo, hi + 1):
                 c = np.int64(meld_pos[m, p])
                 if c >= 0 and IS_WILD[c] and not (p == 1 and c == s * 13) and h[POS_TYPE[s, p]] > 0:
@@ -464,8 +485,6 @@ def legal_masks(legal, rows, phase, current, rounds, round_i, hands, pend, pend_
     d = np.zeros(13, np.int64)
     cover = np.zeros((4, MAX_WINDOWS), np.int64)
     nat = np.zeros((4, MAX_WINDOWS), np.int64)
-    pre_cov = np.zeros(NUM_POS + 1, np.int64)
-    pre_nat = np.zeros(NUM_POS + 1, np.int64)
     for i in range(rows.shape[0]):
         b = rows[i]
         legal[b, :] = False
@@ -503,7 +522,7 @@ def legal_masks(legal, rows, phase, current, rounds, round_i, hands, pend, pend_
                 for R in range(1, 13):
                     if n[R] >= 1 and n[R] + W >= 3:
                         legal[b, SET0 + R - 1] = True
-                _declare_runs(legal, b, hs, W, 3, 0, 3, cover, nat, pre_cov, pre_nat)
+                _declare_runs(legal, b, hs, W, 3, 0, 3, cover, nat)
                 _table_mask(legal, b, h, owed[b], slot, meld_kind[b], meld_rank[b], meld_suit[b], meld_lo[b],
                             meld_hi[b], meld_pos[b], meld_counts[b])
             elif con_kind == SET:  # the next contract meld
@@ -519,7 +538,7 @@ def legal_masks(legal, rows, phase, current, rounds, round_i, hands, pend, pend_
             else:
                 if k_after:
                     window_counts(hs, runlen, cover, nat)
-                _declare_runs(legal, b, hs, W, runlen, k_after, runlen, cover, nat, pre_cov, pre_nat)
+                _declare_runs(legal, b, hs, W, runlen, k_after, runlen, cover, nat)
 
         elif pend[b] == SET:  # add (the hand after adding each of the 9 must still finish) / end
             R = np.int64(meld_rank[b, slot])
@@ -575,6 +594,156 @@ def legal_masks(legal, rows, phase, current, rounds, round_i, hands, pend, pend_
                     hs[typ // 13, typ % 13] += 1
                 if ok:
                     legal[b, FILL0 + x] = True
+
+
+# -------------------------------------------------------------------- actions
+@kernel
+def apply_actions(rows, actions, ended, out_seat, max_turns, rounds, round_i, current, phase, turns, hands, stock,
+                  stock_top, stock_size, pile, pile_size, pile_counts, n_melds, meld_kind, meld_owner, meld_rank,
+                  meld_suit, meld_lo, meld_hi, meld_pos, meld_counts, meld_len, meld_obs, pend, pend_next, pend_nat,
+                  in_contract, contract_idx, contract_done, owed):
+    """Apply ``actions[i]`` (legal) to game ``rows[i]``: move the cards, build
+    the melds, advance the turn; a round that ends (a player out:
+    ``out_seat``, or the stock or the turn limit exhausted) is marked in
+    ``ended`` for :meth:`PushRules._end_round`.  The meld an action touches
+    gets its observation block re-encoded."""
+    for i in range(rows.shape[0]):
+        b = rows[i]
+        a = actions[i]
+        cat = ACT_CAT[a]
+        seat = current[b]
+        complete = False  # the pending meld is finished
+        check_out = False  # the hand may be empty
+        m = ACT_A1[a] if cat >= C_LAY_SET else n_melds[b]  # the meld a melding action touches
+        card = -1  # the card going from the hand to meld m
+        if cat == C_TAKE:
+            top = pile[b, pile_size[b] - 1]
+            pile_size[b] -= 1
+            pile_counts[b, top] -= 1
+            hands[b, seat, top] += 1
+            phase[b] = MELD
+        elif cat == C_PUSH:
+            if stock_size[b] < 2:
+                ended[b] = True  # the stock is exhausted: the round ends at once
+                continue
+            left = (seat + 1) % 4
+            c1 = stock[b, stock_top[b]]
+            c3 = stock[b, stock_top[b] + 1]
+            c2 = pile[b, pile_size[b] - 1]
+            pile_size[b] -= 1
+            pile_counts[b, c2] -= 1
+            hands[b, left, c1] += 1
+            hands[b, left, c2] += 1
+            hands[b, seat, c3] += 1
+            stock_top[b] += 2
+            stock_size[b] -= 2
+            phase[b] = MELD
+        elif cat == C_DISCARD:
+            card = ACT_A1[a]
+            hands[b, seat, card] -= 1
+            pile[b, pile_size[b]] = card
+            pile_size[b] += 1
+            pile_counts[b, card] += 1
+            turns[b] += 1
+            held = 0
+            for t in range(NT):
+                held += hands[b, seat, t]
+            if held == 0:
+                ended[b] = True
+                out_seat[b] = seat
+            elif turns[b] >= max_turns:
+                ended[b] = True
+            else:
+                current[b] = (seat + 1) % 4
+                phase[b] = DRAW
+            continue
+        elif cat == C_SET or cat == C_RUN:  # declare: a new pending meld at slot m
+            if not contract_done[b, seat] and not in_contract[b]:
+                in_contract[b] = True
+                contract_idx[b] = 0
+            meld_kind[b, m] = SET if cat == C_SET else RUN
+            meld_owner[b, m] = seat
+            meld_len[b, m] = 0
+            meld_counts[b, m, :] = 0
+            meld_pos[b, m, :] = -1
+            pend[b] = SET if cat == C_SET else RUN
+            pend_nat[b] = False
+            if cat == C_SET:
+                meld_rank[b, m] = ACT_A1[a]
+            else:
+                meld_suit[b, m] = ACT_A1[a]
+                meld_lo[b, m] = SPAN_LO[ACT_A2[a]]
+                meld_hi[b, m] = SPAN_HI[ACT_A2[a]]
+                pend_next[b] = SPAN_LO[ACT_A2[a]]
+        elif cat == C_ADD:
+            kk = ACT_A1[a]
+            card = kk * 13 + meld_rank[b, m] if kk < 4 else WILD[kk - 4]
+            pend_nat[b] = pend_nat[b] or kk < 4
+        elif cat == C_END:
+            complete = True
+        elif cat == C_FILL:
+            kk = ACT_A1[a]
+            p = pend_next[b]
+            card = POS_TYPE[meld_suit[b, m], p] if kk == 0 else WILD[kk - 1]
+            meld_pos[b, m, p] = card
+            pend_nat[b] = pend_nat[b] or kk == 0
+            pend_next[b] += 1
+            complete = p == meld_hi[b, m]
+        elif cat == C_LAY_SET:
+            kk = ACT_A2[a]
+            card = kk * 13 + meld_rank[b, m] if kk < 4 else WILD[kk - 4]
+            check_out = True
+        elif cat == C_LAY_RUN:
+            kk = ACT_A2[a] % 6
+            if ACT_A2[a] < 6:  # low end
+                p = meld_lo[b, m] - 1
+                meld_lo[b, m] = p
+            else:
+                p = meld_hi[b, m] + 1
+                meld_hi[b, m] = p
+            card = POS_TYPE[meld_suit[b, m], p] if kk == 0 else WILD[kk - 1]
+            meld_pos[b, m, p] = card
+            check_out = True
+        else:  # swap: give the natural, take the wild (owed until it is used)
+            if cat == C_SWAP_RUN:
+                p = ACT_A2[a]
+                wild = np.int64(meld_pos[b, m, p])
+                natural = POS_TYPE[meld_suit[b, m], p]
+                meld_pos[b, m, p] = natural
+            else:
+                natural = (ACT_A2[a] // 5) * 13 + meld_rank[b, m]
+                wild = WILD[ACT_A2[a] % 5]
+            hands[b, seat, natural] -= 1
+            hands[b, seat, wild] += 1
+            meld_counts[b, m, natural] += 1
+            meld_counts[b, m, wild] -= 1
+            owed[b] = wild
+        if card >= 0:  # a card from the hand into meld m
+            hands[b, seat, card] -= 1
+            meld_counts[b, m, card] += 1
+            meld_len[b, m] += 1
+            if owed[b] == card:
+                owed[b] = -1
+        if complete:  # the pending meld is finished: it joins the table
+            n_melds[b] += 1
+            pend[b] = NO_MELD
+            if in_contract[b]:
+                contract_idx[b] += 1
+                if contract_idx[b] == CON_LEN[rounds[round_i[b]]]:
+                    contract_done[b, seat] = True
+                    in_contract[b] = False
+            check_out = True
+        if check_out:
+            held = 0
+            for t in range(NT):
+                held += hands[b, seat, t]
+            if held == 0:
+                ended[b] = True
+                out_seat[b] = seat
+        if cat >= C_SET:
+            refresh_block(meld_obs, b, m, n_melds, meld_kind, meld_rank, meld_counts, meld_suit, meld_lo, meld_hi,
+                          meld_pos, POS_TYPE, WILD)
+
 
 # --------------------------------------------------------------------- rules
 class PushRules(TurnBasedRules):
@@ -719,201 +888,21 @@ class PushRules(TurnBasedRules):
         actions = np.asarray(actions, np.int64)
         rewards = np.zeros((state.batch, 4), np.float32)
         active = np.flatnonzero(~state.done)
-        a = actions[active]
-        cat = ACT_CAT[a]
         ended = np.zeros(state.batch, bool)  # round over
         out_seat = np.full(state.batch, -1, np.int64)
-        # the meld each melding action touches: a table meld, or the pending one
-        melding = cat >= C_SET
-        touched = np.where(cat[melding] >= C_LAY_SET, ACT_A1[a[melding]], state.n_melds[active[melding]])
-        handlers = {C_TAKE: self._take, C_PUSH: self._push, C_DISCARD: self._discard, C_SET: self._declare_set,
-                    C_RUN: self._declare_run, C_ADD: self._add, C_END: self._end_set, C_FILL: self._fill,
-                    C_LAY_SET: self._layoff_set, C_LAY_RUN: self._layoff_run, C_SWAP_RUN: self._swap_run,
-                    C_SWAP_SET: self._swap_set}
-        for c in np.unique(cat):
-            sel = cat == c
-            handlers[c](state, active[sel], a[sel], ended, out_seat)
-        observation.refresh_slots(state, active[melding], touched)
+        apply_actions(active, actions[active], ended, out_seat, self.max_turns, self.rounds, state.round_i,
+                      state.current, state.phase, state.turns, state.hands, state.stock, state.stock_top,
+                      state.stock_size, state.pile, state.pile_size, state.pile_counts, state.n_melds,
+                      state.meld_kind, state.meld_owner, state.meld_rank, state.meld_suit, state.meld_lo,
+                      state.meld_hi, state.meld_pos, state.meld_counts, state.meld_len, state.meld_obs, state.pend,
+                      state.pend_next, state.pend_nat, state.in_contract, state.contract_idx, state.contract_done,
+                      state.owed)
         e = np.flatnonzero(ended)
         if e.size:
             self._end_round(state, e, out_seat[e], rewards)
         upd = active[~state.done[active]]
         self._update_legal(state, upd)
         return rewards
-
-    # draw
-    def _take(self, state, rows, a, ended, out_seat):
-        seat = state.current[rows]
-        top = state.pile[rows, state.pile_size[rows] - 1]
-        state.pile_size[rows] -= 1
-        state.pile_counts[rows, top] -= 1
-        state.hands[rows, seat, top] += 1
-        state.phase[rows] = MELD
-
-    def _push(self, state, rows, a, ended, out_seat):
-        short = state.stock_size[rows] < 2
-        ended[rows[short]] = True  # the stock is exhausted: the round ends at once
-        r = rows[~short]
-        if not r.size:
-            return
-        seat = state.current[r]
-        left = (seat + 1) % 4
-        c1 = state.stock[r, state.stock_top[r]]
-        c3 = state.stock[r, state.stock_top[r] + 1]
-        c2 = state.pile[r, state.pile_size[r] - 1]
-        state.pile_size[r] -= 1
-        state.pile_counts[r, c2] -= 1
-        state.hands[r, left, c1] += 1
-        state.hands[r, left, c2] += 1
-        state.hands[r, seat, c3] += 1
-        state.stock_top[r] += 2
-        state.stock_size[r] -= 2
-        state.phase[r] = MELD
-
-    def _discard(self, state, rows, a, ended, out_seat):
-        seat = state.current[rows]
-        card = ACT_A1[a]
-        state.hands[rows, seat, card] -= 1
-        state.pile[rows, state.pile_size[rows]] = card
-        state.pile_size[rows] += 1
-        state.pile_counts[rows, card] += 1
-        state.turns[rows] += 1
-        out = state.hands[rows, seat].sum(1) == 0
-        ended[rows[out]] = True
-        out_seat[rows[out]] = seat[out]
-        limit = ~out & (state.turns[rows] >= self.max_turns)
-        ended[rows[limit]] = True
-        nxt = rows[~out & ~limit]
-        state.current[nxt] = (state.current[nxt] + 1) % 4
-        state.phase[nxt] = DRAW
-
-    # declare
-    def _start_meld(self, state, rows, kind):
-        seat = state.current[rows]
-        slot = state.n_melds[rows]
-        start = ~state.contract_done[rows, seat] & ~state.in_contract[rows]
-        state.in_contract[rows[start]] = True
-        state.contract_idx[rows[start]] = 0
-        state.meld_kind[rows, slot] = kind
-        state.meld_owner[rows, slot] = seat
-        state.meld_len[rows, slot] = 0
-        state.meld_counts[rows, slot] = 0
-        state.meld_pos[rows, slot] = -1
-        state.pend[rows] = kind
-        state.pend_nat[rows] = False
-        return slot
-
-    def _declare_set(self, state, rows, a, ended, out_seat):
-        slot = self._start_meld(state, rows, SET)
-        state.meld_rank[rows, slot] = ACT_A1[a]
-
-    def _declare_run(self, state, rows, a, ended, out_seat):
-        slot = self._start_meld(state, rows, RUN)
-        state.meld_suit[rows, slot] = ACT_A1[a]
-        j = ACT_A2[a]
-        state.meld_lo[rows, slot] = SPAN_LO[j]
-        state.meld_hi[rows, slot] = SPAN_HI[j]
-        state.pend_next[rows] = SPAN_LO[j]
-
-    def _to_meld(self, state, rows, seat, slot, card):
-        """Move one card from the player's hand into meld ``slot``."""
-        state.hands[rows, seat, card] -= 1
-        state.meld_counts[rows, slot, card] += 1
-        state.meld_len[rows, slot] += 1
-        paid = state.owed[rows] == card
-        state.owed[rows[paid]] = -1
-
-    def _add(self, state, rows, a, ended, out_seat):
-        seat = state.current[rows]
-        slot = state.n_melds[rows]
-        kk = ACT_A1[a]
-        R = state.meld_rank[rows, slot].astype(np.int64)
-        card = np.where(kk < 4, kk * 13 + R, WILD[np.clip(kk - 4, 0, 4)])
-        self._to_meld(state, rows, seat, slot, card)
-        state.pend_nat[rows] |= kk < 4
-
-    def _end_set(self, state, rows, a, ended, out_seat):
-        self._complete(state, rows, ended, out_seat)
-
-    def _fill(self, state, rows, a, ended, out_seat):
-        seat = state.current[rows]
-        slot = state.n_melds[rows]
-        kk = ACT_A1[a]
-        s = state.meld_suit[rows, slot].astype(np.int64)
-        p = state.pend_next[rows]
-        card = np.where(kk == 0, POS_TYPE[s, p], WILD[np.clip(kk - 1, 0, 4)])
-        self._to_meld(state, rows, seat, slot, card)
-        state.meld_pos[rows, slot, p] = card
-        state.pend_nat[rows] |= kk == 0
-        state.pend_next[rows] += 1
-        full = p == state.meld_hi[rows, slot]
-        self._complete(state, rows[full], ended, out_seat)
-
-    def _complete(self, state, rows, ended, out_seat):
-        """The pending meld is finished: it joins the table."""
-        if not rows.size:
-            return
-        seat = state.current[rows]
-        state.n_melds[rows] += 1
-        state.pend[rows] = NO_MELD
-        inc = rows[state.in_contract[rows]]
-        state.contract_idx[inc] += 1
-        fin = inc[state.contract_idx[inc] == CON_LEN[self.rounds[state.round_i[inc]]]]
-        state.contract_done[fin, state.current[fin]] = True
-        state.in_contract[fin] = False
-        self._check_out(state, rows, seat, ended, out_seat)
-
-    def _check_out(self, state, rows, seat, ended, out_seat):
-        out = state.hands[rows, seat].sum(1) == 0
-        ended[rows[out]] = True
-        out_seat[rows[out]] = seat[out]
-
-    # table
-    def _layoff_set(self, state, rows, a, ended, out_seat):
-        seat = state.current[rows]
-        m = ACT_A1[a]
-        kk = ACT_A2[a]
-        R = state.meld_rank[rows, m].astype(np.int64)
-        card = np.where(kk < 4, kk * 13 + R, WILD[np.clip(kk - 4, 0, 4)])
-        self._to_meld(state, rows, seat, m, card)
-        self._check_out(state, rows, seat, ended, out_seat)
-
-    def _layoff_run(self, state, rows, a, ended, out_seat):
-        seat = state.current[rows]
-        m = ACT_A1[a]
-        end, kk = ACT_A2[a] // 6, ACT_A2[a] % 6
-        s = state.meld_suit[rows, m].astype(np.int64)
-        p = np.where(end == 0, state.meld_lo[rows, m].astype(np.int64) - 1, state.meld_hi[rows, m].astype(np.int64) + 1)
-        card = np.where(kk == 0, POS_TYPE[s, p], WILD[np.clip(kk - 1, 0, 4)])
-        self._to_meld(state, rows, seat, m, card)
-        state.meld_pos[rows, m, p] = card
-        low = end == 0
-        state.meld_lo[rows[low], m[low]] -= 1
-        state.meld_hi[rows[~low], m[~low]] += 1
-        self._check_out(state, rows, seat, ended, out_seat)
-
-    def _swap(self, state, rows, m, natural, wild):
-        seat = state.current[rows]
-        state.hands[rows, seat, natural] -= 1
-        state.hands[rows, seat, wild] += 1
-        state.meld_counts[rows, m, natural] += 1
-        state.meld_counts[rows, m, wild] -= 1
-        state.owed[rows] = wild
-
-    def _swap_run(self, state, rows, a, ended, out_seat):
-        m = ACT_A1[a]
-        p = ACT_A2[a]
-        s = state.meld_suit[rows, m].astype(np.int64)
-        wild = state.meld_pos[rows, m, p].astype(np.int64)
-        natural = POS_TYPE[s, p]
-        state.meld_pos[rows, m, p] = natural
-        self._swap(state, rows, m, natural, wild)
-
-    def _swap_set(self, state, rows, a, ended, out_seat):
-        m = ACT_A1[a]
-        x, w = ACT_A2[a] // 5, ACT_A2[a] % 5
-        R = state.meld_rank[rows, m].astype(np.int64)
-        self._swap(state, rows, m, x * 13 + R, WILD[w])
 
     # round end
     def _end_round(self, state, rows, out_seat, rewards):
