@@ -23,7 +23,7 @@ import numpy as np
 
 from ..core.cards import standard_deck
 from ..core.jit import kernel
-from .observation import BID, PLAYED, SCORE, TABLE, TRICKS
+from .observation import BID, PLAYED, SCORE, SEAT_PLANES, TABLE, TRICKS
 
 DECK = standard_deck("9TJQKA")  # 24 card types, one copy each
 NUM_TYPES = DECK.num_types
@@ -181,28 +181,33 @@ def open_hands(rows, orders, slot_of_position, n, dealer, scores, side_of_seat, 
     """
     for i in range(rows.shape[0]):
         row = rows[i]
-        hands[row] = 0
-        dead[row] = 0
+        for s in range(n):
+            for t in range(NUM_TYPES):
+                hands[row, s, t] = 0
+            for c in range(SEAT_PLANES):
+                public[row, s, c] = 0
+            public[row, s, SCORE] = scores[row, side_of_seat[s]]
+            passed[row, s] = False
+            trick[row, s] = -1
+        for t in range(NUM_TYPES):
+            dead[row, t] = 0
         for k in range(orders.shape[1]):
             slot = slot_of_position[k]
             if 0 <= slot < n:
                 hands[row, clockwise(dealer[row], 1 + slot, n), orders[i, k]] += 1
             else:
                 dead[row, orders[i, k]] += 1
+        for k in range(history.shape[1]):
+            for s in range(n):
+                history[row, k, s] = -1
+            trick_leaders[row, k] = 0
+            trick_winners[row, k] = -1
         phase[row] = BIDDING
         high_bid[row] = NO_BID
         bidder[row] = -1
-        passed[row] = False
         trump[row] = -1
-        trick[row] = -1
         in_trick[row] = 0
         trick_no[row] = 0
-        public[row] = 0
-        for s in range(n):
-            public[row, s, SCORE] = scores[row, side_of_seat[s]]
-        history[row] = -1
-        trick_leaders[row] = 0
-        trick_winners[row] = -1
         current[row] = clockwise(dealer[row], 1, n)
         bid_mask(legal, row, NO_BID, may_pass(stick_dealer, NO_BID, current[row], dealer[row]), bid_allowed)
 
@@ -218,7 +223,7 @@ def bid(rows, actions, n, target_score, max_hands, score_delta, side_of_seat, cu
     trump.  Otherwise the next seat clockwise still in the auction speaks.
     When everyone passed without a bid (only possible with
     ``all_pass="redeal"``) the hand is thrown in: no score, and the game
-    ends (:func:`end_or_go_on`, at ``max_hands``) or the row is written to
+    ends (:func:`game_over`, at ``max_hands``) or the row is written to
     ``redeal`` (in ``rows`` order) for the next deal; returns how many.
     """
     count = 0
@@ -240,8 +245,9 @@ def bid(rows, actions, n, target_score, max_hands, score_delta, side_of_seat, cu
         high = high_bid[row]
         if high == NO_BID and still_in == 0:  # thrown in
             hand_number[row] += 1
-            if end_or_go_on(row, n, target_score, max_hands, score_delta, side_of_seat, scores, hand_number,
-                            done, phase, current, legal, rewards):
+            if game_over(scores, row, target_score, max_hands, hand_number[row]):
+                end_game(row, n, score_delta, side_of_seat, scores, done, phase, current, legal, rewards)
+            else:
                 redeal[count] = row
                 count += 1
         elif high != NO_BID and (still_in == 1 or high == BID_BIG):
@@ -300,7 +306,7 @@ def play(rows, actions, n, num_tricks, num_sides, side_of_seat, fail_penalty, bi
 
     A full trick goes to its winner, who leads the next one; after the
     hand's last trick the hand is scored (:func:`score_hand`) and the game
-    ends or goes on (:func:`end_or_go_on`).  Rows whose game goes on need a
+    ends (:func:`game_over`) or goes on.  Rows whose game goes on need a
     new deal: they are written to ``redeal`` (in ``rows`` order) and their
     mask is left to the deal; returns how many.
     """
@@ -336,69 +342,75 @@ def play(rows, actions, n, num_tricks, num_sides, side_of_seat, fail_penalty, bi
         if k + 1 < num_tricks:
             play_mask(legal, hands, row, winner, trump[row], -1)
             continue
-        score_hand(row, n, num_tricks, num_sides, side_of_seat, fail_penalty, big_pepper, score_delta, public,
-                   high_bid, bidder, scores, hand_number, rewards)
-        if end_or_go_on(row, n, target_score, max_hands, score_delta, side_of_seat, scores, hand_number, done,
-                        phase, current, legal, rewards):
+        score_hand(scores, public, rewards, side_of_seat, row, n, num_tricks, num_sides, fail_penalty, big_pepper,
+                   score_delta, high_bid[row], side_of_seat[bidder[row]])
+        hand_number[row] += 1
+        if game_over(scores, row, target_score, max_hands, hand_number[row]):
+            end_game(row, n, score_delta, side_of_seat, scores, done, phase, current, legal, rewards)
+        else:
             redeal[count] = row
             count += 1
     return count
 
 
 @kernel
-def score_hand(row, n, num_tricks, num_sides, side_of_seat, fail_penalty, big_pepper, score_delta, public,
-               high_bid, bidder, scores, hand_number, rewards):
-    """Score the finished hand of ``row``.
+def side_tricks(public, row, n, side_of_seat, side):
+    """Tricks the seats of ``side`` won this hand in ``row``."""
+    tricks = 0
+    for s in range(n):
+        if side_of_seat[s] == side:
+            tricks += public[row, s, TRICKS]
+    return tricks
+
+
+@kernel
+def score_hand(scores, public, rewards, side_of_seat, row, n, num_tricks, num_sides, fail_penalty, big_pepper,
+               score_delta, high, bidding_side):
+    """Score the finished hand of ``row`` (high bid ``high`` by ``bidding_side``).
 
     Every side scores 1 point per trick it won, except the bidding side:
     made, the tricks it won (Big Pepper: ``big_pepper``); failed,
     ``-fail_penalty`` (Big Pepper: ``-big_pepper``).  A Pepper contracts for
     every trick.  With ``score_delta`` every seat is rewarded its side's change.
     """
-    delta = np.zeros(num_sides, np.int64)  # first the tricks won per side
-    for s in range(n):
-        delta[side_of_seat[s]] += public[row, s, TRICKS]
-    bid_ = high_bid[row]
-    side = side_of_seat[bidder[row]]
-    need = num_tricks if bid_ >= BID_LITTLE else bid_
-    made = delta[side] >= need
-    if bid_ == BID_BIG:
-        delta[side] = big_pepper if made else -big_pepper
-    elif not made:
-        delta[side] = -fail_penalty
     for side in range(num_sides):
-        scores[row, side] += delta[side]
-    for s in range(n):
-        public[row, s, SCORE] = scores[row, side_of_seat[s]]
-        if score_delta:
-            rewards[row, s] += np.float32(delta[side_of_seat[s]])
-    hand_number[row] += 1
+        delta = side_tricks(public, row, n, side_of_seat, side)
+        if side == bidding_side:
+            made = delta >= (num_tricks if high >= BID_LITTLE else high)
+            if high == BID_BIG:
+                delta = big_pepper if made else -big_pepper
+            elif not made:
+                delta = -fail_penalty
+        scores[row, side] += delta
+        for s in range(n):
+            if side_of_seat[s] == side:
+                public[row, s, SCORE] = scores[row, side]
+                if score_delta:
+                    rewards[row, s] += np.float32(delta)
 
 
 @kernel
-def end_or_go_on(row, n, target_score, max_hands, score_delta, side_of_seat, scores, hand_number, done, phase,
-                 current, legal, rewards):
-    """After a hand of ``row`` (scored, or thrown in): return True if the
-    game goes on (the next hand is to be dealt), else end it.
-
-    It ends once a side reached ``target_score``, or after ``max_hands``
-    hands (0: no limit).  The sides with the highest score win (+1 per seat,
-    the others -1, unless ``score_delta``).
-    """
-    top = scores[row, 0]
-    over = False
+def game_over(scores, row, target_score, max_hands, hands_played):
+    """Whether the game of ``row`` ends after its ``hands_played``-th hand: a
+    side reached ``target_score``, or ``max_hands`` were played (0: no limit)."""
+    over = max_hands > 0 and hands_played >= max_hands
     for side in range(scores.shape[1]):
         over |= scores[row, side] >= target_score
-        top = max(top, scores[row, side])
-    if max_hands > 0 and hand_number[row] >= max_hands:
-        over = True
-    if not over:
-        return True
+    return over
+
+
+@kernel
+def end_game(row, n, score_delta, side_of_seat, scores, done, phase, current, legal, rewards):
+    """The game of ``row`` is over: nobody acts, nothing is legal.  The sides
+    with the highest score win (+1 per seat, the others -1, unless
+    ``score_delta``)."""
     done[row] = True
     phase[row] = DONE
     current[row] = -1
     legal[row] = False
     if not score_delta:
+        top = scores[row, 0]
+        for side in range(scores.shape[1]):
+            top = max(top, scores[row, side])
         for s in range(n):
             rewards[row, s] += np.float32(1.0 if scores[row, side_of_seat[s]] == top else -1.0)
-    return False
