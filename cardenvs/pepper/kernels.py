@@ -77,6 +77,23 @@ def _suit_members() -> np.ndarray:
 
 
 SUIT_MEMBERS = _suit_members()
+
+
+def _card_strengths() -> np.ndarray:
+    """``CARD_STRENGTH[trump, led, t]``: how card type t ranks in a trick
+    whose (effective) suit led is ``led``: a trump beats any card of the
+    suit led (``TRUMP_WINS`` + its trump strength), which beats any other
+    card (-1: cannot win); at no-trump nothing is a trump."""
+    strength = np.full((5, 4, NUM_TYPES), -1, np.int8)
+    for trump in range(5):
+        for led in range(4):
+            strength[trump, led] = np.where(EFFECTIVE_SUIT[trump] == led, PLAIN_STRENGTH, -1)
+            is_trump = TRUMP_STRENGTH[trump] >= 0
+            strength[trump, led, is_trump] = TRUMP_WINS + TRUMP_STRENGTH[trump, is_trump]
+    return strength
+
+
+CARD_STRENGTH = _card_strengths()
 ANY_CARD = np.ones(NUM_TYPES, np.int8)
 
 
@@ -282,17 +299,11 @@ def choose_trump(rows, actions, trump, phase, bidder, leader, current, hands, le
 @kernel
 def trick_winner(trick, row, n, leader, trump):
     """Seat winning the full trick of ``row`` (led by seat ``leader``): the
-    highest trump in it; with no trump (or at no-trump), the highest card of
-    the suit led."""
+    strongest card by :data:`CARD_STRENGTH` for the suit led."""
     led = EFFECTIVE_SUIT[trump, trick[row, leader]]
     best, winner = -1, 0
     for s in range(n):
-        card = trick[row, s]
-        strength = -1  # off-suit: cannot win
-        if TRUMP_STRENGTH[trump, card] >= 0:
-            strength = TRUMP_WINS + TRUMP_STRENGTH[trump, card]
-        elif EFFECTIVE_SUIT[trump, card] == led:
-            strength = PLAIN_STRENGTH[card]
+        strength = CARD_STRENGTH[trump, led, trick[row, s]]
         if strength > best:
             best, winner = strength, s
     return winner
