@@ -13,6 +13,7 @@ from hypothesis import given, settings, strategies as st
 import cardenvs
 import cardenvs.vector as V
 from cardenvs import pepper_v0
+from cardenvs.pepper.kernels import BIDDING, CHOOSING_TRUMP, PLAYING, rows_by_phase
 from cardenvs.pepper.rules import DECK
 from pepper_reference import legal_texts
 from engine_checks import play_aec_and_vector_together
@@ -195,3 +196,14 @@ def test_observation_hides_other_hands():
         assert env_b.unwrapped.state_dict()["hands"][1] != env_a.unwrapped.state_dict()["hands"][1]
         np.testing.assert_array_equal(env_a.observe("player_0")["observation"],
                                       env_b.observe("player_0")["observation"])
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 3), st.booleans()), min_size=1, max_size=40))
+def test_rows_by_phase_groups_unfinished_games_in_row_order(games):
+    phase = np.array([p for p, _ in games], np.int64)
+    done = np.array([d for _, d in games], bool)
+    rows = np.full((3, len(games) + 1), -7, np.int64)
+    counts = rows_by_phase(done, phase, rows)
+    for group, ph in enumerate((PLAYING, BIDDING, CHOOSING_TRUMP)):
+        assert list(rows[group, :counts[group]]) == list(np.flatnonzero((phase == ph) & ~done))

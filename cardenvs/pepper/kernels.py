@@ -77,6 +77,7 @@ def _suit_members() -> np.ndarray:
 
 
 SUIT_MEMBERS = _suit_members()
+ANY_CARD = np.ones(NUM_TYPES, np.int8)  # what a player void in the suit led may play: any card held
 
 
 def _card_strengths() -> np.ndarray:
@@ -94,7 +95,6 @@ def _card_strengths() -> np.ndarray:
 
 
 CARD_STRENGTH = _card_strengths()
-ANY_CARD = np.ones(NUM_TYPES, np.int8)
 
 
 # ---------------------------------------------------------------- a step
