@@ -344,3 +344,18 @@ def test_observation_batches_held_by_the_caller_are_never_rewritten():
         assert not np.shares_memory(obs, held) and not np.shares_memory(obs, view)
     np.testing.assert_array_equal(view, first[3:7])
     np.testing.assert_array_equal(held, second)
+
+
+def test_observation_batches_are_recycled_once_dropped():
+    """The other half of the recycling: a large observation batch the caller
+    has dropped is written again by a later step (no fresh 40 MB per step)."""
+    venv = V.make("push_v0", num_envs=512, seed=6)
+    obs, info = venv.reset()
+    rng = np.random.default_rng(6)
+    seen = set()
+    for _ in range(4):
+        seen.add(obs.__array_interface__["data"][0])
+        del obs  # the caller keeps nothing of this batch
+        mask = info["action_mask"]
+        obs, _, _, _, info = venv.step((rng.random(mask.shape) * mask).argmax(-1))
+    assert obs.__array_interface__["data"][0] in seen

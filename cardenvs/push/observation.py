@@ -98,14 +98,28 @@ _POOL_SIZE = 3
 _pool: list[np.ndarray] = []
 
 
+def _references(pool: list, i: int) -> int:
+    """The reference count of ``pool[i]``, as this very code path reads it."""
+    return sys.getrefcount(pool[i])
+
+
+# What _references reads for an object that only its list refers to.  Measured
+# rather than assumed, because interpreters differ in which references they
+# count (CPython 3.14 borrows some on its evaluation stack): any holder
+# outside the pool adds at least one to this.
+_UNHELD = _references([object()], 0)
+
+
 def _output_array(shape: tuple[int, int], dtype: np.dtype) -> np.ndarray:
     """An uninitialised array for :func:`encode` to fill completely."""
     if shape[0] * shape[1] * dtype.itemsize < _RECYCLE_BYTES:
         return np.empty(shape, dtype)
-    for buf in _pool:
-        # referred to by the pool, this loop variable and getrefcount's argument only
-        if sys.getrefcount(buf) == 3 and buf.shape == shape and buf.dtype == dtype:
-            return buf
+    for i in range(len(_pool)):
+        buf = _pool[i]
+        if buf.shape == shape and buf.dtype == dtype:
+            del buf  # the check below must see the pool's reference only
+            if _references(_pool, i) == _UNHELD:
+                return _pool[i]
     buf = np.empty(shape, dtype)
     if len(_pool) >= _POOL_SIZE:
         _pool.pop(0)
