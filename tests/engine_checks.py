@@ -43,3 +43,30 @@ def play_aec_and_vector_together(game: str, seed: int = 42, **config) -> tuple[n
             break
     np.testing.assert_allclose(totals, aec_totals)
     return totals, steps, info
+
+
+def vector_trajectory_digest(game: str, batch: int, steps: int, seed: int, **config) -> str:
+    """A hash of everything the vector engine of ``game`` returns over
+    ``steps`` random legal steps (turn-based games: every 7th step moves
+    only a random subset of the games; finished games restart)."""
+    import hashlib
+    digest = hashlib.sha256()
+    venv = V.make(game, num_envs=batch, seed=seed, **config)
+    simultaneous = game == "spit_v0"
+    rng = np.random.default_rng(seed + 1)
+    obs, info = venv.reset()
+    digest.update(obs.tobytes() + info["action_mask"].tobytes())
+    for t in range(steps):
+        mask = info["action_mask"]
+        actions = (rng.random(mask.shape) * mask).argmax(-1)
+        if simultaneous:
+            obs, rewards, term, trunc, info = venv.step(actions)
+        else:
+            rows = rng.random(batch) < 0.5 if t % 7 == 3 else None
+            obs, rewards, term, trunc, info = venv.step(actions, rows)
+        for a in (obs, rewards, term, trunc, info["action_mask"], info.get("current_player", 0)):
+            digest.update(np.ascontiguousarray(a).tobytes())
+        for i in np.flatnonzero(term | trunc):
+            digest.update(np.asarray(info["final_obs"][i]).tobytes())
+            digest.update(np.asarray(info["final_scores"][i]).tobytes())
+    return digest.hexdigest()
