@@ -37,7 +37,6 @@ import numpy as np
 from ..core.cards import holdings, standard_deck
 from ..core.game import BatchState, TurnBasedRules, choice, positive_int
 from ..core.jit import kernel
-from ..core.tricks import cancelled_mask
 from . import observation as ob
 
 DECK = standard_deck(copies=2)  # 52 card types, two copies each
@@ -292,7 +291,7 @@ class CancellationHeartsRules(TurnBasedRules):
         texts = DECK.counts_to_texts
         leader = int(state.leader[b])
         trick = state.trick[b, :state.in_trick[b]]
-        cancelled = cancelled_mask(trick[None])[0]
+        cancelled = state.public[b, ob.CANCELLED:ob.CANCELLED + len(trick)]  # marked by play_cards
         holder = int(state.widow_holder[b])
         if holder >= 0:
             widow_status = "taken"

@@ -147,21 +147,3 @@ def holdings(owner: np.ndarray, types: np.ndarray, num_owners: int, num_types: i
     flat = ((np.arange(rows)[:, None] * num_owners + owner) * num_types + types)[keep]
     counts = np.bincount(flat, minlength=rows * num_owners * num_types)
     return counts.reshape(rows, num_owners, num_types).astype(np.int8)
-
-
-def deal_hands(orders: np.ndarray, slot_of_position: np.ndarray, dealer: np.ndarray, num_players: int,
-               num_types: int) -> tuple[np.ndarray, np.ndarray]:
-    """A round-robin deal from each dealer's left.
-
-    ``orders`` ``(k, num_cards)`` deck orders (top first); ``slot_of_position``
-    from :func:`deal_slots`; slot j < num_players is seat ``dealer + 1 + j``.
-    Returns the hands ``(k, num_players, num_types)`` and the counts
-    ``(k, num_types)`` of every other card (a dead hand's slot, or cards left
-    undealt such as a widow).
-    """
-    slot = np.broadcast_to(slot_of_position, orders.shape)
-    seated = (slot >= 0) & (slot < num_players)
-    seat = np.where(seated, (dealer[:, None] + 1 + slot) % num_players, -1)
-    hands = holdings(seat, orders, num_players, num_types)
-    rest = holdings(np.where(seated, -1, 0), orders, 1, num_types)[:, 0]
-    return hands, rest
