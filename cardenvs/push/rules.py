@@ -148,6 +148,14 @@ for _j, (_lo, _hi) in enumerate(SPANS):
     for _p in range(_lo, _hi + 1):
         SPAN_D[_j, POS_RANK[_p]] += 1
 assert SPAN_D.max() == 1
+# Ranks as bit masks (bit r = rank r): SPAN_RANKS[lo, hi] the ranks of the
+# positions lo..hi (a window of L positions from lo is SPAN_RANKS[lo, lo + L - 1]);
+# POPCOUNT[x] the number of ranks in a mask.
+SPAN_RANKS = np.zeros((NUM_POS, NUM_POS), np.int64)
+for _lo in range(NUM_POS):
+    for _hi in range(_lo, NUM_POS):
+        SPAN_RANKS[_lo, _hi] = SPAN_RANKS[_lo, _hi - 1] | (1 << POS_RANK[_hi]) if _hi > _lo else 1 << POS_RANK[_lo]
+POPCOUNT = np.array([bin(_x).count("1") for _x in range(1 << 13)], np.int64)
 
 # Actions.
 TAKE, PUSH, DISCARD0 = 0, 1, 2
@@ -305,21 +313,75 @@ def window_counts(hs, L, cover, nat):
 
 
 @kernel
+def best_other_cover(s, L, cover, nat):
+    """The most ranks covered (:func:`window_counts`) by a window of ``L``
+    positions holding a natural in a suit other than ``s``; -BIG if none."""
+    other = -BIG
+    for t in range(4):
+        if t != s:
+            for w in range(NUM_POS + 1 - L):
+                if nat[t, w] >= 1 and cover[t, w] > other:
+                    other = cover[t, w]
+    return other
+
+
+@kernel
+def suit_rank_masks(hs, s):
+    """Rank masks of suit ``s`` in hand ``hs``: the ranks held once other than
+    a 2 (a natural covering one slot only), held at least once, held twice."""
+    single = 0
+    ge1 = 0
+    ge2 = 0
+    for r in range(13):
+        if hs[s, r] >= 1:
+            ge1 |= 1 << r
+            if hs[s, r] >= 2:
+                ge2 |= 1 << r
+            elif r > 0:
+                single |= 1 << r
+    return single, ge1, ge2
+
+
+@kernel
+def second_run_same_suit(W, want, has_nat, len1, cov1, nat1, L, cover_s, nat_s, single, ge1, ge2):
+    """Can a pending run (``len1`` slots of the ranks ``want`` (mask) still to
+    fill, ``cov1`` of them covered by naturals, ``nat1`` naturals of them held;
+    a natural placed already iff ``has_nat``) and a whole run of ``L`` cards in
+    the same suit both be completed?  ``cover_s``/``nat_s``: the suit's
+    :func:`window_counts`; ``single``/``ge1``/``ge2``: its
+    :func:`suit_rank_masks`.  A rank wanted by both runs is covered twice only
+    by two cards."""
+    for w in range(NUM_POS + 1 - L):
+        if nat_s[w] < 1:
+            continue
+        both = want & SPAN_RANKS[w, w + L - 1]  # ranks both runs want
+        once = POPCOUNT[both & single]
+        both_nat = POPCOUNT[both & ge1] + POPCOUNT[both & ge2]  # naturals of those ranks (2 copies at most)
+        cov = cov1 + cover_s[w] - once
+        union = nat1 + nat_s[w] - both_nat
+        if len1 + L - cov <= W and (has_nat or (nat1 >= 1 and union >= 2)):
+            return True
+    return False
+
+
+@kernel
 def runs_feasible(hs, W, s, d, has_nat, k_more, L, cover, nat):
     """Can a pending run of suit ``s`` whose unfilled positions have rank
-    demand ``d`` (13,) (a natural placed already iff ``has_nat``), plus
-    ``k_more`` (0 or 1) whole runs of ``L`` cards, be completed?  ``cover``
-    and ``nat``: :func:`window_counts` of the hand for ``L`` (read only
-    when ``k_more``)."""
+    demand ``d`` (13,) (0/1: a run holds one ace at most; a natural placed
+    already iff ``has_nat``), plus ``k_more`` (0 or 1) whole runs of ``L``
+    cards, be completed?  ``cover`` and ``nat``: :func:`window_counts` of the
+    hand for ``L`` (read only when ``k_more``)."""
     len1 = 0
     cov1 = 0
     nat1 = 0
+    want = 0
     for r in range(13):
         if d[r]:
-            len1 += d[r]
-            nat1 += hs[s, r] * d[r]
+            want |= 1 << r
+            len1 += 1
+            nat1 += hs[s, r]
             if r > 0 and hs[s, r] >= 1:
-                cov1 += d[r]
+                cov1 += 1
     if not has_nat and nat1 < 1:
         return False
     # a second run can only add its own slots and cover, never fewer slots
@@ -329,31 +391,11 @@ def runs_feasible(hs, W, s, d, has_nat, k_more, L, cover, nat):
     if k_more == 0:
         return True
     # the other run in another suit: its best window holding a natural
-    other = -BIG
-    for t in range(4):
-        if t != s:
-            for w in range(NUM_POS + 1 - L):
-                if nat[t, w] >= 1 and cover[t, w] > other:
-                    other = cover[t, w]
+    other = best_other_cover(s, L, cover, nat)
     if other >= 0 and len1 + L - cov1 - other <= W:
         return True
-    # both runs in suit s: a rank wanted by both is covered twice only by two cards
-    for w in range(NUM_POS + 1 - L):
-        if nat[s, w] < 1:
-            continue
-        once = 0  # ranks both want that are held once (a natural other than a 2)
-        both_nat = 0  # naturals of the ranks both want
-        for p in range(w, w + L):
-            r = POS_RANK[p]
-            if d[r]:
-                if r > 0 and hs[s, r] == 1:
-                    once += d[r]
-                both_nat += hs[s, r] * d[r]
-        cov = cov1 + cover[s, w] - once
-        union = nat1 + nat[s, w] - both_nat
-        if len1 + L - cov <= W and (has_nat or (nat1 >= 1 and union >= 2)):
-            return True
-    return False
+    single, ge1, ge2 = suit_rank_masks(hs, s)
+    return second_run_same_suit(W, want, has_nat, len1, cov1, nat1, L, cover[s], nat[s], single, ge1, ge2)
 
 
 @kernel
@@ -370,10 +412,7 @@ def mixed_feasible(hs, n, W, R, m, has_nat, cover, nat):
     need_taken = short - min(m, nR - 1)
     for t in range(4):
         for w in range(NUM_POS + 1 - 4):
-            shared = 0  # cards of the shared type
-            for p in range(w, w + 4):
-                if POS_RANK[p] == R:
-                    shared = hs[t, R]
+            shared = hs[t, R] if (SPAN_RANKS[w, w + 3] >> R) & 1 else 0  # cards of the shared type
             need = need_taken if shared >= 1 else need_kept
             if cover[t, w] >= need and nat[t, w] >= 1 and \
                     (has_nat or (nR >= 1 and nat[t, w] - shared >= 2 - nR)):
@@ -385,14 +424,22 @@ def mixed_feasible(hs, n, W, R, m, has_nat, cover, nat):
 def _declare_runs(legal, b, hs, W, min_len, k_more, L, cover, nat):
     """``legal[b, run declares]``: a run of each suit over each span of
     ``min_len``+ positions that can be completed, with ``k_more`` whole runs
-    of ``L`` after it.
+    of ``L`` after it (:func:`runs_feasible` of the span).
 
     A span must hold a natural and have no more uncovered positions than
     ``W`` (:func:`runs_feasible`'s conditions for the run itself, exactly its
     answer when ``k_more`` is 0).  Both only improve / worsen as a span grows
     upwards, so the spans from each ``lo`` are walked until the gaps exceed
-    ``W``: sparse hands visit a few spans, not all 77 per suit."""
+    ``W``: sparse hands visit a few spans, not all 77 per suit.  The walk
+    keeps the span's counts, and the best window of another suit is found
+    once per suit, so a span costs the same-suit check only when a run in
+    another suit does not fit."""
     for s in range(4):
+        other = -BIG
+        single = ge1 = ge2 = 0
+        if k_more:
+            other = best_other_cover(s, L, cover, nat)
+            single, ge1, ge2 = suit_rank_masks(hs, s)
         for lo in range(NUM_POS):
             gaps = 0
             held = 0
@@ -403,17 +450,24 @@ def _declare_runs(legal, b, hs, W, min_len, k_more, L, cover, nat):
                     gaps += 1
                     if gaps > W:
                         break
-                if hi - lo + 1 >= min_len and held >= 1:
-                    j = SPAN_INDEX[lo, hi]
-                    if k_more == 0 or runs_feasible(hs, W, s, SPAN_D[j], False, k_more, L, cover, nat):
-                        legal[b, RUN0 + s * NSP + j] = True
+                length = hi - lo + 1
+                if length < min_len or held < 1:
+                    continue
+                ok = k_more == 0 or (other >= 0 and gaps + L - other <= W) or \
+                    second_run_same_suit(W, SPAN_RANKS[lo, hi], False, length, length - gaps, held, L, cover[s],
+                                         nat[s], single, ge1, ge2)
+                if ok:
+                    legal[b, RUN0 + s * NSP + SPAN_INDEX[lo, hi]] = True
 
 
 @kernel
 def _table_mask(legal, b, h, owed, n_melds, meld_kind, meld_rank, meld_suit, meld_lo, meld_hi, meld_pos,
                 meld_counts):
     """Legal lay-offs and swaps on the finished table melds of game ``b``
-    (hand ``h`` (53,), owed wild ``owed``), written into ``legal[b]``."""
+    (hand ``h`` (53,), owed wild ``owed``), written into ``legal[b]``.  A
+    meld is only looked into when the hand holds a card it could take (a
+    natural of a set's rank, a natural of a run's suit in or next to its
+    span, a wild): a hand holds few cards, the table many melds."""
     # wild targets: a set, or a run with room
     n_target = 0
     for m in range(n_melds):
@@ -424,14 +478,22 @@ def _table_mask(legal, b, h, owed, n_melds, meld_kind, meld_rank, meld_suit, mel
     wilds_held = 0
     for w in range(5):
         wilds_held += h[WILD[w]]
+    suit_held = np.zeros(4, np.int64)  # per suit, the ranks held (mask)
+    for t in range(4):
+        for r in range(13):
+            if h[t * 13 + r] > 0:
+                suit_held[t] |= 1 << r
     for m in range(n_melds):
         base = MELD0 + BLOCK * m
-        wilds_in = 0  # wilds standing in the meld (what a swap takes)
-        if can_swap:
-            for w in range(5):
-                wilds_in += meld_counts[m, WILD[w]]
         if meld_kind[m] == SET:
             R = np.int64(meld_rank[m])
+            nat_held = h[R] + h[13 + R] + h[26 + R] + h[39 + R]
+            if nat_held == 0 and wilds_held == 0:
+                continue
+            wilds_in = 0  # wilds standing in the meld (what a swap takes)
+            if can_swap and nat_held:
+                for w in range(5):
+                    wilds_in += meld_counts[m, WILD[w]]
             for x in range(4):  # a natural of the rank in a suit
                 if h[x * 13 + R] > 0:
                     legal[b, base + LAY_SET + x] = True
@@ -465,11 +527,15 @@ def _table_mask(legal, b, h, owed, n_melds, meld_kind, meld_rank, meld_suit, mel
                         own_two = newp == 1 and WILD[w] == s * 13  # a 2 in its own place is the natural
                         if h[WILD[w]] > 0 and not own_two and (not last_target or WILD[w] == owed):
                             legal[b, at + 1 + w] = True
-        if wilds_in:  # give a position's natural, take the wild standing there
-            for p in range(lo, hi + 1):
-                c = np.int64(meld_pos[m, p])
-                if c >= 0 and IS_WILD[c] and not (p == 1 and c == s * 13) and h[POS_TYPE[s, p]] > 0:
-                    legal[b, base + SWAP_RUN + p] = True
+        if can_swap and suit_held[s] & SPAN_RANKS[lo, hi]:  # a natural of some position is held
+            wilds_in = 0
+            for w in range(5):
+                wilds_in += meld_counts[m, WILD[w]]
+            if wilds_in:  # give a position's natural, take the wild standing there
+                for p in range(lo, hi + 1):
+                    c = np.int64(meld_pos[m, p])
+                    if c >= 0 and IS_WILD[c] and not (p == 1 and c == s * 13) and h[POS_TYPE[s, p]] > 0:
+                        legal[b, base + SWAP_RUN + p] = True
 
 
 @kernel
