@@ -110,7 +110,7 @@ from typing import Any
 
 import numpy as np
 
-from ..core.cards import holdings, standard_deck
+from ..core.cards import standard_deck
 from ..core.game import BatchState, TurnBasedRules, choice, positive_int
 from ..core.jit import kernel
 from . import observation
@@ -811,6 +811,64 @@ def apply_actions(rows, actions, ended, out_seat, max_turns, rounds, round_i, cu
                           meld_pos, POS_TYPE, WILD)
 
 
+# ----------------------------------------------------------------------- deal
+@kernel
+def deal_rows(rows, orders, per_seat, dealer, hands, pile, pile_size, pile_counts, stock, stock_top, stock_size,
+              n_melds, meld_kind, meld_owner, meld_rank, meld_suit, meld_lo, meld_hi, meld_pos, meld_counts, meld_len,
+              meld_obs, pend, pend_next, pend_nat, in_contract, contract_idx, contract_done, owed, turns, phase,
+              current):
+    """Deal game ``rows[i]`` from the deck order ``orders[i]`` (top first),
+    ``per_seat[i]`` cards each, one at a time clockwise from the dealer's
+    left; the upcard is the first natural after the deal, the wilds turned
+    before it go (in turn order) to the bottom of the stock.  The table and
+    the turn state start afresh; the player left of the dealer draws first."""
+    num_cards = orders.shape[1]
+    for i in range(rows.shape[0]):
+        b = rows[i]
+        start = 4 * per_seat[i]
+        hands[b, :, :] = 0
+        for c in range(start):
+            hands[b, (dealer[b] + 1 + c % 4) % 4, orders[i, c]] += 1
+        first = start  # the upcard: the first natural after the deal
+        while first < num_cards and IS_WILD[orders[i, first]]:
+            first += 1
+        if first == num_cards:  # (no natural left: cannot happen with 12 wilds in 108 cards)
+            first = 0
+        upcard = orders[i, first]
+        pile[b, :] = 0
+        pile[b, 0] = upcard
+        pile_size[b] = 1
+        pile_counts[b, :] = 0
+        pile_counts[b, upcard] = 1
+        size = num_cards - start  # cards left after the deal, the upcard among them
+        for j in range(num_cards):  # the stock: the cards after the upcard, then the buried wilds
+            src = start + (first - start + 1 + j) % size
+            stock[b, j] = orders[i, min(src, num_cards - 1)] if j < size - 1 else 0
+        stock_top[b] = 0
+        stock_size[b] = size - 1
+        n_melds[b] = 0
+        meld_kind[b, :] = 0
+        meld_owner[b, :] = 0
+        meld_rank[b, :] = 0
+        meld_suit[b, :] = 0
+        meld_lo[b, :] = 0
+        meld_hi[b, :] = 0
+        meld_pos[b, :, :] = -1
+        meld_counts[b, :, :] = 0
+        meld_len[b, :] = 0
+        meld_obs[b, :, :] = 0
+        pend[b] = NO_MELD
+        pend_next[b] = 0
+        pend_nat[b] = False
+        in_contract[b] = False
+        contract_idx[b] = 0
+        contract_done[b, :] = False
+        owed[b] = -1
+        turns[b] = 0
+        phase[b] = DRAW
+        current[b] = (dealer[b] + 1) % 4
+
+
 # --------------------------------------------------------------------- rules
 class PushRules(TurnBasedRules):
     """Batched Push rules for one configuration.
@@ -892,53 +950,16 @@ class PushRules(TurnBasedRules):
         return self.rounds[np.minimum(state.round_i, len(self.rounds) - 1)]
 
     def _deal(self, state: BatchState, rows: np.ndarray) -> None:
-        """Deal the round ``rounds[round_i]`` in ``rows`` (dealer already set)."""
-        k = len(rows)
+        """Deal the round ``rounds[round_i]`` in ``rows`` (dealer already set):
+        the deck orders are drawn here (numpy), the cards dealt by
+        :func:`deal_rows`."""
         orders = self.deck_orders(state, rows)
-        per = 5 + self.rounds[state.round_i[rows]]  # (k,)
-        pos = np.arange(DECK.num_cards)
-        dealt = pos[None, :] < 4 * per[:, None]
-        seat = np.where(dealt, (state.dealer[rows, None] + 1 + pos[None, :] % 4) % 4, -1)
-        state.hands[rows] = holdings(seat, orders, 4, NT)
-        # Upcard: the first natural after the deal; the wilds turned before it go
-        # (in turn order) to the bottom of the stock, i.e. the rest is rotated.
-        start = 4 * per
-        size = DECK.num_cards - start  # cards left after the deal
-        after = np.where(pos[None, :] >= start[:, None], IS_WILD[orders], True)
-        first = np.argmin(after, axis=1)  # first natural at or after ``start``
-        state.pile[rows] = 0
-        state.pile[rows, 0] = orders[np.arange(k), first]
-        state.pile_size[rows] = 1
-        state.pile_counts[rows] = 0
-        state.pile_counts[rows, orders[np.arange(k), first]] = 1
-        off = first - start  # wilds buried
-        i = np.arange(DECK.num_cards)[None, :]
-        src = start[:, None] + (off[:, None] + 1 + i) % size[:, None]
-        stock = np.take_along_axis(orders, np.minimum(src, DECK.num_cards - 1), axis=1)
-        state.stock[rows] = np.where(i < (size - 1)[:, None], stock, 0)
-        state.stock_top[rows] = 0
-        state.stock_size[rows] = size - 1
-        state.n_melds[rows] = 0
-        state.meld_kind[rows] = 0
-        state.meld_owner[rows] = 0
-        state.meld_rank[rows] = 0
-        state.meld_suit[rows] = 0
-        state.meld_lo[rows] = 0
-        state.meld_hi[rows] = 0
-        state.meld_pos[rows] = -1
-        state.meld_counts[rows] = 0
-        state.meld_len[rows] = 0
-        state.meld_obs[rows] = 0
-        state.pend[rows] = NO_MELD
-        state.pend_next[rows] = 0
-        state.pend_nat[rows] = False
-        state.in_contract[rows] = False
-        state.contract_idx[rows] = 0
-        state.contract_done[rows] = False
-        state.owed[rows] = -1
-        state.turns[rows] = 0
-        state.phase[rows] = DRAW
-        state.current[rows] = (state.dealer[rows] + 1) % 4
+        deal_rows(np.asarray(rows, np.int64), np.asarray(orders, np.int64), 5 + self.rounds[state.round_i[rows]],
+                  state.dealer, state.hands, state.pile, state.pile_size, state.pile_counts, state.stock,
+                  state.stock_top, state.stock_size, state.n_melds, state.meld_kind, state.meld_owner,
+                  state.meld_rank, state.meld_suit, state.meld_lo, state.meld_hi, state.meld_pos, state.meld_counts,
+                  state.meld_len, state.meld_obs, state.pend, state.pend_next, state.pend_nat, state.in_contract,
+                  state.contract_idx, state.contract_done, state.owed, state.turns, state.phase, state.current)
 
     # ------------------------------------------------------------ legal mask
     def _update_legal(self, state: BatchState, rows: np.ndarray) -> None:
