@@ -869,6 +869,36 @@ def deal_rows(rows, orders, per_seat, dealer, hands, pile, pile_size, pile_count
         current[b] = (dealer[b] + 1) % 4
 
 
+@kernel
+def score_rounds(rows, out_seat, reward_delta, hands, scores, last_penalty, went_out, hand_number, rewards):
+    """Score the round just ended in game ``rows[i]``: each team's penalty is
+    the value of its two hands, 0 for the team of ``out_seat[i]`` (the player
+    who went out; -1 none); with ``reward_delta`` each seat is rewarded minus
+    its team's penalty.  Teams: seats 0 and 2, seats 1 and 3."""
+    for i in range(rows.shape[0]):
+        b = rows[i]
+        pen0 = 0
+        pen1 = 0
+        for t in range(NT):
+            pen0 += (np.int64(hands[b, 0, t]) + np.int64(hands[b, 2, t])) * VALUE[t]
+            pen1 += (np.int64(hands[b, 1, t]) + np.int64(hands[b, 3, t])) * VALUE[t]
+        out = out_seat[i]
+        if out >= 0:
+            if out % 2 == 0:
+                pen0 = 0
+            else:
+                pen1 = 0
+        scores[b, 0] += pen0
+        scores[b, 1] += pen1
+        last_penalty[b, 0] = pen0
+        last_penalty[b, 1] = pen1
+        went_out[b] = out
+        hand_number[b] += 1
+        if reward_delta:
+            for seat in range(4):
+                rewards[b, seat] -= pen0 if seat % 2 == 0 else pen1
+
+
 # --------------------------------------------------------------------- rules
 class PushRules(TurnBasedRules):
     """Batched Push rules for one configuration.
@@ -995,17 +1025,8 @@ class PushRules(TurnBasedRules):
     def _end_round(self, state, rows, out_seat, rewards):
         """Score the round in ``rows``: a team with a player out scores 0, the
         other team(s) the values of their hands; then deal on or end."""
-        vals = (state.hands[rows].astype(np.int64) * VALUE).sum(-1)  # (k, 4)
-        pen = vals[:, [0, 2]].sum(1), vals[:, [1, 3]].sum(1)
-        pen = np.stack(pen, 1)  # (k, 2)
-        went = out_seat >= 0
-        pen[np.flatnonzero(went), self.team[out_seat[went]]] = 0
-        state.scores[rows] += pen
-        state.last_penalty[rows] = pen
-        state.went_out[rows] = out_seat
-        state.hand_number[rows] += 1
-        if self.reward == "score_delta":
-            rewards[rows] -= pen[:, self.team]
+        score_rounds(np.asarray(rows, np.int64), np.asarray(out_seat, np.int64), self.reward == "score_delta",
+                     state.hands, state.scores, state.last_penalty, state.went_out, state.hand_number, rewards)
         state.round_i[rows] += 1
         over = state.round_i[rows] >= len(self.rounds)
         end = rows[over]
