@@ -131,18 +131,21 @@ def load_our_game(name: str):
 
 
 def measure_vector(name: str, config: dict, batch: int, seconds: float, warmup: float,
-                   warmup_steps: int = 0, max_warmup_seconds: float = 120.0) -> Result:
-    """Time random legal play of ``batch`` games.  The games all start at
-    ``reset``; with ``warmup_steps`` (one mean game length) they are played
-    that far first, so the timed window sees games at every stage rather
-    than only their openings (Push's later rounds are slower than its first)."""
+                   min_steps: int = 0, max_seconds: float = 120.0) -> Result:
+    """Time random legal play of ``batch`` games for ``seconds``, and for at
+    least ``min_steps`` batch steps (one mean game length; at most
+    ``max_seconds``).  The games all start together at ``reset``, so a window
+    shorter than a game would see only some stages of it (their openings,
+    or the deals after the first games end), and stages differ in cost
+    (Push's later rounds are slower than its first); over one game length
+    each row goes through a whole game's worth of stages."""
     import cardenvs.vector as V
     venv = V.make(name, num_envs=batch, seed=0, **config)
     rng = np.random.default_rng(0)
     _, info = venv.reset()
     state = {"info": info}
 
-    def run(budget: float) -> tuple[int, int, float, float]:
+    def run(budget: float, min_steps: int = 0) -> tuple[int, int, float, float]:
         info = state["info"]
         steps = games = 0
         in_step = 0.0
@@ -156,21 +159,14 @@ def measure_vector(name: str, config: dict, batch: int, seconds: float, warmup: 
             in_step += t2 - t1
             steps += 1
             games += int(np.count_nonzero(terminated | truncated))
-            if t2 >= deadline:
+            if t2 >= deadline and (steps >= min_steps or t2 >= t0 + max_seconds):
                 break
         elapsed = perf_counter() - t0
         state["info"] = info
         return steps, games, elapsed, in_step
 
     run(warmup)
-    deadline = perf_counter() + max_warmup_seconds
-    info = state["info"]
-    for _ in range(warmup_steps):
-        _, _, _, _, info = venv.step(_random_legal(rng, info["action_mask"]))
-        if perf_counter() > deadline:
-            break
-    state["info"] = info
-    steps, games, elapsed, in_step = run(seconds)
+    steps, games, elapsed, in_step = run(seconds, min_steps)
     return Result("cardenvs vector", name, batch, steps * batch, games, elapsed, engine_seconds=in_step)
 
 
@@ -471,8 +467,8 @@ def main(argv: list[str] | None = None) -> int:
     for line in machine_info():
         print(f"# {line}")
     print(f"# {code_version()}")
-    print(f"# {seconds:g} s timed per measurement after {warmup:g} s warm-up (vector engine: then one mean "
-          "game length of steps, so that games are at every stage); random legal play; "
+    print(f"# {seconds:g} s timed per measurement after {warmup:g} s warm-up (vector engine: timed for at "
+          "least one mean game length of steps, so that every stage of a game is in the window); random legal play; "
           "a step = read mask + pick action + step + next observation")
     print(flush=True)
 
@@ -498,7 +494,7 @@ def main(argv: list[str] | None = None) -> int:
                       f"[{perf_counter() - t0:.1f} s]", flush=True)
             for batch in batches:
                 r = measure_vector(name, config, batch, seconds, warmup,
-                                   warmup_steps=0 if spg is None else round(spg))
+                                   min_steps=0 if spg is None else round(spg))
                 r.steps_per_game = spg
                 results.append(r)
                 print(f"  vector {name} batch {batch}: {r.steps_per_s:,.0f} steps/s "
@@ -528,10 +524,10 @@ def main(argv: list[str] | None = None) -> int:
     print("steps/s = game-steps (player decisions) per second = batch x batch-steps/s, the whole loop.")
     print("engine steps/s = the same steps over the time spent inside venv.step only (apply the actions,")
     print("  auto-reset, next observations and masks), i.e. without the benchmark's random policy.")
-    print("games/s = games finished in the timed window (terminated|truncated); for big batches the window")
-    print("  is shorter than one game, so it reads ~0: 'steady games/s' = steps/s / steps/game is the")
-    print("  long-run rate. A 'game' differs per engine (Pepper: to 30 points, several hands; OpenSpiel")
-    print("  euchre/hearts and RLCard bridge: one deal), so compare engines by steps/s.")
+    print("games/s = games finished in the timed window (terminated|truncated); the vector window lasts at")
+    print("  least one mean game length but its games start together, so it is noisy: 'steady games/s' =")
+    print("  steps/s / steps/game is the long-run rate. A 'game' differs per engine (Pepper: to 30 points,")
+    print("  several hands; OpenSpiel euchre/hearts and RLCard bridge: one deal), so compare engines by steps/s.")
     print("Peer steps count decisions only; their chance nodes (deals) are sampled inside the timed loop.")
 
     if args.profile:
