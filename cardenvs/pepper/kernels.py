@@ -261,12 +261,8 @@ def bid(rows, actions, n, target_score, max_hands, score_delta, side_of_seat, cu
             still_in += not passed[row, s]
         high = high_bid[row]
         if high == NO_BID and still_in == 0:  # thrown in
-            hand_number[row] += 1
-            if game_over(scores, row, target_score, max_hands, hand_number[row]):
-                end_game(row, n, score_delta, side_of_seat, scores, done, phase, current, legal, rewards)
-            else:
-                redeal[count] = row
-                count += 1
+            count = hand_over(row, count, redeal, hand_number, n, target_score, max_hands, score_delta, side_of_seat,
+                              scores, done, phase, current, legal, rewards)
         elif high != NO_BID and (still_in == 1 or high == BID_BIG):
             phase[row] = CHOOSING_TRUMP
             current[row] = bidder[row]
@@ -355,12 +351,8 @@ def play(rows, actions, n, num_tricks, num_sides, side_of_seat, fail_penalty, bi
             continue
         score_hand(scores, public, rewards, side_of_seat, row, n, num_tricks, num_sides, fail_penalty, big_pepper,
                    score_delta, high_bid[row], side_of_seat[bidder[row]])
-        hand_number[row] += 1
-        if game_over(scores, row, target_score, max_hands, hand_number[row]):
-            end_game(row, n, score_delta, side_of_seat, scores, done, phase, current, legal, rewards)
-        else:
-            redeal[count] = row
-            count += 1
+        count = hand_over(row, count, redeal, hand_number, n, target_score, max_hands, score_delta, side_of_seat,
+                          scores, done, phase, current, legal, rewards)
     return count
 
 
@@ -398,6 +390,20 @@ def score_hand(scores, public, rewards, side_of_seat, row, n, num_tricks, num_si
                 public[row, s, SCORE] = scores[row, side]
                 if score_delta:
                     rewards[row, s] += np.float32(delta)
+
+
+@kernel
+def hand_over(row, count, redeal, hand_number, n, target_score, max_hands, score_delta, side_of_seat,
+              scores, done, phase, current, legal, rewards):
+    """The hand of ``row`` is over (played out or thrown in): the game ends,
+    or the row joins the ``count`` rows of ``redeal`` awaiting a new deal.
+    Returns the new count."""
+    hand_number[row] += 1
+    if game_over(scores, row, target_score, max_hands, hand_number[row]):
+        end_game(row, n, score_delta, side_of_seat, scores, done, phase, current, legal, rewards)
+        return count
+    redeal[count] = row
+    return count + 1
 
 
 @kernel

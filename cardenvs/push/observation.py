@@ -141,6 +141,15 @@ def encode(rules, state, seats: np.ndarray, rows: np.ndarray | None = None) -> n
 
 
 @kernel
+def cards_held(hands, b, seat):
+    """How many cards ``seat`` holds in game ``b``."""
+    held = 0
+    for t in range(NT):
+        held += hands[b, seat, t]
+    return held
+
+
+@kernel
 def _encode_rows(out, rows, seats, team, rounds, hands, pile, pile_size, pile_counts, stock_size, contract_done,
                  scores, round_i, phase, in_contract, contract_idx, pend, owed, dealer, turns, pend_next, meld_kind,
                  meld_owner, meld_obs):
@@ -160,10 +169,7 @@ def _encode_rows(out, rows, seats, team, rounds, hands, pile, pile_size, pile_co
         o[STOCK] = stock_size[b]
         for k in range(4):  # relative seat k
             a = (seat + k) % 4
-            size = 0
-            for t in range(NT):
-                size += hands[b, a, t]
-            o[SEATS + 3 * k] = size
+            o[SEATS + 3 * k] = cards_held(hands, b, a)
             o[SEATS + 3 * k + 1] = contract_done[b, a]
             o[SEATS + 3 * k + 2] = scores[b, team[a]]
         o[ROUND + rounds[round_i[b]] - 1] = 1

@@ -114,7 +114,7 @@ from ..core.cards import standard_deck
 from ..core.game import BatchState, TurnBasedRules, choice, positive_int
 from ..core.jit import kernel
 from . import observation
-from .observation import refresh_block
+from .observation import cards_held, refresh_block
 
 DECK = standard_deck(copies=2, jokers=4)
 NT = DECK.num_types  # 53
@@ -711,10 +711,7 @@ def apply_actions(rows, actions, ended, out_seat, max_turns, rounds, round_i, cu
             pile_size[b] += 1
             pile_counts[b, card] += 1
             turns[b] += 1
-            held = 0
-            for t in range(NT):
-                held += hands[b, seat, t]
-            if held == 0:
+            if cards_held(hands, b, seat) == 0:
                 ended[b] = True
                 out_seat[b] = seat
             elif turns[b] >= max_turns:
@@ -800,10 +797,7 @@ def apply_actions(rows, actions, ended, out_seat, max_turns, rounds, round_i, cu
                     in_contract[b] = False
             check_out = True
         if check_out:
-            held = 0
-            for t in range(NT):
-                held += hands[b, seat, t]
-            if held == 0:
+            if cards_held(hands, b, seat) == 0:
                 ended[b] = True
                 out_seat[b] = seat
         if cat >= C_SET:
