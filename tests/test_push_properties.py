@@ -328,7 +328,7 @@ def test_kept_meld_observation_blocks_match_a_fresh_encoding():
 
 def test_observation_batches_held_by_the_caller_are_never_rewritten():
     """Large observation arrays are recycled once nothing refers to them any
-    more (``observation._output_array``): an array still held, or only a view
+    more (``cardenvs.core.buffers.output_array``): an array still held, or only a view
     of it, keeps its values through later steps, and no new observation
     shares memory with it."""
     venv = V.make("push_v0", num_envs=512, seed=5)  # 5 MB observations: recycled

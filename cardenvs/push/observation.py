@@ -52,10 +52,9 @@ Never encoded: other hands, the stock order.
 """
 from __future__ import annotations
 
-import sys
-
 import numpy as np
 
+from ..core.buffers import output_array
 from ..core.jit import kernel
 
 NT = 53
@@ -86,53 +85,12 @@ _WILD_INDEX = np.zeros(NT + 1, np.int64)
 _WILD_INDEX[[0, 13, 26, 39, 52]] = [1, 2, 3, 4, 5]
 
 
-# A large batch of observations (every vector step: 40 MB at 4096 games) as a
-# fresh array is fresh memory, which the system hands out as zeroed pages on
-# first write: the zeroing costs as much again as writing the observations.
-# So large outputs are recycled: an array returned before is written again
-# once nothing but this pool refers to it (its CPython reference count), i.e.
-# once the caller has dropped it and every view of it.  A caller still never
-# gets an array that anything else can see.
-_RECYCLE_BYTES = 4 << 20
-_POOL_SIZE = 3
-_pool: list[np.ndarray] = []
-
-
-def _references(pool: list, i: int) -> int:
-    """The reference count of ``pool[i]``, as this very code path reads it."""
-    return sys.getrefcount(pool[i])
-
-
-# What _references reads for an object that only its list refers to.  Measured
-# rather than assumed, because interpreters differ in which references they
-# count (CPython 3.14 borrows some on its evaluation stack): any holder
-# outside the pool adds at least one to this.
-_UNHELD = _references([object()], 0)
-
-
-def _output_array(shape: tuple[int, int], dtype: np.dtype) -> np.ndarray:
-    """An uninitialised array for :func:`encode` to fill completely."""
-    if shape[0] * shape[1] * dtype.itemsize < _RECYCLE_BYTES:
-        return np.empty(shape, dtype)
-    for i in range(len(_pool)):
-        buf = _pool[i]
-        if buf.shape == shape and buf.dtype == dtype:
-            del buf  # the check below must see the pool's reference only
-            if _references(_pool, i) == _UNHELD:
-                return _pool[i]
-    buf = np.empty(shape, dtype)
-    if len(_pool) >= _POOL_SIZE:
-        _pool.pop(0)
-    _pool.append(buf)
-    return buf
-
-
 def encode(rules, state, seats: np.ndarray, rows: np.ndarray | None = None) -> np.ndarray:
     """Observation ``(len(seats), OBS_SIZE)`` (dtype ``rules.obs_dtype``) of the
     games in ``rows`` (default: every row), row i seen by seat ``seats[i]``."""
     seats = np.asarray(seats, np.int64)
     rows = np.arange(len(seats)) if rows is None else np.asarray(rows, np.int64)
-    out = _output_array((len(rows), OBS_SIZE), np.dtype(rules.obs_dtype))
+    out = output_array((len(rows), OBS_SIZE), rules.obs_dtype)  # recycled when large: see core.buffers
     _encode_rows(out, rows, seats, rules.team, rules.rounds, state.hands, state.pile, state.pile_size,
                  state.pile_counts, state.stock_size, state.contract_done, state.scores, state.round_i, state.phase,
                  state.in_contract, state.contract_idx, state.pend, state.owed, state.dealer, state.turns,
