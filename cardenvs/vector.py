@@ -134,7 +134,7 @@ class VectorEnv:
         return self.rules.observe(self.state, self.state.current)
 
     def _info(self) -> dict:
-        return {"action_mask": self.state.legal.copy(), "current_player": self.state.current.copy()}
+        return {"action_mask": self.rules.legal_copy(self.state), "current_player": self.state.current.copy()}
 
     def observe(self, seats: np.ndarray) -> np.ndarray:
         """Every game seen by ``seats`` (one seat per row)."""

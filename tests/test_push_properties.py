@@ -359,3 +359,35 @@ def test_observation_batches_are_recycled_once_dropped():
         mask = info["action_mask"]
         obs, _, _, _, info = venv.step((rng.random(mask.shape) * mask).argmax(-1))
     assert obs.__array_interface__["data"][0] in seen
+
+
+def test_handed_out_masks_equal_the_state_and_nothing_is_legal_past_the_laid_melds():
+    """``info["action_mask"]`` is a copy of the state's masks that reads each
+    row only up to ``legal_extent`` (the actions on melds not laid yet are
+    never legal, and a deal clears whole rows): over many rounds with their
+    deals and resets, the copy equals the state, no row has a legal action
+    past its extent, and a mask batch the caller still holds is never
+    rewritten (1800 x 2371 masks are recycled once dropped)."""
+    from cardenvs.push.rules import legal_extent
+
+    venv = V.make("push_v0", num_envs=1800, seed=11, max_turns=25)
+    obs, info = venv.reset()
+    rng = np.random.default_rng(11)
+    held = held_copy = None
+    action_ids = np.arange(venv.num_actions)
+    deals = 0
+    for t in range(400):
+        mask = info["action_mask"]
+        assert np.array_equal(mask, venv.state.legal)  # (assert_array_equal is slow on 4 MB)
+        extent = legal_extent(venv.state.n_melds)
+        assert not (mask & (action_ids[None, :] >= extent[:, None])).any()
+        if held is not None:
+            assert np.array_equal(held, held_copy)
+        if t % 50 == 0:
+            held, held_copy = mask, mask.copy()
+        rounds_before = venv.state.hand_number.copy()
+        counts = np.count_nonzero(mask, axis=1)  # a random legal action per row, by its rank among the row's
+        pick = np.cumsum(counts) - counts + (rng.random(len(counts)) * counts).astype(np.int64)
+        obs, _, _, _, info = venv.step(np.flatnonzero(mask)[pick] % venv.num_actions)
+        deals += int((venv.state.hand_number != rounds_before).sum())
+    assert deals > 1500  # many rows went through new deals (and whole new games)

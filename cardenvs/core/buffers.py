@@ -16,7 +16,7 @@ import sys
 import numpy as np
 
 RECYCLE_BYTES = 4 << 20  # smaller arrays come from malloc's free lists anyway
-POOL_SIZE = 3
+POOL_SIZE = 6  # a step's observations and masks, the caller's last ones, and spares
 _pool: list[np.ndarray] = []
 
 

@@ -100,6 +100,11 @@ class TurnBasedRules:
     def state_dict(self, state: BatchState, row: int = 0) -> dict[str, Any]:
         raise NotImplementedError
 
+    def legal_copy(self, state: BatchState) -> np.ndarray:
+        """A copy of ``state.legal`` for the caller to keep (games with large
+        masks override it with a faster copy)."""
+        return state.legal.copy()
+
     def seat_scores(self, state: BatchState) -> np.ndarray:
         """Game score of every seat ``(B, num_players)`` (a team's total for each partner)."""
         raise NotImplementedError
