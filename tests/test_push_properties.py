@@ -139,7 +139,8 @@ def test_turns_are_bounded():
 def test_vector_engine_thousands_of_games_conserve_cards_and_never_dead_end():
     """2,000 one-round games (400 of every round type, rounds cut at 60
     turns) in the vector engine: every row keeps its 108 cards, every live row
-    has a legal action, every game ends."""
+    has a legal action, every game ends (and the hand sizes the state keeps
+    are the hands' sizes)."""
     n = 400
     finished = 0
     for round_no in (1, 2, 3, 4, 5):
@@ -156,6 +157,7 @@ def test_vector_engine_thousands_of_games_conserve_cards_and_never_dead_end():
                      + st_.meld_counts.astype(int).sum((1, 2)))
             assert (total == 108).all()
             assert (st_.pile_counts.astype(int).sum(1) == st_.pile_size).all()
+            assert (st_.held == st_.hands.astype(int).sum(2)).all()  # the kept hand sizes
             done_once |= term
             if done_once.all():
                 break

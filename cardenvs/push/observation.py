@@ -91,7 +91,7 @@ def encode(rules, state, seats: np.ndarray, rows: np.ndarray | None = None) -> n
     seats = np.asarray(seats, np.int64)
     rows = np.arange(len(seats)) if rows is None else np.asarray(rows, np.int64)
     out = output_array((len(rows), OBS_SIZE), rules.obs_dtype)  # recycled when large: see core.buffers
-    _encode_rows(out, rows, seats, rules.team, rules.rounds, state.hands, state.pile, state.pile_size,
+    _encode_rows(out, rows, seats, rules.team, rules.rounds, state.hands, state.held, state.pile, state.pile_size,
                  state.pile_counts, state.stock_size, state.contract_done, state.scores, state.round_i, state.phase,
                  state.in_contract, state.contract_idx, state.pend, state.owed, state.dealer, state.turns,
                  state.pend_next, state.meld_kind, state.meld_owner, state.meld_obs)
@@ -99,16 +99,7 @@ def encode(rules, state, seats: np.ndarray, rows: np.ndarray | None = None) -> n
 
 
 @kernel
-def cards_held(hands, b, seat):
-    """How many cards ``seat`` holds in game ``b``."""
-    held = 0
-    for t in range(NT):
-        held += hands[b, seat, t]
-    return held
-
-
-@kernel
-def _encode_rows(out, rows, seats, team, rounds, hands, pile, pile_size, pile_counts, stock_size, contract_done,
+def _encode_rows(out, rows, seats, team, rounds, hands, held, pile, pile_size, pile_counts, stock_size, contract_done,
                  scores, round_i, phase, in_contract, contract_idx, pend, owed, dealer, turns, pend_next, meld_kind,
                  meld_owner, meld_obs):
     """Write ``out[i]``: game ``rows[i]`` seen by seat ``seats[i]`` (a negative
@@ -127,7 +118,7 @@ def _encode_rows(out, rows, seats, team, rounds, hands, pile, pile_size, pile_co
         o[STOCK] = stock_size[b]
         for k in range(4):  # relative seat k
             a = (seat + k) % 4
-            o[SEATS + 3 * k] = cards_held(hands, b, a)
+            o[SEATS + 3 * k] = held[b, a]
             o[SEATS + 3 * k + 1] = contract_done[b, a]
             o[SEATS + 3 * k + 2] = scores[b, team[a]]
         o[ROUND + rounds[round_i[b]] - 1] = 1

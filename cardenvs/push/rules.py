@@ -115,7 +115,7 @@ from ..core.cards import standard_deck
 from ..core.game import BatchState, TurnBasedRules, choice, positive_int
 from ..core.jit import kernel
 from . import observation
-from .observation import cards_held, refresh_block
+from .observation import refresh_block
 
 DECK = standard_deck(copies=2, jokers=4)
 NT = DECK.num_types  # 53
@@ -686,7 +686,7 @@ def legal_masks(legal, rows, phase, current, rounds, round_i, hands, pend, pend_
 
 # -------------------------------------------------------------------- actions
 @kernel
-def apply_actions(rows, actions, ended, out_seat, max_turns, rounds, round_i, current, phase, turns, hands, stock,
+def apply_actions(rows, actions, ended, out_seat, max_turns, rounds, round_i, current, phase, turns, hands, held, stock,
                   stock_top, stock_size, pile, pile_size, pile_counts, n_melds, meld_kind, meld_owner, meld_rank,
                   meld_suit, meld_lo, meld_hi, meld_pos, meld_counts, meld_len, meld_obs, pend, pend_next, pend_nat,
                   in_contract, contract_idx, contract_done, owed):
@@ -709,6 +709,7 @@ def apply_actions(rows, actions, ended, out_seat, max_turns, rounds, round_i, cu
             pile_size[b] -= 1
             pile_counts[b, top] -= 1
             hands[b, seat, top] += 1
+            held[b, seat] += 1
             phase[b] = MELD
         elif cat == C_PUSH:
             if stock_size[b] < 2:
@@ -723,17 +724,20 @@ def apply_actions(rows, actions, ended, out_seat, max_turns, rounds, round_i, cu
             hands[b, left, c1] += 1
             hands[b, left, c2] += 1
             hands[b, seat, c3] += 1
+            held[b, left] += 2
+            held[b, seat] += 1
             stock_top[b] += 2
             stock_size[b] -= 2
             phase[b] = MELD
         elif cat == C_DISCARD:
             card = ACT_A1[a]
             hands[b, seat, card] -= 1
+            held[b, seat] -= 1
             pile[b, pile_size[b]] = card
             pile_size[b] += 1
             pile_counts[b, card] += 1
             turns[b] += 1
-            if cards_held(hands, b, seat) == 0:
+            if held[b, seat] == 0:
                 ended[b] = True
                 out_seat[b] = seat
             elif turns[b] >= max_turns:
@@ -805,6 +809,7 @@ def apply_actions(rows, actions, ended, out_seat, max_turns, rounds, round_i, cu
             owed[b] = wild
         if card >= 0:  # a card from the hand into meld m
             hands[b, seat, card] -= 1
+            held[b, seat] -= 1
             meld_counts[b, m, card] += 1
             meld_len[b, m] += 1
             if owed[b] == card:
@@ -819,7 +824,7 @@ def apply_actions(rows, actions, ended, out_seat, max_turns, rounds, round_i, cu
                     in_contract[b] = False
             check_out = True
         if check_out:
-            if cards_held(hands, b, seat) == 0:
+            if held[b, seat] == 0:
                 ended[b] = True
                 out_seat[b] = seat
         if cat >= C_SET:
@@ -829,7 +834,7 @@ def apply_actions(rows, actions, ended, out_seat, max_turns, rounds, round_i, cu
 
 # ----------------------------------------------------------------------- deal
 @kernel
-def deal_rows(rows, orders, per_seat, dealer, hands, pile, pile_size, pile_counts, stock, stock_top, stock_size,
+def deal_rows(rows, orders, per_seat, dealer, hands, held, pile, pile_size, pile_counts, stock, stock_top, stock_size,
               n_melds, meld_kind, meld_owner, meld_rank, meld_suit, meld_lo, meld_hi, meld_pos, meld_counts, meld_len,
               meld_obs, pend, pend_next, pend_nat, in_contract, contract_idx, contract_done, owed, turns, phase,
               current):
@@ -845,6 +850,7 @@ def deal_rows(rows, orders, per_seat, dealer, hands, pile, pile_size, pile_count
         hands[b, :, :] = 0
         for c in range(start):
             hands[b, (dealer[b] + 1 + c % 4) % 4, orders[i, c]] += 1
+        held[b, :] = per_seat[i]
         first = start  # the upcard: the first natural after the deal
         while first < num_cards and IS_WILD[orders[i, first]]:
             first += 1
@@ -959,6 +965,7 @@ class PushRules(TurnBasedRules):
         s.last_penalty = np.zeros((B, 2), np.int64)
         s.went_out = np.full(B, -1, np.int64)  # who went out last round (-1 none)
         s.hands = np.zeros((B, 4, NT), np.int8)
+        s.held = np.zeros((B, 4), np.int16)  # cards in each hand (kept with hands: read every observation)
         s.stock = np.zeros((B, DECK.num_cards), np.int64)  # top at stock_top
         s.stock_top = np.zeros(B, np.int64)
         s.stock_size = np.zeros(B, np.int64)
@@ -1002,7 +1009,7 @@ class PushRules(TurnBasedRules):
         orders = self.deck_orders(state, rows)
         state.legal[rows] = False  # the table is cleared: see legal_masks
         deal_rows(np.asarray(rows, np.int64), np.asarray(orders, np.int64), 5 + self.rounds[state.round_i[rows]],
-                  state.dealer, state.hands, state.pile, state.pile_size, state.pile_counts, state.stock,
+                  state.dealer, state.hands, state.held, state.pile, state.pile_size, state.pile_counts, state.stock,
                   state.stock_top, state.stock_size, state.n_melds, state.meld_kind, state.meld_owner,
                   state.meld_rank, state.meld_suit, state.meld_lo, state.meld_hi, state.meld_pos, state.meld_counts,
                   state.meld_len, state.meld_obs, state.pend, state.pend_next, state.pend_nat, state.in_contract,
@@ -1033,7 +1040,7 @@ class PushRules(TurnBasedRules):
         ended = np.zeros(state.batch, bool)  # round over
         out_seat = np.full(state.batch, -1, np.int64)
         apply_actions(active, actions[active], ended, out_seat, self.max_turns, self.rounds, state.round_i,
-                      state.current, state.phase, state.turns, state.hands, state.stock, state.stock_top,
+                      state.current, state.phase, state.turns, state.hands, state.held, state.stock, state.stock_top,
                       state.stock_size, state.pile, state.pile_size, state.pile_counts, state.n_melds,
                       state.meld_kind, state.meld_owner, state.meld_rank, state.meld_suit, state.meld_lo,
                       state.meld_hi, state.meld_pos, state.meld_counts, state.meld_len, state.meld_obs, state.pend,
