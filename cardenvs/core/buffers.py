@@ -11,6 +11,7 @@ uninitialised: the observation writer must fill every entry.
 """
 from __future__ import annotations
 
+import math
 import sys
 
 import numpy as np
@@ -35,7 +36,7 @@ _UNHELD = _references([object()], 0)
 def output_array(shape: tuple[int, ...], dtype: np.dtype) -> np.ndarray:
     """An uninitialised array of ``shape`` and ``dtype``, for the caller to fill completely."""
     dtype = np.dtype(dtype)
-    if int(np.prod(shape)) * dtype.itemsize < RECYCLE_BYTES:
+    if math.prod(shape) * dtype.itemsize < RECYCLE_BYTES:
         return np.empty(shape, dtype)
     for i in range(len(_pool)):
         buf = _pool[i]
