@@ -1,13 +1,14 @@
-"""Output arrays for observation batches, recycled when large.
+"""Output arrays for observation and mask batches, recycled when large.
 
-A large batch of observations (Push: 40 MB per vector step at 4096 games)
-as a fresh array is fresh memory, which the system hands out as zeroed pages
-on first write: the zeroing costs as much again as writing the observations.
+A large batch of observations or masks (Push: 40 MB of observations and
+10 MB of masks per vector step at 4096 games) as a fresh array is fresh
+memory, which the system hands out as zeroed pages on first write: the
+zeroing costs as much again as writing the batch.
 So :func:`output_array` recycles large outputs: an array returned before is
 handed out again once nothing but this pool refers to it (its CPython
 reference count), i.e. once the caller has dropped it and every view of it.
 A caller never gets an array that anything else can see.  The array is
-uninitialised: the observation writer must fill every entry.
+uninitialised: the writer (observations, mask copy) must fill every entry.
 """
 from __future__ import annotations
 
