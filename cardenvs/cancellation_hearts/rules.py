@@ -34,7 +34,7 @@ from typing import Any
 
 import numpy as np
 
-from ..core.cards import holdings, standard_deck
+from ..core.cards import deal_round_robin, holdings, standard_deck
 from ..core.game import BatchState, TurnBasedRules, choice, positive_int
 from ..core.jit import kernel
 from . import observation as ob
@@ -428,12 +428,8 @@ def deal_rows(rows, orders, dealer, n, hand_size, hands, widow):
     the cards left over are the widow."""
     for i in range(rows.shape[0]):
         row = rows[i]
-        hands[row] = 0
+        deal_round_robin(hands, row, orders[i], n * hand_size, dealer[row])
         widow[row] = 0
-        seat = dealer[row]
-        for k in range(n * hand_size):
-            seat = seat + 1 if seat + 1 < n else 0
-            hands[row, seat, orders[i, k]] += 1
         for k in range(n * hand_size, orders.shape[1]):
             widow[row, orders[i, k]] += 1
 

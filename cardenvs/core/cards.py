@@ -18,6 +18,8 @@ from typing import Iterable, Sequence
 
 import numpy as np
 
+from .jit import kernel
+
 RANKS = "23456789TJQKA"
 SUITS = "CDHS"
 JOKER = 52
@@ -134,6 +136,21 @@ def deal_slots(num_cards: int, num_slots: int, per_slot: int) -> np.ndarray:
     """
     k = np.arange(num_cards)
     return np.where(k < num_slots * per_slot, k % num_slots, -1)
+
+
+@kernel
+def deal_round_robin(hands, row, order, count, dealer):
+    """Deal the first ``count`` cards of ``order`` (card types, top first) into
+    ``hands[row]`` (seats x types, emptied first) one card at a time
+    clockwise from ``dealer``'s left.  (Compiled, for a game's deal kernel;
+    a game with a dead hand dealt between the seats maps deck positions with
+    :func:`deal_slots` instead.)"""
+    hands[row] = 0
+    n = hands.shape[1]
+    seat = dealer
+    for k in range(count):
+        seat = seat + 1 if seat + 1 < n else 0
+        hands[row, seat, order[k]] += 1
 
 
 def holdings(owner: np.ndarray, types: np.ndarray, num_owners: int, num_types: int) -> np.ndarray:

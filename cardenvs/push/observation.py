@@ -80,7 +80,7 @@ OBS_HIGH[TURN] = np.inf
 for _m in range(M):
     OBS_HIGH[MELDS + _m * F + SET_CARDS:MELDS + (_m + 1) * F] = 4
 
-# card type -> 0 natural / 1..5 wild index (a 2 in its own run place is natural: see refresh_slots)
+# card type -> 0 natural / 1..5 wild index (a 2 in its own run place is natural: see refresh_block)
 _WILD_INDEX = np.zeros(NT + 1, np.int64)
 _WILD_INDEX[[0, 13, 26, 39, 52]] = [1, 2, 3, 4, 5]
 
@@ -147,8 +147,10 @@ def _encode_rows(out, rows, seats, team, rounds, hands, held, pile, pile_size, p
 
 # table meld slots: apart from its owner (relative to the viewer, written by
 # ``encode``) a slot's block depends only on the meld, so the rules keep every
-# slot's block in ``state.meld_obs`` (B, M, F) int8, rewritten by
-# :func:`refresh_slots` whenever that meld changes; observing copies it.
+# slot's block in ``state.meld_obs`` (B, M, F) int8: the action kernel
+# rewrites a meld's block with :func:`refresh_block` whenever that meld
+# changes, and observing copies it.  :func:`refresh_slots` re-encodes any
+# slots from scratch (the tests check the kept blocks against it).
 
 
 def refresh_slots(state, rows: np.ndarray, slots: np.ndarray) -> None:

@@ -2,11 +2,12 @@
 
 State is a :class:`~cardenvs.core.game.BatchState` of arrays, one row per
 game; :class:`PushRules` applies the rules to all rows at once.  The per-row
-work (applying the actions, the legal masks with their feasibility checks)
-is done by compiled kernels (:func:`apply_actions`, :func:`legal_masks`:
-loops over the rows, see :mod:`cardenvs.core.jit`); dealing, shuffling and
-scoring are whole-batch numpy.  The PettingZoo env (:mod:`cardenvs.push.env`)
-and the vector engine are views over this class.
+work (applying the actions, the legal masks with their feasibility checks,
+the deal, scoring a round) is done by compiled kernels (:func:`apply_actions`,
+:func:`legal_masks`, :func:`deal_rows`, :func:`score_rounds`: loops over the
+rows, see :mod:`cardenvs.core.jit`); the shuffles are whole-batch numpy.  The
+PettingZoo env (:mod:`cardenvs.push.env`) and the vector engine are views
+over this class.
 
 Card types (local ids, 53): ``suit * 13 + rank`` with suits ``C D H S`` and
 ranks ``2 3 4 5 6 7 8 9 T J Q K A`` (0..12); the joker is 52.  Two copies of
@@ -111,7 +112,7 @@ from typing import Any
 import numpy as np
 
 from ..core.buffers import output_array
-from ..core.cards import standard_deck
+from ..core.cards import deal_round_robin, standard_deck
 from ..core.game import BatchState, TurnBasedRules, choice, positive_int
 from ..core.jit import kernel
 from . import observation
@@ -847,9 +848,7 @@ def deal_rows(rows, orders, per_seat, dealer, hands, held, pile, pile_size, pile
     for i in range(rows.shape[0]):
         b = rows[i]
         start = 4 * per_seat[i]
-        hands[b, :, :] = 0
-        for c in range(start):
-            hands[b, (dealer[b] + 1 + c % 4) % 4, orders[i, c]] += 1
+        deal_round_robin(hands, b, orders[i], start, dealer[b])
         held[b, :] = per_seat[i]
         first = start  # the upcard: the first natural after the deal
         while first < num_cards and IS_WILD[orders[i, first]]:
