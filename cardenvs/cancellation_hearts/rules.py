@@ -37,6 +37,7 @@ import numpy as np
 from ..core.cards import deal_round_robin, holdings, standard_deck
 from ..core.game import BatchState, TurnBasedRules, choice, positive_int
 from ..core.jit import kernel
+from ..core.tricks import playable
 from . import observation as ob
 
 DECK = standard_deck(copies=2)  # 52 card types, two copies each
@@ -64,8 +65,10 @@ PASS_DIR_NAMES = ("none", "left", "right")
 # ``state.widow_holder``: a seat, or one of these.
 WIDOW_WAITING, WIDOW_NOBODY = -1, -2
 
-# The card types a player may lead, by situation (a row of LEAD_ALLOWED);
-# when the hand holds none of them, any card it holds may be led.
+# The card types of each suit (following: a row of SUIT_CARDS), and the card
+# types a player may lead, by situation (a row of LEAD_ALLOWED); when the
+# hand holds none of them, any card it holds may be played (core.tricks.playable).
+SUIT_CARDS = SUIT[None, :] == np.arange(4)[:, None]
 LEAD_BROKEN, LEAD_UNBROKEN, LEAD_OPENING = 0, 1, 2
 LEAD_ALLOWED = np.zeros((3, NUM_TYPES), bool)
 LEAD_ALLOWED[LEAD_BROKEN] = True
@@ -390,35 +393,17 @@ def legal_row(mask, hand, phase, lead_card, opening, hearts_broken):
     if phase != PLAYING:
         return
     play = mask[PLAY0:PLAY0 + NUM_TYPES]
-    if lead_card >= 0:  # following: the suit led (13 consecutive types), if the hand holds any
-        first = lead_card // 13 * 13
-        held = 0
-        for t in range(first, first + 13):
-            if hand[t] > 0:
-                play[t] = True
-                held += 1
-        if held:
-            return
+    if lead_card >= 0:  # following: the suit led if the hand holds any
+        playable(play, hand, SUIT_CARDS[SUIT[lead_card]])
     else:
-        allowed = LEAD_ALLOWED[LEAD_OPENING if opening else (LEAD_BROKEN if hearts_broken else LEAD_UNBROKEN)]
-        held = 0
-        for t in range(NUM_TYPES):
-            ok = (hand[t] > 0) & allowed[t]
-            play[t] = ok
-            held += ok
-        if held:
-            return
-    held_cards(hand, play)  # nothing allowed held: any card held
+        playable(play, hand, LEAD_ALLOWED[LEAD_OPENING if opening else (LEAD_BROKEN if hearts_broken else LEAD_UNBROKEN)])
 
 
 @kernel
 def held_cards(counts, mask):
-    """``mask[:] = counts > 0``; returns how many types are held."""
-    held = 0
+    """``mask[:] = counts > 0``."""
     for t in range(counts.shape[0]):
         mask[t] = counts[t] > 0
-        held += counts[t] > 0
-    return held
 
 
 @kernel

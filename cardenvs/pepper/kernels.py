@@ -23,6 +23,7 @@ import numpy as np
 
 from ..core.cards import standard_deck
 from ..core.jit import kernel
+from ..core.tricks import playable
 from .observation import BID, PLAYED, SCORE, SEAT_PLANES, TABLE, TRICKS
 
 DECK = standard_deck("9TJQKA")  # 24 card types, one copy each
@@ -77,7 +78,6 @@ def _suit_members() -> np.ndarray:
 
 
 SUIT_MEMBERS = _suit_members()
-ANY_CARD = np.ones(NUM_TYPES, np.int8)  # what a player void in the suit led may play: any card held
 
 
 def _card_strengths() -> np.ndarray:
@@ -163,23 +163,13 @@ def trump_mask(legal, row):
 def play_mask(legal, hands, row, seat, trump, led):
     """``legal[row]`` of ``seat`` in the play: a card of the (effective) suit
     ``led`` if it holds one (the left bower is a trump, not a card of its
-    printed suit), else any card it holds; ``led`` -1: it leads.
-
-    Hands hold 0 or 1 of each card, so "held and of the suit led" is a byte
-    AND with a row of :data:`SUIT_MEMBERS` (no branch per card: random
-    hands would mispredict it).
+    printed suit), else any card it holds; ``led`` -1: it leads (the row of
+    :data:`SUIT_MEMBERS` for nobody led is empty: any card).
     """
-    hand = hands[row, seat]
-    members = SUIT_MEMBERS[trump, led + 1]
-    follows = np.int8(0)
-    for t in range(NUM_TYPES):
-        follows |= hand[t] & members[t]
-    allowed = members if follows else ANY_CARD
     mask = legal[row]
     for a in range(PLAY0):
         mask[a] = False
-    for t in range(NUM_TYPES):
-        mask[PLAY0 + t] = (hand[t] & allowed[t]) != 0
+    playable(mask[PLAY0:], hands[row, seat], SUIT_MEMBERS[trump, led + 1])
 
 
 # ---------------------------------------------------------------- the deal
