@@ -330,7 +330,7 @@ def test_kept_meld_observation_blocks_match_a_fresh_encoding():
 
 def test_observation_batches_held_by_the_caller_are_never_rewritten():
     """Large observation arrays are recycled once nothing refers to them any
-    more (``cardenvs.core.buffers.output_array``): an array still held, or only a view
+    more (``cardenvs.core.buffers.recycled_rows``): an array still held, or only a view
     of it, keeps its values through later steps, and no new observation
     shares memory with it."""
     venv = V.make("push_v0", num_envs=512, seed=5)  # 5 MB observations: recycled
@@ -361,6 +361,51 @@ def test_observation_batches_are_recycled_once_dropped():
         mask = info["action_mask"]
         obs, _, _, _, info = venv.step((rng.random(mask.shape) * mask).argmax(-1))
     assert obs.__array_interface__["data"][0] in seen
+
+
+def test_recycled_observation_batches_equal_a_fresh_encoding():
+    """A recycled observation batch is written only where it changes: the meld
+    slots in use, and the slots its row used before (the writer's record in
+    ``core.buffers.recycled_rows``).  Over many short rounds, whose deals
+    empty the table, and whole new games, at a batch large enough to be
+    recycled, every observation equals one encoded into a fresh array: for
+    the seat to act, and for other seats through ``observe`` (the same
+    writer, other rows)."""
+    n = 600  # 6 MB of observations: recycled
+    venv = V.make("push_v0", num_envs=n, seed=21, max_turns=25)
+    obs, info = venv.reset()
+    rng = np.random.default_rng(21)
+    chunks = np.array_split(np.arange(n), 4)  # 150 rows: too small to recycle, so a fresh array
+
+    def fresh(seats):
+        return np.concatenate([venv.rules.observe(venv.state, seats[c], rows=c) for c in chunks])
+
+    tables_cleared = 0
+    for t in range(300):
+        assert np.array_equal(obs, fresh(venv.state.current))
+        if t % 5 == 0:
+            seats = rng.integers(0, 4, n)
+            assert np.array_equal(venv.observe(seats), fresh(seats))
+        melds_before = venv.state.n_melds.copy()
+        mask = info["action_mask"]
+        obs, _, _, _, info = venv.step((rng.random(mask.shape) * mask).argmax(-1))
+        tables_cleared += int(((melds_before > 0) & (venv.state.n_melds == 0)).sum())
+    assert tables_cleared > 200  # many rows had melds, then an empty table
+
+
+def test_large_output_batches_are_read_only():
+    """Recycled observation and mask batches are handed out read-only (the
+    writer's record of them would be wrong if the caller wrote into them); a
+    copy is the caller's to change."""
+    venv = V.make("push_v0", num_envs=1800, seed=3)  # 4.3 MB of masks: recycled
+    obs, info = venv.reset()
+    with pytest.raises(ValueError, match="read-only"):
+        obs[0, 0] = 1
+    with pytest.raises(ValueError, match="read-only"):
+        info["action_mask"][0, 0] = True
+    mine = obs.copy()
+    mine[0, 0] = 7
+    assert mine[0, 0] == 7 and obs[0, 0] != 7
 
 
 def test_handed_out_masks_equal_the_state_and_nothing_is_legal_past_the_laid_melds():
