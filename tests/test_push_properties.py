@@ -363,34 +363,61 @@ def test_observation_batches_are_recycled_once_dropped():
     assert obs.__array_interface__["data"][0] in seen
 
 
+def test_meld_stamps_name_one_block_each():
+    """Each kept meld block carries a stamp (``state.meld_stamp``) that the
+    observation writer trusts: 0 exactly for an empty slot, and one stamp is
+    only ever seen with one block and owner, in any game, over random play
+    with new rounds and games (so a block never changes without a new
+    stamp)."""
+    venv = V.make("push_v0", num_envs=64, seed=4, max_turns=40)
+    obs, info = venv.reset()
+    rng = np.random.default_rng(4)
+    seen: dict[int, bytes] = {}
+    for t in range(500):
+        st = venv.state
+        assert np.array_equal(st.meld_stamp == 0, st.meld_kind == 0)
+        for b, m in zip(*np.nonzero(st.meld_stamp)):
+            block = st.meld_obs[b, m].tobytes() + bytes([st.meld_owner[b, m]])
+            assert seen.setdefault(int(st.meld_stamp[b, m]), block) == block
+        mask = info["action_mask"]
+        obs, _, _, _, info = venv.step((rng.random(mask.shape) * mask).argmax(-1))
+    assert len(seen) > 2000
+
+
 def test_recycled_observation_batches_equal_a_fresh_encoding():
-    """A recycled observation batch is written only where it changes: the meld
-    slots in use, and the slots its row used before (the writer's record in
-    ``core.buffers.recycled_rows``).  Over many short rounds, whose deals
+    """A recycled observation batch is written only where it changed since the
+    array was last written (its record in ``core.buffers.recycled_rows``: the
+    viewer and each meld slot's stamp).  Over many short rounds, whose deals
     empty the table, and whole new games, at a batch large enough to be
     recycled, every observation equals one encoded into a fresh array: for
-    the seat to act, and for other seats through ``observe`` (the same
-    writer, other rows)."""
+    the seat to act; for other seats through ``observe``; with some steps
+    moving only some games; and with a second engine whose games share the
+    recycled arrays."""
     n = 600  # 6 MB of observations: recycled
-    venv = V.make("push_v0", num_envs=n, seed=21, max_turns=25)
-    obs, info = venv.reset()
+    engines = [V.make("push_v0", num_envs=n, seed=21 + k, max_turns=25) for k in range(2)]
+    outs = [e.reset() for e in engines]
     rng = np.random.default_rng(21)
     chunks = np.array_split(np.arange(n), 4)  # 150 rows: too small to recycle, so a fresh array
 
-    def fresh(seats):
+    def fresh(venv, seats):
         return np.concatenate([venv.rules.observe(venv.state, seats[c], rows=c) for c in chunks])
 
     tables_cleared = 0
     for t in range(300):
-        assert np.array_equal(obs, fresh(venv.state.current))
-        if t % 5 == 0:
-            seats = rng.integers(0, 4, n)
-            assert np.array_equal(venv.observe(seats), fresh(seats))
-        melds_before = venv.state.n_melds.copy()
-        mask = info["action_mask"]
-        obs, _, _, _, info = venv.step((rng.random(mask.shape) * mask).argmax(-1))
-        tables_cleared += int(((melds_before > 0) & (venv.state.n_melds == 0)).sum())
-    assert tables_cleared > 200  # many rows had melds, then an empty table
+        for k, venv in enumerate(engines):
+            obs, info = outs[k]
+            assert np.array_equal(obs, fresh(venv, venv.state.current))
+            if t % 5 == k:
+                seats = rng.integers(0, 4, n)
+                assert np.array_equal(venv.observe(seats), fresh(venv, seats))
+            melds_before = venv.state.n_melds.copy()
+            mask = info["action_mask"]
+            actions = (rng.random(mask.shape) * mask).argmax(-1)
+            rows = np.flatnonzero(rng.random(n) < 0.7) if t % 3 == 2 else None
+            obs, _, _, _, info = venv.step(actions, rows=rows)
+            outs[k] = obs, info
+            tables_cleared += int(((melds_before > 0) & (venv.state.n_melds == 0)).sum())
+    assert tables_cleared > 400  # many rows had melds, then an empty table
 
 
 def test_large_output_batches_are_read_only():

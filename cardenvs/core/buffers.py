@@ -63,20 +63,21 @@ def _take(shape: tuple[int, ...], dtype: np.dtype) -> int | None:
     return len(_pool) - 1
 
 
-def recycled_rows(shape: tuple[int, ...], dtype: np.dtype, writer: str, unknown: int) -> tuple[np.ndarray, np.ndarray]:
+def recycled_rows(shape: tuple[int, ...], dtype: np.dtype, writer: str, unknown: int,
+                  record: tuple[int, ...] = ()) -> tuple[np.ndarray, np.ndarray]:
     """An array of ``shape`` and ``dtype`` and ``writer``'s record of it:
-    ``written`` (``shape[0]``,) int64, what ``writer`` noted in each row when
-    it last filled this array, or ``unknown`` in every row when it did not
-    (a new array, or one another writer filled).  The writer must update
-    ``written`` as it fills the rows, and hand the array out through
-    :func:`read_only`."""
+    ``written`` (``shape[0]``, ``*record``) int64, what ``writer`` noted of
+    each row when it last filled this array, or ``unknown`` throughout when
+    it did not (a new array, or one another writer filled).  The writer must
+    keep ``written`` true as it fills the rows, and hand the array out
+    through :func:`read_only`."""
     dtype = np.dtype(dtype)
     i = _take(shape, dtype)
     if i is None:
-        return np.empty(shape, dtype), np.full(shape[0], unknown, np.int64)
+        return np.empty(shape, dtype), np.full((shape[0], *record), unknown, np.int64)
     who, written = _records[i]
-    if who != writer:
-        written = np.full(shape[0], unknown, np.int64)
+    if who != writer or written.shape != (shape[0], *record):
+        written = np.full((shape[0], *record), unknown, np.int64)
         _records[i] = (writer, written)
     return _pool[i], written
 

@@ -52,6 +52,8 @@ Never encoded: other hands, the stock order.
 """
 from __future__ import annotations
 
+import os
+
 import numpy as np
 
 from ..core.buffers import read_only, recycled_rows
@@ -85,37 +87,53 @@ _WILD_INDEX = np.zeros(NT + 1, np.int64)
 _WILD_INDEX[[0, 13, 26, 39, 52]] = [1, 2, 3, 4, 5]
 
 
+# Writing only what changed.  A 4096-game batch of observations is 40 MB, and
+# most of it -- the meld slots -- is the same as the last time the recycled
+# output array was written: a step changes one meld at most.  So every kept
+# slot block carries a *stamp* (``state.meld_stamp``): 0 for an empty slot,
+# else a number drawn from the process-wide counter ``STAMP_CLOCK`` each time
+# :func:`refresh_block` rewrites the block.  Equal stamps mean equal blocks,
+# whichever state or game they are in (a state's copy keeps its stamps, and
+# either copy gets new ones when it changes a meld), so the output array's
+# record (``core.buffers.recycled_rows``) only has to note, per row, the viewer
+# and the stamp of each slot written there: a slot whose stamp is unchanged is
+# skipped, or only has its owner moved when the viewer changed.  The counter
+# starts at a random point in each process, so that a state pickled in one
+# process carries no stamps another has issued.
+STAMP_CLOCK = np.array([1 + int.from_bytes(os.urandom(6), "little")], np.int64)
+_SEAT, _USED, _STAMPS = 0, 1, 2  # a row's record: viewer, slots in use, each slot's stamp
+RECORD = _STAMPS + M
+
+
 def encode(rules, state, seats: np.ndarray, rows: np.ndarray | None = None) -> np.ndarray:
     """Observation ``(len(seats), OBS_SIZE)`` (dtype ``rules.obs_dtype``) of the
     games in ``rows`` (default: every row), row i seen by seat ``seats[i]``.
     A large batch is a recycled array, handed out read-only (``core.buffers``)."""
     seats = np.asarray(seats, np.int64)
     rows = np.arange(len(seats)) if rows is None else np.asarray(rows, np.int64)
-    out, written = recycled_rows((len(rows), OBS_SIZE), rules.obs_dtype, "push.observation", M)
-    _encode_rows(out, written, rows, seats, rules.team, rules.rounds, state.hands, state.held, state.pile,
+    out, record = recycled_rows((len(rows), OBS_SIZE), rules.obs_dtype, "push.observation", -1, (RECORD,))
+    _encode_rows(out, record, rows, seats, rules.team, rules.rounds, state.hands, state.held, state.pile,
                  state.pile_size, state.pile_counts, state.stock_size, state.contract_done, state.scores,
                  state.round_i, state.phase, state.in_contract, state.contract_idx, state.pend, state.owed,
-                 state.dealer, state.turns, state.pend_next, state.n_melds, state.meld_kind, state.meld_owner,
-                 state.meld_obs)
+                 state.dealer, state.turns, state.pend_next, state.n_melds, state.meld_owner, state.meld_obs,
+                 state.meld_stamp)
     return read_only(out)
 
 
 @kernel
-def _encode_rows(out, written, rows, seats, team, rounds, hands, held, pile, pile_size, pile_counts, stock_size,
+def _encode_rows(out, record, rows, seats, team, rounds, hands, held, pile, pile_size, pile_counts, stock_size,
                  contract_done, scores, round_i, phase, in_contract, contract_idx, pend, owed, dealer, turns,
-                 pend_next, n_melds, meld_kind, meld_owner, meld_obs):
+                 pend_next, n_melds, meld_owner, meld_obs, meld_stamp):
     """Write ``out[i]``: game ``rows[i]`` seen by seat ``seats[i]`` (a negative
-    seat, in a finished game, reads as seat 0).
-
-    ``written[i]``: how many meld slots of ``out[i]`` may be non-zero (the
-    slots after them are zeros), updated here.  Only the slots in use (the
-    finished melds and the one after them, pending or empty) are written,
-    and of the rest only those this row last had in use are cleared: at 4096
-    games most of the 40 MB batch is empty slots that are zeros already."""
+    seat, in a finished game, reads as seat 0).  ``record[i]`` is what row i
+    of ``out`` holds (viewer, slots in use, stamps; -1 throughout: unknown),
+    updated here: the head is written in full, a meld slot only where its
+    stamp changed (see above)."""
     for i in range(rows.shape[0]):
         b = rows[i]
         seat = max(seats[i], 0)
         o = out[i]
+        rec = record[i]
         o[:MELDS] = 0
         for t in range(NT):
             o[HAND + t] = hands[b, seat, t]
@@ -140,61 +158,73 @@ def _encode_rows(out, written, rows, seats, team, rounds, hands, held, pile, pil
         o[TURN] = turns[b]
         if pend[b] == 2:
             o[PEND_NEXT + min(pend_next[b], 13)] = 1
-        # table melds: the slot blocks kept up to date by the rules, plus the
-        # owner (relative to the viewer, so it is the one part written here).
-        # Slots are used in order, so every slot past n_melds + 1 is unused.
+        # table melds: the kept slot blocks plus the owner (relative to the
+        # viewer, so the one part written here).  Slots fill in order: past
+        # n_melds + 1 every slot is empty (stamp 0), here and in the record.
         used = min(np.int64(n_melds[b]) + 1, M)
-        for m in range(used):
+        old_seat = rec[_SEAT]
+        top = M if old_seat < 0 else max(used, rec[_USED])
+        for m in range(top):
             at = MELDS + m * F
-            if meld_kind[b, m] == 0:  # unused: its kept block is all zeros
-                o[at:at + F] = 0
-            else:
-                for f in range(F):
-                    o[at + f] = meld_obs[b, m, f]
+            stamp = meld_stamp[b, m]
+            if stamp != rec[_STAMPS + m]:
+                if stamp == 0:
+                    o[at:at + F] = 0
+                else:
+                    for f in range(F):
+                        o[at + f] = meld_obs[b, m, f]
+                    o[at + OWNER + (meld_owner[b, m] - seat) % 4] = 1
+                rec[_STAMPS + m] = stamp
+            elif stamp != 0 and seat != old_seat:  # same meld, another viewer
+                o[at + OWNER + (meld_owner[b, m] - old_seat) % 4] = 0
                 o[at + OWNER + (meld_owner[b, m] - seat) % 4] = 1
-        if written[i] > used:
-            o[MELDS + used * F:MELDS + written[i] * F] = 0
-        written[i] = used
+        rec[_SEAT] = seat
+        rec[_USED] = used
 
 
 # table meld slots: apart from its owner (relative to the viewer, written by
 # ``encode``) a slot's block depends only on the meld, so the rules keep every
-# slot's block in ``state.meld_obs`` (B, M, F) int8: the action kernel
-# rewrites a meld's block with :func:`refresh_block` whenever that meld
-# changes, and observing copies it.  :func:`refresh_slots` re-encodes any
-# slots from scratch (the tests check the kept blocks against it).
+# slot's block in ``state.meld_obs`` (B, M, F) int8, with its stamp in
+# ``state.meld_stamp``: the action kernel rewrites a meld's block with
+# :func:`refresh_block` whenever that meld changes, and observing copies it.
+# :func:`refresh_slots` re-encodes any slots from scratch (the tests check the
+# kept blocks against it).
 
 
 def refresh_slots(state, rows: np.ndarray, slots: np.ndarray) -> None:
     """Re-encode meld slot ``slots[i]`` of game ``rows[i]`` into ``state.meld_obs``
-    (all but the owner; an unused slot is all zeros)."""
+    (all but the owner; an unused slot is all zeros), with new stamps."""
     from .rules import POS_TYPE, WILD  # noqa: PLC0415 - rules imports this module
 
-    _refresh_blocks(state.meld_obs, np.asarray(rows, np.int64), np.asarray(slots, np.int64), state.n_melds,
-                    state.meld_kind, state.meld_rank, state.meld_counts, state.meld_suit, state.meld_lo,
-                    state.meld_hi, state.meld_pos, POS_TYPE, WILD)
+    _refresh_blocks(state.meld_obs, state.meld_stamp, STAMP_CLOCK, np.asarray(rows, np.int64),
+                    np.asarray(slots, np.int64), state.n_melds, state.meld_kind, state.meld_rank, state.meld_counts,
+                    state.meld_suit, state.meld_lo, state.meld_hi, state.meld_pos, POS_TYPE, WILD)
 
 
 @kernel
-def _refresh_blocks(meld_obs, rows, slots, n_melds, meld_kind, meld_rank, meld_counts, meld_suit, meld_lo, meld_hi,
-                    meld_pos, natural_type, wild_types):
+def _refresh_blocks(meld_obs, meld_stamp, stamp_clock, rows, slots, n_melds, meld_kind, meld_rank, meld_counts,
+                    meld_suit, meld_lo, meld_hi, meld_pos, natural_type, wild_types):
     """:func:`refresh_block` of each (``rows[i]``, ``slots[i]``)."""
     for i in range(rows.shape[0]):
-        refresh_block(meld_obs, rows[i], slots[i], n_melds, meld_kind, meld_rank, meld_counts, meld_suit, meld_lo,
-                      meld_hi, meld_pos, natural_type, wild_types)
+        refresh_block(meld_obs, meld_stamp, stamp_clock, rows[i], slots[i], n_melds, meld_kind, meld_rank,
+                      meld_counts, meld_suit, meld_lo, meld_hi, meld_pos, natural_type, wild_types)
 
 
 @kernel
-def refresh_block(meld_obs, b, m, n_melds, meld_kind, meld_rank, meld_counts, meld_suit, meld_lo, meld_hi, meld_pos,
-                  natural_type, wild_types):
-    """Re-encode the kept block of meld slot ``m`` of game ``b`` from the meld;
+def refresh_block(meld_obs, meld_stamp, stamp_clock, b, m, n_melds, meld_kind, meld_rank, meld_counts, meld_suit,
+                  meld_lo, meld_hi, meld_pos, natural_type, wild_types):
+    """Re-encode the kept block of meld slot ``m`` of game ``b`` from the meld,
+    and stamp it (0 if empty, else the next number of ``stamp_clock``);
     ``natural_type[suit, position]`` and ``wild_types`` are the rules'
     ``POS_TYPE`` and ``WILD``."""
     blk = meld_obs[b, m]
     blk[:] = 0
     kind = meld_kind[b, m]
     if kind == 0:
+        meld_stamp[b, m] = 0
         return
+    meld_stamp[b, m] = stamp_clock[0]
+    stamp_clock[0] += 1
     blk[USED] = 1
     blk[PENDING] = m >= n_melds[b]
     blk[KIND + kind - 1] = 1

@@ -694,8 +694,8 @@ def legal_masks(legal, rows, phase, current, rounds, round_i, hands, pend, pend_
 @kernel
 def apply_actions(rows, actions, ended, out_seat, max_turns, rounds, round_i, current, phase, turns, hands, held, stock,
                   stock_top, stock_size, pile, pile_size, pile_counts, n_melds, meld_kind, meld_owner, meld_rank,
-                  meld_suit, meld_lo, meld_hi, meld_pos, meld_counts, meld_len, meld_obs, pend, pend_next, pend_nat,
-                  in_contract, contract_idx, contract_done, owed):
+                  meld_suit, meld_lo, meld_hi, meld_pos, meld_counts, meld_len, meld_obs, meld_stamp, stamp_clock, pend,
+                  pend_next, pend_nat, in_contract, contract_idx, contract_done, owed):
     """Apply ``actions[i]`` (legal) to game ``rows[i]``: move the cards, build
     the melds, advance the turn; a round that ends (a player out:
     ``out_seat``, or the stock or the turn limit exhausted) is marked in
@@ -834,16 +834,16 @@ def apply_actions(rows, actions, ended, out_seat, max_turns, rounds, round_i, cu
                 ended[b] = True
                 out_seat[b] = seat
         if cat >= C_SET:
-            refresh_block(meld_obs, b, m, n_melds, meld_kind, meld_rank, meld_counts, meld_suit, meld_lo, meld_hi,
-                          meld_pos, POS_TYPE, WILD)
+            refresh_block(meld_obs, meld_stamp, stamp_clock, b, m, n_melds, meld_kind, meld_rank, meld_counts,
+                          meld_suit, meld_lo, meld_hi, meld_pos, POS_TYPE, WILD)
 
 
 # ----------------------------------------------------------------------- deal
 @kernel
 def deal_rows(rows, orders, per_seat, dealer, hands, held, pile, pile_size, pile_counts, stock, stock_top, stock_size,
               n_melds, meld_kind, meld_owner, meld_rank, meld_suit, meld_lo, meld_hi, meld_pos, meld_counts, meld_len,
-              meld_obs, pend, pend_next, pend_nat, in_contract, contract_idx, contract_done, owed, turns, phase,
-              current):
+              meld_obs, meld_stamp, pend, pend_next, pend_nat, in_contract, contract_idx, contract_done, owed, turns,
+              phase, current):
     """Deal game ``rows[i]`` from the deck order ``orders[i]`` (top first),
     ``per_seat[i]`` cards each, one at a time clockwise from the dealer's
     left; the upcard is the first natural after the deal, the wilds turned
@@ -883,6 +883,7 @@ def deal_rows(rows, orders, per_seat, dealer, hands, held, pile, pile_size, pile
         meld_counts[b, :, :] = 0
         meld_len[b, :] = 0
         meld_obs[b, :, :] = 0
+        meld_stamp[b, :] = 0  # (stamp 0: an empty slot)
         pend[b] = NO_MELD
         pend_next[b] = 0
         pend_nat[b] = False
@@ -987,6 +988,7 @@ class PushRules(TurnBasedRules):
         s.meld_counts = np.zeros((B, M, NT), np.int8)
         s.meld_len = np.zeros((B, M), np.int8)
         s.meld_obs = np.zeros((B, M, observation.F), np.int8)  # each slot's observation block
+        s.meld_stamp = np.zeros((B, M), np.int64)  # which version of its block a slot holds (observation.py)
         s.pend = np.zeros(B, np.int64)  # NO_MELD / SET / RUN being built
         s.pend_next = np.zeros(B, np.int64)  # next run position to fill
         s.pend_nat = np.zeros(B, bool)
@@ -1016,8 +1018,9 @@ class PushRules(TurnBasedRules):
                   state.dealer, state.hands, state.held, state.pile, state.pile_size, state.pile_counts, state.stock,
                   state.stock_top, state.stock_size, state.n_melds, state.meld_kind, state.meld_owner,
                   state.meld_rank, state.meld_suit, state.meld_lo, state.meld_hi, state.meld_pos, state.meld_counts,
-                  state.meld_len, state.meld_obs, state.pend, state.pend_next, state.pend_nat, state.in_contract,
-                  state.contract_idx, state.contract_done, state.owed, state.turns, state.phase, state.current)
+                  state.meld_len, state.meld_obs, state.meld_stamp, state.pend, state.pend_next, state.pend_nat,
+                  state.in_contract, state.contract_idx, state.contract_done, state.owed, state.turns, state.phase,
+                  state.current)
 
     # ------------------------------------------------------------ legal mask
     def _update_legal(self, state: BatchState, rows: np.ndarray) -> None:
@@ -1048,9 +1051,9 @@ class PushRules(TurnBasedRules):
                       state.current, state.phase, state.turns, state.hands, state.held, state.stock, state.stock_top,
                       state.stock_size, state.pile, state.pile_size, state.pile_counts, state.n_melds,
                       state.meld_kind, state.meld_owner, state.meld_rank, state.meld_suit, state.meld_lo,
-                      state.meld_hi, state.meld_pos, state.meld_counts, state.meld_len, state.meld_obs, state.pend,
-                      state.pend_next, state.pend_nat, state.in_contract, state.contract_idx, state.contract_done,
-                      state.owed)
+                      state.meld_hi, state.meld_pos, state.meld_counts, state.meld_len, state.meld_obs,
+                      state.meld_stamp, observation.STAMP_CLOCK, state.pend, state.pend_next, state.pend_nat,
+                      state.in_contract, state.contract_idx, state.contract_done, state.owed)
         e = np.flatnonzero(ended)
         if e.size:
             self._end_round(state, e, out_seat[e], rewards)
