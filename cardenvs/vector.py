@@ -117,6 +117,7 @@ class VectorEnv:
             part = self.state.select(idx)
             rewards = np.zeros((self.num_envs, self.num_players), np.float32)
             rewards[idx] = self.rules.step(part, acts)
+            self.rules.own_legal(self.state)  # (the masks handed out last step may be the state's own)
             self.state.assign(idx, part)
         terminated = self.state.done.copy()
         truncated = np.zeros(self.num_envs, bool)

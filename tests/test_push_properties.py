@@ -436,11 +436,13 @@ def test_large_output_batches_are_read_only():
 
 
 def test_handed_out_masks_equal_the_state_and_nothing_is_legal_past_the_laid_melds():
-    """``info["action_mask"]`` is a copy of the state's masks that reads each
-    row only up to ``legal_extent`` (the actions on melds not laid yet are
-    never legal, and a deal clears whole rows): over many rounds with their
-    deals and resets, the copy equals the state, no row has a legal action
-    past its extent, and a mask batch the caller still holds is never
+    """A large batch of masks is not copied: ``info["action_mask"]`` is the
+    state's own array, read-only, and the state moves to another recycled
+    array before it writes masks again.  Over many rounds with their deals and
+    resets, and steps that move only some games: the handed-out masks equal
+    the state's, no row has a legal action past its extent
+    (``legal_extent``) or past what the state records of it
+    (``legal_written``), and a mask batch the caller still holds is never
     rewritten (1800 x 2371 masks are recycled once dropped)."""
     from cardenvs.push.rules import legal_extent
 
@@ -449,19 +451,54 @@ def test_handed_out_masks_equal_the_state_and_nothing_is_legal_past_the_laid_mel
     rng = np.random.default_rng(11)
     held = held_copy = None
     action_ids = np.arange(venv.num_actions)
-    deals = 0
+    deals = partial = 0
     for t in range(400):
         mask = info["action_mask"]
+        assert not mask.flags.writeable
         assert np.array_equal(mask, venv.state.legal)  # (assert_array_equal is slow on 4 MB)
-        extent = legal_extent(venv.state.n_melds)
+        extent = np.minimum(legal_extent(venv.state.n_melds), venv.state.legal_written)
         assert not (mask & (action_ids[None, :] >= extent[:, None])).any()
         if held is not None:
             assert np.array_equal(held, held_copy)
-        if t % 50 == 0:
+        if t % 48 == 3:  # (kept over a step of only some games, then full steps)
             held, held_copy = mask, mask.copy()
         rounds_before = venv.state.hand_number.copy()
         counts = np.count_nonzero(mask, axis=1)  # a random legal action per row, by its rank among the row's
         pick = np.cumsum(counts) - counts + (rng.random(len(counts)) * counts).astype(np.int64)
-        obs, _, _, _, info = venv.step(np.flatnonzero(mask)[pick] % venv.num_actions)
+        actions = np.flatnonzero(mask)[pick] % venv.num_actions
+        rows = np.flatnonzero(rng.random(len(actions)) < 0.5) if t % 4 == 3 else None
+        partial += rows is not None
+        obs, _, _, _, info = venv.step(actions, rows=rows)
         deals += int((venv.state.hand_number != rounds_before).sum())
-    assert deals > 1500  # many rows went through new deals (and whole new games)
+    assert deals > 1000 and partial == 100  # many rows went through new deals (and whole new games)
+
+
+def test_masks_handed_out_by_the_rules_core_survive_finished_games_and_resets():
+    """The rules core stepped directly (no auto-reset): a step moves the masks
+    to another array, where finished games have empty rows; a reset of some
+    games while the caller holds the masks leaves them as they were."""
+    from cardenvs.push.rules import PushRules
+
+    rules = PushRules(rounds=[1], max_turns=6)
+    n = 1800  # 4.3 MB of masks: handed out without a copy
+    state = rules.new_state(n, np.random.default_rng(2))
+    rules.reset(state, np.arange(n))
+    rng = np.random.default_rng(2)
+    finished = resets = 0
+    for t in range(80):
+        mask = rules.legal_copy(state)
+        kept = mask.copy()
+        assert np.array_equal(mask, state.legal)
+        assert not state.legal[state.done].any()
+        finished = max(finished, int(state.done.sum()))
+        pick = (rng.random(mask.shape) * mask).argmax(-1)  # (finished games: ignored)
+        rules.step(state, pick)
+        assert np.array_equal(mask, kept) and not np.shares_memory(mask, state.legal)
+        if t % 10 == 9:
+            mask = rules.legal_copy(state)
+            kept = mask.copy()
+            done = np.flatnonzero(state.done)
+            rules.reset(state, done)
+            resets += len(done)
+            assert np.array_equal(mask, kept) and state.legal[done].any(axis=1).all()
+    assert finished > 100 and resets > 100

@@ -82,11 +82,16 @@ def recycled_rows(shape: tuple[int, ...], dtype: np.dtype, writer: str, unknown:
     return _pool[i], written
 
 
+def pooled(array: np.ndarray) -> bool:
+    """Whether ``array`` is one of the recycled arrays."""
+    return any(array is buf for buf in _pool)
+
+
 def read_only(array: np.ndarray) -> np.ndarray:
     """A read-only view of ``array`` if it is pooled (the view keeps it held,
     so not recycled, while the view lives); an array too small to pool is
     the caller's own and is returned as it is."""
-    if not any(array is buf for buf in _pool):
+    if not pooled(array):
         return array
     view = array.view()
     view.flags.writeable = False

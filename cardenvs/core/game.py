@@ -101,9 +101,16 @@ class TurnBasedRules:
         raise NotImplementedError
 
     def legal_copy(self, state: BatchState) -> np.ndarray:
-        """A copy of ``state.legal`` for the caller to keep (games with large
-        masks override it with a faster copy)."""
+        """``state.legal`` for the caller to keep: a copy, here.  A game with
+        large masks may instead hand out the state's own array, read-only, and
+        then take a new one before it next writes masks (:meth:`own_legal`)."""
         return state.legal.copy()
+
+    def own_legal(self, state: BatchState) -> None:
+        """Called before ``state.legal`` is written in place (a reset, or the
+        vector engine putting back games stepped on their own), so that a mask
+        array :meth:`legal_copy` handed out is never changed.  Nothing to do
+        when it hands out copies."""
 
     def seat_scores(self, state: BatchState) -> np.ndarray:
         """Game score of every seat ``(B, num_players)`` (a team's total for each partner)."""
@@ -173,6 +180,7 @@ class TurnBasedRules:
         unless given, scores and counters start from zero, then the game's
         :meth:`start_game` deals."""
         rows = np.asarray(rows, np.int64)
+        self.own_legal(state)
         first = state.rng.integers(self.num_players, size=len(rows)) if dealer is None else np.full(len(rows), dealer)
         state.done[rows] = False
         state.deals[rows] = 0

@@ -111,7 +111,7 @@ from typing import Any
 
 import numpy as np
 
-from ..core.buffers import read_only, recycled_rows
+from ..core.buffers import RECYCLE_BYTES, pooled, read_only, recycled_rows
 from ..core.cards import deal_round_robin, standard_deck
 from ..core.game import BatchState, TurnBasedRules, choice, positive_int
 from ..core.jit import kernel
@@ -547,32 +547,45 @@ def legal_extent(n_melds):
     return MELD0 + BLOCK * n_melds
 
 
+# Mask rows and how far they reach.  ``state.legal_written[b]``: no action at
+# or past it is legal in row b (the actions on melds not laid yet never are:
+# :func:`legal_masks` sets it to :func:`legal_extent`), so rows are cleared,
+# copied and read only up to it.  A recycled mask array keeps the same record
+# per row (``core.buffers``), so rewriting a row clears only as far as the
+# row reached before.
+
+
 @kernel
-def copy_masks(out, written, legal, n_melds):
-    """``out[:] = legal``, reading each row only up to its :func:`legal_extent`;
-    ``written[i]``: how far row i of ``out`` may hold ``True`` (beyond it is
-    ``False``), updated here, so only what the row held before past its
-    extent is cleared."""
+def copy_masks(out, out_written, legal, legal_written):
+    """``out[:] = legal``, reading each row only up to ``legal_written`` and
+    clearing only what ``out``'s row held past it (``out_written``, updated)."""
     for b in range(legal.shape[0]):
-        end = legal_extent(n_melds[b])
+        end = legal_written[b]
         for a in range(end):
             out[b, a] = legal[b, a]
-        if written[b] > end:
-            out[b, end:written[b]] = False
-        written[b] = end
+        if out_written[b] > end:
+            out[b, end:out_written[b]] = False
+        out_written[b] = end
 
 
 @kernel
-def legal_masks(legal, rows, phase, current, rounds, round_i, hands, pend, pend_nat, pend_next, in_contract,
-                contract_idx, contract_done, owed, n_melds, meld_kind, meld_rank, meld_suit, meld_lo, meld_hi,
-                meld_pos, meld_counts, meld_len):
-    """Write the legal actions of the games ``rows`` into ``legal`` (their rows
-    are cleared first): the draw choice, or every melding action that keeps
-    the pending meld (and contract) completable, discards and table moves.
+def clear_masks(legal, legal_written, rows):
+    """Nothing legal in the games ``rows``."""
+    for i in range(rows.shape[0]):
+        b = rows[i]
+        legal[b, :legal_written[b]] = False
+        legal_written[b] = 0
 
-    Only the first :func:`legal_extent` entries of a row are cleared: nothing
-    beyond them is ever set (the actions on table melds not yet laid), and a
-    deal, the one place the table shrinks, clears whole rows."""
+
+@kernel
+def legal_masks(legal, legal_written, rows, phase, current, rounds, round_i, hands, pend, pend_nat, pend_next,
+                in_contract, contract_idx, contract_done, owed, n_melds, meld_kind, meld_rank, meld_suit, meld_lo,
+                meld_hi, meld_pos, meld_counts, meld_len):
+    """Write the legal actions of the games ``rows`` into ``legal`` (their rows
+    are cleared first, as far as ``legal_written`` says they reach; it is set
+    to :func:`legal_extent`): the draw choice, or every melding action that
+    keeps the pending meld (and contract) completable, discards and table
+    moves."""
     h = np.zeros(NT, np.int64)
     hs = np.zeros((4, 13), np.int64)
     n = np.zeros(13, np.int64)
@@ -581,7 +594,9 @@ def legal_masks(legal, rows, phase, current, rounds, round_i, hands, pend, pend_
     nat = np.zeros((4, MAX_WINDOWS), np.int64)
     for i in range(rows.shape[0]):
         b = rows[i]
-        legal[b, :legal_extent(n_melds[b])] = False
+        end = legal_extent(n_melds[b])
+        legal[b, :max(end, legal_written[b])] = False
+        legal_written[b] = end
         if phase[b] == DRAW:
             legal[b, TAKE] = True
             legal[b, PUSH] = True
@@ -989,6 +1004,8 @@ class PushRules(TurnBasedRules):
         s.meld_len = np.zeros((B, M), np.int8)
         s.meld_obs = np.zeros((B, M, observation.F), np.int8)  # each slot's observation block
         s.meld_stamp = np.zeros((B, M), np.int64)  # which version of its block a slot holds (observation.py)
+        s.legal_written = np.zeros(B, np.int64)  # how far each mask row reaches (see copy_masks)
+        s.handed_legal = 0  # id() of the mask array legal_copy last handed out (see own_legal)
         s.pend = np.zeros(B, np.int64)  # NO_MELD / SET / RUN being built
         s.pend_next = np.zeros(B, np.int64)  # next run position to fill
         s.pend_nat = np.zeros(B, bool)
@@ -1013,7 +1030,6 @@ class PushRules(TurnBasedRules):
         the deck orders are drawn here (numpy), the cards dealt by
         :func:`deal_rows`."""
         orders = self.deck_orders(state, rows)
-        state.legal[rows] = False  # the table is cleared: see legal_masks
         deal_rows(np.asarray(rows, np.int64), np.asarray(orders, np.int64), 5 + self.rounds[state.round_i[rows]],
                   state.dealer, state.hands, state.held, state.pile, state.pile_size, state.pile_counts, state.stock,
                   state.stock_top, state.stock_size, state.n_melds, state.meld_kind, state.meld_owner,
@@ -1025,24 +1041,45 @@ class PushRules(TurnBasedRules):
     # ------------------------------------------------------------ legal mask
     def _update_legal(self, state: BatchState, rows: np.ndarray) -> None:
         """Recompute ``state.legal`` of the games ``rows`` (see :func:`legal_masks`)."""
-        legal_masks(state.legal, np.asarray(rows, np.int64), state.phase, state.current, self.rounds,
-                    state.round_i, state.hands, state.pend, state.pend_nat, state.pend_next, state.in_contract,
-                    state.contract_idx, state.contract_done, state.owed, state.n_melds, state.meld_kind,
-                    state.meld_rank, state.meld_suit, state.meld_lo, state.meld_hi, state.meld_pos,
+        legal_masks(state.legal, state.legal_written, np.asarray(rows, np.int64), state.phase, state.current,
+                    self.rounds, state.round_i, state.hands, state.pend, state.pend_nat, state.pend_next,
+                    state.in_contract, state.contract_idx, state.contract_done, state.owed, state.n_melds,
+                    state.meld_kind, state.meld_rank, state.meld_suit, state.meld_lo, state.meld_hi, state.meld_pos,
                     state.meld_counts, state.meld_len)
 
     def legal_copy(self, state: BatchState) -> np.ndarray:
-        """``state.legal.copy()``, faster, and read-only: a 4096-game batch of
-        masks is 10 MB, mostly the blocks of table melds not laid yet, which
-        :func:`copy_masks` neither reads nor, where they are ``False``
-        already, writes; the output is recycled (``core.buffers``)."""
-        out, written = recycled_rows(state.legal.shape, np.bool_, "push.legal_copy", self.num_actions)
-        copy_masks(out, written, state.legal, state.n_melds)
-        return read_only(out)
+        """The masks for the caller to keep.  A large batch (4096 games: 10 MB)
+        is not copied: the state's own array is handed out read-only, and the
+        state moves to another recycled array before its masks are next
+        written (:meth:`own_legal`; a step just clears the finished games in
+        it and recomputes the rest)."""
+        if state.legal.nbytes < RECYCLE_BYTES:
+            return state.legal.copy()
+        if not pooled(state.legal):
+            self._move_legal(state)
+        state.handed_legal = id(state.legal)
+        return read_only(state.legal)
+
+    def own_legal(self, state: BatchState) -> None:
+        if state.handed_legal == id(state.legal):
+            self._move_legal(state)
+
+    def _move_legal(self, state: BatchState, clear_only: np.ndarray | None = None) -> None:
+        """Move ``state.legal`` into a recycled array nobody holds: a copy, or,
+        when every row but ``clear_only`` is about to be recomputed, with only
+        those rows cleared."""
+        legal, written = recycled_rows(state.legal.shape, np.bool_, "push.legal", self.num_actions)
+        if clear_only is None:
+            copy_masks(legal, written, state.legal, state.legal_written)
+        else:
+            clear_masks(legal, written, np.asarray(clear_only, np.int64))
+        state.legal, state.legal_written = legal, written  # (the array's record is the state's)
 
     # ------------------------------------------------------------------ step
     def step(self, state: BatchState, actions: np.ndarray) -> np.ndarray:
         actions = np.asarray(actions, np.int64)
+        if state.handed_legal == id(state.legal):  # the caller holds these masks: write the new ones elsewhere
+            self._move_legal(state, clear_only=np.flatnonzero(state.done))
         rewards = np.zeros((state.batch, 4), np.float32)
         active = np.flatnonzero(~state.done)
         ended = np.zeros(state.batch, bool)  # round over
