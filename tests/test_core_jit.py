@@ -66,3 +66,14 @@ def test_compiled_kernels_play_exactly_as_plain_python(game):
     out = subprocess.run([sys.executable, "-c", code, str(pathlib.Path(__file__).parent)], check=True,
                          capture_output=True, text=True, env={**os.environ, "NUMBA_DISABLE_JIT": "1"}).stdout
     assert out.strip() == repr([vector_trajectory_digest(game, b, s, seed, **c) for b, s, seed, c in runs])
+
+
+def test_a_kernel_can_keep_the_gil():
+    """``@kernel(keep_gil=True)`` compiles a kernel that does not release the
+    GIL (Push's kernels that draw meld stamps); plain kernels release it."""
+    if not jit.COMPILED:
+        pytest.skip("numba not installed")
+    keeps = jit.kernel(keep_gil=True)(_count_positive)
+    releases = jit.kernel(_count_positive)
+    assert keeps.targetoptions["nogil"] is False and releases.targetoptions["nogil"] is True
+    assert keeps(np.array([1, -1, 2])) == 2

@@ -99,7 +99,8 @@ _WILD_INDEX[[0, 13, 26, 39, 52]] = [1, 2, 3, 4, 5]
 # and the stamp of each slot written there: a slot whose stamp is unchanged is
 # skipped, or only has its owner moved when the viewer changed.  The counter
 # starts at a random point in each process, so that a state pickled in one
-# process carries no stamps another has issued.
+# process carries no stamps another has issued, and the kernels that draw
+# from it keep the GIL, so that two threads never draw the same number.
 STAMP_CLOCK = np.array([1 + int.from_bytes(os.urandom(6), "little")], np.int64)
 _SEAT, _USED, _STAMPS = 0, 1, 2  # a row's record: viewer, slots in use, each slot's stamp
 RECORD = _STAMPS + M
@@ -201,7 +202,7 @@ def refresh_slots(state, rows: np.ndarray, slots: np.ndarray) -> None:
                     state.meld_suit, state.meld_lo, state.meld_hi, state.meld_pos, POS_TYPE, WILD)
 
 
-@kernel
+@kernel(keep_gil=True)  # it draws stamps from STAMP_CLOCK: one thread at a time
 def _refresh_blocks(meld_obs, meld_stamp, stamp_clock, rows, slots, n_melds, meld_kind, meld_rank, meld_counts,
                     meld_suit, meld_lo, meld_hi, meld_pos, natural_type, wild_types):
     """:func:`refresh_block` of each (``rows[i]``, ``slots[i]``)."""

@@ -706,7 +706,7 @@ def legal_masks(legal, legal_written, rows, phase, current, rounds, round_i, han
 
 
 # -------------------------------------------------------------------- actions
-@kernel
+@kernel(keep_gil=True)  # it draws meld stamps from the process-wide counter (observation.py)
 def apply_actions(rows, actions, ended, out_seat, max_turns, rounds, round_i, current, phase, turns, hands, held, stock,
                   stock_top, stock_size, pile, pile_size, pile_counts, n_melds, meld_kind, meld_owner, meld_rank,
                   meld_suit, meld_lo, meld_hi, meld_pos, meld_counts, meld_len, meld_obs, meld_stamp, stamp_clock, pend,
