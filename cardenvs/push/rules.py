@@ -1060,14 +1060,16 @@ class PushRules(TurnBasedRules):
         state.handed_legal = id(state.legal)
         return read_only(state.legal)
 
-    def own_legal(self, state: BatchState) -> None:
+    def own_legal(self, state: BatchState, clear_only: np.ndarray | None = None) -> None:
+        """If ``state.legal`` is the array :meth:`legal_copy` handed out, move it
+        into a recycled array nobody holds: a copy, or, when every row but
+        ``clear_only`` is about to be recomputed (a step), with only those
+        rows cleared."""
         if state.handed_legal == id(state.legal):
-            self._move_legal(state)
+            self._move_legal(state, clear_only)
 
     def _move_legal(self, state: BatchState, clear_only: np.ndarray | None = None) -> None:
-        """Move ``state.legal`` into a recycled array nobody holds: a copy, or,
-        when every row but ``clear_only`` is about to be recomputed, with only
-        those rows cleared."""
+        """Move ``state.legal`` into a recycled array (see :meth:`own_legal`)."""
         legal, written = recycled_rows(state.legal.shape, np.bool_, "push.legal", self.num_actions)
         if clear_only is None:
             copy_masks(legal, written, state.legal, state.legal_written)
@@ -1078,8 +1080,7 @@ class PushRules(TurnBasedRules):
     # ------------------------------------------------------------------ step
     def step(self, state: BatchState, actions: np.ndarray) -> np.ndarray:
         actions = np.asarray(actions, np.int64)
-        if state.handed_legal == id(state.legal):  # the caller holds these masks: write the new ones elsewhere
-            self._move_legal(state, clear_only=np.flatnonzero(state.done))
+        self.own_legal(state, clear_only=np.flatnonzero(state.done))  # every unfinished game gets new masks
         rewards = np.zeros((state.batch, 4), np.float32)
         active = np.flatnonzero(~state.done)
         ended = np.zeros(state.batch, bool)  # round over
