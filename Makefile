@@ -5,7 +5,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 PY     := $(BIN)/python
 
-.PHONY: demo test test-full contract bench clean
+.PHONY: demo test test-full lint format playthroughs contract bench clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -32,6 +32,20 @@ test: $(VENV)/.installed-dev
 ## test-full: every test, the slow ones included
 test-full: $(VENV)/.installed-dev
 	$(PY) -m pytest -q -m "slow or not slow"
+
+## lint: ruff's lint and format checks (configured in pyproject.toml)
+lint: $(VENV)/.installed-dev
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+## format: format the code and apply ruff's safe fixes
+format: $(VENV)/.installed-dev
+	$(BIN)/ruff check --fix .
+	$(BIN)/ruff format .
+
+## playthroughs: regenerate the golden playthroughs (only when play is meant to change)
+playthroughs: $(VENV)/.installed-dev
+	$(PY) tests/playthroughs.py
 
 ## contract: the public contract check from ../shared (full run)
 contract: $(VENV)/.installed-dev

@@ -10,6 +10,7 @@ evaluation.
 - :mod:`agents.evaluation`: matches, win rates with confidence intervals,
   tournaments.
 """
+
 from .base import Agent, PolicyAgent, RandomAgent
 
 __all__ = ["Agent", "RandomAgent", "PolicyAgent"]

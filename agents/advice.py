@@ -19,6 +19,7 @@ so.  :func:`advised_observation` builds the learner's input; the learner
 envs (``agents/seat_env.py``) and :class:`agents.base.PolicyAgent` call it
 when they are given an ``advisor``.
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -61,8 +62,9 @@ class AdvisedPolicy(MaskableActorCriticPolicy):
         self.advice_weight = th.nn.Parameter(th.tensor(float(advice_weight)))
         self._advice: th.Tensor | None = None
         # the new parameter must be in the optimizer too
-        self.optimizer = self.optimizer_class(self.parameters(), lr=self.optimizer.param_groups[0]["lr"],
-                                              **self.optimizer_kwargs)
+        self.optimizer = self.optimizer_class(
+            self.parameters(), lr=self.optimizer.param_groups[0]["lr"], **self.optimizer_kwargs
+        )
 
     def _get_constructor_parameters(self) -> dict[str, Any]:
         data = super()._get_constructor_parameters()
@@ -70,7 +72,7 @@ class AdvisedPolicy(MaskableActorCriticPolicy):
         return data
 
     def _remember_advice(self, obs: th.Tensor) -> None:
-        self._advice = obs[..., -self.advice_size:].float()
+        self._advice = obs[..., -self.advice_size :].float()
 
     def _get_action_dist_from_latent(self, latent_pi: th.Tensor):
         logits = self.action_net(latent_pi) + self.advice_weight * self._advice

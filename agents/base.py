@@ -4,6 +4,7 @@ An agent maps observations and legal-action masks to actions, one game at a
 time (:meth:`Agent.act`) or a batch at once (:meth:`Agent.act_batch`, used
 with the vector engine).  Agents only ever return actions their mask allows.
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -59,12 +60,14 @@ class PolicyAgent(Agent):
     def __init__(self, model: Any, deterministic: bool = True, name: str = "ppo", advisor: Agent | None = None):
         if isinstance(model, (str, bytes)) or hasattr(model, "__fspath__"):
             from sb3_contrib import MaskablePPO
+
             model = MaskablePPO.load(model, device="cpu")
         self.model = model
         self.deterministic = deterministic
         self.name = name
         self.advisor = advisor
         from .advice import advice_size  # (agents.advice builds on this module)
+
         if advice_size(model) and advisor is None:
             raise ValueError("this model was trained with rule advice: pass advisor=<the game's rule agent>")
 
@@ -72,9 +75,11 @@ class PolicyAgent(Agent):
         mask = np.asarray(mask, bool)
         if self.advisor is not None:
             from .advice import advised_observation
+
             obs = advised_observation(self.advisor, obs, mask)
-        actions, _ = self.model.predict(np.asarray(obs, np.float32), action_masks=mask,
-                                        deterministic=self.deterministic)
+        actions, _ = self.model.predict(
+            np.asarray(obs, np.float32), action_masks=mask, deterministic=self.deterministic
+        )
         return np.asarray(actions, np.int64)
 
 

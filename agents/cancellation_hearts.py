@@ -16,6 +16,7 @@ Strategy (:class:`HeartsRuleAgent`):
 
 It reads only its own observation and mask.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -55,12 +56,12 @@ class HeartsRuleAgent(Agent):
         if legal[0] < PLAY0:  # passing
             return int(max(legal, key=lambda a: (danger(a - PASS0), a)))
         cards = legal - PLAY0
-        trick = obs[O.PUBLIC_AT + O.TRICK:O.PUBLIC_AT + O.CANCELLED].reshape(O.MAX_SEATS, O.CARD_PLANES)
+        trick = obs[O.PUBLIC_AT + O.TRICK : O.PUBLIC_AT + O.CANCELLED].reshape(O.MAX_SEATS, O.CARD_PLANES)
         played = [(int(t[:4].argmax()), int(t[4:].argmax())) for t in trick if t.any()]
         if not played:  # leading
             return PLAY0 + int(min(cards, key=lambda c: (SUIT[c] == HEARTS, RANK[c], c)))
         led = played[0][0]
-        cancelled = obs[O.PUBLIC_AT + O.CANCELLED:O.PUBLIC_AT + O.CANCELLED + len(played)] > 0
+        cancelled = obs[O.PUBLIC_AT + O.CANCELLED : O.PUBLIC_AT + O.CANCELLED + len(played)] > 0
         live = [r for (s, r), x in zip(played, cancelled) if s == led and not x]
         winner = max(live) if live else -1
         if SUIT[cards[0]] == led and (SUIT[cards] == led).all():  # following suit
@@ -71,7 +72,7 @@ class HeartsRuleAgent(Agent):
 
     def _moon(self, obs: np.ndarray) -> int:
         n = 6 + int(obs[471:477].argmax())
-        scores = obs[O.PRIVATE_AT + O.SCORES:O.PRIVATE_AT + O.SCORES + n]
+        scores = obs[O.PRIVATE_AT + O.SCORES : O.PRIVATE_AT + O.SCORES + n]
         others = scores[1:] + 26
         if others.max() >= self.target_score and scores[0] < others.min():
             return MOON_OTHERS

@@ -8,11 +8,13 @@ other seat.  A's win rate counts the games A's seat won (ties at the top
 count as wins for everyone tied, as in the rules), against the share a
 seat would win by chance.
 """
+
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -52,12 +54,15 @@ class MatchResult:
 
     def __str__(self) -> str:
         lo, hi = self.ci
-        return (f"{self.agent} vs {self.opponent}: won {self.wins}/{self.games} = {self.win_rate:.1%} "
-                f"[95% CI {lo:.1%}, {hi:.1%}], mean score {self.mean_score:.1f} vs {self.mean_opponent_score:.1f}")
+        return (
+            f"{self.agent} vs {self.opponent}: won {self.wins}/{self.games} = {self.win_rate:.1%} "
+            f"[95% CI {lo:.1%}, {hi:.1%}], mean score {self.mean_score:.1f} vs {self.mean_opponent_score:.1f}"
+        )
 
 
-def play_games(game: str, seat_agents: Sequence[Agent] | Any, num_games: int, seed: int = 0,
-               num_envs: int = 128, **config: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def play_games(
+    game: str, seat_agents: Sequence[Agent] | Any, num_games: int, seed: int = 0, num_envs: int = 128, **config: Any
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Play ``num_games`` games; ``seat_agents(game_index)`` (or a fixed list)
     gives the agent of each seat.  Returns per game: the seat-assignment index,
     terminal rewards ``(num_games, P)`` and final scores ``(num_games, P)``."""
@@ -120,8 +125,7 @@ def _group(rows: np.ndarray, agent_of) -> list[tuple[Agent, np.ndarray]]:
     return [(agent, np.array(idx)) for agent, idx in owners.values()]
 
 
-def match(game: str, agent: Agent, opponent: Agent, num_games: int = 200, seed: int = 0,
-          **config: Any) -> MatchResult:
+def match(game: str, agent: Agent, opponent: Agent, num_games: int = 200, seed: int = 0, **config: Any) -> MatchResult:
     """Agent vs opponent with seats rotated (see the module docstring)."""
     rules = V.rules_class(game)(**config)
     n = rules.num_players
@@ -142,12 +146,20 @@ def match(game: str, agent: Agent, opponent: Agent, num_games: int = 200, seed: 
     opp_seat = (a_seat + 1) % n
     a_reward = rewards[idx, a_seat]
     draws = int(np.sum(np.all(rewards == rewards[:, :1], axis=1)))
-    return MatchResult(agent.name, opponent.name, num_games, int(np.sum(a_reward > 0)), draws,
-                       float(scores[idx, a_seat].mean()), float(scores[idx, opp_seat].mean()))
+    return MatchResult(
+        agent.name,
+        opponent.name,
+        num_games,
+        int(np.sum(a_reward > 0)),
+        draws,
+        float(scores[idx, a_seat].mean()),
+        float(scores[idx, opp_seat].mean()),
+    )
 
 
-def tournament(game: str, agents: Sequence[Agent], num_games: int = 200, seed: int = 0,
-               **config: Any) -> list[list[MatchResult | None]]:
+def tournament(
+    game: str, agents: Sequence[Agent], num_games: int = 200, seed: int = 0, **config: Any
+) -> list[list[MatchResult | None]]:
     """Every agent against every other (rows: agent, columns: opponent)."""
     table: list[list[MatchResult | None]] = []
     for a in agents:

@@ -18,13 +18,24 @@ Strategy (:class:`PepperRuleAgent`):
 
 It reads only its own observation (no hidden information).
 """
+
 from __future__ import annotations
 
 import numpy as np
 
 from cardenvs.pepper import observation as O
-from cardenvs.pepper.rules import (BID_BIG, BID_LITTLE, EFFECTIVE_SUIT, NO_TRUMP, PASS, PLAIN_STRENGTH, PLAY0,
-                                   TRUMP0, TRUMP_NONE, TRUMP_STRENGTH)
+from cardenvs.pepper.rules import (
+    BID_BIG,
+    BID_LITTLE,
+    EFFECTIVE_SUIT,
+    NO_TRUMP,
+    PASS,
+    PLAIN_STRENGTH,
+    PLAY0,
+    TRUMP0,
+    TRUMP_NONE,
+    TRUMP_STRENGTH,
+)
 
 from .base import Agent
 
@@ -65,10 +76,10 @@ class PepperRuleAgent(Agent):
     def act(self, obs: np.ndarray, mask: np.ndarray) -> int:
         obs = np.asarray(obs)
         legal = np.flatnonzero(mask)
-        n = 2 + int(obs[O.NUM_PLAYERS:O.NUM_PLAYERS + 3].argmax())
+        n = 2 + int(obs[O.NUM_PLAYERS : O.NUM_PLAYERS + 3].argmax())
         partners = n == 4
-        hand = np.flatnonzero(obs[O.HAND:O.HAND + 24])
-        phase = obs[O.PHASE:O.PHASE + 3]
+        hand = np.flatnonzero(obs[O.HAND : O.HAND + 24])
+        phase = obs[O.PHASE : O.PHASE + 3]
         if phase[0]:
             return self._bid(hand, legal, n, partners)
         if phase[1]:
@@ -89,16 +100,16 @@ class PepperRuleAgent(Agent):
         return int(min(a for a in legal if a <= BID_BIG))
 
     def _play(self, obs, hand, legal, n, partners) -> int:
-        trump = int(obs[O.TRUMP:O.TRUMP + 6].argmax()) - 1
+        trump = int(obs[O.TRUMP : O.TRUMP + 6].argmax()) - 1
         cards = legal - PLAY0
-        table = [np.flatnonzero(obs[O.SEATS + O.SEAT_PLANES * k + O.TABLE:][:24]) for k in range(n)]
+        table = [np.flatnonzero(obs[O.SEATS + O.SEAT_PLANES * k + O.TABLE :][:24]) for k in range(n)]
         played = {k: int(t[0]) for k, t in enumerate(table) if t.size}
         if not played:  # leading
             right = [c for c in cards if TRUMP_STRENGTH[trump, c] == 6]
             aces = [c for c in cards if TRUMP_STRENGTH[trump, c] < 0 and PLAIN_STRENGTH[c] == 5]
             pick = right[0] if right else aces[0] if aces else min(cards, key=lambda c: throw_value(c, trump))
             return PLAY0 + int(pick)
-        leader = int(obs[O.LEADER:O.LEADER + 4].argmax())
+        leader = int(obs[O.LEADER : O.LEADER + 4].argmax())
         led = EFFECTIVE_SUIT[trump, played[leader]]
         values = {k: card_value(c, trump, led) for k, c in played.items()}
         winner = max(values, key=values.get)

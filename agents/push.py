@@ -14,6 +14,7 @@ Strategy (:class:`PushRuleAgent`), read from its own observation and mask:
 * **Discard:** the natural card with the highest penalty that pairs with
   nothing in hand (K..10: 10, 9..3: 5, A: 15); wilds last.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -93,6 +94,7 @@ class PushRuleAgent(Agent):
                 return (0, 0, a)
             rank_count = sum(hand[s * 13 + card % 13] for s in range(4))
             return (1, NATURAL_PENALTY[card % 13] * (1 if rank_count <= 1 else 0.5), a)
+
         return max(actions, key=cost)
 
     @staticmethod

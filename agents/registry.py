@@ -1,5 +1,6 @@
 """Agents by name, per game: ``"random"``, ``"rule"`` (the game's rule-based
 agent), ``"ppo"`` (the committed baseline checkpoint) or ``"ppo:PATH"``."""
+
 from __future__ import annotations
 
 import importlib
@@ -47,13 +48,20 @@ def make_agent(game: str, spec: str, seed: int = 0, **config) -> Agent:
     if spec == "ppo" or spec.startswith("ppo:"):
         path = pathlib.Path(spec[4:]) if spec.startswith("ppo:") else BASELINES.get(game)
         if path is None or not path.exists():
-            raise ValueError(f"no trained checkpoint for {game!r} at {path}; train one with "
-                             f"examples/train_{game.removesuffix('_v0')}.py")
+            raise ValueError(
+                f"no trained checkpoint for {game!r} at {path}; train one with "
+                f"examples/train_{game.removesuffix('_v0')}.py"
+            )
         from sb3_contrib import MaskablePPO
 
         from .advice import advice_size
+
         model = MaskablePPO.load(path, device="cpu")
         advisor = rule_agent(game, **config) if advice_size(model) else None
-        return PolicyAgent(model, deterministic=game not in STOCHASTIC, advisor=advisor,
-                           name="ppo" if spec == "ppo" else f"ppo({path.name})")
+        return PolicyAgent(
+            model,
+            deterministic=game not in STOCHASTIC,
+            advisor=advisor,
+            name="ppo" if spec == "ppo" else f"ppo({path.name})",
+        )
     raise ValueError(f"unknown agent {spec!r}: use random, rule, ppo or ppo:PATH")

@@ -16,9 +16,11 @@ during the other seats' moves the terminal reward is still delivered with
 ``terminated=True`` (never lost).  The partner (in partnership games: the
 seat opposite) and the opponents are chosen separately.
 """
+
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import gymnasium as gym
 import numpy as np
@@ -63,8 +65,15 @@ class SeatEnv(gym.Env):
 
     metadata = {"render_modes": ["ansi"]}
 
-    def __init__(self, game: str, seat: int | str = "random", opponents: Agent | None = None,
-                 partner: Agent | None = None, seed: int | None = None, **config: Any):
+    def __init__(
+        self,
+        game: str,
+        seat: int | str = "random",
+        opponents: Agent | None = None,
+        partner: Agent | None = None,
+        seed: int | None = None,
+        **config: Any,
+    ):
         self.aec = cardenvs.make(game, **config)
         self.raw = self.aec.unwrapped
         self.rules = self.raw.rules
@@ -151,8 +160,17 @@ class _LearnerVecEnv(VecEnv):
     With an ``advisor`` the learner's observations carry its advice (see
     :mod:`agents.advice`)."""
 
-    def __init__(self, game: str, num_envs: int, opponents: Agent | None, partner: Agent | None,
-                 seed: int | None, reward_mode: str, config: dict, advisor: Agent | None = None):
+    def __init__(
+        self,
+        game: str,
+        num_envs: int,
+        opponents: Agent | None,
+        partner: Agent | None,
+        seed: int | None,
+        reward_mode: str,
+        config: dict,
+        advisor: Agent | None = None,
+    ):
         if VecEnv is object:
             raise ImportError("the learner VecEnvs need stable-baselines3: pip install 'cardenvs[train]'")
         if reward_mode not in ("seat", "relative"):
@@ -176,8 +194,9 @@ class _LearnerVecEnv(VecEnv):
         self._reward_weights = w
         self.render_mode = None
         self.advisor = advisor
-        super().__init__(num_envs, learner_space(self.rules, advised=advisor is not None),
-                         self.engine.single_action_space)
+        super().__init__(
+            num_envs, learner_space(self.rules, advised=advisor is not None), self.engine.single_action_space
+        )
         self._actions = None
         self._ep_return = np.zeros(num_envs)
         self._ep_len = np.zeros(num_envs, np.int64)
@@ -245,8 +264,17 @@ class SeatVecEnv(_LearnerVecEnv):
     set the attributes or call ``set_attr``.
     """
 
-    def __init__(self, game: str, num_envs: int, opponents: Agent | None = None, partner: Agent | None = None,
-                 seed: int | None = None, reward_mode: str = "seat", advisor: Agent | None = None, **config: Any):
+    def __init__(
+        self,
+        game: str,
+        num_envs: int,
+        opponents: Agent | None = None,
+        partner: Agent | None = None,
+        seed: int | None = None,
+        reward_mode: str = "seat",
+        advisor: Agent | None = None,
+        **config: Any,
+    ):
         super().__init__(game, num_envs, opponents, partner, seed, reward_mode, config, advisor)
         self._obs = None
 
@@ -311,8 +339,16 @@ class ParallelSeatVecEnv(_LearnerVecEnv):
     learner plays seat ``i % 2`` of game i and ``opponents`` the other seat;
     an SB3 ``VecEnv`` like :class:`SeatVecEnv`."""
 
-    def __init__(self, game: str, num_envs: int, opponents: Agent | None = None, seed: int | None = None,
-                 reward_mode: str = "seat", advisor: Agent | None = None, **config: Any):
+    def __init__(
+        self,
+        game: str,
+        num_envs: int,
+        opponents: Agent | None = None,
+        seed: int | None = None,
+        reward_mode: str = "seat",
+        advisor: Agent | None = None,
+        **config: Any,
+    ):
         super().__init__(game, num_envs, opponents, None, seed, reward_mode, config, advisor)
         self._rows = np.arange(num_envs)
         self._other = (self.learner_seat + 1) % 2
@@ -337,16 +373,27 @@ class ParallelSeatVecEnv(_LearnerVecEnv):
         infos: list[dict] = [{} for _ in range(self.num_envs)]
         self._finish(np.flatnonzero(done), info, infos)
         self._episodes(reward, done, infos)
-        return self._learner_view(self._obs[r, self.learner_seat], self.action_masks()), reward.astype(np.float32), \
-            done, infos
+        return (
+            self._learner_view(self._obs[r, self.learner_seat], self.action_masks()),
+            reward.astype(np.float32),
+            done,
+            infos,
+        )
 
     def action_masks(self) -> np.ndarray:
         return self._mask[self._rows, self.learner_seat].copy()
 
 
-def learner_vec_env(game: str, num_envs: int, opponents: Agent | None = None, partner: Agent | None = None,
-                    seed: int | None = None, reward_mode: str = "seat", advisor: Agent | None = None,
-                    **config: Any) -> _LearnerVecEnv:
+def learner_vec_env(
+    game: str,
+    num_envs: int,
+    opponents: Agent | None = None,
+    partner: Agent | None = None,
+    seed: int | None = None,
+    reward_mode: str = "seat",
+    advisor: Agent | None = None,
+    **config: Any,
+) -> _LearnerVecEnv:
     """The learner VecEnv that fits ``game`` (turn-based or simultaneous)."""
     if getattr(V.rules_class(game), "vector_env_class", None) is not None:
         return ParallelSeatVecEnv(game, num_envs, opponents, seed, reward_mode, advisor, **config)

@@ -13,6 +13,7 @@ Strategy (:class:`SpitRuleAgent`):
 
 It reads only its own observation and mask.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -31,8 +32,7 @@ class SpitRuleAgent(Agent):
         self.speed = rules.variant == "speed"
         texts = [rules.action_to_str(a).split() for a in range(rules.num_actions)]
         self.kind = [t[0] for t in texts]
-        self.args = [tuple(int(x) for x in t[1:]) if not self.speed or t[0] != "play" else (int(t[2]),)
-                     for t in texts]
+        self.args = [tuple(int(x) for x in t[1:]) if not self.speed or t[0] != "play" else (int(t[2]),) for t in texts]
 
     def act(self, obs: np.ndarray, mask: np.ndarray) -> int:
         legal = np.flatnonzero(mask)

@@ -10,6 +10,7 @@ learning curve (PNG) and the evaluation results into ``run_dir``.
 The per-game scripts in ``examples/train_<game>.py`` call it with their
 defaults.
 """
+
 from __future__ import annotations
 
 import json
@@ -55,8 +56,15 @@ def _opponent_names() -> tuple[str, ...]:
     return ("random", "rule")
 
 
-def train(cfg: TrainConfig, rule_agent: Agent, run_dir: str | pathlib.Path, model_path: str | pathlib.Path | None,
-          opponent: str = "rule", progress_bar: bool = True, log=print) -> dict[str, Any]:
+def train(
+    cfg: TrainConfig,
+    rule_agent: Agent,
+    run_dir: str | pathlib.Path,
+    model_path: str | pathlib.Path | None,
+    opponent: str = "rule",
+    progress_bar: bool = True,
+    log=print,
+) -> dict[str, Any]:
     """Train, save and evaluate; returns the evaluation summary."""
     import torch
     from sb3_contrib import MaskablePPO
@@ -69,8 +77,16 @@ def train(cfg: TrainConfig, rule_agent: Agent, run_dir: str | pathlib.Path, mode
         raise ValueError(f"opponent must be one of {_opponent_names()}, got {opponent!r}")
     fixed = rule_agent if opponent == "rule" else RandomAgent(cfg.seed)
     advisor = rule_agent if cfg.advice else None
-    env = learner_vec_env(cfg.game, cfg.num_envs, opponents=fixed, partner=fixed, seed=cfg.seed,
-                          reward_mode=cfg.reward_mode, advisor=advisor, **cfg.env_config)
+    env = learner_vec_env(
+        cfg.game,
+        cfg.num_envs,
+        opponents=fixed,
+        partner=fixed,
+        seed=cfg.seed,
+        reward_mode=cfg.reward_mode,
+        advisor=advisor,
+        **cfg.env_config,
+    )
     if cfg.init_model:
         model = MaskablePPO.load(cfg.init_model, env=env, device="cpu")
     else:
@@ -78,11 +94,23 @@ def train(cfg: TrainConfig, rule_agent: Agent, run_dir: str | pathlib.Path, mode
         policy_kwargs: dict[str, Any] = {"net_arch": list(cfg.net_arch)}
         if cfg.advice:
             from .advice import AdvisedPolicy
+
             policy = AdvisedPolicy
             policy_kwargs.update(advice_size=env.action_space.n, advice_weight=cfg.advice_weight)
-        model = MaskablePPO(policy, env, n_steps=cfg.n_steps, batch_size=cfg.batch_size, n_epochs=cfg.n_epochs,
-                            learning_rate=cfg.learning_rate, gamma=cfg.gamma, ent_coef=cfg.ent_coef,
-                            policy_kwargs=policy_kwargs, seed=cfg.seed, device="cpu", verbose=0)
+        model = MaskablePPO(
+            policy,
+            env,
+            n_steps=cfg.n_steps,
+            batch_size=cfg.batch_size,
+            n_epochs=cfg.n_epochs,
+            learning_rate=cfg.learning_rate,
+            gamma=cfg.gamma,
+            ent_coef=cfg.ent_coef,
+            policy_kwargs=policy_kwargs,
+            seed=cfg.seed,
+            device="cpu",
+            verbose=0,
+        )
 
     curve: list[tuple[int, float]] = []
 
@@ -108,8 +136,11 @@ def train(cfg: TrainConfig, rule_agent: Agent, run_dir: str | pathlib.Path, mode
                 self.last = self.num_timesteps
             return True
 
-    checkpoints = CheckpointCallback(save_freq=max(1, cfg.checkpoint_every // cfg.num_envs),
-                                     save_path=str(run_dir / "checkpoints"), name_prefix=cfg.game)
+    checkpoints = CheckpointCallback(
+        save_freq=max(1, cfg.checkpoint_every // cfg.num_envs),
+        save_path=str(run_dir / "checkpoints"),
+        name_prefix=cfg.game,
+    )
     t0 = time.perf_counter()
     if cfg.fixed_steps:
         log(f"stage 1: {cfg.fixed_steps:,} steps against {fixed.name} opponents and partner")
@@ -118,15 +149,23 @@ def train(cfg: TrainConfig, rule_agent: Agent, run_dir: str | pathlib.Path, mode
         snapshot = FrozenPolicyAgent(model, advisor=advisor)
         env.opponents = env.partner = snapshot
         log(f"stage 2: {cfg.selfplay_steps:,} steps of self-play against frozen snapshots")
-        model.learn(cfg.selfplay_steps, callback=[Curve(), SelfPlay(snapshot), checkpoints],
-                    reset_num_timesteps=False, progress_bar=progress_bar)
+        model.learn(
+            cfg.selfplay_steps,
+            callback=[Curve(), SelfPlay(snapshot), checkpoints],
+            reset_num_timesteps=False,
+            progress_bar=progress_bar,
+        )
     if cfg.team_steps:
         # as evaluated: the learner's own policy as partner, the fixed agent as opponents
         partner = FrozenPolicyAgent(model, name="partner", advisor=advisor)
         env.opponents, env.partner = fixed, partner
         log(f"stage 3: {cfg.team_steps:,} steps with its own snapshot as partner against {fixed.name} opponents")
-        model.learn(cfg.team_steps, callback=[Curve(), SelfPlay(partner), checkpoints],
-                    reset_num_timesteps=False, progress_bar=progress_bar)
+        model.learn(
+            cfg.team_steps,
+            callback=[Curve(), SelfPlay(partner), checkpoints],
+            reset_num_timesteps=False,
+            progress_bar=progress_bar,
+        )
     train_seconds = time.perf_counter() - t0
     if model_path:
         pathlib.Path(model_path).parent.mkdir(parents=True, exist_ok=True)
@@ -137,15 +176,28 @@ def train(cfg: TrainConfig, rule_agent: Agent, run_dir: str | pathlib.Path, mode
     from .registry import STOCHASTIC
 
     trained = PolicyAgent(model, deterministic=cfg.game not in STOCHASTIC, name="ppo", advisor=advisor)
-    summary = {"config": asdict(cfg), "opponent": opponent, "train_seconds": round(train_seconds, 1),
-               "timesteps": int(model.num_timesteps), "results": []}
+    summary = {
+        "config": asdict(cfg),
+        "opponent": opponent,
+        "train_seconds": round(train_seconds, 1),
+        "timesteps": int(model.num_timesteps),
+        "results": [],
+    }
     for opp in (RandomAgent(cfg.seed + 1), rule_agent):
         res = match(cfg.game, trained, opp, cfg.eval_games, seed=cfg.seed + 7, **cfg.eval_config)
         log(str(res))
         lo, hi = res.ci
-        summary["results"].append({"opponent": opp.name, "games": res.games, "wins": res.wins,
-                                   "win_rate": res.win_rate, "ci95": [lo, hi], "mean_score": res.mean_score,
-                                   "mean_opponent_score": res.mean_opponent_score})
+        summary["results"].append(
+            {
+                "opponent": opp.name,
+                "games": res.games,
+                "wins": res.wins,
+                "win_rate": res.win_rate,
+                "ci95": [lo, hi],
+                "mean_score": res.mean_score,
+                "mean_opponent_score": res.mean_opponent_score,
+            }
+        )
     (run_dir / "summary.json").write_text(json.dumps(summary, indent=2))
     return summary
 
@@ -163,7 +215,7 @@ def plot_curve(curve: list[tuple[int, float]], path: pathlib.Path, title: str) -
         k = max(1, len(rets) // 50)
         smooth = np.convolve(rets, np.ones(k) / k, mode="valid")
         ax.plot(steps, rets, ".", alpha=0.08, color="tab:blue", markersize=2)
-        ax.plot(steps[k - 1:], smooth, color="tab:red", label=f"moving average ({k} episodes)")
+        ax.plot(steps[k - 1 :], smooth, color="tab:red", label=f"moving average ({k} episodes)")
         ax.legend()
     ax.set_xlabel("learner steps")
     ax.set_ylabel("episode return")
@@ -173,9 +225,18 @@ def plot_curve(curve: list[tuple[int, float]], path: pathlib.Path, title: str) -
     plt.close(fig)
 
 
-def cli(game: str, doc: str, env_config: dict, eval_config: dict, name: str | None = None,
-        fixed_steps: int = 600_000, selfplay_steps: int = 200_000, steps_per_second: float = 2000.0,
-        variants: dict[str, tuple[dict, dict]] | None = None, **train_kwargs: Any) -> None:
+def cli(
+    game: str,
+    doc: str,
+    env_config: dict,
+    eval_config: dict,
+    name: str | None = None,
+    fixed_steps: int = 600_000,
+    selfplay_steps: int = 200_000,
+    steps_per_second: float = 2000.0,
+    variants: dict[str, tuple[dict, dict]] | None = None,
+    **train_kwargs: Any,
+) -> None:
     """The command line shared by ``examples/train_<game>.py``: ``--minutes``
     or explicit step counts, the opponent, where to save; ``variants`` maps a
     ``--variant`` name to (extra env options, extra eval options)."""
@@ -189,13 +250,24 @@ def cli(game: str, doc: str, env_config: dict, eval_config: dict, name: str | No
         p.add_argument("--variant", choices=list(variants), default=list(variants)[0])
     p.add_argument("--fixed-steps", type=int, default=fixed_steps, help="learner steps against fixed opponents")
     p.add_argument("--selfplay-steps", type=int, default=selfplay_steps, help="then learner steps of self-play")
-    p.add_argument("--team-steps", type=int, default=0,
-                   help="then steps with its own snapshot as partner against the fixed opponents")
+    p.add_argument(
+        "--team-steps",
+        type=int,
+        default=0,
+        help="then steps with its own snapshot as partner against the fixed opponents",
+    )
     p.add_argument("--init", default=None, help="continue training this saved model")
-    p.add_argument("--advice", action="store_true",
-                   help="a rule-advised policy: start from the rule-based agent and learn where to deviate")
-    p.add_argument("--minutes", type=float, default=None,
-                   help=f"scale the steps to about this many minutes (~{steps_per_second:,.0f} steps/s measured)")
+    p.add_argument(
+        "--advice",
+        action="store_true",
+        help="a rule-advised policy: start from the rule-based agent and learn where to deviate",
+    )
+    p.add_argument(
+        "--minutes",
+        type=float,
+        default=None,
+        help=f"scale the steps to about this many minutes (~{steps_per_second:,.0f} steps/s measured)",
+    )
     p.add_argument("--opponent", choices=_opponent_names(), default="rule")
     p.add_argument("--num-envs", type=int, default=64)
     p.add_argument("--eval-games", type=int, default=300)
@@ -214,9 +286,26 @@ def cli(game: str, doc: str, env_config: dict, eval_config: dict, name: str | No
         total = int(args.minutes * 60 * steps_per_second)
         fixed = int(total * 0.75)
         selfplay = total - fixed
-    cfg = TrainConfig(game=game, env_config=env_cfg, eval_config=eval_cfg, fixed_steps=fixed,
-                      selfplay_steps=selfplay, team_steps=args.team_steps, init_model=args.init, advice=args.advice, num_envs=args.num_envs, eval_games=args.eval_games, seed=args.seed,
-                      **train_kwargs)
+    cfg = TrainConfig(
+        game=game,
+        env_config=env_cfg,
+        eval_config=eval_cfg,
+        fixed_steps=fixed,
+        selfplay_steps=selfplay,
+        team_steps=args.team_steps,
+        init_model=args.init,
+        advice=args.advice,
+        num_envs=args.num_envs,
+        eval_games=args.eval_games,
+        seed=args.seed,
+        **train_kwargs,
+    )
     save = args.save if args.save is not None else str(CHECKPOINTS / f"{name}_ppo.zip")
-    train(cfg, rule_agent(game, **eval_cfg), args.run_dir or f"runs/{name}", save or None,
-          opponent=args.opponent, progress_bar=not args.no_progress)
+    train(
+        cfg,
+        rule_agent(game, **eval_cfg),
+        args.run_dir or f"runs/{name}",
+        save or None,
+        opponent=args.opponent,
+        progress_bar=not args.no_progress,
+    )

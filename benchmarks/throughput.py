@@ -11,13 +11,19 @@ pick a uniformly random legal action, step, and get the next observation.
 
 See benchmarks/README.md for what each number means.
 """
+
 from __future__ import annotations
 
 import os
 
 # Single-threaded numerics: must happen before numpy (or anything importing it) loads.
-for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS",
-             "NUMEXPR_NUM_THREADS", "VECLIB_MAXIMUM_THREADS"):
+for _var in (
+    "OMP_NUM_THREADS",
+    "OPENBLAS_NUM_THREADS",
+    "MKL_NUM_THREADS",
+    "NUMEXPR_NUM_THREADS",
+    "VECLIB_MAXIMUM_THREADS",
+):
     os.environ[_var] = "1"
 
 _PINNED = None
@@ -68,12 +74,12 @@ class Result:
     engine: str
     game: str
     batch: int
-    steps: int            # game-steps (decisions) in the timed window
-    games: int            # games finished in the timed window
+    steps: int  # game-steps (decisions) in the timed window
+    games: int  # games finished in the timed window
     seconds: float
-    steps_per_game: float | None = None   # mean decisions per game (see README)
-    peer_key: str | None = None           # set for peer rows: column header of the ratio
-    engine_seconds: float | None = None   # vector rows: the part of ``seconds`` spent inside ``venv.step``
+    steps_per_game: float | None = None  # mean decisions per game (see README)
+    peer_key: str | None = None  # set for peer rows: column header of the ratio
+    engine_seconds: float | None = None  # vector rows: the part of ``seconds`` spent inside ``venv.step``
     notes: list[str] = field(default_factory=list)
 
     @property
@@ -130,8 +136,9 @@ def load_our_game(name: str):
         return None
 
 
-def measure_vector(name: str, config: dict, batch: int, seconds: float, warmup: float,
-                   min_steps: int = 0, max_seconds: float = 120.0) -> Result:
+def measure_vector(
+    name: str, config: dict, batch: int, seconds: float, warmup: float, min_steps: int = 0, max_seconds: float = 120.0
+) -> Result:
     """Time random legal play of ``batch`` games for ``seconds``, and for at
     least ``min_steps`` batch steps (one mean game length; at most
     ``max_seconds``).  The games all start together at ``reset``, so a window
@@ -140,6 +147,7 @@ def measure_vector(name: str, config: dict, batch: int, seconds: float, warmup: 
     (Push's later rounds are slower than its first); over one game length
     each row goes through a whole game's worth of stages."""
     import cardenvs.vector as V
+
     venv = V.make(name, num_envs=batch, seed=0, **config)
     rng = np.random.default_rng(0)
     _, info = venv.reset()
@@ -177,6 +185,7 @@ def mean_game_length(name: str, config: dict, batch: int, max_seconds: float) ->
     (mean, complete); if ``max_seconds`` runs out first, the mean of the games
     that did finish, flagged incomplete (biased short)."""
     import cardenvs.vector as V
+
     venv = V.make(name, num_envs=batch, seed=1, **config)
     rng = np.random.default_rng(1)
     _, info = venv.reset()
@@ -206,7 +215,7 @@ def measure_aec(module, name: str, config: dict, seconds: float, warmup: float) 
         deadline = t0 + budget
         while True:
             out_of_time = False
-            for agent in env.agent_iter():
+            for _agent in env.agent_iter():
                 obs, reward, term, trunc, info = env.last()
                 if term or trunc:
                     action = None
@@ -226,8 +235,7 @@ def measure_aec(module, name: str, config: dict, seconds: float, warmup: float) 
 
     run(warmup)
     steps, games, elapsed = run(seconds)
-    return Result("cardenvs AEC", name, 1, steps, games, elapsed,
-                  steps_per_game=(steps / games) if games else None)
+    return Result("cardenvs AEC", name, 1, steps, games, elapsed, steps_per_game=(steps / games) if games else None)
 
 
 # --------------------------------------------------------------------------
@@ -236,11 +244,11 @@ def measure_openspiel(seconds: float, warmup: float) -> list[Result]:
     try:
         import pyspiel
     except Exception as exc:
-        note(f"skipping OpenSpiel: cannot import pyspiel ({type(exc).__name__}: {exc}); "
-             "pip install open_spiel")
+        note(f"skipping OpenSpiel: cannot import pyspiel ({type(exc).__name__}: {exc}); pip install open_spiel")
         return []
     try:
         from importlib.metadata import version
+
         ver = version("open_spiel")
     except Exception:
         ver = "?"
@@ -293,9 +301,18 @@ def measure_openspiel(seconds: float, warmup: float) -> list[Result]:
 
         run(warmup)
         steps, games, elapsed = run(seconds)
-        results.append(Result(f"OpenSpiel {ver}", f"{gname} ({kind} {size})", 1, steps, games, elapsed,
-                              steps_per_game=(steps / games) if games else None,
-                              peer_key=f"OS {gname}"))
+        results.append(
+            Result(
+                f"OpenSpiel {ver}",
+                f"{gname} ({kind} {size})",
+                1,
+                steps,
+                games,
+                elapsed,
+                steps_per_game=(steps / games) if games else None,
+                peer_key=f"OS {gname}",
+            )
+        )
     return results
 
 
@@ -340,8 +357,18 @@ def measure_rlcard(seconds: float, warmup: float) -> list[Result]:
     run(warmup)
     steps, games, elapsed = run(seconds)
     obs_size = int(np.prod(env.state_shape[0])) if getattr(env, "state_shape", None) else "?"
-    return [Result(f"RLCard {ver}", f"{gname} (obs {obs_size})", 1, steps, games, elapsed,
-                   steps_per_game=(steps / games) if games else None, peer_key=f"RLCard {gname}")]
+    return [
+        Result(
+            f"RLCard {ver}",
+            f"{gname} (obs {obs_size})",
+            1,
+            steps,
+            games,
+            elapsed,
+            steps_per_game=(steps / games) if games else None,
+            peer_key=f"RLCard {gname}",
+        )
+    ]
 
 
 # --------------------------------------------------------------------------
@@ -357,7 +384,7 @@ def machine_info() -> list[str]:
     except OSError:
         pass
     try:
-        load = "load average %.2f %.2f %.2f (other processes compete for the core)" % os.getloadavg()
+        load = "load average {:.2f} {:.2f} {:.2f} (other processes compete for the core)".format(*os.getloadavg())
     except OSError:
         load = "load average ?"
     pinned = f"pinned to CPU {_PINNED} (sched_setaffinity)" if _PINNED is not None else "not pinned"
@@ -373,6 +400,7 @@ def code_version() -> str:
     """cardenvs version, git commit, and a hash of its sources (the tree may be uncommitted)."""
     import hashlib
     import subprocess
+
     try:
         import cardenvs
     except Exception as exc:
@@ -388,10 +416,12 @@ def code_version() -> str:
     git = "no git"
     try:
         repo = os.path.dirname(root)
-        sha = subprocess.run(["git", "-C", repo, "rev-parse", "--short", "HEAD"],
-                             capture_output=True, text=True, timeout=10).stdout.strip()
-        dirty = subprocess.run(["git", "-C", repo, "status", "--porcelain", "--", "cardenvs"],
-                               capture_output=True, text=True, timeout=10).stdout.strip()
+        sha = subprocess.run(
+            ["git", "-C", repo, "rev-parse", "--short", "HEAD"], capture_output=True, text=True, timeout=10
+        ).stdout.strip()
+        dirty = subprocess.run(
+            ["git", "-C", repo, "status", "--porcelain", "--", "cardenvs"], capture_output=True, text=True, timeout=10
+        ).stdout.strip()
         if sha:
             git = f"git {sha}" + (" + uncommitted changes in cardenvs/" if dirty else "")
     except Exception:
@@ -415,9 +445,16 @@ def print_table(results: list[Result]) -> None:
     headers += [f"x vs {p.peer_key}" for p in peers]
     rows = []
     for r in results:
-        row = [r.engine, r.game, str(r.batch), fmt_rate(r.steps_per_s), fmt_rate(r.engine_steps_per_s),
-               fmt_rate(r.games_per_s),
-               fmt_rate(r.steps_per_game), fmt_rate(r.steady_games_per_s)]
+        row = [
+            r.engine,
+            r.game,
+            str(r.batch),
+            fmt_rate(r.steps_per_s),
+            fmt_rate(r.engine_steps_per_s),
+            fmt_rate(r.games_per_s),
+            fmt_rate(r.steps_per_game),
+            fmt_rate(r.steady_games_per_s),
+        ]
         for p in peers:
             row.append("-" if r.peer_key else f"{r.steps_per_s / p.steps_per_s:.2f}")
         rows.append(row)
@@ -439,21 +476,33 @@ def parse_int_list(text: str) -> list[int]:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--seconds", type=float, default=None,
-                    help="timed budget per measurement (default 3, or 0.5 with --quick)")
-    ap.add_argument("--games", default=",".join(DEFAULT_GAMES),
-                    help=f"comma-separated cardenvs games (default {','.join(DEFAULT_GAMES)}; "
-                         "missing ones are skipped)")
-    ap.add_argument("--batches", default=None,
-                    help="comma-separated vector batch sizes (default 1,64,1024,4096; 1,1024 with --quick)")
+    ap.add_argument(
+        "--seconds", type=float, default=None, help="timed budget per measurement (default 3, or 0.5 with --quick)"
+    )
+    ap.add_argument(
+        "--games",
+        default=",".join(DEFAULT_GAMES),
+        help=f"comma-separated cardenvs games (default {','.join(DEFAULT_GAMES)}; missing ones are skipped)",
+    )
+    ap.add_argument(
+        "--batches",
+        default=None,
+        help="comma-separated vector batch sizes (default 1,64,1024,4096; 1,1024 with --quick)",
+    )
     ap.add_argument("--quick", action="store_true", help="0.5 s per measurement, batches 1 and 1024")
     ap.add_argument("--no-peers", action="store_true", help="skip OpenSpiel and RLCard")
     ap.add_argument("--no-aec", action="store_true", help="skip the AEC (PettingZoo) measurement")
-    ap.add_argument("--calib-batch", type=int, default=None,
-                    help="batch for the steps/game calibration of the vector engine (default 256, 64 with "
-                         "--quick; 0 = skip)")
-    ap.add_argument("--profile", action="store_true",
-                    help="also cProfile the largest batch of each game and print the top functions")
+    ap.add_argument(
+        "--calib-batch",
+        type=int,
+        default=None,
+        help="batch for the steps/game calibration of the vector engine (default 256, 64 with --quick; 0 = skip)",
+    )
+    ap.add_argument(
+        "--profile",
+        action="store_true",
+        help="also cProfile the largest batch of each game and print the top functions",
+    )
     args = ap.parse_args(argv)
 
     seconds = args.seconds if args.seconds is not None else (0.5 if args.quick else 3.0)
@@ -467,9 +516,11 @@ def main(argv: list[str] | None = None) -> int:
     for line in machine_info():
         print(f"# {line}")
     print(f"# {code_version()}")
-    print(f"# {seconds:g} s timed per measurement after {warmup:g} s warm-up (vector engine: timed for at "
-          "least one mean game length of steps, so that every stage of a game is in the window); random legal play; "
-          "a step = read mask + pick action + step + next observation")
+    print(
+        f"# {seconds:g} s timed per measurement after {warmup:g} s warm-up (vector engine: timed for at "
+        "least one mean game length of steps, so that every stage of a game is in the window); random legal play; "
+        "a step = read mask + pick action + step + next observation"
+    )
     print(flush=True)
 
     results: list[Result] = []
@@ -482,6 +533,7 @@ def main(argv: list[str] | None = None) -> int:
         spg = None
         try:
             import cardenvs.vector as V
+
             V.rules_class(name)
         except Exception as exc:
             note(f"skipping vector {name}: {type(exc).__name__}: {exc}")
@@ -490,15 +542,19 @@ def main(argv: list[str] | None = None) -> int:
                 t0 = perf_counter()
                 spg, complete = mean_game_length(name, config, calib_batch, max_seconds=max(20.0, 10 * seconds))
                 flag = "" if complete else " (INCOMPLETE: time cap hit, biased short)"
-                print(f"  {name}: mean steps/game {spg:.1f} over {calib_batch} games{flag} "
-                      f"[{perf_counter() - t0:.1f} s]", flush=True)
+                print(
+                    f"  {name}: mean steps/game {spg:.1f} over {calib_batch} games{flag} [{perf_counter() - t0:.1f} s]",
+                    flush=True,
+                )
             for batch in batches:
-                r = measure_vector(name, config, batch, seconds, warmup,
-                                   min_steps=0 if spg is None else round(spg))
+                r = measure_vector(name, config, batch, seconds, warmup, min_steps=0 if spg is None else round(spg))
                 r.steps_per_game = spg
                 results.append(r)
-                print(f"  vector {name} batch {batch}: {r.steps_per_s:,.0f} steps/s "
-                      f"(engine alone: {r.engine_steps_per_s:,.0f})", flush=True)
+                print(
+                    f"  vector {name} batch {batch}: {r.steps_per_s:,.0f} steps/s "
+                    f"(engine alone: {r.engine_steps_per_s:,.0f})",
+                    flush=True,
+                )
         if not args.no_aec:
             try:
                 r = measure_aec(module, name, config, seconds, warmup)
@@ -539,7 +595,9 @@ def profile(games: list[str], batches: list[int], seconds: float) -> None:
     import cProfile
     import io
     import pstats
+
     import cardenvs.vector as V
+
     batch = max(batches)
     for name in games:
         try:

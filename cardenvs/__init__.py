@@ -11,6 +11,7 @@ Games (PettingZoo envs over a batched numpy rules core):
 name; ``cardenvs.vector.make(name, num_envs, seed, **config)`` the batched
 engine.
 """
+
 from __future__ import annotations
 
 import importlib

@@ -25,6 +25,7 @@ last handed out (``cardenvs.core.buffers``), so they come **read-only**:
 copy one (``obs.astype(np.float32)``, ``mask.copy()``) to change it.  An
 array you still hold is never written again.
 """
+
 from __future__ import annotations
 
 import importlib
@@ -53,7 +54,7 @@ def rules_class(name: str) -> type[TurnBasedRules]:
     return getattr(importlib.import_module(module), cls)
 
 
-def make(name: str, num_envs: int, seed: int | None = None, **config: Any) -> "VectorEnv":
+def make(name: str, num_envs: int, seed: int | None = None, **config: Any) -> VectorEnv:
     """A vector engine running ``num_envs`` games of ``name`` with ``config``.
 
     Turn-based games get a :class:`VectorEnv`; a rules class may name another
@@ -101,16 +102,16 @@ class VectorEnv:
             raise RuntimeError("call reset() before step()")
         actions = np.asarray(actions)
         if actions.shape != (self.num_envs,) or not np.issubdtype(actions.dtype, np.integer):
-            raise IllegalActionError(f"actions must be an int array of shape ({self.num_envs},), "
-                                     f"got {actions.dtype} {actions.shape}")
+            raise IllegalActionError(
+                f"actions must be an int array of shape ({self.num_envs},), got {actions.dtype} {actions.shape}"
+            )
         idx = self._rows if rows is None else np.arange(self.num_envs)[np.asarray(rows)]
         acts = actions[idx]
         in_range = (acts >= 0) & (acts < self.num_actions)
         ok = in_range & self.state.legal.reshape(-1)[idx * self.num_actions + np.where(in_range, acts, 0)]
         if not ok.all():
             bad = idx[~ok][:5]
-            raise IllegalActionError("illegal actions in rows " + ", ".join(
-                f"{i}: {int(actions[i])}" for i in bad))
+            raise IllegalActionError("illegal actions in rows " + ", ".join(f"{i}: {int(actions[i])}" for i in bad))
         if rows is None:
             rewards = self.rules.step(self.state, actions)
         else:
@@ -130,8 +131,11 @@ class VectorEnv:
             seen = seen.reshape(len(done), n, -1)
             for k, i in enumerate(done):
                 final[i] = seen[k]
-            info_extra = {"final_obs": final, "_final_obs": terminated.copy(),
-                          "final_scores": np.where(terminated[:, None], self.rules.seat_scores(self.state), 0)}
+            info_extra = {
+                "final_obs": final,
+                "_final_obs": terminated.copy(),
+                "final_scores": np.where(terminated[:, None], self.rules.seat_scores(self.state), 0),
+            }
             self.rules.reset(self.state, done)
         info = self._info()
         info.update(info_extra)

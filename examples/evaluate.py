@@ -7,6 +7,7 @@ rotated), win rates with 95% confidence intervals and mean scores.
 Agents: ``random``, ``rule`` (the game's rule-based agent), ``ppo`` (the
 committed checkpoint under agents/checkpoints/) or ``ppo:PATH``.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -30,8 +31,10 @@ def evaluate(game: str, specs: list[str], games: int, seed: int, config: dict) -
     text = format_table(agents, table)
     details = [str(r) for row in table for r in row if r is not None]
     cfg = ", ".join(f"{k}={v!r}" for k, v in config.items()) or "default config"
-    return (f"**{game}** ({cfg}; {games} games per pairing, seats rotated; "
-            f"{time.perf_counter() - t0:.0f}s)\n\n{text}\n\n" + "\n".join(f"- {d}" for d in details) + "\n")
+    return (
+        f"**{game}** ({cfg}; {games} games per pairing, seats rotated; "
+        f"{time.perf_counter() - t0:.0f}s)\n\n{text}\n\n" + "\n".join(f"- {d}" for d in details) + "\n"
+    )
 
 
 INTRO = """Produced by `{command}` with the committed checkpoints

@@ -3,6 +3,7 @@ average scores and who won.
 
     python examples/random_games.py [--num-envs 1024] [--games 2000] [--num-players 4] [--max-hands 50]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -22,8 +23,9 @@ def main() -> None:
     p.add_argument("--seed", type=int, default=0)
     args = p.parse_args()
 
-    venv = V.make("pepper_v0", num_envs=args.num_envs, seed=args.seed,
-                  num_players=args.num_players, max_hands=args.max_hands)
+    venv = V.make(
+        "pepper_v0", num_envs=args.num_envs, seed=args.seed, num_players=args.num_players, max_hands=args.max_hands
+    )
     rng = np.random.default_rng(args.seed)
     obs, info = venv.reset()
     n = args.num_players
@@ -45,8 +47,10 @@ def main() -> None:
     print(f"Pepper, {n} players, {args.num_envs} games in parallel, random legal play")
     print(f"{games} games, {steps:,} steps in {dt:.1f}s: {games / dt:,.0f} games/s, {steps / dt:,.0f} steps/s")
     print(f"average final score per seat: {np.round(scores.mean(axis=0), 1).tolist()}")
-    print(f"games reaching the target score: {np.mean(scores.max(axis=1) >= 30):.1%} "
-          f"(the rest stopped at max_hands={args.max_hands})")
+    print(
+        f"games reaching the target score: {np.mean(scores.max(axis=1) >= 30):.1%} "
+        f"(the rest stopped at max_hands={args.max_hands})"
+    )
     for s in range(n):
         print(f"  player_{s}: won {wins[s] / games:.1%} of games")
 

@@ -11,6 +11,7 @@ opponent (a seat wins by chance 1 time in 6).
 
     python examples/train_cancellation_hearts.py            # the defaults (~10 min on 2 cores)
 """
+
 import pathlib
 import sys
 
@@ -19,5 +20,13 @@ sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
 from agents.training import cli  # noqa: E402
 
 if __name__ == "__main__":
-    cli("cancellation_hearts_v0", __doc__, env_config={"num_players": 6, "max_hands": 1, "reward": "score_delta"},
-        eval_config={"num_players": 6}, name="hearts", reward_mode="relative", gamma=1.0, steps_per_second=800)
+    cli(
+        "cancellation_hearts_v0",
+        __doc__,
+        env_config={"num_players": 6, "max_hands": 1, "reward": "score_delta"},
+        eval_config={"num_players": 6},
+        name="hearts",
+        reward_mode="relative",
+        gamma=1.0,
+        steps_per_second=800,
+    )

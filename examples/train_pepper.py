@@ -13,6 +13,7 @@ of one team.
     python examples/train_pepper.py --minutes 3          # a short run (make demo)
     python examples/train_pepper.py --fixed-steps 1200000 --selfplay-steps 600000   # the committed baseline
 """
+
 import pathlib
 import sys
 
@@ -21,5 +22,11 @@ sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
 from agents.training import cli  # noqa: E402
 
 if __name__ == "__main__":
-    cli("pepper_v0", __doc__, env_config={"max_hands": 1, "reward": "score_delta"}, eval_config={},
-        reward_mode="relative", gamma=1.0)
+    cli(
+        "pepper_v0",
+        __doc__,
+        env_config={"max_hands": 1, "reward": "score_delta"},
+        eval_config={},
+        reward_mode="relative",
+        gamma=1.0,
+    )

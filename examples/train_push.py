@@ -10,6 +10,7 @@ space), so expect a few hundred learner steps per second.
 
     python examples/train_push.py --minutes 20
 """
+
 import pathlib
 import sys
 
@@ -18,5 +19,14 @@ sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
 from agents.training import cli  # noqa: E402
 
 if __name__ == "__main__":
-    cli("push_v0", __doc__, env_config={"rounds": [1], "reward": "score_delta"}, eval_config={},
-        reward_mode="relative", gamma=1.0, steps_per_second=300, fixed_steps=200_000, selfplay_steps=50_000)
+    cli(
+        "push_v0",
+        __doc__,
+        env_config={"rounds": [1], "reward": "score_delta"},
+        eval_config={},
+        reward_mode="relative",
+        gamma=1.0,
+        steps_per_second=300,
+        fixed_steps=200_000,
+        selfplay_steps=50_000,
+    )

@@ -10,6 +10,7 @@ games (default options: truncated, a draw, after 5000 ticks).
     python examples/train_spit.py                          # the defaults (~10 min on 2 cores)
     python examples/train_spit.py --variant speed          # saves agents/checkpoints/speed_ppo.zip
 """
+
 import pathlib
 import sys
 
@@ -18,6 +19,11 @@ sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
 from agents.training import cli  # noqa: E402
 
 if __name__ == "__main__":
-    cli("spit_v0", __doc__, env_config={"reward": "cards_shed", "max_ticks": 600}, eval_config={},
+    cli(
+        "spit_v0",
+        __doc__,
+        env_config={"reward": "cards_shed", "max_ticks": 600},
+        eval_config={},
         variants={"spit": ({}, {}), "speed": ({"variant": "speed"}, {"variant": "speed"})},
-        reward_mode="relative")
+        reward_mode="relative",
+    )

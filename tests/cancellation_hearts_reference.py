@@ -7,6 +7,7 @@ Hearts are "broken" once a heart or a Black Maria has been played: it is
 derived here from the cards seen played (tricks taken, carried, not
 collected, on the table), not read from the engine's flag.
 """
+
 from __future__ import annotations
 
 POINTS = {**{r + "H": 1 for r in "23456789TJQKA"}, "QS": 13}

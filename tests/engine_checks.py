@@ -1,4 +1,5 @@
 """Checks shared by every turn-based game's property tests."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -50,6 +51,7 @@ def vector_trajectory_digest(game: str, batch: int, steps: int, seed: int, **con
     ``steps`` random legal steps (turn-based games: every 7th step moves
     only a random subset of the games; finished games restart)."""
     import hashlib
+
     digest = hashlib.sha256()
     venv = V.make(game, num_envs=batch, seed=seed, **config)
     simultaneous = game == "spit_v0"

@@ -1,6 +1,7 @@
 """An independent, deliberately naive reading of Pepper's legality rules,
 written from ``shared/rules/pepper.md`` over ``state_dict()`` only.  The
 property tests compare the engine's mask with it in every visited state."""
+
 from __future__ import annotations
 
 SUITS = "CDHS"
@@ -24,8 +25,12 @@ def legal_texts(sd: dict, all_pass: str = "stick_dealer") -> set[str]:
         high = sd["bid"]["value"] if sd["bid"] else None
         above = [v for v in ladder if high is None or order.index(v) > order.index(high)]
         out = {f"bid {v}" for v in above}
-        stuck = all_pass == "stick_dealer" and sd["bid"] is None and seat == sd["dealer"] and all(
-            sd["passed"][s] for s in range(n) if s != seat)
+        stuck = (
+            all_pass == "stick_dealer"
+            and sd["bid"] is None
+            and seat == sd["dealer"]
+            and all(sd["passed"][s] for s in range(n) if s != seat)
+        )
         if not stuck:
             out.add("pass")
         return out

@@ -4,6 +4,7 @@ over ``state_dict()`` only.  Whether a meld or contract can still be
 finished is decided by brute-force search (depth-first, every card choice
 for every slot, memoised), not by the engine's counting formulas.  The
 property tests compare the engine's mask with it."""
+
 from __future__ import annotations
 
 from collections import Counter
@@ -45,11 +46,11 @@ def _fill(hand: tuple, melds: tuple) -> bool:
         if i == len(slots):
             return (got or not need_nat) and _fill(h, rest)
         for t in slots[i]:
-            if h[t] > 0 and go(h[:t] + (h[t] - 1,) + h[t + 1:], i + 1, True):
+            if h[t] > 0 and go(h[:t] + (h[t] - 1,) + h[t + 1 :], i + 1, True):
                 return True
         for w in WILDS:
             t = TYPE_ID[w]
-            if t not in slots[i] and h[t] > 0 and go(h[:t] + (h[t] - 1,) + h[t + 1:], i + 1, got):
+            if t not in slots[i] and h[t] > 0 and go(h[:t] + (h[t] - 1,) + h[t + 1 :], i + 1, got):
                 return True
         return False
 
@@ -129,7 +130,7 @@ def legal_texts(sd: dict) -> set[str]:
     # the whole melds still to lay after the current/next one
     if in_contract or not done:
         i = laid if in_contract else 0
-        later = [(k, 3 if k == "set" else runmin) for k in contract[i + 1:]]
+        later = [(k, 3 if k == "set" else runmin) for k in contract[i + 1 :]]
     else:
         later = []
 
@@ -182,8 +183,11 @@ def legal_texts(sd: dict) -> set[str]:
             out.add(f"set {r}")
     for s in SUITS:
         for lo, hi in spans():
-            if kind in (None, "run") and hi - lo + 1 >= min_len and \
-                    completable(hand, (run_slots(s, range(lo, hi + 1)), True), later):
+            if (
+                kind in (None, "run")
+                and hi - lo + 1 >= min_len
+                and completable(hand, (run_slots(s, range(lo, hi + 1)), True), later)
+            ):
                 out.add(f"run {s} {POS_CH[lo]}-{POS_CH[hi]}")
     if not done or in_contract:
         return out
@@ -239,4 +243,3 @@ def legal_texts(sd: dict) -> set[str]:
 
 def _natural_at(card: str, pos: int, suit: str) -> bool:
     return card == pos_card(pos, suit)
-

@@ -2,6 +2,7 @@
 legality rules, written from ``shared/rules/spit.md`` over ``state_dict()``
 only.  The property tests compare the engine's masks with it in every
 visited state."""
+
 from __future__ import annotations
 
 RANKS = "23456789TJQKA"

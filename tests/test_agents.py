@@ -1,15 +1,16 @@
 """Agents, the training environments' reward accounting, masks handed to
 MaskablePPO, evaluation, and a short training run that must learn."""
+
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
+import cardenvs.vector as V
 from agents.base import RandomAgent
 from agents.evaluation import match, wilson_interval
 from agents.pepper import PepperRuleAgent
 from agents.seat_env import SeatEnv
-import cardenvs.vector as V
 from cardenvs import pepper_v0
 
 sb3 = pytest.importorskip("sb3_contrib", reason="training extras (sb3-contrib) not installed")
@@ -34,8 +35,14 @@ def play_seat_env(env: SeatEnv, rng, episodes: int):
 def test_seat_env_rewards_sum_to_the_learners_score(num_players):
     """score_delta over whole games: the learner's summed rewards equal its
     seat's final score, whichever seat it plays and whoever ended the hands."""
-    env = SeatEnv("pepper_v0", num_players=num_players, max_hands=3, reward="score_delta",
-                  opponents=PepperRuleAgent(), seed=num_players)
+    env = SeatEnv(
+        "pepper_v0",
+        num_players=num_players,
+        max_hands=3,
+        reward="score_delta",
+        opponents=PepperRuleAgent(),
+        seed=num_players,
+    )
     seats = set()
     for seat, total, final in play_seat_env(env, np.random.default_rng(0), 12):
         seats.add(seat)
@@ -96,8 +103,9 @@ def test_seat_vec_env_relative_reward_is_zero_sum(num_players):
     final score minus the mean of its opponents' (partners are not opponents)."""
     from agents.seat_env import SeatVecEnv
 
-    env = SeatVecEnv("pepper_v0", 8, seed=1, reward_mode="relative", num_players=num_players,
-                     max_hands=2, reward="score_delta")
+    env = SeatVecEnv(
+        "pepper_v0", 8, seed=1, reward_mode="relative", num_players=num_players, max_hands=2, reward="score_delta"
+    )
     env.reset()
     rng = np.random.default_rng(1)
     totals = np.zeros(8)
@@ -142,13 +150,15 @@ def test_agents_only_choose_legal_actions(num_players):
     env = pepper_v0.env(num_players=num_players, max_hands=3)
     for seed in range(5):
         env.reset(seed=seed)
-        for agent in env.agent_iter():
+        for _agent in env.agent_iter():
             obs, _, term, trunc, _ = env.last()
             if term or trunc:
                 env.step(None)
                 continue
-            choices = {rule.act(obs["observation"], obs["action_mask"]),
-                       rnd.act(obs["observation"], obs["action_mask"])}
+            choices = {
+                rule.act(obs["observation"], obs["action_mask"]),
+                rnd.act(obs["observation"], obs["action_mask"]),
+            }
             assert all(obs["action_mask"][a] for a in choices)
             env.step(choices.pop())
 
@@ -175,6 +185,7 @@ def test_every_games_agents_choose_only_legal_actions(game, config):
     for seed in range(2):
         if parallel:
             from cardenvs import spit_v0
+
             env = spit_v0.parallel_env(**config)
             obs, _ = env.reset(seed=seed)
             while env.agents:
@@ -188,19 +199,22 @@ def test_every_games_agents_choose_only_legal_actions(game, config):
         else:
             env = cardenvs.make(game, **config)
             env.reset(seed=seed)
-            for k, agent in enumerate(env.agent_iter()):
+            for k, _agent in enumerate(env.agent_iter()):
                 obs, _, term, trunc, _ = env.last()
                 if term or trunc:
                     env.step(None)
                     continue
-                choices = [rule.act(obs["observation"], obs["action_mask"]),
-                           rnd.act(obs["observation"], obs["action_mask"])]
+                choices = [
+                    rule.act(obs["observation"], obs["action_mask"]),
+                    rnd.act(obs["observation"], obs["action_mask"]),
+                ]
                 assert all(obs["action_mask"][a] for a in choices)
                 env.step(choices[k % 2])
 
 
-@pytest.mark.parametrize("game,config", [c for c in RULE_CASES if "max_hands" not in c[1] or c[1]["max_hands"] > 1],
-                         ids=lambda x: str(x))
+@pytest.mark.parametrize(
+    "game,config", [c for c in RULE_CASES if "max_hands" not in c[1] or c[1]["max_hands"] > 1], ids=lambda x: str(x)
+)
 def test_every_rule_agent_beats_random(game, config):
     from agents.registry import make_agent
 
@@ -240,11 +254,28 @@ def test_short_training_run_learns_against_random(tmp_path):
     from agents.base import PolicyAgent
     from agents.training import TrainConfig, train
 
-    cfg = TrainConfig(game="pepper_v0", env_config={"num_players": 2, "max_hands": 1, "reward": "score_delta"},
-                      eval_config={"num_players": 2, "max_hands": 10}, fixed_steps=24_576, selfplay_steps=4096,
-                      snapshot_every=2048, num_envs=32, n_steps=64, batch_size=512, eval_games=100, seed=0)
-    summary = train(cfg, PepperRuleAgent(), tmp_path, tmp_path / "model.zip", opponent="random",
-                    progress_bar=False, log=lambda *a: None)
+    cfg = TrainConfig(
+        game="pepper_v0",
+        env_config={"num_players": 2, "max_hands": 1, "reward": "score_delta"},
+        eval_config={"num_players": 2, "max_hands": 10},
+        fixed_steps=24_576,
+        selfplay_steps=4096,
+        snapshot_every=2048,
+        num_envs=32,
+        n_steps=64,
+        batch_size=512,
+        eval_games=100,
+        seed=0,
+    )
+    summary = train(
+        cfg,
+        PepperRuleAgent(),
+        tmp_path,
+        tmp_path / "model.zip",
+        opponent="random",
+        progress_bar=False,
+        log=lambda *a: None,
+    )
     vs_random = summary["results"][0]
     assert vs_random["opponent"] == "random"
     assert vs_random["ci95"][0] > 0.6, vs_random
@@ -265,10 +296,29 @@ def test_train_scripts_run_end_to_end(script, tmp_path):
     import sys
 
     root = pathlib.Path(__file__).resolve().parents[1]
-    out = subprocess.run([sys.executable, str(root / "examples" / script), "--fixed-steps", "256",
-                          "--selfplay-steps", "256", "--eval-games", "2", "--num-envs", "4", "--no-progress",
-                          "--run-dir", str(tmp_path), "--save", str(tmp_path / "model.zip")],
-                         cwd=root, capture_output=True, text=True, timeout=600)
+    out = subprocess.run(
+        [
+            sys.executable,
+            str(root / "examples" / script),
+            "--fixed-steps",
+            "256",
+            "--selfplay-steps",
+            "256",
+            "--eval-games",
+            "2",
+            "--num-envs",
+            "4",
+            "--no-progress",
+            "--run-dir",
+            str(tmp_path),
+            "--save",
+            str(tmp_path / "model.zip"),
+        ],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert out.returncode == 0, out.stderr[-3000:]
     summary = json.loads((tmp_path / "summary.json").read_text())
     assert [r["opponent"] for r in summary["results"]] == ["random", "rule"]
@@ -282,22 +332,32 @@ def test_full_pepper_training_wins_90_percent_against_random(tmp_path):
     against random (lower end of the 95% interval)."""
     from agents.training import TrainConfig, train
 
-    cfg = TrainConfig(game="pepper_v0", env_config={"max_hands": 1, "reward": "score_delta"}, fixed_steps=300_000,
-                      reward_mode="relative", gamma=1.0, eval_games=200, seed=0)
+    cfg = TrainConfig(
+        game="pepper_v0",
+        env_config={"max_hands": 1, "reward": "score_delta"},
+        fixed_steps=300_000,
+        reward_mode="relative",
+        gamma=1.0,
+        eval_games=200,
+        seed=0,
+    )
     summary = train(cfg, PepperRuleAgent(), tmp_path, None, progress_bar=False, log=lambda *a: None)
     assert summary["results"][0]["ci95"][0] >= 0.9, summary["results"]
 
 
 # ---------------------------------------------------------------- rule advice
-ADVICE_CASES = [("pepper_v0", {"num_players": 4}), ("cancellation_hearts_v0", {"num_players": 6}),
-                ("spit_v0", {}), ("push_v0", {"rounds": [1]})]
+ADVICE_CASES = [
+    ("pepper_v0", {"num_players": 4}),
+    ("cancellation_hearts_v0", {"num_players": 6}),
+    ("spit_v0", {}),
+    ("push_v0", {"rounds": [1]}),
+]
 
 
 @pytest.mark.parametrize("game,config", ADVICE_CASES, ids=[g for g, _ in ADVICE_CASES])
 def test_advised_observation_appends_the_rule_agents_action(game, config):
     from agents.advice import advised_observation
     from agents.registry import rule_agent
-
     from agents.seat_env import learner_vec_env
 
     rule = rule_agent(game, **config)
@@ -308,16 +368,16 @@ def test_advised_observation_appends_the_rule_agents_action(game, config):
     assert env.observation_space.shape == obs.shape[1:]
     for _ in range(20):
         masks = env.action_masks()
-        advice = obs[:, rules.obs_size:]
+        advice = obs[:, rules.obs_size :]
         # exactly one advised action per game, legal, and the rule agent's own choice
         assert (advice.sum(axis=1) == 1).all()
         chosen = advice.argmax(axis=1)
         assert masks[np.arange(6), chosen].all()
-        np.testing.assert_array_equal(chosen, rule.act_batch(obs[:, :rules.obs_size], masks))
+        np.testing.assert_array_equal(chosen, rule.act_batch(obs[:, : rules.obs_size], masks))
         obs, _, _, _ = env.step(RandomAgent(1).act_batch(None, masks))
     # a finished game (no legal action) gets no advice
-    none = advised_observation(rule, obs[:2, :rules.obs_size], np.zeros((2, rules.num_actions), bool))
-    assert not none[:, rules.obs_size:].any()
+    none = advised_observation(rule, obs[:2, : rules.obs_size], np.zeros((2, rules.num_actions), bool))
+    assert not none[:, rules.obs_size :].any()
 
 
 def test_fresh_advised_policy_plays_like_the_rule_agent_and_round_trips(tmp_path):
@@ -333,8 +393,15 @@ def test_fresh_advised_policy_plays_like_the_rule_agent_and_round_trips(tmp_path
 
     rule = PepperRuleAgent()
     env = learner_vec_env("pepper_v0", 8, opponents=rule, partner=rule, seed=0, advisor=rule, max_hands=1)
-    model = MaskablePPO(AdvisedPolicy, env, n_steps=16, batch_size=64, seed=0, device="cpu",
-                        policy_kwargs={"net_arch": [32, 32], "advice_size": env.action_space.n})
+    model = MaskablePPO(
+        AdvisedPolicy,
+        env,
+        n_steps=16,
+        batch_size=64,
+        seed=0,
+        device="cpu",
+        policy_kwargs={"net_arch": [32, 32], "advice_size": env.action_space.n},
+    )
     agent = PolicyAgent(model, advisor=rule)
     venv = V.make("pepper_v0", num_envs=64, seed=4)
     obs, info = venv.reset()

@@ -1,4 +1,5 @@
 """PettingZoo's own conformance tests for Cancellation Hearts, 6 to 11 players."""
+
 import numpy as np
 import pytest
 from pettingzoo.test import api_test, render_test, seed_test
@@ -6,7 +7,8 @@ from pettingzoo.test import api_test, render_test, seed_test
 from cardenvs import cancellation_hearts_v0
 
 CONFIGS = [{"num_players": n} for n in range(6, 12)] + [
-    {"num_players": 6, "reward": "score_delta", "passing": "none", "max_hands": 2}]
+    {"num_players": 6, "reward": "score_delta", "passing": "none", "max_hands": 2}
+]
 IDS = [str(cfg) for cfg in CONFIGS]
 
 

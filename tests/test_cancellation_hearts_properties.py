@@ -3,19 +3,21 @@ players: cards conserved, the mask exact (against an independent reference
 and by stepping), illegal actions rejected without a trace, points as the
 collected cards say, episodes ending, determinism, hidden information, and
 the AEC view agreeing with the vector engine."""
+
 from __future__ import annotations
 
 import json
 
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st
+from cancellation_hearts_reference import hand_points, legal_texts
+from engine_checks import play_aec_and_vector_together
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import cardenvs
 import cardenvs.vector as V
 from cardenvs import cancellation_hearts_v0
-from cancellation_hearts_reference import hand_points, legal_texts
-from engine_checks import play_aec_and_vector_together
 
 FULL = sorted([r + s for s in "CDHS" for r in "23456789TJQKA"] * 2)
 PLAYERS = [6, 7, 8, 9, 10, 11]
@@ -44,8 +46,11 @@ def play_random(env, rng, seed, check, max_steps=4000):
 
 
 @settings(max_examples=6, deadline=None)
-@given(seed=st.integers(0, 2**31 - 1), num_players=st.sampled_from(PLAYERS),
-       passing=st.sampled_from(["left_right", "none"]))
+@given(
+    seed=st.integers(0, 2**31 - 1),
+    num_players=st.sampled_from(PLAYERS),
+    passing=st.sampled_from(["left_right", "none"]),
+)
 def test_random_games_conserve_cards_and_masks_are_exact(seed, num_players, passing):
     env = cancellation_hearts_v0.env(num_players=num_players, passing=passing, max_hands=1)
     raw = env.unwrapped
@@ -110,9 +115,11 @@ def test_same_seed_same_game_and_different_seeds_differ():
     def trace(seed):
         env = cancellation_hearts_v0.env(max_hands=1)
         out = []
-        play_random(env, np.random.default_rng(0), seed,
-                    lambda e, ag, o, a: out.append((ag, a, o["observation"].tobytes())))
+        play_random(
+            env, np.random.default_rng(0), seed, lambda e, ag, o, a: out.append((ag, a, o["observation"].tobytes()))
+        )
         return out, json.dumps(env.unwrapped.state_dict(), sort_keys=True)
+
     assert trace(3) == trace(3)
     assert trace(3) != trace(4)
 
@@ -122,10 +129,10 @@ def test_same_seed_same_game_and_different_seeds_differ():
 def test_aec_view_and_vector_engine_agree(num_players, reward):
     """A batch of one in the vector engine and the AEC env, same seed and
     actions: identical observations, masks, seats to act and rewards."""
-    totals, _, _ = play_aec_and_vector_together("cancellation_hearts_v0", num_players=num_players,
-                                                reward=reward, max_hands=2)
+    totals, _, _ = play_aec_and_vector_together(
+        "cancellation_hearts_v0", num_players=num_players, reward=reward, max_hands=2
+    )
     assert np.abs(totals).sum() > 0
-
 
 
 def test_vector_engine_batch_matches_single_games():
@@ -144,15 +151,15 @@ def test_vector_engine_batch_matches_single_games():
         rules.reset(s, np.array([0]), dealer=2)
         singles.append(s)
     for _ in range(300):
-        acts = np.array([rng.choice(np.flatnonzero(batch.legal[i])) if not batch.done[i] else 0
-                         for i in range(4)])
+        acts = np.array([rng.choice(np.flatnonzero(batch.legal[i])) if not batch.done[i] else 0 for i in range(4)])
         rules.step(batch, acts)
         for i, s in enumerate(singles):
             if not s.done[0]:
-                rules.step(s, acts[i:i + 1])
+                rules.step(s, acts[i : i + 1])
             assert rules.state_dict(s) == rules.state_dict(batch, i)
-        np.testing.assert_array_equal(rules.observe(batch, batch.current % 7),
-                                      np.concatenate([rules.observe(s, s.current % 7) for s in singles]))
+        np.testing.assert_array_equal(
+            rules.observe(batch, batch.current % 7), np.concatenate([rules.observe(s, s.current % 7) for s in singles])
+        )
 
 
 def test_vector_engine_shapes_and_illegal_actions():

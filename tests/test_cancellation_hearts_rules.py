@@ -10,6 +10,7 @@ Most full-hand tests use :func:`scripted_tricks`: a hand where seat 0 leads
 "special" tricks under test plus single-suit tricks for the remaining cards,
 so that every card in the script is legal exactly when it is played.
 """
+
 from __future__ import annotations
 
 import copy
@@ -17,10 +18,10 @@ from collections import Counter
 
 import numpy as np
 import pytest
+from cancellation_hearts_reference import hand_points
 
 from cardenvs import IllegalActionError, cancellation_hearts_v0
 from cardenvs.cancellation_hearts import observation as ob
-from cancellation_hearts_reference import hand_points
 
 RANKS = "23456789TJQKA"
 SUITS = "CDHS"
@@ -89,8 +90,13 @@ def scripted_tricks(n, widow=(), prefix=(), middle=(), final=None, after_suits="
                 t.append(pool.pop(0))
         suit_tricks[suit] = tricks
     later = [s for s in "SH" + "CD" if s not in after_suits]
-    order = list(prefix) + [t for s in after_suits for t in suit_tricks[s]] + list(middle) \
-        + [t for s in later for t in suit_tricks[s]] + ([final] if final else [])
+    order = (
+        list(prefix)
+        + [t for s in after_suits for t in suit_tricks[s]]
+        + list(middle)
+        + [t for s in later for t in suit_tricks[s]]
+        + ([final] if final else [])
+    )
     assert len(order) == 104 // n
     return order
 
@@ -98,8 +104,9 @@ def scripted_tricks(n, widow=(), prefix=(), middle=(), final=None, after_suits="
 def scripted_env(n, tricks, widow=(), more_decks=(), **config):
     hands = [[t[s] for t in tricks] for s in range(n)]
     config.setdefault("passing", "none")
-    return make_env(build_deck(hands, dealer=n - 1, widow=widow), dealer=n - 1, num_players=n,
-                    more_decks=more_decks, **config)
+    return make_env(
+        build_deck(hands, dealer=n - 1, widow=widow), dealer=n - 1, num_players=n, more_decks=more_decks, **config
+    )
 
 
 def make_env(deck, dealer, num_players, more_decks=(), **config):
@@ -189,8 +196,7 @@ WIDOW_FINAL = ["5S", "6S", "9H", "2C", "5D", "4D"]
 
 
 # =========================================================================== deck and deal
-@pytest.mark.parametrize("n, per, widow", [(6, 17, 2), (7, 14, 6), (8, 13, 0), (9, 11, 5), (10, 10, 4),
-                                           (11, 9, 5)])
+@pytest.mark.parametrize("n, per, widow", [(6, 17, 2), (7, 14, 6), (8, 13, 0), (9, 11, 5), (10, 10, 4), (11, 9, 5)])
 def test_deal_as_far_as_cards_go_evenly(n, per, widow):
     deck = list(np.random.default_rng(n).permutation(FULL))
     dealer = 2
@@ -198,8 +204,8 @@ def test_deal_as_far_as_cards_go_evenly(n, per, widow):
     d = sd(env)
     for i in range(n):
         s = (dealer + 1 + i) % n
-        assert sorted(d["hands"][s]) == sorted(deck[i:n * per:n])
-    assert sorted(d["widow"]) == sorted(deck[n * per:]) and len(d["widow"]) == widow
+        assert sorted(d["hands"][s]) == sorted(deck[i : n * per : n])
+    assert sorted(d["widow"]) == sorted(deck[n * per :]) and len(d["widow"]) == widow
     assert d["widow_status"] == ("face down" if widow else "none") and d["widow_taken_by"] is None
     assert d["phase"] == "passing" and d["pass_direction"] == "left"
     assert d["dealer"] == dealer and d["hand_number"] == 0 and d["done"] is False
@@ -233,17 +239,16 @@ def test_passing_single_cards_in_seat_order_then_exchange_left():
             act(env, "pass " + c)
             d = sd(env)
             if not (i == 5 and k == 2):
-                assert sorted(d["passing"][s]) == sorted(pick[:k + 1])
-                assert sorted(d["hands"][s]) == sorted((Counter(start[s]) - Counter(pick[:k + 1])).elements())
+                assert sorted(d["passing"][s]) == sorted(pick[: k + 1])
+                assert sorted(d["hands"][s]) == sorted((Counter(start[s]) - Counter(pick[: k + 1])).elements())
     d = sd(env)
     assert d["phase"] == "playing" and d["passing"] == [[]] * 6
     for s in range(6):  # hand 1 passes to the left: seat s receives from seat s-1
         want = Counter(start[s]) - Counter(chosen[s]) + Counter(chosen[(s - 1) % 6])
         assert sorted(d["hands"][s]) == sorted(want.elements())
         o = obs(env, s)
-        np.testing.assert_array_equal(o[PRIV + ob.PASSED:PRIV + ob.PASSED + 52], card_vector(chosen[s]))
-        np.testing.assert_array_equal(o[PRIV + ob.RECEIVED:PRIV + ob.RECEIVED + 52],
-                                      card_vector(chosen[(s - 1) % 6]))
+        np.testing.assert_array_equal(o[PRIV + ob.PASSED : PRIV + ob.PASSED + 52], card_vector(chosen[s]))
+        np.testing.assert_array_equal(o[PRIV + ob.RECEIVED : PRIV + ob.RECEIVED + 52], card_vector(chosen[(s - 1) % 6]))
         assert o[PUB + ob.PASS_DIR + 1] == 1
     assert seat(env) == 1  # the dealer's left leads
 
@@ -258,14 +263,14 @@ def test_pass_choices_hidden_until_the_exchange():
         if s != 1:
             np.testing.assert_array_equal(obs(a, s), obs(b, s))
     o = obs(a, 1)
-    np.testing.assert_array_equal(o[PRIV + ob.PASSED:PRIV + ob.PASSED + 52], card_vector(ha[:3]))
-    assert not o[PRIV + ob.RECEIVED:PRIV + ob.RECEIVED + 52].any()
+    np.testing.assert_array_equal(o[PRIV + ob.PASSED : PRIV + ob.PASSED + 52], card_vector(ha[:3]))
+    assert not o[PRIV + ob.RECEIVED : PRIV + ob.RECEIVED + 52].any()
     np.testing.assert_array_equal(o[:52], card_vector(sorted(ha[3:])))
     # seat 2 chooses next; its own choices show, and it has received nothing yet
     assert seat(a) == 2
     act(a, "pass " + sd(a)["hands"][2][0])
-    assert obs(a, 2)[PRIV + ob.PASSED:PRIV + ob.PASSED + 52].sum() == 1
-    assert not obs(a, 2)[PRIV + ob.RECEIVED:PRIV + ob.RECEIVED + 52].any()
+    assert obs(a, 2)[PRIV + ob.PASSED : PRIV + ob.PASSED + 52].sum() == 1
+    assert not obs(a, 2)[PRIV + ob.RECEIVED : PRIV + ob.RECEIVED + 52].any()
 
 
 def test_second_hand_passes_right():
@@ -304,11 +309,14 @@ def test_opening_lead_no_heart_no_black_maria():
     assert legal(env) == plays(["2C", "3C", "4D", "5S", "6S", "8D", "9C", "TD"])
 
 
-@pytest.mark.parametrize("hand0", [
-    ["2H", "3H", "4H", "5H", "6H", "7H", "8H", "9H", "TH", "JH", "QH", "KH", "AH"],
-    ["2H", "3H", "4H", "5H", "6H", "7H", "8H", "9H", "TH", "JH", "QH", "KH", "QS"],
-    ["2H", "3H", "4H", "5H", "6H", "7H", "8H", "9H", "TH", "JH", "QH", "QS", "QS"],
-])
+@pytest.mark.parametrize(
+    "hand0",
+    [
+        ["2H", "3H", "4H", "5H", "6H", "7H", "8H", "9H", "TH", "JH", "QH", "KH", "AH"],
+        ["2H", "3H", "4H", "5H", "6H", "7H", "8H", "9H", "TH", "JH", "QH", "KH", "QS"],
+        ["2H", "3H", "4H", "5H", "6H", "7H", "8H", "9H", "TH", "JH", "QH", "QS", "QS"],
+    ],
+)
 def test_opening_lead_anything_when_only_hearts_and_black_marias(hand0):
     env = make_env(build_deck(fill_hands(8, {0: hand0}), 7), 7, 8, passing="none")
     assert legal(env) == plays(hand0)
@@ -382,20 +390,21 @@ def test_cancelled_pair_next_highest_wins():
     d = sd(env)
     assert [t["cancelled"] for t in d["trick"]] == [False, True, True]
     o = obs(env, 5)
-    np.testing.assert_array_equal(o[PUB + ob.CANCELLED:PUB + ob.CANCELLED + 11], [0, 1, 1] + [0] * 8)
+    np.testing.assert_array_equal(o[PUB + ob.CANCELLED : PUB + ob.CANCELLED + 11], [0, 1, 1] + [0] * 8)
     # position 1 holds KC: clubs one-hot and the king's rank
-    block = o[PUB + ob.TRICK + 17:PUB + ob.TRICK + 34]
+    block = o[PUB + ob.TRICK + 17 : PUB + ob.TRICK + 34]
     assert block[0] == 1 and block[4 + RANKS.index("K")] == 1 and block.sum() == 2
     play_trick(env, trick[3:], first_seat=3)
     d = sd(env)
     assert sorted(d["taken"][3]) == sorted(trick) and d["tricks_played"] == 1
     assert seat(env) == 3 and d["leader"] == 3 and d["trick"] == []
-    assert obs(env, 0)[PUB + ob.CANCELLED:PUB + ob.CANCELLED + 11].sum() == 0
+    assert obs(env, 0)[PUB + ob.CANCELLED : PUB + ob.CANCELLED + 11].sum() == 0
 
 
 def test_double_pair_nobody_wins_next_winner_collects():
-    tricks = scripted_tricks(6, widow=DOUBLE_PAIR_WIDOW, middle=[DOUBLE_PAIR], final=DOUBLE_PAIR_FINAL,
-                             after_suits="CDS")
+    tricks = scripted_tricks(
+        6, widow=DOUBLE_PAIR_WIDOW, middle=[DOUBLE_PAIR], final=DOUBLE_PAIR_FINAL, after_suits="CDS"
+    )
     env = scripted_env(6, tricks, widow=DOUBLE_PAIR_WIDOW)
     m = tricks.index(DOUBLE_PAIR)
     for t in tricks[:m]:
@@ -460,7 +469,7 @@ def test_widow_to_first_trick_winner_and_scored():
     assert d["points_taken"] == [1, 0, 0, 0, 0, 0]  # the widow's 2H
     for s in range(6):  # taken face down: its point is not shown, its taker is
         o = obs(env, s)
-        assert o[PRIV + ob.POINTS:PRIV + ob.POINTS + 11].sum() == 0
+        assert o[PRIV + ob.POINTS : PRIV + ob.POINTS + 11].sum() == 0
         assert o[PRIV + ob.WIDOW_HOLDER + (0 - s) % 6] == 1 and o[PUB + ob.WIDOW_WAITING] == 0
     for t in tricks[1:]:
         play_trick(env, t, first_seat=0)
@@ -615,16 +624,31 @@ def test_action_texts():
     raw = cancellation_hearts_v0.raw_env()
     assert raw.action_space("player_0").n == 106
     assert [raw.action_to_str(a) for a in (0, 51, 52, 103, 104, 105)] == [
-        "pass 2C", "pass AS", "play 2C", "play AS", "moon self", "moon others"]
+        "pass 2C",
+        "pass AS",
+        "play 2C",
+        "play AS",
+        "moon self",
+        "moon others",
+    ]
     assert raw.str_to_action("play 7H") == 52 + 13 * 2 + 5
     assert all(raw.str_to_action(raw.action_to_str(a)) == a for a in range(106))
     with pytest.raises(ValueError):
         raw.str_to_action("play 1H")
 
 
-@pytest.mark.parametrize("bad", [{"num_players": 5}, {"num_players": 12}, {"target_score": 0},
-                                 {"max_hands": 0}, {"reward": "points"}, {"passing": "across"},
-                                 {"num_players": True}])
+@pytest.mark.parametrize(
+    "bad",
+    [
+        {"num_players": 5},
+        {"num_players": 12},
+        {"target_score": 0},
+        {"max_hands": 0},
+        {"reward": "points"},
+        {"passing": "across"},
+        {"num_players": True},
+    ],
+)
 def test_bad_config_raises_naming_the_option(bad):
     with pytest.raises(ValueError, match=next(iter(bad))):
         cancellation_hearts_v0.env(**bad)

@@ -1,4 +1,5 @@
 """The public contract check from ../shared (skipped when it is absent)."""
+
 import pathlib
 import subprocess
 import sys
@@ -19,7 +20,8 @@ def implemented(game: str) -> bool:
 def test_contract(game):
     if not implemented(game):
         pytest.skip(f"cardenvs/{game}.py not written yet")
-    out = subprocess.run([sys.executable, str(CHECK), "--quick", game], cwd=ROOT,
-                         capture_output=True, text=True, timeout=900)
+    out = subprocess.run(
+        [sys.executable, str(CHECK), "--quick", game], cwd=ROOT, capture_output=True, text=True, timeout=900
+    )
     assert out.returncode == 0, out.stdout[-4000:] + out.stderr[-2000:]
     assert " 0 failed" in out.stdout.strip().splitlines()[-1]

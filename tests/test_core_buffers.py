@@ -1,5 +1,6 @@
 """core.buffers: large output arrays are recycled once dropped, never while
 held, and each writer gets back only its own record of what it wrote."""
+
 from __future__ import annotations
 
 import numpy as np

@@ -1,4 +1,5 @@
 """cardenvs.core.jit: kernels are compiled with numba, and are plain Python without it."""
+
 import os
 import pathlib
 import subprocess
@@ -37,17 +38,21 @@ def test_kernel_is_plain_python_without_numba(monkeypatch):
 # Per game: (batch, steps, seed, config) runs that reach the ends of hands,
 # rounds and games, in several configs.
 PLAIN_PYTHON_RUNS = {
-    "pepper_v0": [(5, 300, 1, {"num_players": 4, "max_hands": 2}),
-                  (3, 200, 2, {"num_players": 3, "reward": "score_delta", "max_hands": 1}),
-                  (3, 200, 3, {"num_players": 2, "max_hands": 2})],
-    "cancellation_hearts_v0": [(7, 300, 3, {"num_players": 7, "max_hands": 2}),
-                               (3, 300, 4, {"num_players": 11, "passing": "none", "max_hands": 1,
-                                            "reward": "score_delta"})],
-    "push_v0": [(3, 300, 5, {"rounds": [1, 5]}),
-                (2, 200, 6, {"rounds": [3], "reward": "score_delta"})],
-    "spit_v0": [(5, 300, 7, {}),
-                (3, 300, 8, {"stockpiles": 4, "alternate_colors": True}),
-                (3, 200, 9, {"variant": "speed"})],
+    "pepper_v0": [
+        (5, 300, 1, {"num_players": 4, "max_hands": 2}),
+        (3, 200, 2, {"num_players": 3, "reward": "score_delta", "max_hands": 1}),
+        (3, 200, 3, {"num_players": 2, "max_hands": 2}),
+    ],
+    "cancellation_hearts_v0": [
+        (7, 300, 3, {"num_players": 7, "max_hands": 2}),
+        (3, 300, 4, {"num_players": 11, "passing": "none", "max_hands": 1, "reward": "score_delta"}),
+    ],
+    "push_v0": [(3, 300, 5, {"rounds": [1, 5]}), (2, 200, 6, {"rounds": [3], "reward": "score_delta"})],
+    "spit_v0": [
+        (5, 300, 7, {}),
+        (3, 300, 8, {"stockpiles": 4, "alternate_colors": True}),
+        (3, 200, 9, {"variant": "speed"}),
+    ],
 }
 
 
@@ -60,11 +65,18 @@ def test_compiled_kernels_play_exactly_as_plain_python(game):
     from engine_checks import vector_trajectory_digest
 
     runs = PLAIN_PYTHON_RUNS[game]
-    code = ("import sys; sys.path.insert(0, sys.argv[1]); "
-            "from engine_checks import vector_trajectory_digest as d; "
-            f"print([d({game!r}, b, s, seed, **c) for b, s, seed, c in {runs!r}])")
-    out = subprocess.run([sys.executable, "-c", code, str(pathlib.Path(__file__).parent)], check=True,
-                         capture_output=True, text=True, env={**os.environ, "NUMBA_DISABLE_JIT": "1"}).stdout
+    code = (
+        "import sys; sys.path.insert(0, sys.argv[1]); "
+        "from engine_checks import vector_trajectory_digest as d; "
+        f"print([d({game!r}, b, s, seed, **c) for b, s, seed, c in {runs!r}])"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code, str(pathlib.Path(__file__).parent)],
+        check=True,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "NUMBA_DISABLE_JIT": "1"},
+    ).stdout
     assert out.strip() == repr([vector_trajectory_digest(game, b, s, seed, **c) for b, s, seed, c in runs])
 
 

@@ -2,21 +2,23 @@
 exact (against an independent reference and by stepping), illegal actions
 rejected without a trace, episodes ending, determinism, and the AEC view
 agreeing with the vector engine."""
+
 from __future__ import annotations
 
 import json
 
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st
+from engine_checks import play_aec_and_vector_together
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from pepper_reference import legal_texts
 
 import cardenvs
 import cardenvs.vector as V
 from cardenvs import pepper_v0
 from cardenvs.pepper.kernels import BIDDING, CHOOSING_TRUMP, PLAYING, rows_by_phase
 from cardenvs.pepper.rules import DECK
-from pepper_reference import legal_texts
-from engine_checks import play_aec_and_vector_together
 
 FULL_DECK = sorted(DECK.texts)
 
@@ -45,8 +47,11 @@ def play_random(env, rng, seed, check, max_steps=5000):
 
 
 @settings(max_examples=12, deadline=None)
-@given(seed=st.integers(0, 2**31 - 1), num_players=st.sampled_from([2, 3, 4]),
-       all_pass=st.sampled_from(["stick_dealer", "redeal"]))
+@given(
+    seed=st.integers(0, 2**31 - 1),
+    num_players=st.sampled_from([2, 3, 4]),
+    all_pass=st.sampled_from(["stick_dealer", "redeal"]),
+)
 def test_random_games_conserve_cards_and_masks_are_exact(seed, num_players, all_pass):
     env = pepper_v0.env(num_players=num_players, all_pass=all_pass, max_hands=3)
     raw = env.unwrapped
@@ -104,7 +109,7 @@ def test_sensible_bidding_reaches_the_target():
     env.reset(seed=5)
     rng = np.random.default_rng(5)
     raw = env.unwrapped
-    for agent in env.agent_iter(max_iter=20000):
+    for _agent in env.agent_iter(max_iter=20000):
         obs, _, term, trunc, _ = env.last()
         if term or trunc:
             env.step(None)
@@ -120,9 +125,11 @@ def test_same_seed_same_game_and_different_seeds_differ():
     def trace(seed):
         env = pepper_v0.env(max_hands=2)
         out = []
-        play_random(env, np.random.default_rng(0), seed,
-                    lambda e, ag, o, a: out.append((ag, a, o["observation"].tobytes())))
+        play_random(
+            env, np.random.default_rng(0), seed, lambda e, ag, o, a: out.append((ag, a, o["observation"].tobytes()))
+        )
         return out, json.dumps(env.unwrapped.state_dict(), sort_keys=True)
+
     assert trace(3) == trace(3)
     assert trace(3) != trace(4)
 
@@ -134,7 +141,6 @@ def test_aec_view_and_vector_engine_agree(num_players, reward):
     actions: identical observations, masks, seats to act and rewards."""
     totals, _, _ = play_aec_and_vector_together("pepper_v0", num_players=num_players, reward=reward, max_hands=4)
     assert np.abs(totals).sum() > 0
-
 
 
 def test_vector_engine_final_obs_and_rewards_per_seat():
@@ -194,8 +200,9 @@ def test_observation_hides_other_hands():
         env_b.reset(seed=0, options={"decks": [deck_b], "dealer": num_players - 1})
         assert env_b.unwrapped.state_dict()["hands"][0] == hand0
         assert env_b.unwrapped.state_dict()["hands"][1] != env_a.unwrapped.state_dict()["hands"][1]
-        np.testing.assert_array_equal(env_a.observe("player_0")["observation"],
-                                      env_b.observe("player_0")["observation"])
+        np.testing.assert_array_equal(
+            env_a.observe("player_0")["observation"], env_b.observe("player_0")["observation"]
+        )
 
 
 @settings(max_examples=60, deadline=None)
@@ -206,4 +213,4 @@ def test_rows_by_phase_groups_unfinished_games_in_row_order(games):
     rows = np.full((3, len(games) + 1), -7, np.int64)
     counts = rows_by_phase(done, phase, rows)
     for group, ph in enumerate((PLAYING, BIDDING, CHOOSING_TRUMP)):
-        assert list(rows[group, :counts[group]]) == list(np.flatnonzero((phase == ph) & ~done))
+        assert list(rows[group, : counts[group]]) == list(np.flatnonzero((phase == ph) & ~done))

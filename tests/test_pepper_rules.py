@@ -4,6 +4,7 @@ Every test uses a fixed deal (``reset(options={"decks": [...], "dealer": d})``)
 and asserts exact outcomes: legal-action sets, trick winners, scores,
 rewards, phases, the dealer and the hand number.
 """
+
 from __future__ import annotations
 
 import copy
@@ -96,7 +97,7 @@ def final_rewards(env):
 def run_script(env, script):
     """Play ``script``: a list of tricks, each ``(winner, [(seat, card, mask)...])``;
     check the acting seat and the exact legal set before every card."""
-    for winner, steps in script:
+    for _winner, steps in script:
         for s, card, mask in steps:
             assert seat(env) == s
             assert legal(env) == plays(*mask), (s, card)
@@ -114,15 +115,35 @@ HANDS_A = [
 _A_FIRST4 = [
     # trick 1: AH led; seat 1's only trump is the left bower JD (it must play
     # it although it holds diamonds); right bower JH wins.
-    (2, [(0, "AH", ["AH", "9H", "AC", "KC", "AS", "TS"]), (1, "JD", ["JD"]),
-         (2, "JH", ["JH", "QH"]), (3, "TH", ["KH", "TH"])]),
+    (
+        2,
+        [
+            (0, "AH", ["AH", "9H", "AC", "KC", "AS", "TS"]),
+            (1, "JD", ["JD"]),
+            (2, "JH", ["JH", "QH"]),
+            (3, "TH", ["KH", "TH"]),
+        ],
+    ),
     # trick 2: the winner leads; seat 1 has no trump left (JD was its trump).
-    (3, [(2, "QH", ["QH", "9C", "TC", "JC", "QS"]), (3, "KH", ["KH"]), (0, "9H", ["9H"]),
-         (1, "9D", ["9D", "TD", "QC", "9S", "KS"])]),
-    (0, [(3, "JS", ["AD", "KD", "QD", "JS"]), (0, "AS", ["AS", "TS"]), (1, "9S", ["9S", "KS"]),
-         (2, "QS", ["QS"])]),
-    (0, [(0, "AC", ["AC", "KC", "TS"]), (1, "QC", ["QC"]), (2, "TC", ["9C", "TC", "JC"]),
-         (3, "QD", ["AD", "KD", "QD"])]),
+    (
+        3,
+        [
+            (2, "QH", ["QH", "9C", "TC", "JC", "QS"]),
+            (3, "KH", ["KH"]),
+            (0, "9H", ["9H"]),
+            (1, "9D", ["9D", "TD", "QC", "9S", "KS"]),
+        ],
+    ),
+    (0, [(3, "JS", ["AD", "KD", "QD", "JS"]), (0, "AS", ["AS", "TS"]), (1, "9S", ["9S", "KS"]), (2, "QS", ["QS"])]),
+    (
+        0,
+        [
+            (0, "AC", ["AC", "KC", "TS"]),
+            (1, "QC", ["QC"]),
+            (2, "TC", ["9C", "TC", "JC"]),
+            (3, "QD", ["AD", "KD", "QD"]),
+        ],
+    ),
 ]
 # Script A: tricks won [3, 1, 1, 1] -> team 0 wins 4, team 1 wins 2.
 SCRIPT_A = _A_FIRST4 + [
@@ -181,8 +202,11 @@ HANDS_C = [
 def hands_top_trumps(holder):
     """4 players: ``holder`` has the six best hearts (all but 9H), so with
     hearts trump that seat wins every trick however anyone plays."""
-    rest = [["9H", "9C", "TC", "JC", "QC", "KC"], ["AC", "9D", "TD", "QD", "KD", "AD"],
-            ["9S", "TS", "JS", "QS", "KS", "AS"]]
+    rest = [
+        ["9H", "9C", "TC", "JC", "QC", "KC"],
+        ["AC", "9D", "TD", "QD", "KD", "AD"],
+        ["9S", "TS", "JS", "QS", "KS", "AS"],
+    ]
     hands = []
     for s in range(4):
         hands.append(["JH", "JD", "AH", "KH", "QH", "TH"] if s == holder else rest.pop(0))
@@ -269,7 +293,7 @@ def test_must_bid_higher_4_players(i):
     env = make_env(HANDS_A, dealer=3)
     act(env, BIDS_4P[i])
     assert seat(env) == 1
-    assert legal(env) == {"pass", *BIDS_4P[i + 1:]}
+    assert legal(env) == {"pass", *BIDS_4P[i + 1 :]}
 
 
 @pytest.mark.parametrize("i", range(len(BIDS_23P) - 1))
@@ -277,7 +301,7 @@ def test_must_bid_higher_3_players(i):
     env = make_env(deck=list(DECK), dealer=0, num_players=3)
     act(env, BIDS_23P[i])
     assert seat(env) == 2
-    assert legal(env) == {"pass", *BIDS_23P[i + 1:]}
+    assert legal(env) == {"pass", *BIDS_23P[i + 1 :]}
 
 
 def test_must_bid_higher_2_players_and_raise_back():
@@ -470,9 +494,18 @@ def test_trick_record_during_play_and_next_leader():
     assert d["trick"] == [{"seat": 0, "card": "AH"}, {"seat": 1, "card": "JD"}, {"seat": 2, "card": "JH"}]
     act(env, "play TH")
     d = sd(env)
-    assert d["tricks"] == [{"leader": 0, "winner": 2, "cards": [
-        {"seat": 0, "card": "AH"}, {"seat": 1, "card": "JD"}, {"seat": 2, "card": "JH"},
-        {"seat": 3, "card": "TH"}]}]
+    assert d["tricks"] == [
+        {
+            "leader": 0,
+            "winner": 2,
+            "cards": [
+                {"seat": 0, "card": "AH"},
+                {"seat": 1, "card": "JD"},
+                {"seat": 2, "card": "JH"},
+                {"seat": 3, "card": "TH"},
+            ],
+        }
+    ]
     assert d["tricks_won"] == [0, 0, 1, 0]
     assert seat(env) == 2
     assert sorted(d["hands"][2]) == sorted(["QH", "9C", "TC", "JC", "QS"])
@@ -482,6 +515,7 @@ def test_trick_record_during_play_and_next_leader():
 def test_left_bower_beats_ace_of_trumps(perm):
     def p(c):
         return permute([c], perm)[0]
+
     env = env_a(perm=perm)
     act(env, "play " + p("AH"), "play " + p("JD"))
     assert legal(env) == plays(p("JH"), p("QH"))
@@ -491,18 +525,21 @@ def test_left_bower_beats_ace_of_trumps(perm):
     assert seat(env) == 1
 
 
-@pytest.mark.parametrize("trump, masks, cards, winner", [
-    # hearts trump: JD is a trump, so seat 1 (no other diamond) is void in diamonds
-    ("H", [["QD", "TD"], ["JD", "AH", "KH", "9S", "TS", "9C"], ["9D"]], ["TD", "AH", "9D"], 1),
-    # diamonds trump: AD led is a trump lead; seat 2 must play a trump (9D or
-    # the left bower JH), not a heart; right bower > left bower > ace
-    ("D", [["QD", "TD"], ["JD"], ["9D", "JH"]], ["TD", "JD", "JH"], 1),
-    ("D", [["QD", "TD"], ["JD"], ["9D", "JH"]], ["TD", "JD", "9D"], 1),
-    # no-trump: JD is an ordinary diamond
-    ("none", [["QD", "TD"], ["JD"], ["9D"]], ["TD", "JD", "9D"], 3),
-    # spades trump: left bower is JC, JD is a plain diamond
-    ("S", [["QD", "TD"], ["JD"], ["9D"]], ["QD", "JD", "9D"], 3),
-])
+@pytest.mark.parametrize(
+    "trump, masks, cards, winner",
+    [
+        # hearts trump: JD is a trump, so seat 1 (no other diamond) is void in diamonds
+        ("H", [["QD", "TD"], ["JD", "AH", "KH", "9S", "TS", "9C"], ["9D"]], ["TD", "AH", "9D"], 1),
+        # diamonds trump: AD led is a trump lead; seat 2 must play a trump (9D or
+        # the left bower JH), not a heart; right bower > left bower > ace
+        ("D", [["QD", "TD"], ["JD"], ["9D", "JH"]], ["TD", "JD", "JH"], 1),
+        ("D", [["QD", "TD"], ["JD"], ["9D", "JH"]], ["TD", "JD", "9D"], 1),
+        # no-trump: JD is an ordinary diamond
+        ("none", [["QD", "TD"], ["JD"], ["9D"]], ["TD", "JD", "9D"], 3),
+        # spades trump: left bower is JC, JD is a plain diamond
+        ("S", [["QD", "TD"], ["JD"], ["9D"]], ["QD", "JD", "9D"], 3),
+    ],
+)
 def test_left_bower_is_not_its_printed_suit(trump, masks, cards, winner):
     env = make_env(HANDS_B, dealer=2)
     assert seat(env) == 3
@@ -522,8 +559,10 @@ def test_left_bower_is_not_its_printed_suit(trump, masks, cards, winner):
 def test_left_bower_led_is_a_trump_lead(perm):
     """Seat 3 leads the left bower: seat 0 must follow with a trump (not with
     the bower's printed suit), seat 1 has no trump and may play anything."""
+
     def p(c):
         return permute([c], perm)[0]
+
     hands = [
         ["9H", "AD", "KD", "9C", "TC", "JC"],
         ["QD", "TD", "9D", "QC", "KC", "AC"],
@@ -614,11 +653,17 @@ def test_off_suit_card_cannot_win():
 
 
 # =========================================================================== scoring
-@pytest.mark.parametrize("bid, team0", [
-    ("bid 1", 4), ("bid 3", 4), ("bid 4", 4),  # made: 1 point per trick
-    ("bid 5", -6), ("bid little", -6),         # failed: -6
-    ("bid big", -12),                          # Big Pepper failed: -12
-])
+@pytest.mark.parametrize(
+    "bid, team0",
+    [
+        ("bid 1", 4),
+        ("bid 3", 4),
+        ("bid 4", 4),  # made: 1 point per trick
+        ("bid 5", -6),
+        ("bid little", -6),  # failed: -6
+        ("bid big", -12),  # Big Pepper failed: -12
+    ],
+)
 def test_scoring_4p_bidder_side(bid, team0):
     env = env_a(bid=bid, max_hands=1)
     run_script(env, SCRIPT_A)
@@ -816,8 +861,8 @@ def test_max_hands_cut_tie_all_win():
 
 
 def test_max_hands_tie_at_top_3_players():
-    hands1 = [ALL_TRUMPS_H, CLUBS_PLUS, DIAMONDS_SPADES]   # dealer 2: seat 0 bids first
-    hands2 = [DIAMONDS_SPADES, ALL_TRUMPS_H, CLUBS_PLUS]   # dealer 0: seat 1 bids first
+    hands1 = [ALL_TRUMPS_H, CLUBS_PLUS, DIAMONDS_SPADES]  # dealer 2: seat 0 bids first
+    hands2 = [DIAMONDS_SPADES, ALL_TRUMPS_H, CLUBS_PLUS]  # dealer 0: seat 1 bids first
     env = make_env(hands1, dealer=2, more_decks=[build_deck(hands2, 0)], max_hands=2, target_score=30)
     act(env, "bid 1", "pass", "pass", "trump H")
     autoplay_hand(env)
@@ -868,8 +913,9 @@ def test_score_delta_reward_failed_bid_final_hand():
 
 def test_score_delta_second_hand_is_the_change_not_the_total():
     deck2 = build_deck(hands_top_trumps(0), dealer=0)
-    env = make_env(hands_top_trumps(0), dealer=3, more_decks=[deck2], reward="score_delta",
-                   max_hands=10, target_score=30)
+    env = make_env(
+        hands_top_trumps(0), dealer=3, more_decks=[deck2], reward="score_delta", max_hands=10, target_score=30
+    )
     act(env, "bid 1", "pass", "pass", "pass", "trump H")
     autoplay_hand(env)
     assert env.rewards == {"player_0": 6, "player_1": 0, "player_2": 6, "player_3": 0}
@@ -978,8 +1024,9 @@ def test_observation_hides_other_hands_4p():
         np.testing.assert_array_equal(o1, o2)
         np.testing.assert_array_equal(o1[:24], _own_hand_vector(sd(env1)["hands"][0]))
         # sanity: the seats whose hands differ do see the difference
-        assert not np.array_equal(env1.observe("player_1")["observation"][:24],
-                                  env2.observe("player_1")["observation"][:24])
+        assert not np.array_equal(
+            env1.observe("player_1")["observation"][:24], env2.observe("player_1")["observation"][:24]
+        )
         if i < len(steps):
             act(env1, steps[i])
             act(env2, steps[i])
@@ -1002,5 +1049,6 @@ def test_observation_hides_dead_hand_2p():
         np.testing.assert_array_equal(o1, o2)
         np.testing.assert_array_equal(o1[:24], _own_hand_vector(CLUBS_PLUS))
     # the other seat's hand changed, so its own view changed
-    assert not np.array_equal(env1.observe("player_1")["observation"][:24],
-                              env2.observe("player_1")["observation"][:24])
+    assert not np.array_equal(
+        env1.observe("player_1")["observation"][:24], env2.observe("player_1")["observation"][:24]
+    )

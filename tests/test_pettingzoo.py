@@ -1,4 +1,5 @@
 """PettingZoo's own conformance tests for every env and config."""
+
 import pytest
 from pettingzoo.test import api_test, render_test, seed_test
 

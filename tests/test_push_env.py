@@ -1,4 +1,5 @@
 """PettingZoo conformance of the Push env (api, seed, render) and its spaces."""
+
 import pytest
 from pettingzoo.test import api_test, render_test, seed_test
 

@@ -3,6 +3,7 @@ exact (against the independent brute-force reference and by stepping every
 legal action), no dead ends, bounded turns, illegal actions rejected without
 a trace, every episode ending, determinism, hidden information, and the AEC
 view agreeing with the vector engine."""
+
 from __future__ import annotations
 
 import json
@@ -10,13 +11,14 @@ from collections import Counter
 
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st
+from engine_checks import play_aec_and_vector_together
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from push_reference import legal_texts
 
 import cardenvs
 import cardenvs.vector as V
 from cardenvs import push_v0
-from push_reference import legal_texts
-from engine_checks import play_aec_and_vector_together
 
 FULL = [r + s for s in "CDHS" for r in "23456789TJQKA"] * 2 + ["JK"] * 4
 FULL_SORTED = sorted(FULL)
@@ -37,7 +39,7 @@ def biased_deck(rng, per):
     ranks = list(rng.choice(list("3456789TJQKA"), size=int(rng.integers(3, 8)), replace=False))
     pool = [c for c in FULL if c == "JK" or c[0] == "2" or (c[1] in suits and c[0] in ranks) or c[0] in ranks[:2]]
     rest = list(FULL)
-    order = [pool[i] for i in rng.permutation(len(pool))][:4 * per + 30]
+    order = [pool[i] for i in rng.permutation(len(pool))][: 4 * per + 30]
     for c in order:
         rest.remove(c)
     return order + [rest[i] for i in rng.permutation(len(rest))]
@@ -153,8 +155,12 @@ def test_vector_engine_thousands_of_games_conserve_cards_and_never_dead_end():
             mask = info["action_mask"]
             assert mask.any(axis=1).all(), "a row has no legal action"
             obs, rew, term, trunc, info = venv.step((rng.random(mask.shape) * mask).argmax(1))
-            total = (st_.hands.astype(int).sum((1, 2)) + st_.pile_size + st_.stock_size
-                     + st_.meld_counts.astype(int).sum((1, 2)))
+            total = (
+                st_.hands.astype(int).sum((1, 2))
+                + st_.pile_size
+                + st_.stock_size
+                + st_.meld_counts.astype(int).sum((1, 2))
+            )
             assert (total == 108).all()
             assert (st_.pile_counts.astype(int).sum(1) == st_.pile_size).all()
             assert (st_.held == st_.hands.astype(int).sum(2)).all()  # the kept hand sizes
@@ -196,6 +202,7 @@ def test_same_seed_same_game_and_different_seeds_differ():
             out.append((agent, a, obs["observation"].tobytes()))
             env.step(a)
         return out, json.dumps(env.unwrapped.state_dict(), sort_keys=True)
+
     assert trace(3) == trace(3)
     assert trace(3) != trace(4)
 
@@ -205,7 +212,6 @@ def test_aec_view_and_vector_engine_agree(reward):
     totals, steps, _ = play_aec_and_vector_together("push_v0", reward=reward, rounds=[1, 3])
     assert steps > 50 and np.abs(totals).sum() > 0
     assert totals[0] == totals[2] and totals[1] == totals[3]
-
 
 
 def test_vector_engine_rejects_illegal_actions_without_change():
@@ -252,15 +258,16 @@ def test_observation_shows_the_table():
     env = push_v0.env(rounds=[1])
     env.reset(seed=0)
     from cardenvs.push import observation as O
+
     obs = env.observe("player_0")["observation"]
     sd = env.unwrapped.state_dict()
     hand = Counter(sd["hands"][0])
     texts = env.unwrapped.rules.deck.texts
     assert {t: int(obs[O.HAND + i]) for i, t in enumerate(texts) if obs[O.HAND + i]} == dict(hand)
     top = texts.index(sd["discard"][-1])
-    assert obs[O.TOP + top] == 1 and obs[O.TOP:O.TOP + 53].sum() == 1
+    assert obs[O.TOP + top] == 1 and obs[O.TOP : O.TOP + 53].sum() == 1
     assert obs[O.STOCK] == sd["stock_size"]
-    assert list(obs[O.SEATS:O.SEATS + 12:3]) == [6, 6, 6, 6]
+    assert list(obs[O.SEATS : O.SEATS + 12 : 3]) == [6, 6, 6, 6]
     assert obs[O.ROUND] == 1 and obs[O.PHASE] == 1
     assert env.observation_space("player_0")["observation"].contains(obs)
 
@@ -268,6 +275,7 @@ def test_observation_shows_the_table():
 def test_observation_encodes_every_meld_as_in_state_dict():
     """Meld slots of the observation against state_dict, in melding-heavy games."""
     from cardenvs.push import observation as O
+
     texts = push_v0.raw_env().rules.deck.texts
     seen = 0
     for seed in range(3):
@@ -279,22 +287,22 @@ def test_observation_encodes_every_meld_as_in_state_dict():
             nonlocal seen
             seat = int(agent.split("_")[1])
             melds = env.unwrapped.state_dict()["melds"]
-            table = obs["observation"][O.MELDS:].reshape(O.M, O.F)
+            table = obs["observation"][O.MELDS :].reshape(O.M, O.F)
             assert table[:, O.USED].sum() == len(melds)
             for m, meld in enumerate(melds):
                 f = table[m]
                 seen += 1
                 assert f[O.USED] == 1 and f[O.PENDING] == (not meld["complete"])
-                assert f[O.OWNER + (meld["owner"] - seat) % 4] == 1 and f[O.OWNER:O.OWNER + 4].sum() == 1
+                assert f[O.OWNER + (meld["owner"] - seat) % 4] == 1 and f[O.OWNER : O.OWNER + 4].sum() == 1
                 if meld["kind"] == "set":
                     assert f[O.KIND] == 1 and f[O.SET_RANK + "23456789TJQKA".index(meld["rank"])] == 1
                     kinds = [meld["rank"] + x for x in "CDHS"] + ["2C", "2D", "2H", "2S", "JK"]
-                    assert list(f[O.SET_CARDS:O.SET_CARDS + 9]) == [meld["cards"].count(c) for c in kinds]
+                    assert list(f[O.SET_CARDS : O.SET_CARDS + 9]) == [meld["cards"].count(c) for c in kinds]
                 else:
                     assert f[O.KIND + 1] == 1 and f[O.RUN_SUIT + "CDHS".index(meld["suit"])] == 1
                     lo, hi = meld["span"]
-                    assert list(np.flatnonzero(f[O.SPAN:O.SPAN + 14])) == list(range(lo, hi + 1))
-                    grid = f[O.POS:O.POS + 84].reshape(14, 6)
+                    assert list(np.flatnonzero(f[O.SPAN : O.SPAN + 14])) == list(range(lo, hi + 1))
+                    grid = f[O.POS : O.POS + 84].reshape(14, 6)
                     assert list(np.flatnonzero(grid.sum(1))) == meld["positions"]
                     for c, p in zip(meld["cards"], meld["positions"]):
                         natural = c == ("A" if p in (0, 13) else "23456789TJQK"[p - 1]) + meld["suit"]
@@ -373,7 +381,7 @@ def test_meld_stamps_name_one_block_each():
     obs, info = venv.reset()
     rng = np.random.default_rng(4)
     seen: dict[int, bytes] = {}
-    for t in range(500):
+    for _t in range(500):
         st = venv.state
         assert np.array_equal(st.meld_stamp == 0, st.meld_kind == 0)
         for b, m in zip(*np.nonzero(st.meld_stamp)):

@@ -5,6 +5,7 @@ Every test uses a fixed deal (``reset(options={"decks": [...], "dealer": 3})``
 so seat 0 receives the first card and plays first) and asserts exact
 outcomes: legal actions, hands, melds, scores and rewards.
 """
+
 from __future__ import annotations
 
 from collections import Counter
@@ -68,9 +69,11 @@ def rewards(env):
 
 # Three disjoint pools of unrelated cards (no hearts, no wilds, no two of a
 # rank, no three in sequence) for seats that only draw and discard.
-QUIET = (["3C", "4D", "6S", "9C", "TD", "QS", "5C", "7D", "8S", "JC"],
-         ["3D", "5S", "7C", "9D", "JS", "KC", "4C", "6D", "8C", "TS"],
-         ["3S", "4S", "6C", "8D", "TC", "QD", "5D", "7S", "9S", "JD"])
+QUIET = (
+    ["3C", "4D", "6S", "9C", "TD", "QS", "5C", "7D", "8S", "JC"],
+    ["3D", "5S", "7C", "9D", "JS", "KC", "4C", "6D", "8C", "TS"],
+    ["3S", "4S", "6C", "8D", "TC", "QD", "5D", "7S", "9S", "JD"],
+)
 
 
 def quiet(n, k=0):
@@ -111,8 +114,12 @@ def test_wild_upcard_is_buried():
 
 # --------------------------------------------------------------------------- draws
 def test_push_gives_two_cards_to_the_left_hand_player():
-    env = make(1, [quiet(6, 0), quiet(6, 1), quiet(6, 2), ["7C", "7D", "7H", "8C", "8D", "8H"]],
-               upcard="9S", stock=["KC", "QH", "AS"])
+    env = make(
+        1,
+        [quiet(6, 0), quiet(6, 1), quiet(6, 2), ["7C", "7D", "7H", "8C", "8D", "8H"]],
+        upcard="9S",
+        stock=["KC", "QH", "AS"],
+    )
     before = sd(env)
     act(env, "push")
     s = sd(env)
@@ -209,8 +216,16 @@ def test_round2_set_and_run_of_four():
     act(env, "run H 5-8", "fill nat", "fill nat", "fill nat", "fill nat")
     s = sd(env)
     assert s["contract_done"][0]
-    assert s["melds"][1] == {"owner": 0, "kind": "run", "complete": True, "cards": ["5H", "6H", "7H", "8H"],
-                             "ranks": list("5678"), "suit": "H", "positions": [4, 5, 6, 7], "span": [4, 7]}
+    assert s["melds"][1] == {
+        "owner": 0,
+        "kind": "run",
+        "complete": True,
+        "cards": ["5H", "6H", "7H", "8H"],
+        "ranks": list("5678"),
+        "suit": "H",
+        "positions": [4, 5, 6, 7],
+        "span": [4, 7],
+    }
     assert legal(env) == {"discard 3C"}
 
 
@@ -249,8 +264,9 @@ def test_round3_two_runs_and_wrong_kind_rejected():
     act(env, "run S 3-6", *["fill nat"] * 4)
     assert sd(env)["contract_done"][0]
     # two sets are not the round-3 contract
-    env = make(3, [["3S", "3D", "3H", "9D", "9S", "9C", "QH", "KH"], quiet(8, 0), quiet(8, 1), quiet(8, 2)],
-               upcard="KC")
+    env = make(
+        3, [["3S", "3D", "3H", "9D", "9S", "9C", "QH", "KH"], quiet(8, 0), quiet(8, 1), quiet(8, 2)], upcard="KC"
+    )
     act(env, "take")
     assert declares(env) == set()
 
@@ -265,8 +281,7 @@ def test_round3_runs_of_one_suit_share_cards():
     hands = [["3H", "4H", "5H", "6H", "4H", "5H", "6H", "JK"], quiet(8, 0), quiet(8, 1), quiet(8, 2)]
     env = make(3, hands, upcard="7H")
     act(env, "take")
-    assert declares(env) == {"run H 2-5", "run H 3-6", "run H 4-7", "run H 5-8", "run H 2-6", "run H 3-7",
-                             "run H 4-8"}
+    assert declares(env) == {"run H 2-5", "run H 3-6", "run H 4-7", "run H 5-8", "run H 2-6", "run H 3-7", "run H 4-8"}
     act(env, "run H 3-6", *["fill nat"] * 4)
     # left: 4H 5H 6H 7H JK
     assert declares(env) == {"run H 3-6", "run H 4-7", "run H 5-8", "run H 3-7", "run H 4-8"}
@@ -283,15 +298,15 @@ def test_round4_three_sets():
     lay_set(env, "9", "CDH")
     assert sd(env)["contract_done"][0] and legal(env) == {"discard 6D"}
     # two sets are not enough in round 4
-    env = make(4, [["4C", "4D", "4H", "9C", "9D", "9H", "KC", "QD", "JS"], quiet(9, 0), quiet(9, 1), quiet(9, 2)],
-               upcard="6D")
+    env = make(
+        4, [["4C", "4D", "4H", "9C", "9D", "9H", "KC", "QD", "JS"], quiet(9, 0), quiet(9, 1), quiet(9, 2)], upcard="6D"
+    )
     act(env, "take")
     assert declares(env) == set()
 
 
 def test_round5_two_runs_of_five():
-    hands = [["3C", "4C", "5C", "6C", "7C", "TD", "JD", "QD", "KD", "AD"], quiet(10, 0), quiet(10, 1),
-             quiet(10, 2)]
+    hands = [["3C", "4C", "5C", "6C", "7C", "TD", "JD", "QD", "KD", "AD"], quiet(10, 0), quiet(10, 1), quiet(10, 2)]
     env = make(5, hands, upcard="8S")
     act(env, "take")
     assert declares(env) == {"run C 3-7", "run D T-A"}
@@ -365,7 +380,11 @@ def test_natural_two_in_its_place_is_not_a_wild():
     assert s["hands"][0] == ["2H"]
     # the natural 2 is not a wild: no swap; the spare 2H is a wild at either end
     assert {t for t in legal(env) if t.startswith(("layoff", "swap"))} == {
-        "layoff 0 low 2H", "layoff 0 high 2H", "layoff 1 low 2H", "layoff 1 high 2H"}
+        "layoff 0 low 2H",
+        "layoff 0 high 2H",
+        "layoff 1 low 2H",
+        "layoff 1 high 2H",
+    }
     with pytest.raises(ValueError):
         env.unwrapped.str_to_action("set 2")  # no set of 2s exists (no natural)
 
@@ -500,8 +519,9 @@ def test_stock_exhaustion_scores_both_teams():
 
 
 def test_turn_limit_ends_the_round_like_exhaustion():
-    env = make(1, [quiet(6, 0), quiet(6, 1), quiet(6, 2), ["3C", "4D", "6S", "9H", "TC", "QS"]], upcard="KH",
-               max_turns=8)
+    env = make(
+        1, [quiet(6, 0), quiet(6, 1), quiet(6, 2), ["3C", "4D", "6S", "9H", "TC", "QS"]], upcard="KH", max_turns=8
+    )
     for _ in range(8):
         top = sd(env)["discard"][-1]
         act(env, "take", f"discard {top}")
@@ -528,8 +548,19 @@ def test_rounds_option_and_the_deal_passing_left():
     assert sd(env)["done"] and sd(env)["hand_number"] == 2
 
 
-@pytest.mark.parametrize("bad", [dict(rounds=[6]), dict(rounds=[]), dict(rounds=[1, 1]), dict(rounds="1"),
-                                 dict(rounds=[True]), dict(reward="x"), dict(max_turns=0), dict(max_turns=2.5)])
+@pytest.mark.parametrize(
+    "bad",
+    [
+        dict(rounds=[6]),
+        dict(rounds=[]),
+        dict(rounds=[1, 1]),
+        dict(rounds="1"),
+        dict(rounds=[True]),
+        dict(reward="x"),
+        dict(max_turns=0),
+        dict(max_turns=2.5),
+    ],
+)
 def test_bad_config_raises(bad):
     with pytest.raises(ValueError):
         push_v0.env(**bad)

@@ -3,23 +3,29 @@ masks exact (against an independent reference), no stalemate left
 unresolved, illegal actions rejected without a trace, episodes ending by a
 win or truncation, determinism, the parallel env / AEC view / vector engine
 agreeing, and PettingZoo's own conformance tests."""
+
 from __future__ import annotations
 
 import json
 
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from pettingzoo.test import api_test, parallel_api_test, parallel_seed_test, render_test, seed_test
+from spit_reference import legal_texts, stuck
 
 import cardenvs
 import cardenvs.vector as V
 from cardenvs import spit_v0
-from spit_reference import legal_texts, stuck
 
 FULL = sorted(r + s for s in "CDHS" for r in "23456789TJQKA")
-CONFIGS = [{}, {"variant": "speed"}, {"stockpiles": 4, "alternate_colors": True},
-           {"variant": "speed", "speed_side_piles": 5, "target_score": 30, "reward": "cards_shed"}]
+CONFIGS = [
+    {},
+    {"variant": "speed"},
+    {"stockpiles": 4, "alternate_colors": True},
+    {"variant": "speed", "speed_side_piles": 5, "target_score": 30, "reward": "cards_shed"},
+]
 IDS = ["spit", "speed", "spit-4-alternate", "speed-5-target"]
 
 
@@ -115,6 +121,7 @@ def test_same_seed_same_game_and_different_seeds_differ():
             obs, *_ = env.step(acts)
             out.append(obs["player_0"]["observation"].tobytes())
         return out, json.dumps(env.unwrapped.state_dict(), sort_keys=True)
+
     assert trace(3) == trace(3)
     assert trace(3) != trace(4)
 

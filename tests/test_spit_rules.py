@@ -7,6 +7,7 @@ winners and rewards.  Where the seeded order of a tick matters, the test
 runs several seeds and checks that each outcome follows the rule and that
 both orders occur.
 """
+
 from __future__ import annotations
 
 import json
@@ -94,10 +95,20 @@ def test_deal_follows_the_deck_order():
     env = make(FULL)
     s = sd(env)
     # seat 0: the first 26 cards; stockpiles of 1..5, the last card laid is the top
-    assert s["stockpiles"][0] == [["2C"], ["3C", "4C"], ["5C", "6C", "7C"], ["8C", "9C", "TC", "JC"],
-                                  ["QC", "KC", "AC", "2D", "3D"]]
-    assert s["stockpiles"][1] == [["2H"], ["3H", "4H"], ["5H", "6H", "7H"], ["8H", "9H", "TH", "JH"],
-                                  ["QH", "KH", "AH", "2S", "3S"]]
+    assert s["stockpiles"][0] == [
+        ["2C"],
+        ["3C", "4C"],
+        ["5C", "6C", "7C"],
+        ["8C", "9C", "TC", "JC"],
+        ["QC", "KC", "AC", "2D", "3D"],
+    ]
+    assert s["stockpiles"][1] == [
+        ["2H"],
+        ["3H", "4H"],
+        ["5H", "6H", "7H"],
+        ["8H", "9H", "TH", "JH"],
+        ["QH", "KH", "AH", "2S", "3S"],
+    ]
     assert s["face_up"] == [[1] * 5, [1] * 5]
     # each spat its first spit card (4D, 4S) onto its own pile
     assert s["spit_piles"] == [["4D"], ["4S"]]
@@ -108,8 +119,10 @@ def test_deal_follows_the_deck_order():
 
 
 # --------------------------------------------------------------------------- Spit: play
-CORNER = spit_deck({"tops": ["KH", "2S", "QD", "8S", "5C"], "down": {1: ["3H"]}, "spit": ["AC"]},
-                   {"tops": ["6C", "9H", "4D", "TS", "JD"], "spit": ["7D"]})
+CORNER = spit_deck(
+    {"tops": ["KH", "2S", "QD", "8S", "5C"], "down": {1: ["3H"]}, "spit": ["AC"]},
+    {"tops": ["6C", "9H", "4D", "TS", "JD"], "spit": ["7D"]},
+)
 
 
 def test_plays_up_down_and_around_the_corner():
@@ -166,8 +179,10 @@ def test_conflict_on_one_pile_is_resolved_by_the_seeded_order():
 # --------------------------------------------------------------------------- Spit: stalemate
 def test_stalemate_spits_again_until_someone_can_play():
     """No top fits 2C or 2D (nor 2H, 2S): both spit twice more, automatically."""
-    deck = spit_deck({"tops": ["6H", "7H", "8H", "9H", "TH"], "spit": ["2C", "2H", "5C"]},
-                     {"tops": ["6S", "7S", "8S", "9S", "TS"], "spit": ["2D", "2S", "KD"]})
+    deck = spit_deck(
+        {"tops": ["6H", "7H", "8H", "9H", "TH"], "spit": ["2C", "2H", "5C"]},
+        {"tops": ["6S", "7S", "8S", "9S", "TS"], "spit": ["2D", "2S", "KD"]},
+    )
     env = make(deck)
     s = sd(env)
     assert s["spit_piles"] == [["2C", "2H", "5C"], ["2D", "2S", "KD"]]
@@ -179,8 +194,10 @@ def test_stalemate_spits_again_until_someone_can_play():
 def test_no_stalemate_while_a_move_can_expose_a_card():
     """After seat 1 plays its single-card pile, nobody can play, but seat 1
     could move a top into the empty space: no spit."""
-    deck = spit_deck({"tops": ["6H", "7H", "8H", "9H", "7C"], "spit": ["3C", "QC"]},
-                     {"tops": ["4S", "7S", "8S", "9S", "6S"], "spit": ["JD", "2S"]})
+    deck = spit_deck(
+        {"tops": ["6H", "7H", "8H", "9H", "7C"], "spit": ["3C", "QC"]},
+        {"tops": ["4S", "7S", "8S", "9S", "6S"], "spit": ["JD", "2S"]},
+    )
     env = make(deck)
     assert sd(env)["spit_piles"] == [["3C"], ["JD"]]
     tick(env, "wait", "play 0 0")
@@ -197,9 +214,11 @@ def test_no_stalemate_while_a_move_can_expose_a_card():
 # --------------------------------------------------------------------------- Spit: a whole deal, slap, new layouts
 # Seat 0 can play its whole layout onto spit pile 0 in 15 ticks:
 # 3C 4C 5C 6C 7C 8C 9C TC JC QC KC AC 2D 3D 4D on 2H.
-RUN_LAYOUT = {"tops": ["3C", "4C", "6C", "9C", "KC"],
-              "down": {1: ["5C"], 2: ["8C", "7C"], 3: ["QC", "JC", "TC"], 4: ["4D", "3D", "2D", "AC"]},
-              "spit": ["2H", "TH", "JH", "QH", "KH", "AH", "2S", "3S", "4S", "5S", "6S"]}
+RUN_LAYOUT = {
+    "tops": ["3C", "4C", "6C", "9C", "KC"],
+    "down": {1: ["5C"], 2: ["8C", "7C"], 3: ["QC", "JC", "TC"], 4: ["4D", "3D", "2D", "AC"]},
+    "spit": ["2H", "TH", "JH", "QH", "KH", "AH", "2S", "3S", "4S", "5S", "6S"],
+}
 RUN_ORDER = ["play 0 0", "play 1 0", "play 1 0"] + ["play 2 0"] * 3 + ["play 3 0"] * 4 + ["play 4 0"] * 5
 RUN_DECK = spit_deck(RUN_LAYOUT, {"tops": ["7H", "8H", "9H", "5H", "6H"], "spit": ["9S"]})
 
@@ -261,8 +280,19 @@ def test_one_pile_deal_player_without_spit_cards_wins_by_playing_out():
     play_out_seat0(env)
     tick(env, "slap 1", "slap 0")
     assert sd(env)["spit_piles"] == [[], ["8D"]]
-    order = ["play 0 1", "play 1 1", "play 1 1", "play 2 1", "play 2 1", "play 2 1",
-             "play 3 1", "play 3 1", "play 3 1", "play 3 1", "play 4 1"]
+    order = [
+        "play 0 1",
+        "play 1 1",
+        "play 1 1",
+        "play 2 1",
+        "play 2 1",
+        "play 2 1",
+        "play 3 1",
+        "play 3 1",
+        "play 3 1",
+        "play 3 1",
+        "play 4 1",
+    ]
     for k, action in enumerate(order):
         assert action in legal(env, 0), (k, action, legal(env, 0))
         rew = tick(env, action, "wait")
@@ -277,9 +307,23 @@ def test_one_pile_deal_spitter_goes_out_first_and_takes_nothing():
     spit cards; seat 0 collects the spit pile and its own stockpile cards."""
     seat1_layout = ["3D", "4D", "5D", "6D", "7D", "8D", "9D", "TD", "JD", "QD", "KD", "AD", "2C", "3H", "4H"]
     # laid bottom first per pile: the play order 3D 4D ... is top-down
-    layout_order = [seat1_layout[0], seat1_layout[2], seat1_layout[1], seat1_layout[5], seat1_layout[4],
-                    seat1_layout[3], seat1_layout[9], seat1_layout[8], seat1_layout[7], seat1_layout[6],
-                    seat1_layout[14], seat1_layout[13], seat1_layout[12], seat1_layout[11], seat1_layout[10]]
+    layout_order = [
+        seat1_layout[0],
+        seat1_layout[2],
+        seat1_layout[1],
+        seat1_layout[5],
+        seat1_layout[4],
+        seat1_layout[3],
+        seat1_layout[9],
+        seat1_layout[8],
+        seat1_layout[7],
+        seat1_layout[6],
+        seat1_layout[14],
+        seat1_layout[13],
+        seat1_layout[12],
+        seat1_layout[11],
+        seat1_layout[10],
+    ]
     gathered1 = set(FULL) - set(SHORT)
     rest = [c for c in FULL if c in gathered1 and c not in seat1_layout and c != "2H"]
     seat1_order = layout_order + ["2H"] + rest  # 2H starts the single pile
@@ -289,8 +333,9 @@ def test_one_pile_deal_spitter_goes_out_first_and_takes_nothing():
     s = sd(env)
     assert s["spit_piles"] == [[], ["2H"]]
     spit_left = len(s["spit_cards"][1])
-    order = ["play 0 1", "play 1 1", "play 1 1", "play 2 1", "play 2 1", "play 2 1"] + \
-        ["play 3 1"] * 4 + ["play 4 1"] * 5
+    order = (
+        ["play 0 1", "play 1 1", "play 1 1", "play 2 1", "play 2 1", "play 2 1"] + ["play 3 1"] * 4 + ["play 4 1"] * 5
+    )
     for k, action in enumerate(order):
         assert action in legal(env, 1), (k, action, legal(env, 1))
         tick(env, "wait", action)
@@ -353,8 +398,9 @@ def test_stalemate_without_spit_cards_ends_the_deal():
     players must slap."""
     spit0 = ["2C", "3C", "4C", "5C", "QC", "KC", "AC", "2D", "3D", "4D", "5D"]
     spit1 = ["QD", "KD", "AD", "2H", "3H", "4H", "5H", "QH", "KH", "AH", "2S"]
-    deck = spit_deck({"tops": ["7C", "7D", "7H", "7S", "TC"], "spit": spit0},
-                     {"tops": ["8C", "8D", "8H", "8S", "TD"], "spit": spit1})
+    deck = spit_deck(
+        {"tops": ["7C", "7D", "7H", "7S", "TC"], "spit": spit0}, {"tops": ["8C", "8D", "8H", "8S", "TD"], "spit": spit1}
+    )
     env = make(deck)
     s = sd(env)
     assert s["spit_piles"] == [spit0, spit1]
@@ -371,8 +417,10 @@ def test_stalemate_without_spit_cards_ends_the_deal():
 
 # --------------------------------------------------------------------------- Spit: variants
 def test_alternate_colors():
-    deck = spit_deck({"tops": ["8H", "6S", "8C", "6D", "KC"], "spit": ["7D"]},
-                     {"tops": ["2C", "3C", "4C", "9C", "TC"], "spit": ["JS"]})
+    deck = spit_deck(
+        {"tops": ["8H", "6S", "8C", "6D", "KC"], "spit": ["7D"]},
+        {"tops": ["2C", "3C", "4C", "9C", "TC"], "spit": ["JS"]},
+    )
     plain = make(deck)
     assert legal(plain, 0) == {"wait", "play 0 0", "play 1 0", "play 2 0", "play 3 0"}
     env = make(deck, alternate_colors=True)
@@ -454,9 +502,17 @@ def test_illegal_action_wait_option_plays_it_as_waiting():
 
 
 def test_bad_config_values_raise():
-    for bad in ({"stockpiles": 7}, {"variant": "snap"}, {"alternate_colors": 1}, {"speed_side_piles": 7},
-                {"reward": "x"}, {"max_ticks": 0}, {"illegal_action": "ignore"},
-                {"target_score": 10}, {"variant": "speed", "stockpiles": 4}):
+    for bad in (
+        {"stockpiles": 7},
+        {"variant": "snap"},
+        {"alternate_colors": 1},
+        {"speed_side_piles": 7},
+        {"reward": "x"},
+        {"max_ticks": 0},
+        {"illegal_action": "ignore"},
+        {"target_score": 10},
+        {"variant": "speed", "stockpiles": 4},
+    ):
         with pytest.raises(ValueError):
             spit_v0.parallel_env(**bad)
 
@@ -464,8 +520,10 @@ def test_bad_config_values_raise():
 def test_observation_hides_face_down_and_spit_cards():
     """Two deals differing only in face-down and later spit cards look the
     same to both players."""
-    a = spit_deck({"tops": ["KH", "2S", "QD", "8S", "5C"], "spit": ["AC"]},
-                  {"tops": ["6C", "9H", "4D", "TS", "JD"], "spit": ["7D"]})
+    a = spit_deck(
+        {"tops": ["KH", "2S", "QD", "8S", "5C"], "spit": ["AC"]},
+        {"tops": ["6C", "9H", "4D", "TS", "JD"], "spit": ["7D"]},
+    )
     seat0_hidden = [i for i in range(15) if i not in (0, 2, 5, 9, 14)] + list(range(16, 26))
     seat1_hidden = [26 + i for i in seat0_hidden]
     hidden = seat0_hidden + seat1_hidden
@@ -484,24 +542,26 @@ def test_observation_hides_face_down_and_spit_cards():
 
 def test_observation_encodes_the_visible_table():
     from cardenvs.spit import observation as O
+
     env = make(CORNER)
     obs = env.observations()
     o0, o1 = obs["player_0"]["observation"], obs["player_1"]["observation"]
     assert o0.shape == (234,) and o0.dtype == np.int8
 
     def card_at(o, slot):
-        code = o[slot * 18:slot * 18 + 17]
+        code = o[slot * 18 : slot * 18 + 17]
         if not code.any():
             return None
         return "23456789TJQKA"[int(code[:13].argmax())] + "CDHS"[int(code[13:].argmax())]
+
     assert [card_at(o0, i) for i in range(5)] == ["KH", "2S", "QD", "8S", "5C"]
     assert [card_at(o0, 5 + i) for i in range(5)] == ["6C", "9H", "4D", "TS", "JD"]
     assert [card_at(o1, i) for i in range(5)] == ["6C", "9H", "4D", "TS", "JD"]
     assert [card_at(o0, 10), card_at(o0, 11)] == ["AC", "7D"]
     assert list(o0[17:90:18]) == [0, 1, 2, 3, 4]  # face-down counts
-    assert list(o0[O.SPIT_PILES + 17::18][:2]) == [1, 1]  # spit pile sizes
-    assert list(o0[O.MISC:O.MISC + 6]) == [10, 10, 1, 0, 1, 0]
-    assert list(o1[O.MISC:O.MISC + 6]) == [10, 10, 1, 0, 0, 1]
+    assert list(o0[O.SPIT_PILES + 17 :: 18][:2]) == [1, 1]  # spit pile sizes
+    assert list(o0[O.MISC : O.MISC + 6]) == [10, 10, 1, 0, 1, 0]
+    assert list(o1[O.MISC : O.MISC + 6]) == [10, 10, 1, 0, 0, 1]
 
 
 # --------------------------------------------------------------------------- Speed
@@ -517,9 +577,14 @@ def test_speed_deal_follows_the_deck_order():
 
 # Hands 2C 2D 2H 2S 3C / 3D 3H 3S QC QD; nothing fits 9C 9D, nor the flips
 # 6C/6D 7C/7D 8C/8D TC/TD, until KH (pile 0) takes a queen.  Side piles of 5.
-FLIP_DECK = speed_deck(["2C", "2D", "2H", "2S", "3C"], ["3D", "3H", "3S", "QC", "QD", "5C"],
-                       ["6C", "7C", "8C", "TC", "KH"], ["6D", "7D", "8D", "TD", "5D"], ["9C", "9D"],
-                       side_size=5)
+FLIP_DECK = speed_deck(
+    ["2C", "2D", "2H", "2S", "3C"],
+    ["3D", "3H", "3S", "QC", "QD", "5C"],
+    ["6C", "7C", "8C", "TC", "KH"],
+    ["6D", "7D", "8D", "TD", "5D"],
+    ["9C", "9D"],
+    side_size=5,
+)
 
 
 def test_speed_side_piles_flip_in_a_stalemate():
@@ -592,7 +657,9 @@ def test_speed_observation_hides_the_opponents_hand():
     b = speed_deck(["2C", "3C", "4C", "5C", "6C"], ["7D", "8D", "9D", "TD", "JD"], [], [], ["KS", "QS"])
     ea, eb = make(a, variant="speed"), make(b, variant="speed")
     assert sd(ea)["hands"][1] != sd(eb)["hands"][1]
-    np.testing.assert_array_equal(ea.observations()["player_0"]["observation"],
-                                  eb.observations()["player_0"]["observation"])
-    assert not np.array_equal(ea.observations()["player_1"]["observation"],
-                              eb.observations()["player_1"]["observation"])
+    np.testing.assert_array_equal(
+        ea.observations()["player_0"]["observation"], eb.observations()["player_0"]["observation"]
+    )
+    assert not np.array_equal(
+        ea.observations()["player_1"]["observation"], eb.observations()["player_1"]["observation"]
+    )

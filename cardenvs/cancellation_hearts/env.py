@@ -94,6 +94,7 @@ the target.  Set ``max_hands`` for training if that matters.
 Stepping an illegal action raises :class:`cardenvs.IllegalActionError` and
 changes nothing.
 """
+
 from __future__ import annotations
 
 from typing import Any

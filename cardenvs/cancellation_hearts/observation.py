@@ -45,6 +45,7 @@ Never encoded: another player's hand, the cards another player chose to
 pass before the exchange (and afterwards only the viewer's own passes and
 receipts), the widow's cards.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -85,11 +86,11 @@ OBS_SIZE = PUBLIC_AT + PUBLIC_SIZE  # 477
 # to its range; learners that want float32 use them as they are.
 OBS_LOW = np.zeros(OBS_SIZE, np.float32)
 OBS_HIGH = np.ones(OBS_SIZE, np.float32)
-OBS_HIGH[HAND_AT:PRIVATE_AT + RECEIVED + 52] = 2
-OBS_HIGH[PRIVATE_AT + POINTS:PRIVATE_AT + POINTS + MAX_SEATS] = 52
-OBS_LOW[PRIVATE_AT + SCORES:PRIVATE_AT + SCORES + MAX_SEATS] = -np.inf  # raw scores ("moon self": -26)
-OBS_HIGH[PRIVATE_AT + SCORES:PRIVATE_AT + SCORES + MAX_SEATS] = np.inf
-OBS_HIGH[PUBLIC_AT + SEEN:PUBLIC_AT + SEEN + 52] = 2
+OBS_HIGH[HAND_AT : PRIVATE_AT + RECEIVED + 52] = 2
+OBS_HIGH[PRIVATE_AT + POINTS : PRIVATE_AT + POINTS + MAX_SEATS] = 52
+OBS_LOW[PRIVATE_AT + SCORES : PRIVATE_AT + SCORES + MAX_SEATS] = -np.inf  # raw scores ("moon self": -26)
+OBS_HIGH[PRIVATE_AT + SCORES : PRIVATE_AT + SCORES + MAX_SEATS] = np.inf
+OBS_HIGH[PUBLIC_AT + SEEN : PUBLIC_AT + SEEN + 52] = 2
 OBS_HIGH[PUBLIC_AT + CARRIED_POINTS] = 52
 OBS_HIGH[PUBLIC_AT + CARRIED_CARDS] = 104
 
@@ -110,8 +111,20 @@ def encode(rules, state, seats: np.ndarray, rows: np.ndarray | None = None) -> n
     seats = np.asarray(seats, np.int64) % rules.num_players
     rows = np.arange(len(seats)) if rows is None else np.asarray(rows, np.int64)
     out = np.empty((len(seats), OBS_SIZE), OBS_DTYPE)
-    encode_rows(rows, seats, rules.num_players, state.hands, state.private, state.public, state.leader,
-                state.dealer, state.widow_holder, state.seen_points, state.scores, out)
+    encode_rows(
+        rows,
+        seats,
+        rules.num_players,
+        state.hands,
+        state.private,
+        state.public,
+        state.leader,
+        state.dealer,
+        state.widow_holder,
+        state.seen_points,
+        state.scores,
+        out,
+    )
     return out
 
 
@@ -135,10 +148,10 @@ def encode_rows(rows, seats, n, hands, private, public, leader, dealer, widow_ho
         hand, o_hand = hands[row, seat], o[HAND_AT:PRIVATE_AT]
         for t in range(NUM_TYPES):
             o_hand[t] = hand[t]
-        kept, o_kept = private[row, seat], o[PRIVATE_AT:PRIVATE_AT + POINTS]
+        kept, o_kept = private[row, seat], o[PRIVATE_AT : PRIVATE_AT + POINTS]
         for c in range(POINTS):  # PASSED, RECEIVED
             o_kept[c] = kept[c]
-        o[PRIVATE_AT + POINTS:PUBLIC_AT] = 0
+        o[PRIVATE_AT + POINTS : PUBLIC_AT] = 0
         for j in range(n):
             s = seat + j - n if seat + j >= n else seat + j
             o[PRIVATE_AT + POINTS + j] = seen_points[row, s]

@@ -28,6 +28,7 @@ exchange happens after the last choice), floor(104 / n) tricks, then the
 scoring, with a moon-choice phase when one seat took all 26 hearts and both
 Black Marias.
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -92,8 +93,14 @@ class CancellationHeartsRules(TurnBasedRules):
     obs_low, obs_high = ob.OBS_LOW, ob.OBS_HIGH
     obs_dtype = ob.OBS_DTYPE
 
-    def __init__(self, num_players: int = 6, target_score: int = 150, max_hands: int | None = None,
-                 reward: str = "win_loss", passing: str = "left_right"):
+    def __init__(
+        self,
+        num_players: int = 6,
+        target_score: int = 150,
+        max_hands: int | None = None,
+        reward: str = "win_loss",
+        passing: str = "left_right",
+    ):
         self.num_players = choice("num_players", num_players, tuple(range(6, 12)))
         self.target_score = positive_int("target_score", target_score)
         self.max_hands = positive_int("max_hands", max_hands, allow_none=True)
@@ -107,8 +114,9 @@ class CancellationHeartsRules(TurnBasedRules):
         # relative_seat[viewer, seat]: seat as seen from viewer (0 = self, 1 = left neighbour)
         self.relative_seat = (self.seats[None, :] - self.seats[:, None]) % n
         self.seat_of_relative = (self.seats[:, None] + self.seats[None, :]) % n  # [viewer, relative seat]
-        self.action_texts = ([f"pass {t}" for t in DECK.texts] + [f"play {t}" for t in DECK.texts]
-                             + ["moon self", "moon others"])
+        self.action_texts = (
+            [f"pass {t}" for t in DECK.texts] + [f"play {t}" for t in DECK.texts] + ["moon self", "moon others"]
+        )
         self.action_ids = {t: a for a, t in enumerate(self.action_texts)}
 
     # ------------------------------------------------------------------ state
@@ -190,28 +198,67 @@ class CancellationHeartsRules(TurnBasedRules):
 
     # ------------------------------------------------------------ legal mask
     def _update_legal(self, state: BatchState, rows: np.ndarray) -> None:
-        legal_masks(rows, state.phase, state.current, state.hands, state.trick, state.trick_no,
-                    state.hearts_broken, state.legal)
+        legal_masks(
+            rows, state.phase, state.current, state.hands, state.trick, state.trick_no, state.hearts_broken, state.legal
+        )
 
     # ------------------------------------------------------------------ step
     def step(self, state: BatchState, actions: np.ndarray) -> np.ndarray:
-        return self.step_by_phase(state, actions, ((PLAYING, self._play), (PASSING, self._pass),
-                                                   (MOON_CHOICE, self._moon)))
+        return self.step_by_phase(
+            state, actions, ((PLAYING, self._play), (PASSING, self._pass), (MOON_CHOICE, self._moon))
+        )
 
     def _pass(self, state, rows, actions, rewards) -> None:
         """One card set aside to pass; after the last seat's third card, the exchange."""
-        pass_cards(rows, actions, self.num_players, state.hands, state.pass_chosen, state.pass_count,
-                   state.pass_dir, state.dealer, state.leader, state.current, state.phase, state.private,
-                   state.public, state.trick, state.trick_no, state.hearts_broken, state.legal)
+        pass_cards(
+            rows,
+            actions,
+            self.num_players,
+            state.hands,
+            state.pass_chosen,
+            state.pass_count,
+            state.pass_dir,
+            state.dealer,
+            state.leader,
+            state.current,
+            state.phase,
+            state.private,
+            state.public,
+            state.trick,
+            state.trick_no,
+            state.hearts_broken,
+            state.legal,
+        )
 
     def _play(self, state, rows, actions, rewards) -> None:
         """One card played per row (tricks resolved as they fill); the hands that end are scored."""
         hand_over = np.empty(len(rows), np.int64)
-        ended = play_cards(rows, actions, self.num_players, self.num_tricks, state.phase, state.hands,
-                           state.current, state.leader, state.in_trick, state.trick_no, state.trick,
-                           state.trick_slot, state.pile, state.pile_points, state.taken, state.uncollected,
-                           state.points, state.seen_points, state.widow, state.widow_holder,
-                           state.hearts_broken, state.public, state.legal, hand_over)
+        ended = play_cards(
+            rows,
+            actions,
+            self.num_players,
+            self.num_tricks,
+            state.phase,
+            state.hands,
+            state.current,
+            state.leader,
+            state.in_trick,
+            state.trick_no,
+            state.trick,
+            state.trick_slot,
+            state.pile,
+            state.pile_points,
+            state.taken,
+            state.uncollected,
+            state.points,
+            state.seen_points,
+            state.widow,
+            state.widow_holder,
+            state.hearts_broken,
+            state.public,
+            state.legal,
+            hand_over,
+        )
         if ended:
             self._score_hand(state, hand_over[:ended], rewards)
 
@@ -225,17 +272,18 @@ class CancellationHeartsRules(TurnBasedRules):
             state.phase[m] = MOON_CHOICE
             state.moon_seat[m] = shooter
             state.current[m] = shooter
-            state.public[m, ob.PHASE:ob.PHASE + 3] = 0
+            state.public[m, ob.PHASE : ob.PHASE + 3] = 0
             state.public[m, ob.PHASE + MOON_CHOICE] = 1
             state.legal[m] = False
-            state.legal[m, MOON_SELF:MOON_OTHERS + 1] = True
+            state.legal[m, MOON_SELF : MOON_OTHERS + 1] = True
         if (~shot).any():
             self._finish_hand(state, rows[~shot], points[~shot], rewards)
 
     def _moon(self, state, rows, actions, rewards) -> None:
         is_shooter = state.moon_seat[rows, None] == self.seats[None, :]
-        delta = np.where((actions == MOON_SELF)[:, None],
-                         np.where(is_shooter, -MOON_SWING, 0), np.where(is_shooter, 0, MOON_SWING))
+        delta = np.where(
+            (actions == MOON_SELF)[:, None], np.where(is_shooter, -MOON_SWING, 0), np.where(is_shooter, 0, MOON_SWING)
+        )
         self._finish_hand(state, rows, delta, rewards)
 
     def _finish_hand(self, state, rows, delta, rewards) -> None:
@@ -253,7 +301,7 @@ class CancellationHeartsRules(TurnBasedRules):
             sc = state.scores[end]
             win = sc == sc.min(axis=1, keepdims=True)
             self.end_games(state, end, DONE)
-            state.public[end, ob.PHASE:ob.PHASE + 3] = 0
+            state.public[end, ob.PHASE : ob.PHASE + 3] = 0
             if self.reward == "win_loss":
                 rewards[end] += np.where(win, 1.0, -1.0)
         nxt = rows[~over]
@@ -276,8 +324,11 @@ class CancellationHeartsRules(TurnBasedRules):
 
     # ------------------------------------------------------------ texts
     def action_to_str(self, action: int) -> str:
-        if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)) \
-                or not 0 <= action < NUM_ACTIONS:
+        if (
+            isinstance(action, (bool, np.bool_))
+            or not isinstance(action, (int, np.integer))
+            or not 0 <= action < NUM_ACTIONS
+        ):
             raise ValueError(f"action {action!r} out of range 0..{NUM_ACTIONS - 1}")
         return self.action_texts[int(action)]
 
@@ -285,16 +336,18 @@ class CancellationHeartsRules(TurnBasedRules):
         try:
             return self.action_ids[text]
         except (KeyError, TypeError):
-            raise ValueError(f"unknown Cancellation Hearts action {text!r}; expected 'pass 7H', "
-                             "'play 7H', 'moon self' or 'moon others'") from None
+            raise ValueError(
+                f"unknown Cancellation Hearts action {text!r}; expected 'pass 7H', "
+                "'play 7H', 'moon self' or 'moon others'"
+            ) from None
 
     # ------------------------------------------------------------ state_dict / render
     def state_dict(self, state: BatchState, row: int = 0) -> dict[str, Any]:
         n, b = self.num_players, row
         texts = DECK.counts_to_texts
         leader = int(state.leader[b])
-        trick = state.trick[b, :state.in_trick[b]]
-        cancelled = state.public[b, ob.CANCELLED:ob.CANCELLED + len(trick)]  # marked by play_cards
+        trick = state.trick[b, : state.in_trick[b]]
+        cancelled = state.public[b, ob.CANCELLED : ob.CANCELLED + len(trick)]  # marked by play_cards
         holder = int(state.widow_holder[b])
         if holder >= 0:
             widow_status = "taken"
@@ -316,11 +369,14 @@ class CancellationHeartsRules(TurnBasedRules):
             # cards set aside to pass, until the exchange
             "passing": [texts(state.pass_chosen[b, s]) for s in range(n)],
             "leader": leader,
-            "trick": [{"seat": (leader + k) % n, "card": DECK.texts[c], "cancelled": bool(x)}
-                      for k, (c, x) in enumerate(zip(trick, cancelled))],
+            "trick": [
+                {"seat": (leader + k) % n, "card": DECK.texts[c], "cancelled": bool(x)}
+                for k, (c, x) in enumerate(zip(trick, cancelled))
+            ],
             "tricks_played": int(state.trick_no[b]),
-            "carried": texts(state.pile[b] - holdings(np.zeros((1, len(trick)), np.int64), trick[None],
-                                                      1, NUM_TYPES)[0, 0]),
+            "carried": texts(
+                state.pile[b] - holdings(np.zeros((1, len(trick)), np.int64), trick[None], 1, NUM_TYPES)[0, 0]
+            ),
             "taken": [texts(state.taken[b, s]) for s in range(n)],
             "uncollected": texts(state.uncollected[b]),
             # the widow's cards stay listed here wherever they went (widow_status)
@@ -335,23 +391,28 @@ class CancellationHeartsRules(TurnBasedRules):
 
     def render(self, state: BatchState, row: int = 0) -> str:
         d = self.state_dict(state, row)
-        lines = [f"Cancellation Hearts ({self.num_players} players) hand {d['hand_number'] + 1}, "
-                 f"dealer {d['dealer']}, phase {d['phase']}, pass {d['pass_direction']}, scores {d['scores']}",
-                 f"hearts broken: {d['hearts_broken']}, widow: {d['widow_status']}"
-                 + (f" (player_{d['widow_taken_by']})" if d["widow_taken_by"] is not None else "")
-                 + (f", carried: {' '.join(d['carried'])}" if d["carried"] else "")]
+        lines = [
+            f"Cancellation Hearts ({self.num_players} players) hand {d['hand_number'] + 1}, "
+            f"dealer {d['dealer']}, phase {d['phase']}, pass {d['pass_direction']}, scores {d['scores']}",
+            f"hearts broken: {d['hearts_broken']}, widow: {d['widow_status']}"
+            + (f" (player_{d['widow_taken_by']})" if d["widow_taken_by"] is not None else "")
+            + (f", carried: {' '.join(d['carried'])}" if d["carried"] else ""),
+        ]
         for s in range(self.num_players):
             mark = "*" if s == d["current_player"] else " "
             chosen = f"  passing {' '.join(d['passing'][s])}" if d["passing"][s] else ""
-            lines.append(f"{mark} player_{s}: {' '.join(d['hands'][s]) or '-'}  "
-                         f"points {d['points_taken'][s]}{chosen}")
+            lines.append(f"{mark} player_{s}: {' '.join(d['hands'][s]) or '-'}  points {d['points_taken'][s]}{chosen}")
         if d["trick"]:
-            lines.append("trick: " + ", ".join(
-                f"player_{c['seat']} {c['card']}" + (" (cancelled)" if c["cancelled"] else "") for c in d["trick"]))
+            lines.append(
+                "trick: "
+                + ", ".join(
+                    f"player_{c['seat']} {c['card']}" + (" (cancelled)" if c["cancelled"] else "") for c in d["trick"]
+                )
+            )
         if d["moon_shooter"] is not None:
             lines.append(f"player_{d['moon_shooter']} shot the moon")
         if d["done"]:
-            lines.append(f"game over, winners: {['player_%d' % s for s in d['winners']]}")
+            lines.append(f"game over, winners: {['player_' + str(s) for s in d['winners']]}")
         return "\n".join(lines)
 
 
@@ -366,8 +427,9 @@ def legal_masks(rows, phase, current, hands, trick, trick_no, hearts_broken, leg
     """Rewrite ``legal[row]`` for every row in ``rows`` (:func:`legal_row`)."""
     for i in range(rows.shape[0]):
         row = rows[i]
-        legal_row(legal[row], hands[row, current[row]], phase[row], trick[row, 0], trick_no[row] == 0,
-                  hearts_broken[row])
+        legal_row(
+            legal[row], hands[row, current[row]], phase[row], trick[row, 0], trick_no[row] == 0, hearts_broken[row]
+        )
 
 
 @kernel
@@ -388,15 +450,17 @@ def legal_row(mask, hand, phase, lead_card, opening, hearts_broken):
         mask[MOON_OTHERS] = True
         return
     if phase == PASSING:
-        held_cards(hand, mask[PASS0:PASS0 + NUM_TYPES])
+        held_cards(hand, mask[PASS0 : PASS0 + NUM_TYPES])
         return
     if phase != PLAYING:
         return
-    play = mask[PLAY0:PLAY0 + NUM_TYPES]
+    play = mask[PLAY0 : PLAY0 + NUM_TYPES]
     if lead_card >= 0:  # following: the suit led if the hand holds any
         playable(play, hand, SUIT_CARDS[SUIT[lead_card]])
     else:
-        playable(play, hand, LEAD_ALLOWED[LEAD_OPENING if opening else (LEAD_BROKEN if hearts_broken else LEAD_UNBROKEN)])
+        playable(
+            play, hand, LEAD_ALLOWED[LEAD_OPENING if opening else (LEAD_BROKEN if hearts_broken else LEAD_UNBROKEN)]
+        )
 
 
 @kernel
@@ -420,8 +484,25 @@ def deal_rows(rows, orders, dealer, n, hand_size, hands, widow):
 
 
 @kernel
-def pass_cards(rows, actions, n, hands, pass_chosen, pass_count, pass_dir, dealer, leader, current, phase,
-               private, public, trick, trick_no, hearts_broken, legal):
+def pass_cards(
+    rows,
+    actions,
+    n,
+    hands,
+    pass_chosen,
+    pass_count,
+    pass_dir,
+    dealer,
+    leader,
+    current,
+    phase,
+    private,
+    public,
+    trick,
+    trick_no,
+    hearts_broken,
+    legal,
+):
     """Set one card aside to pass in each row (seats choose in turn from the
     dealer's left, 3 cards each; after the last choice, the exchange), then
     the row's new legal mask."""
@@ -437,8 +518,9 @@ def pass_cards(rows, actions, n, hands, pass_chosen, pass_count, pass_dir, deale
         current[row] = (dealer[row] + 1 + count // CARDS_PASSED) % n
         if count == CARDS_PASSED * n:
             exchange(row, n, hands, pass_chosen, pass_dir, leader, current, phase, private, public)
-        legal_row(legal[row], hands[row, current[row]], phase[row], trick[row, 0], trick_no[row] == 0,
-                  hearts_broken[row])
+        legal_row(
+            legal[row], hands[row, current[row]], phase[row], trick[row, 0], trick_no[row] == 0, hearts_broken[row]
+        )
 
 
 @kernel
@@ -460,9 +542,32 @@ def exchange(row, n, hands, pass_chosen, pass_dir, leader, current, phase, priva
 
 
 @kernel
-def play_cards(rows, actions, n, num_tricks, phase, hands, current, leader, in_trick, trick_no, trick,
-               trick_slot, pile, pile_points, taken, uncollected, points, seen_points, widow, widow_holder,
-               hearts_broken, public, legal, hand_over):
+def play_cards(
+    rows,
+    actions,
+    n,
+    num_tricks,
+    phase,
+    hands,
+    current,
+    leader,
+    in_trick,
+    trick_no,
+    trick,
+    trick_slot,
+    pile,
+    pile_points,
+    taken,
+    uncollected,
+    points,
+    seen_points,
+    widow,
+    widow_holder,
+    hearts_broken,
+    public,
+    legal,
+    hand_over,
+):
     """Play one card in each row, resolve the trick it completes and write
     the row's new legal mask; return how many hands ended, their rows
     written to ``hand_over[:count]`` (in ``rows`` order).
@@ -497,19 +602,55 @@ def play_cards(rows, actions, n, num_tricks, phase, hands, current, leader, in_t
         pos += 1
         in_trick[row] = pos
         current[row] = (seat + 1) % n
-        if pos == n and end_trick(row, n, num_tricks, current, leader, in_trick, trick_no, trick, trick_slot,
-                                  pile, pile_points, taken, uncollected, points, seen_points, widow,
-                                  widow_holder, public):
+        if pos == n and end_trick(
+            row,
+            n,
+            num_tricks,
+            current,
+            leader,
+            in_trick,
+            trick_no,
+            trick,
+            trick_slot,
+            pile,
+            pile_points,
+            taken,
+            uncollected,
+            points,
+            seen_points,
+            widow,
+            widow_holder,
+            public,
+        ):
             hand_over[ended] = row
             ended += 1
-        legal_row(legal[row], hands[row, current[row]], phase[row], trick[row, 0], trick_no[row] == 0,
-                  hearts_broken[row])
+        legal_row(
+            legal[row], hands[row, current[row]], phase[row], trick[row, 0], trick_no[row] == 0, hearts_broken[row]
+        )
     return ended
 
 
 @kernel
-def end_trick(row, n, num_tricks, current, leader, in_trick, trick_no, trick, trick_slot, pile, pile_points,
-              taken, uncollected, points, seen_points, widow, widow_holder, public):
+def end_trick(
+    row,
+    n,
+    num_tricks,
+    current,
+    leader,
+    in_trick,
+    trick_no,
+    trick,
+    trick_slot,
+    pile,
+    pile_points,
+    taken,
+    uncollected,
+    points,
+    seen_points,
+    widow,
+    widow_holder,
+    public,
+):
     """Resolve the full trick of ``row``; return whether that ended the hand.
 
     The highest uncancelled card of the suit led wins; with none the trick

@@ -5,6 +5,7 @@ and translates between it and PettingZoo's AEC API.  It implements no rule
 itself: legality, the next seat, rewards and termination all come from the
 rules core, exactly as in the vector engine.
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -51,13 +52,16 @@ class CardGameAECEnv(RulesView, AECEnv):
         n = self.rules.num_players
         self.possible_agents = [f"player_{i}" for i in range(n)]
         self.agents = self.possible_agents[:]
-        obs_space = spaces.Dict({
-            "observation": observation_box(self.rules),
-            "action_mask": spaces.Box(0, 1, (self.rules.num_actions,), np.int8),
-        })
+        obs_space = spaces.Dict(
+            {
+                "observation": observation_box(self.rules),
+                "action_mask": spaces.Box(0, 1, (self.rules.num_actions,), np.int8),
+            }
+        )
         # One space object per agent, returned unchanged on every call.
         self.observation_spaces = {a: obs_space for a in self.possible_agents}
         self.action_spaces = {a: spaces.Discrete(self.rules.num_actions) for a in self.possible_agents}
+
     def observation_space(self, agent: str) -> spaces.Space:
         return self.observation_spaces[agent]
 

@@ -18,6 +18,7 @@ rewriting zeros that are already there.  That record is only true if nobody
 else writes into the array, so pooled arrays are handed to callers
 **read-only** (:func:`read_only`): copy one to change it.
 """
+
 from __future__ import annotations
 
 import math
@@ -63,8 +64,9 @@ def _take(shape: tuple[int, ...], dtype: np.dtype) -> int | None:
     return len(_pool) - 1
 
 
-def recycled_rows(shape: tuple[int, ...], dtype: np.dtype, writer: str, unknown: int,
-                  record: tuple[int, ...] = ()) -> tuple[np.ndarray, np.ndarray]:
+def recycled_rows(
+    shape: tuple[int, ...], dtype: np.dtype, writer: str, unknown: int, record: tuple[int, ...] = ()
+) -> tuple[np.ndarray, np.ndarray]:
     """An array of ``shape`` and ``dtype`` and ``writer``'s record of it:
     ``written`` (``shape[0]``, ``*record``) int64, what ``writer`` noted of
     each row when it last filled this array, or ``unknown`` throughout when

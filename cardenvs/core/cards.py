@@ -11,10 +11,11 @@ one-deck games alike.
 Deals are batched: a deck order is an int array ``(batch, num_cards)`` of
 local type ids, top card first.
 """
+
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Iterable, Sequence
 
 import numpy as np
 
@@ -96,10 +97,13 @@ class DeckSpec:
         ids = np.array([self.type_of(t) for t in texts], dtype=np.int16)
         counts = np.bincount(ids, minlength=self.num_types) if ids.size else np.zeros(self.num_types, int)
         if len(texts) != self.num_cards or not np.array_equal(counts, self.copies):
-            wrong = [f"{self.texts[i]} x{counts[i]} (want {self.copies[i]})"
-                     for i in np.flatnonzero(counts != np.array(self.copies))]
-            raise ValueError(f"malformed deck: {len(texts)} cards, want {self.num_cards}; "
-                             f"wrong counts: {', '.join(wrong[:8])}")
+            wrong = [
+                f"{self.texts[i]} x{counts[i]} (want {self.copies[i]})"
+                for i in np.flatnonzero(counts != np.array(self.copies))
+            ]
+            raise ValueError(
+                f"malformed deck: {len(texts)} cards, want {self.num_cards}; wrong counts: {', '.join(wrong[:8])}"
+            )
         return ids
 
     def texts_of(self, ids: Iterable[int]) -> list[str]:

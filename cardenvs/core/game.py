@@ -13,10 +13,12 @@ themselves.  ``step`` updates the state in place (copying every array on
 every step would halve throughput in numpy); callers validate actions against
 ``state.legal`` *before* stepping, so an illegal action never touches it.
 """
+
 from __future__ import annotations
 
 import copy
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -39,7 +41,7 @@ class BatchState:
         self.rng = rng
         self.fixed_decks: list[np.ndarray] = []
 
-    def copy(self) -> "BatchState":
+    def copy(self) -> BatchState:
         new = copy.copy(self)
         for k, v in vars(self).items():
             if isinstance(v, np.ndarray):
@@ -48,7 +50,7 @@ class BatchState:
 
     # Every ndarray attribute has the batch as its leading dimension, so a
     # subset of games can be cut out, stepped on its own and put back.
-    def select(self, rows: np.ndarray) -> "BatchState":
+    def select(self, rows: np.ndarray) -> BatchState:
         """A new state holding copies of the games in ``rows`` (same rng)."""
         new = copy.copy(self)
         for k, v in vars(self).items():
@@ -57,7 +59,7 @@ class BatchState:
         new.batch = len(rows)
         return new
 
-    def assign(self, rows: np.ndarray, part: "BatchState") -> None:
+    def assign(self, rows: np.ndarray, part: BatchState) -> None:
         """Write the games of ``part`` (from :meth:`select`) back into ``rows``."""
         for k, v in vars(self).items():
             if isinstance(v, np.ndarray):
@@ -212,8 +214,11 @@ class TurnBasedRules:
     def check_dealer(self, dealer: Any) -> int | None:
         if dealer is None:
             return None
-        if isinstance(dealer, (bool, np.bool_)) or not isinstance(dealer, (int, np.integer)) \
-                or not 0 <= dealer < self.num_players:
+        if (
+            isinstance(dealer, (bool, np.bool_))
+            or not isinstance(dealer, (int, np.integer))
+            or not 0 <= dealer < self.num_players
+        ):
             raise ValueError(f"options['dealer'] must be a seat 0..{self.num_players - 1}, got {dealer!r}")
         return int(dealer)
 

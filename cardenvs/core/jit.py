@@ -17,9 +17,11 @@ Kernels must not draw random numbers: every draw stays with the numpy
 ``Generator`` of the batch, so seeded games are identical with and without the
 compiler.
 """
+
 from __future__ import annotations
 
-from typing import Callable, TypeVar
+from collections.abc import Callable
+from typing import TypeVar
 
 try:  # pragma: no cover - which branch runs depends on the environment
     import numba as _numba

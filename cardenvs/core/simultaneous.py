@@ -23,6 +23,7 @@ the rules were configured with ``illegal_action="wait"``: then an illegal
 action is played as the rules' ``wait_action`` (PettingZoo's
 ``parallel_seed_test`` samples actions without the mask).
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -31,11 +32,11 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv, ParallelEnv
 
+from ..vector import VectorEnv
 from .errors import IllegalActionError
 from .game import BatchState, TurnBasedRules
 from .spaces import observation_box
 from .view import RulesView, check_render_mode
-from ..vector import VectorEnv
 
 
 class SimultaneousRules:
@@ -107,8 +108,9 @@ def check_joint_actions(rules: SimultaneousRules, legal: np.ndarray, actions: An
     k, n_players, n_actions = legal.shape
     arr = np.asarray(actions)
     if arr.shape != (k, n_players) or not (np.issubdtype(arr.dtype, np.integer) and arr.dtype != np.bool_):
-        raise IllegalActionError(f"actions must be an int array of shape ({k}, {n_players}), "
-                                 f"got {arr.dtype} {arr.shape}")
+        raise IllegalActionError(
+            f"actions must be an int array of shape ({k}, {n_players}), got {arr.dtype} {arr.shape}"
+        )
     arr = arr.astype(np.int64)
     if arr.size and (arr.min() < 0 or arr.max() >= n_actions):  # two reductions, no temporary array
         r, p = np.argwhere((arr < 0) | (arr >= n_actions))[0]
@@ -119,9 +121,14 @@ def check_joint_actions(rules: SimultaneousRules, legal: np.ndarray, actions: An
     if rules.illegal_action == "wait":
         return np.where(ok, arr, rules.wait_action)
     bad = np.argwhere(~ok)[:5]
-    raise IllegalActionError("illegal actions: " + "; ".join(
-        f"row {r} player_{p}: {int(arr[r, p])} ({rules.action_to_str(arr[r, p])!r}), legal now: "
-        + ", ".join(repr(rules.action_to_str(a)) for a in np.flatnonzero(legal[r, p])) for r, p in bad))
+    raise IllegalActionError(
+        "illegal actions: "
+        + "; ".join(
+            f"row {r} player_{p}: {int(arr[r, p])} ({rules.action_to_str(arr[r, p])!r}), legal now: "
+            + ", ".join(repr(rules.action_to_str(a)) for a in np.flatnonzero(legal[r, p]))
+            for r, p in bad
+        )
+    )
 
 
 class SimultaneousVectorEnv(VectorEnv):
@@ -156,8 +163,11 @@ class SimultaneousVectorEnv(VectorEnv):
             seen = self.rules.observe(self.state, rows)
             for k, i in enumerate(rows):
                 final[i] = seen[k]
-            info = {"final_obs": final, "_final_obs": done.copy(),
-                    "final_scores": np.where(done[:, None], self.rules.seat_scores(self.state), 0)}
+            info = {
+                "final_obs": final,
+                "_final_obs": done.copy(),
+                "final_scores": np.where(done[:, None], self.rules.seat_scores(self.state), 0),
+            }
             self.rules.reset(self.state, rows)
         info["action_mask"] = self.state.legal.copy()
         return self.rules.observe(self.state), rewards, terminated, truncated, info
@@ -179,8 +189,12 @@ class SimultaneousParallelEnv(RulesView, ParallelEnv):
         n = self.rules.num_players
         self.possible_agents = [f"player_{i}" for i in range(n)]
         self.agents: list[str] = []
-        obs_space = spaces.Dict({"observation": observation_box(self.rules),
-                                 "action_mask": spaces.Box(0, 1, (self.rules.num_actions,), np.int8)})
+        obs_space = spaces.Dict(
+            {
+                "observation": observation_box(self.rules),
+                "action_mask": spaces.Box(0, 1, (self.rules.num_actions,), np.int8),
+            }
+        )
         # One space object per agent, returned unchanged on every call.
         self.observation_spaces = {a: obs_space for a in self.possible_agents}
         self.action_spaces = {a: spaces.Discrete(self.rules.num_actions) for a in self.possible_agents}
@@ -210,8 +224,9 @@ class SimultaneousParallelEnv(RulesView, ParallelEnv):
         """``{agent: action}`` -> validated ``(1, P)`` array (raises on a missing
         agent or an illegal action; see :func:`check_joint_actions`)."""
         if not isinstance(actions, dict) or set(actions) != set(self.possible_agents):
-            raise IllegalActionError(f"actions must be a dict with one action for each of {self.possible_agents}, "
-                                     f"got {actions!r}")
+            raise IllegalActionError(
+                f"actions must be a dict with one action for each of {self.possible_agents}, got {actions!r}"
+            )
         row = []
         for a in self.possible_agents:
             x = actions[a]
@@ -233,8 +248,13 @@ class SimultaneousParallelEnv(RulesView, ParallelEnv):
         trunc = done and bool(self._state.truncated[0])
         agents = self.agents
         obs = self.observations()
-        out = (obs, {a: float(rewards[i]) for i, a in enumerate(agents)},
-               {a: done and not trunc for a in agents}, {a: trunc for a in agents}, {a: {} for a in agents})
+        out = (
+            obs,
+            {a: float(rewards[i]) for i, a in enumerate(agents)},
+            {a: done and not trunc for a in agents},
+            {a: trunc for a in agents},
+            {a: {} for a in agents},
+        )
         if done:
             self.agents = []
         if self.render_mode == "human":

@@ -1,4 +1,5 @@
 """The observation space every view of a game shares (AEC, parallel, vector)."""
+
 from __future__ import annotations
 
 from typing import Any

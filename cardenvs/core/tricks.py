@@ -3,6 +3,7 @@
 Compiled kernels (:mod:`cardenvs.core.jit`) working on one row: a game's
 own mask kernel calls them with its rows' slices.
 """
+
 from __future__ import annotations
 
 from .jit import kernel

@@ -1,6 +1,7 @@
 """What every PettingZoo view of a batched rules core shares (turn-based AEC
 and simultaneous parallel alike): render modes, starting a game from
 ``reset(seed, options)`` on a batch of one, and the text/state extras."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -34,6 +35,7 @@ class RulesView:
         unknown = set(options) - set(RESET_OPTIONS)
         if unknown:  # PettingZoo's API tests pass arbitrary options: warn, do not fail
             import gymnasium
+
             gymnasium.logger.warn(f"ignoring unknown reset options {sorted(unknown)}; known: {list(RESET_OPTIONS)}")
         dealer = self.rules.check_dealer(options.get("dealer"))
         rng = np.random.default_rng(seed) if seed is not None or self._rng is None else self._rng
@@ -46,6 +48,7 @@ class RulesView:
     def render(self) -> str | None:
         if self.render_mode is None:
             import gymnasium
+
             gymnasium.logger.warn("render() called without a render_mode; use render_mode='ansi' or 'human'")
             return None
         text = "(not reset yet)" if self._state is None else self.rules.render(self._state, 0)

@@ -77,6 +77,7 @@ every hand each seat receives its side's score change for that hand.
 Stepping an illegal action raises :class:`cardenvs.IllegalActionError` and
 changes nothing.
 """
+
 from __future__ import annotations
 
 from typing import Any

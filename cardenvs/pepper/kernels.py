@@ -17,6 +17,7 @@ end hands write the rows needing a new deal to an output array (in row
 order) and return how many, so the rules deal them all at once, in the same
 order as ever.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -73,7 +74,7 @@ def _suit_members() -> np.ndarray:
     ``led`` under ``trump`` (row ``led + 1 = 0``, nobody led: all 0)."""
     members = np.zeros((5, 5, NUM_TYPES), np.int8)
     for led in range(4):
-        members[:, led + 1] = EFFECTIVE_SUIT == led
+        members[:, led + 1] = led == EFFECTIVE_SUIT
     return members
 
 
@@ -174,9 +175,33 @@ def play_mask(legal, hands, row, seat, trump, led):
 
 # ---------------------------------------------------------------- the deal
 @kernel
-def open_hands(rows, orders, slot_of_position, n, dealer, scores, side_of_seat, hands, dead, phase, current,
-               high_bid, bidder, passed, trump, trick, in_trick, trick_no, public, history, trick_leaders,
-               trick_winners, bid_allowed, stick_dealer, legal):
+def open_hands(
+    rows,
+    orders,
+    slot_of_position,
+    n,
+    dealer,
+    scores,
+    side_of_seat,
+    hands,
+    dead,
+    phase,
+    current,
+    high_bid,
+    bidder,
+    passed,
+    trump,
+    trick,
+    in_trick,
+    trick_no,
+    public,
+    history,
+    trick_leaders,
+    trick_winners,
+    bid_allowed,
+    stick_dealer,
+    legal,
+):
     """Deal deck ``orders[i]`` (card types, top first) in game ``rows[i]``
     and open its auction.
 
@@ -221,8 +246,30 @@ def open_hands(rows, orders, slot_of_position, n, dealer, scores, side_of_seat, 
 
 # ---------------------------------------------------------------- the auction
 @kernel
-def bid(rows, actions, n, target_score, max_hands, score_delta, side_of_seat, current, passed, high_bid, bidder,
-        public, phase, dealer, bid_allowed, stick_dealer, scores, hand_number, done, legal, rewards, redeal):
+def bid(
+    rows,
+    actions,
+    n,
+    target_score,
+    max_hands,
+    score_delta,
+    side_of_seat,
+    current,
+    passed,
+    high_bid,
+    bidder,
+    public,
+    phase,
+    dealer,
+    bid_allowed,
+    stick_dealer,
+    scores,
+    hand_number,
+    done,
+    legal,
+    rewards,
+    redeal,
+):
     """The pass or bid ``actions[row]`` in each of ``rows``, then the row's new legal mask.
 
     A player who passes is out of the auction.  It ends when all but one
@@ -251,8 +298,23 @@ def bid(rows, actions, n, target_score, max_hands, score_delta, side_of_seat, cu
             still_in += not passed[row, s]
         high = high_bid[row]
         if high == NO_BID and still_in == 0:  # thrown in
-            count = hand_over(row, count, redeal, hand_number, n, target_score, max_hands, score_delta, side_of_seat,
-                              scores, done, phase, current, legal, rewards)
+            count = hand_over(
+                row,
+                count,
+                redeal,
+                hand_number,
+                n,
+                target_score,
+                max_hands,
+                score_delta,
+                side_of_seat,
+                scores,
+                done,
+                phase,
+                current,
+                legal,
+                rewards,
+            )
         elif high != NO_BID and (still_in == 1 or high == BID_BIG):
             phase[row] = CHOOSING_TRUMP
             current[row] = bidder[row]
@@ -296,9 +358,39 @@ def trick_winner(trick, row, n, leader, trump):
 
 
 @kernel
-def play(rows, actions, n, num_tricks, num_sides, side_of_seat, fail_penalty, big_pepper, target_score, max_hands,
-         score_delta, current, hands, trick, public, in_trick, trump, leader, trick_no, trick_leaders, trick_winners,
-         history, high_bid, bidder, scores, hand_number, done, phase, legal, rewards, redeal):
+def play(
+    rows,
+    actions,
+    n,
+    num_tricks,
+    num_sides,
+    side_of_seat,
+    fail_penalty,
+    big_pepper,
+    target_score,
+    max_hands,
+    score_delta,
+    current,
+    hands,
+    trick,
+    public,
+    in_trick,
+    trump,
+    leader,
+    trick_no,
+    trick_leaders,
+    trick_winners,
+    history,
+    high_bid,
+    bidder,
+    scores,
+    hand_number,
+    done,
+    phase,
+    legal,
+    rewards,
+    redeal,
+):
     """The card ``actions[row]`` played in each of ``rows``, then the row's new legal mask.
 
     A full trick goes to its winner, who leads the next one; after the
@@ -339,10 +431,38 @@ def play(rows, actions, n, num_tricks, num_sides, side_of_seat, fail_penalty, bi
         if k + 1 < num_tricks:
             play_mask(legal, hands, row, winner, trump[row], -1)
             continue
-        score_hand(scores, public, rewards, side_of_seat, row, n, num_tricks, num_sides, fail_penalty, big_pepper,
-                   score_delta, high_bid[row], side_of_seat[bidder[row]])
-        count = hand_over(row, count, redeal, hand_number, n, target_score, max_hands, score_delta, side_of_seat,
-                          scores, done, phase, current, legal, rewards)
+        score_hand(
+            scores,
+            public,
+            rewards,
+            side_of_seat,
+            row,
+            n,
+            num_tricks,
+            num_sides,
+            fail_penalty,
+            big_pepper,
+            score_delta,
+            high_bid[row],
+            side_of_seat[bidder[row]],
+        )
+        count = hand_over(
+            row,
+            count,
+            redeal,
+            hand_number,
+            n,
+            target_score,
+            max_hands,
+            score_delta,
+            side_of_seat,
+            scores,
+            done,
+            phase,
+            current,
+            legal,
+            rewards,
+        )
     return count
 
 
@@ -357,8 +477,21 @@ def side_tricks(public, row, n, side_of_seat, side):
 
 
 @kernel
-def score_hand(scores, public, rewards, side_of_seat, row, n, num_tricks, num_sides, fail_penalty, big_pepper,
-               score_delta, high, bidding_side):
+def score_hand(
+    scores,
+    public,
+    rewards,
+    side_of_seat,
+    row,
+    n,
+    num_tricks,
+    num_sides,
+    fail_penalty,
+    big_pepper,
+    score_delta,
+    high,
+    bidding_side,
+):
     """Score the finished hand of ``row`` (high bid ``high`` by ``bidding_side``).
 
     Every side scores 1 point per trick it won, except the bidding side:
@@ -383,8 +516,23 @@ def score_hand(scores, public, rewards, side_of_seat, row, n, num_tricks, num_si
 
 
 @kernel
-def hand_over(row, count, redeal, hand_number, n, target_score, max_hands, score_delta, side_of_seat,
-              scores, done, phase, current, legal, rewards):
+def hand_over(
+    row,
+    count,
+    redeal,
+    hand_number,
+    n,
+    target_score,
+    max_hands,
+    score_delta,
+    side_of_seat,
+    scores,
+    done,
+    phase,
+    current,
+    legal,
+    rewards,
+):
     """The hand of ``row`` is over (played out or thrown in): the game ends,
     or the row joins the ``count`` rows of ``redeal`` awaiting a new deal.
     Returns the new count."""

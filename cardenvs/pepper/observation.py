@@ -27,6 +27,7 @@ index      size   meaning
 
 Never encoded: another player's hand, the dead hand (2 players).
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -51,9 +52,9 @@ PHASE_SIZE = 3  # the phase one-hot: bidding, choosing trump, playing
 OBS_DTYPE = np.int16  # the rules' planes are int16 (scores); no float pass when observing
 OBS_LOW = np.zeros(OBS_SIZE, np.float32)
 OBS_HIGH = np.ones(OBS_SIZE, np.float32)
-OBS_HIGH[SEATS + TRICKS:SEATS + 4 * SEAT_PLANES:SEAT_PLANES] = 8
-OBS_LOW[SEATS + SCORE:SEATS + 4 * SEAT_PLANES:SEAT_PLANES] = -np.inf
-OBS_HIGH[SEATS + SCORE:SEATS + 4 * SEAT_PLANES:SEAT_PLANES] = np.inf
+OBS_HIGH[SEATS + TRICKS : SEATS + 4 * SEAT_PLANES : SEAT_PLANES] = 8
+OBS_LOW[SEATS + SCORE : SEATS + 4 * SEAT_PLANES : SEAT_PLANES] = -np.inf
+OBS_HIGH[SEATS + SCORE : SEATS + 4 * SEAT_PLANES : SEAT_PLANES] = np.inf
 
 
 def encode(rules, state, seats: np.ndarray, rows: np.ndarray | None = None) -> np.ndarray:
@@ -67,8 +68,20 @@ def encode(rules, state, seats: np.ndarray, rows: np.ndarray | None = None) -> n
     seats = np.asarray(seats, np.int64)
     rows = np.arange(len(seats)) if rows is None else np.asarray(rows, np.int64)
     out = np.empty((len(seats), OBS_SIZE), OBS_DTYPE)
-    encode_rows(rows, seats, rules.num_players, state.hands, state.public, state.high_bid, state.bidder,
-                state.trump, state.phase, state.leader, state.dealer, out)
+    encode_rows(
+        rows,
+        seats,
+        rules.num_players,
+        state.hands,
+        state.public,
+        state.high_bid,
+        state.bidder,
+        state.trump,
+        state.phase,
+        state.leader,
+        state.dealer,
+        out,
+    )
     return out
 
 

@@ -24,6 +24,7 @@ id         text
 15..38     ``"play 9C"`` .. ``"play AS"`` (15 + card type)
 =========  =============================================
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -33,9 +34,25 @@ import numpy as np
 from ..core.cards import deal_slots
 from ..core.game import BatchState, TurnBasedRules, choice, positive_int
 from . import kernels, observation
-from .kernels import (BID_BIG, BID_LITTLE, BIDDING, CHOOSING_TRUMP, DECK, DONE, EFFECTIVE_SUIT,  # noqa: F401
-                      NO_TRUMP, NUM_ACTIONS, NUM_TYPES, PASS, PLAIN_STRENGTH, PLAY0, PLAYING, TRUMP0,
-                      TRUMP_NONE, TRUMP_STRENGTH)
+from .kernels import (  # noqa: F401
+    BID_BIG,
+    BID_LITTLE,
+    BIDDING,
+    CHOOSING_TRUMP,
+    DECK,
+    DONE,
+    EFFECTIVE_SUIT,
+    NO_TRUMP,
+    NUM_ACTIONS,
+    NUM_TYPES,
+    PASS,
+    PLAIN_STRENGTH,
+    PLAY0,
+    PLAYING,
+    TRUMP0,
+    TRUMP_NONE,
+    TRUMP_STRENGTH,
+)
 from .observation import BID, SEAT_PLANES, TRICKS
 
 PHASE_NAMES = ("bidding", "choosing_trump", "playing", "done")
@@ -59,8 +76,14 @@ class PepperRules(TurnBasedRules):
     obs_low, obs_high = observation.OBS_LOW, observation.OBS_HIGH
     obs_dtype = observation.OBS_DTYPE
 
-    def __init__(self, num_players: int = 4, target_score: int = 30, max_hands: int | None = 50,
-                 reward: str = "win_loss", all_pass: str = "stick_dealer"):
+    def __init__(
+        self,
+        num_players: int = 4,
+        target_score: int = 30,
+        max_hands: int | None = 50,
+        reward: str = "win_loss",
+        all_pass: str = "stick_dealer",
+    ):
         self.num_players = choice("num_players", num_players, (2, 3, 4))
         self.target_score = positive_int("target_score", target_score)
         self.max_hands = positive_int("max_hands", max_hands, allow_none=True)
@@ -77,7 +100,7 @@ class PepperRules(TurnBasedRules):
         self.slot_of_position = deal_slots(DECK.num_cards, self.num_slots, self.hand_size)
         # The bidding ladder: 4 players bid 1-5 and the peppers; 2-3 players 1-7 and the peppers.
         self.bid_allowed = np.zeros(NUM_ACTIONS, bool)
-        self.bid_allowed[1:6 if n == 4 else 8] = True
+        self.bid_allowed[1 : 6 if n == 4 else 8] = True
         self.bid_allowed[[BID_LITTLE, BID_BIG]] = True
         self.fail_penalty = 6 if n == 4 else 8
         self.big_pepper = 12 if n == 4 else 16
@@ -112,11 +135,33 @@ class PepperRules(TurnBasedRules):
 
     def _deal(self, state: BatchState, rows: np.ndarray) -> None:
         """Deal a new hand in ``rows`` (dealer already set) and open the auction."""
-        kernels.open_hands(rows, self.deck_orders(state, rows), self.slot_of_position, self.num_players,
-                           state.dealer, state.scores, self.side_of_seat, state.hands, state.dead, state.phase,
-                           state.current, state.high_bid, state.bidder, state.passed, state.trump, state.trick,
-                           state.in_trick, state.trick_no, state.public, state.history, state.trick_leaders,
-                           state.trick_winners, self.bid_allowed, self.stick_dealer, state.legal)
+        kernels.open_hands(
+            rows,
+            self.deck_orders(state, rows),
+            self.slot_of_position,
+            self.num_players,
+            state.dealer,
+            state.scores,
+            self.side_of_seat,
+            state.hands,
+            state.dead,
+            state.phase,
+            state.current,
+            state.high_bid,
+            state.bidder,
+            state.passed,
+            state.trump,
+            state.trick,
+            state.in_trick,
+            state.trick_no,
+            state.public,
+            state.history,
+            state.trick_leaders,
+            state.trick_winners,
+            self.bid_allowed,
+            self.stick_dealer,
+            state.legal,
+        )
 
     # ------------------------------------------------------------------ step
     def step(self, state: BatchState, actions: np.ndarray) -> np.ndarray:
@@ -139,27 +184,74 @@ class PepperRules(TurnBasedRules):
     def _bid(self, state, rows, actions, rewards) -> None:
         """A pass or a bid per row; hands thrown in (everyone passed) are dealt anew."""
         redeal = np.empty(len(rows), np.int64)
-        count = kernels.bid(rows, actions, self.num_players, self.target_score, self.hand_limit,
-                            self.reward == "score_delta", self.side_of_seat, state.current, state.passed,
-                            state.high_bid, state.bidder, state.public, state.phase, state.dealer, self.bid_allowed,
-                            self.stick_dealer, state.scores, state.hand_number, state.done, state.legal, rewards,
-                            redeal)
+        count = kernels.bid(
+            rows,
+            actions,
+            self.num_players,
+            self.target_score,
+            self.hand_limit,
+            self.reward == "score_delta",
+            self.side_of_seat,
+            state.current,
+            state.passed,
+            state.high_bid,
+            state.bidder,
+            state.public,
+            state.phase,
+            state.dealer,
+            self.bid_allowed,
+            self.stick_dealer,
+            state.scores,
+            state.hand_number,
+            state.done,
+            state.legal,
+            rewards,
+            redeal,
+        )
         if count:  # the hand is thrown in: no score, the deal passes on
             self.pass_the_deal(state, redeal[:count])
 
     def _choose_trump(self, state, rows, actions, rewards) -> None:
-        kernels.choose_trump(rows, actions, state.trump, state.phase, state.bidder, state.leader, state.current,
-                             state.hands, state.legal)
+        kernels.choose_trump(
+            rows, actions, state.trump, state.phase, state.bidder, state.leader, state.current, state.hands, state.legal
+        )
 
     def _play(self, state, rows, actions, rewards) -> None:
         """A card per row (tricks resolved, hands scored, games ended); the next hands are dealt."""
         redeal = np.empty(len(rows), np.int64)
-        count = kernels.play(rows, actions, self.num_players, self.num_tricks, self.num_sides, self.side_of_seat,
-                             self.fail_penalty, self.big_pepper, self.target_score, self.hand_limit,
-                             self.reward == "score_delta", state.current, state.hands, state.trick, state.public,
-                             state.in_trick, state.trump, state.leader, state.trick_no, state.trick_leaders,
-                             state.trick_winners, state.history, state.high_bid, state.bidder, state.scores,
-                             state.hand_number, state.done, state.phase, state.legal, rewards, redeal)
+        count = kernels.play(
+            rows,
+            actions,
+            self.num_players,
+            self.num_tricks,
+            self.num_sides,
+            self.side_of_seat,
+            self.fail_penalty,
+            self.big_pepper,
+            self.target_score,
+            self.hand_limit,
+            self.reward == "score_delta",
+            state.current,
+            state.hands,
+            state.trick,
+            state.public,
+            state.in_trick,
+            state.trump,
+            state.leader,
+            state.trick_no,
+            state.trick_leaders,
+            state.trick_winners,
+            state.history,
+            state.high_bid,
+            state.bidder,
+            state.scores,
+            state.hand_number,
+            state.done,
+            state.phase,
+            state.legal,
+            rewards,
+            redeal,
+        )
         if count:
             self.pass_the_deal(state, redeal[:count])
 
@@ -215,8 +307,14 @@ class PepperRules(TurnBasedRules):
             return [{"seat": s, "card": DECK.texts[cards[s]]} for s in seats if cards[s] >= 0]
 
         pub = state.public[b]
-        bids = [None if not pub[s, BID:BID + 10].any() else
-                "pass" if pub[s, BID] else self.bid_text(pub[s, BID:BID + 10].argmax()) for s in range(n)]
+        bids = [
+            None
+            if not pub[s, BID : BID + 10].any()
+            else "pass"
+            if pub[s, BID]
+            else self.bid_text(pub[s, BID : BID + 10].argmax())
+            for s in range(n)
+        ]
         done_tricks = int(state.trick_no[b]) if state.phase[b] in (PLAYING, DONE) else 0
         return {
             "game": self.name,
@@ -229,32 +327,41 @@ class PepperRules(TurnBasedRules):
             "current_player": int(state.current[b]),
             "hands": [DECK.counts_to_texts(state.hands[b, s]) for s in range(n)],
             "dead_hand": DECK.counts_to_texts(state.dead[b]),
-            "bid": None if state.bidder[b] < 0 else
-            {"seat": int(state.bidder[b]), "value": self.bid_text(state.high_bid[b])},
+            "bid": None
+            if state.bidder[b] < 0
+            else {"seat": int(state.bidder[b]), "value": self.bid_text(state.high_bid[b])},
             "bids": bids,
             "passed": [bool(x) for x in state.passed[b]],
             "trump": None if trump < 0 else ("none" if trump == NO_TRUMP else "CDHS"[trump]),
             "tricks_won": [int(x) for x in pub[:, TRICKS]],
-            "tricks": [{"leader": int(state.trick_leaders[b, k]), "winner": int(state.trick_winners[b, k]),
-                        "cards": trick_cards(state.history[b, k], int(state.trick_leaders[b, k]))}
-                       for k in range(done_tricks)],
-            "trick": trick_cards(state.trick[b], int(state.leader[b]))
-            if state.phase[b] == PLAYING else [],
+            "tricks": [
+                {
+                    "leader": int(state.trick_leaders[b, k]),
+                    "winner": int(state.trick_winners[b, k]),
+                    "cards": trick_cards(state.history[b, k], int(state.trick_leaders[b, k])),
+                }
+                for k in range(done_tricks)
+            ],
+            "trick": trick_cards(state.trick[b], int(state.leader[b])) if state.phase[b] == PLAYING else [],
             "winners": self.winners(state, b),
         }
 
     def render(self, state: BatchState, row: int = 0) -> str:
         d = self.state_dict(state, row)
-        lines = [f"Pepper ({self.num_players} players) hand {d['hand_number'] + 1}, dealer {d['dealer']}, "
-                 f"phase {d['phase']}, scores {d['scores']}"]
+        lines = [
+            f"Pepper ({self.num_players} players) hand {d['hand_number'] + 1}, dealer {d['dealer']}, "
+            f"phase {d['phase']}, scores {d['scores']}"
+        ]
         if d["bid"]:
             lines.append(f"bid: player_{d['bid']['seat']} {d['bid']['value']}, trump: {d['trump']}")
         for s in range(self.num_players):
             mark = "*" if s == d["current_player"] else " "
-            lines.append(f"{mark} player_{s}: {' '.join(d['hands'][s]) or '-'}  "
-                         f"bid {d['bids'][s] or '-'}  tricks {d['tricks_won'][s]}")
+            lines.append(
+                f"{mark} player_{s}: {' '.join(d['hands'][s]) or '-'}  "
+                f"bid {d['bids'][s] or '-'}  tricks {d['tricks_won'][s]}"
+            )
         if d["trick"]:
             lines.append("trick: " + ", ".join(f"player_{c['seat']} {c['card']}" for c in d["trick"]))
         if d["done"]:
-            lines.append(f"game over, winners: {['player_%d' % s for s in d['winners']]}")
+            lines.append(f"game over, winners: {['player_' + str(s) for s in d['winners']]}")
         return "\n".join(lines)

@@ -95,6 +95,7 @@ after every round each player receives minus their team's penalty points for
 that round.  Stepping an illegal action raises
 :class:`cardenvs.IllegalActionError` and changes nothing.
 """
+
 from __future__ import annotations
 
 from typing import Any

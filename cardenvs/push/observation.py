@@ -50,6 +50,7 @@ index       size    meaning
 
 Never encoded: other hands, the stock order.
 """
+
 from __future__ import annotations
 
 import os
@@ -63,8 +64,17 @@ NT = 53
 M = 36
 F = 132
 HAND, TOP, PILE, STOCK, SEATS = 0, 53, 106, 159, 160
-ROUND, PHASE, IN_CONTRACT, CONTRACT_IDX, PEND, OWED, DEALER, TURN, PEND_NEXT = \
-    172, 177, 179, 180, 181, 184, 189, 193, 194
+ROUND, PHASE, IN_CONTRACT, CONTRACT_IDX, PEND, OWED, DEALER, TURN, PEND_NEXT = (
+    172,
+    177,
+    179,
+    180,
+    181,
+    184,
+    189,
+    193,
+    194,
+)
 MELDS = 208
 OBS_SIZE = MELDS + M * F  # 4960
 # meld slot offsets
@@ -72,15 +82,15 @@ USED, PENDING, OWNER, KIND, SET_RANK, RUN_SUIT, SPAN, POS, SET_CARDS = 0, 1, 2, 
 
 OBS_LOW = np.zeros(OBS_SIZE, np.float32)
 OBS_HIGH = np.ones(OBS_SIZE, np.float32)
-OBS_HIGH[HAND:HAND + NT] = 4
-OBS_HIGH[PILE:PILE + NT] = 4
+OBS_HIGH[HAND : HAND + NT] = 4
+OBS_HIGH[PILE : PILE + NT] = 4
 OBS_HIGH[STOCK] = 108
-OBS_HIGH[SEATS:SEATS + 12:3] = 108
-OBS_HIGH[SEATS + 2:SEATS + 12:3] = np.inf
+OBS_HIGH[SEATS : SEATS + 12 : 3] = 108
+OBS_HIGH[SEATS + 2 : SEATS + 12 : 3] = np.inf
 OBS_HIGH[CONTRACT_IDX] = 3
 OBS_HIGH[TURN] = np.inf
 for _m in range(M):
-    OBS_HIGH[MELDS + _m * F + SET_CARDS:MELDS + (_m + 1) * F] = 4
+    OBS_HIGH[MELDS + _m * F + SET_CARDS : MELDS + (_m + 1) * F] = 4
 
 # card type -> 0 natural / 1..5 wild index (a 2 in its own run place is natural: see refresh_block)
 _WILD_INDEX = np.zeros(NT + 1, np.int64)
@@ -113,18 +123,68 @@ def encode(rules, state, seats: np.ndarray, rows: np.ndarray | None = None) -> n
     seats = np.asarray(seats, np.int64)
     rows = np.arange(len(seats)) if rows is None else np.asarray(rows, np.int64)
     out, record = recycled_rows((len(rows), OBS_SIZE), rules.obs_dtype, "push.observation", -1, (RECORD,))
-    _encode_rows(out, record, rows, seats, rules.team, rules.rounds, state.hands, state.held, state.pile,
-                 state.pile_size, state.pile_counts, state.stock_size, state.contract_done, state.scores,
-                 state.round_i, state.phase, state.in_contract, state.contract_idx, state.pend, state.owed,
-                 state.dealer, state.turns, state.pend_next, state.n_melds, state.meld_owner, state.meld_obs,
-                 state.meld_stamp)
+    _encode_rows(
+        out,
+        record,
+        rows,
+        seats,
+        rules.team,
+        rules.rounds,
+        state.hands,
+        state.held,
+        state.pile,
+        state.pile_size,
+        state.pile_counts,
+        state.stock_size,
+        state.contract_done,
+        state.scores,
+        state.round_i,
+        state.phase,
+        state.in_contract,
+        state.contract_idx,
+        state.pend,
+        state.owed,
+        state.dealer,
+        state.turns,
+        state.pend_next,
+        state.n_melds,
+        state.meld_owner,
+        state.meld_obs,
+        state.meld_stamp,
+    )
     return read_only(out)
 
 
 @kernel
-def _encode_rows(out, record, rows, seats, team, rounds, hands, held, pile, pile_size, pile_counts, stock_size,
-                 contract_done, scores, round_i, phase, in_contract, contract_idx, pend, owed, dealer, turns,
-                 pend_next, n_melds, meld_owner, meld_obs, meld_stamp):
+def _encode_rows(
+    out,
+    record,
+    rows,
+    seats,
+    team,
+    rounds,
+    hands,
+    held,
+    pile,
+    pile_size,
+    pile_counts,
+    stock_size,
+    contract_done,
+    scores,
+    round_i,
+    phase,
+    in_contract,
+    contract_idx,
+    pend,
+    owed,
+    dealer,
+    turns,
+    pend_next,
+    n_melds,
+    meld_owner,
+    meld_obs,
+    meld_stamp,
+):
     """Write ``out[i]``: game ``rows[i]`` seen by seat ``seats[i]`` (a negative
     seat, in a finished game, reads as seat 0).  ``record[i]`` is what row i
     of ``out`` holds (viewer, slots in use, stamps; -1 throughout: unknown),
@@ -170,7 +230,7 @@ def _encode_rows(out, record, rows, seats, team, rounds, hands, held, pile, pile
             stamp = meld_stamp[b, m]
             if stamp != rec[_STAMPS + m]:
                 if stamp == 0:
-                    o[at:at + F] = 0
+                    o[at : at + F] = 0
                 else:
                     for f in range(F):
                         o[at + f] = meld_obs[b, m, f]
@@ -197,23 +257,82 @@ def refresh_slots(state, rows: np.ndarray, slots: np.ndarray) -> None:
     (all but the owner; an unused slot is all zeros), with new stamps."""
     from .rules import POS_TYPE, WILD  # noqa: PLC0415 - rules imports this module
 
-    _refresh_blocks(state.meld_obs, state.meld_stamp, STAMP_CLOCK, np.asarray(rows, np.int64),
-                    np.asarray(slots, np.int64), state.n_melds, state.meld_kind, state.meld_rank, state.meld_counts,
-                    state.meld_suit, state.meld_lo, state.meld_hi, state.meld_pos, POS_TYPE, WILD)
+    _refresh_blocks(
+        state.meld_obs,
+        state.meld_stamp,
+        STAMP_CLOCK,
+        np.asarray(rows, np.int64),
+        np.asarray(slots, np.int64),
+        state.n_melds,
+        state.meld_kind,
+        state.meld_rank,
+        state.meld_counts,
+        state.meld_suit,
+        state.meld_lo,
+        state.meld_hi,
+        state.meld_pos,
+        POS_TYPE,
+        WILD,
+    )
 
 
 @kernel(keep_gil=True)  # it draws stamps from STAMP_CLOCK: one thread at a time
-def _refresh_blocks(meld_obs, meld_stamp, stamp_clock, rows, slots, n_melds, meld_kind, meld_rank, meld_counts,
-                    meld_suit, meld_lo, meld_hi, meld_pos, natural_type, wild_types):
+def _refresh_blocks(
+    meld_obs,
+    meld_stamp,
+    stamp_clock,
+    rows,
+    slots,
+    n_melds,
+    meld_kind,
+    meld_rank,
+    meld_counts,
+    meld_suit,
+    meld_lo,
+    meld_hi,
+    meld_pos,
+    natural_type,
+    wild_types,
+):
     """:func:`refresh_block` of each (``rows[i]``, ``slots[i]``)."""
     for i in range(rows.shape[0]):
-        refresh_block(meld_obs, meld_stamp, stamp_clock, rows[i], slots[i], n_melds, meld_kind, meld_rank,
-                      meld_counts, meld_suit, meld_lo, meld_hi, meld_pos, natural_type, wild_types)
+        refresh_block(
+            meld_obs,
+            meld_stamp,
+            stamp_clock,
+            rows[i],
+            slots[i],
+            n_melds,
+            meld_kind,
+            meld_rank,
+            meld_counts,
+            meld_suit,
+            meld_lo,
+            meld_hi,
+            meld_pos,
+            natural_type,
+            wild_types,
+        )
 
 
 @kernel
-def refresh_block(meld_obs, meld_stamp, stamp_clock, b, m, n_melds, meld_kind, meld_rank, meld_counts, meld_suit,
-                  meld_lo, meld_hi, meld_pos, natural_type, wild_types):
+def refresh_block(
+    meld_obs,
+    meld_stamp,
+    stamp_clock,
+    b,
+    m,
+    n_melds,
+    meld_kind,
+    meld_rank,
+    meld_counts,
+    meld_suit,
+    meld_lo,
+    meld_hi,
+    meld_pos,
+    natural_type,
+    wild_types,
+):
     """Re-encode the kept block of meld slot ``m`` of game ``b`` from the meld,
     and stamp it (0 if empty, else the next number of ``stamp_clock``);
     ``natural_type[suit, position]`` and ``wild_types`` are the rules'

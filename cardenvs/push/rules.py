@@ -105,6 +105,7 @@ the set's rank, so any natural of that rank may be swapped for it;
 ``max_turns`` (default 200) ends a round like an exhausted stock when that
 many turns have been played in it (taking the discard forever never ends).
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -172,8 +173,9 @@ BLOCK = 55
 NUM_ACTIONS = MELD0 + NUM_MELDS * BLOCK  # 2371
 
 # Action categories, for dispatch in ``step``.
-(C_TAKE, C_PUSH, C_DISCARD, C_SET, C_RUN, C_ADD, C_END, C_FILL,
- C_LAY_SET, C_LAY_RUN, C_SWAP_RUN, C_SWAP_SET) = range(12)
+(C_TAKE, C_PUSH, C_DISCARD, C_SET, C_RUN, C_ADD, C_END, C_FILL, C_LAY_SET, C_LAY_RUN, C_SWAP_RUN, C_SWAP_SET) = range(
+    12
+)
 
 # Phases.
 DRAW, MELD, DONE = 0, 1, 2
@@ -188,7 +190,7 @@ CON_KIND = np.zeros((6, 3), np.int64)
 CON_LEN = np.zeros(6, np.int64)
 CON_RUNLEN = np.full(6, 3, np.int64)
 for _r, _k in CONTRACT.items():
-    CON_KIND[_r, :len(_k)] = _k
+    CON_KIND[_r, : len(_k)] = _k
     CON_LEN[_r] = len(_k)
     CON_RUNLEN[_r] = RUN_MIN[_r]
 
@@ -416,8 +418,7 @@ def mixed_feasible(hs, n, W, R, m, has_nat, cover, nat):
         for w in range(NUM_POS + 1 - 4):
             shared = hs[t, R] if (SPAN_RANKS[w, w + 3] >> R) & 1 else 0  # cards of the shared type
             need = need_taken if shared >= 1 else need_kept
-            if cover[t, w] >= need and nat[t, w] >= 1 and \
-                    (has_nat or (nR >= 1 and nat[t, w] - shared >= 2 - nR)):
+            if cover[t, w] >= need and nat[t, w] >= 1 and (has_nat or (nR >= 1 and nat[t, w] - shared >= 2 - nR)):
                 return True
     return False
 
@@ -455,16 +456,19 @@ def _declare_runs(legal, b, hs, W, min_len, k_more, L, cover, nat):
                 length = hi - lo + 1
                 if length < min_len or held < 1:
                     continue
-                ok = k_more == 0 or (other >= 0 and gaps + L - other <= W) or \
-                    second_run_same_suit(W, SPAN_RANKS[lo, hi], False, length, length - gaps, held, L, cover[s],
-                                         nat[s], single, ge1, ge2)
+                ok = (
+                    k_more == 0
+                    or (other >= 0 and gaps + L - other <= W)
+                    or second_run_same_suit(
+                        W, SPAN_RANKS[lo, hi], False, length, length - gaps, held, L, cover[s], nat[s], single, ge1, ge2
+                    )
+                )
                 if ok:
                     legal[b, RUN0 + s * NSP + SPAN_INDEX[lo, hi]] = True
 
 
 @kernel
-def _table_mask(legal, b, h, owed, n_melds, meld_kind, meld_rank, meld_suit, meld_lo, meld_hi, meld_pos,
-                meld_counts):
+def _table_mask(legal, b, h, owed, n_melds, meld_kind, meld_rank, meld_suit, meld_lo, meld_hi, meld_pos, meld_counts):
     """Legal lay-offs and swaps on the finished table melds of game ``b``
     (hand ``h`` (53,), owed wild ``owed``), written into ``legal[b]``.  A
     meld is only looked into when the hand holds a card it could take (a
@@ -564,7 +568,7 @@ def copy_masks(out, out_written, legal, legal_written):
         for a in range(end):
             out[b, a] = legal[b, a]
         if out_written[b] > end:
-            out[b, end:out_written[b]] = False
+            out[b, end : out_written[b]] = False
         out_written[b] = end
 
 
@@ -573,14 +577,37 @@ def clear_masks(legal, legal_written, rows):
     """Nothing legal in the games ``rows``."""
     for i in range(rows.shape[0]):
         b = rows[i]
-        legal[b, :legal_written[b]] = False
+        legal[b, : legal_written[b]] = False
         legal_written[b] = 0
 
 
 @kernel
-def legal_masks(legal, legal_written, rows, phase, current, rounds, round_i, hands, pend, pend_nat, pend_next,
-                in_contract, contract_idx, contract_done, owed, n_melds, meld_kind, meld_rank, meld_suit, meld_lo,
-                meld_hi, meld_pos, meld_counts, meld_len):
+def legal_masks(
+    legal,
+    legal_written,
+    rows,
+    phase,
+    current,
+    rounds,
+    round_i,
+    hands,
+    pend,
+    pend_nat,
+    pend_next,
+    in_contract,
+    contract_idx,
+    contract_done,
+    owed,
+    n_melds,
+    meld_kind,
+    meld_rank,
+    meld_suit,
+    meld_lo,
+    meld_hi,
+    meld_pos,
+    meld_counts,
+    meld_len,
+):
     """Write the legal actions of the games ``rows`` into ``legal`` (their rows
     are cleared first, as far as ``legal_written`` says they reach; it is set
     to :func:`legal_extent`): the draw choice, or every melding action that
@@ -595,7 +622,7 @@ def legal_masks(legal, legal_written, rows, phase, current, rounds, round_i, han
     for i in range(rows.shape[0]):
         b = rows[i]
         end = legal_extent(n_melds[b])
-        legal[b, :max(end, legal_written[b])] = False
+        legal[b, : max(end, legal_written[b])] = False
         legal_written[b] = end
         if phase[b] == DRAW:
             legal[b, TAKE] = True
@@ -632,8 +659,20 @@ def legal_masks(legal, legal_written, rows, phase, current, rounds, round_i, han
                     if n[R] >= 1 and n[R] + W >= 3:
                         legal[b, SET0 + R - 1] = True
                 _declare_runs(legal, b, hs, W, 3, 0, 3, cover, nat)
-                _table_mask(legal, b, h, owed[b], slot, meld_kind[b], meld_rank[b], meld_suit[b], meld_lo[b],
-                            meld_hi[b], meld_pos[b], meld_counts[b])
+                _table_mask(
+                    legal,
+                    b,
+                    h,
+                    owed[b],
+                    slot,
+                    meld_kind[b],
+                    meld_rank[b],
+                    meld_suit[b],
+                    meld_lo[b],
+                    meld_hi[b],
+                    meld_pos[b],
+                    meld_counts[b],
+                )
             elif con_kind == SET:  # the next contract meld
                 if rn == 2:  # the set is followed by a run
                     window_counts(hs, 4, cover, nat)
@@ -707,10 +746,46 @@ def legal_masks(legal, legal_written, rows, phase, current, rounds, round_i, han
 
 # -------------------------------------------------------------------- actions
 @kernel(keep_gil=True)  # it draws meld stamps from the process-wide counter (observation.py)
-def apply_actions(rows, actions, ended, out_seat, max_turns, rounds, round_i, current, phase, turns, hands, held, stock,
-                  stock_top, stock_size, pile, pile_size, pile_counts, n_melds, meld_kind, meld_owner, meld_rank,
-                  meld_suit, meld_lo, meld_hi, meld_pos, meld_counts, meld_len, meld_obs, meld_stamp, stamp_clock, pend,
-                  pend_next, pend_nat, in_contract, contract_idx, contract_done, owed):
+def apply_actions(
+    rows,
+    actions,
+    ended,
+    out_seat,
+    max_turns,
+    rounds,
+    round_i,
+    current,
+    phase,
+    turns,
+    hands,
+    held,
+    stock,
+    stock_top,
+    stock_size,
+    pile,
+    pile_size,
+    pile_counts,
+    n_melds,
+    meld_kind,
+    meld_owner,
+    meld_rank,
+    meld_suit,
+    meld_lo,
+    meld_hi,
+    meld_pos,
+    meld_counts,
+    meld_len,
+    meld_obs,
+    meld_stamp,
+    stamp_clock,
+    pend,
+    pend_next,
+    pend_nat,
+    in_contract,
+    contract_idx,
+    contract_done,
+    owed,
+):
     """Apply ``actions[i]`` (legal) to game ``rows[i]``: move the cards, build
     the melds, advance the turn; a round that ends (a player out:
     ``out_seat``, or the stock or the turn limit exhausted) is marked in
@@ -767,7 +842,7 @@ def apply_actions(rows, actions, ended, out_seat, max_turns, rounds, round_i, cu
                 current[b] = (seat + 1) % 4
                 phase[b] = DRAW
             continue
-        elif cat == C_SET or cat == C_RUN:  # declare: a new pending meld at slot m
+        elif cat in (C_SET, C_RUN):  # declare: a new pending meld at slot m
             if not contract_done[b, seat] and not in_contract[b]:
                 in_contract[b] = True
                 contract_idx[b] = 0
@@ -844,21 +919,67 @@ def apply_actions(rows, actions, ended, out_seat, max_turns, rounds, round_i, cu
                     contract_done[b, seat] = True
                     in_contract[b] = False
             check_out = True
-        if check_out:
-            if held[b, seat] == 0:
-                ended[b] = True
-                out_seat[b] = seat
+        if check_out and held[b, seat] == 0:
+            ended[b] = True
+            out_seat[b] = seat
         if cat >= C_SET:
-            refresh_block(meld_obs, meld_stamp, stamp_clock, b, m, n_melds, meld_kind, meld_rank, meld_counts,
-                          meld_suit, meld_lo, meld_hi, meld_pos, POS_TYPE, WILD)
+            refresh_block(
+                meld_obs,
+                meld_stamp,
+                stamp_clock,
+                b,
+                m,
+                n_melds,
+                meld_kind,
+                meld_rank,
+                meld_counts,
+                meld_suit,
+                meld_lo,
+                meld_hi,
+                meld_pos,
+                POS_TYPE,
+                WILD,
+            )
 
 
 # ----------------------------------------------------------------------- deal
 @kernel
-def deal_rows(rows, orders, per_seat, dealer, hands, held, pile, pile_size, pile_counts, stock, stock_top, stock_size,
-              n_melds, meld_kind, meld_owner, meld_rank, meld_suit, meld_lo, meld_hi, meld_pos, meld_counts, meld_len,
-              meld_obs, meld_stamp, pend, pend_next, pend_nat, in_contract, contract_idx, contract_done, owed, turns,
-              phase, current):
+def deal_rows(
+    rows,
+    orders,
+    per_seat,
+    dealer,
+    hands,
+    held,
+    pile,
+    pile_size,
+    pile_counts,
+    stock,
+    stock_top,
+    stock_size,
+    n_melds,
+    meld_kind,
+    meld_owner,
+    meld_rank,
+    meld_suit,
+    meld_lo,
+    meld_hi,
+    meld_pos,
+    meld_counts,
+    meld_len,
+    meld_obs,
+    meld_stamp,
+    pend,
+    pend_next,
+    pend_nat,
+    in_contract,
+    contract_idx,
+    contract_done,
+    owed,
+    turns,
+    phase,
+    current,
+):
     """Deal game ``rows[i]`` from the deck order ``orders[i]`` (top first),
     ``per_seat[i]`` cards each, one at a time clockwise from the dealer's
     left; the upcard is the first natural after the deal, the wilds turned
@@ -962,9 +1083,14 @@ class PushRules(TurnBasedRules):
         if isinstance(rounds, (str, bytes)) or not hasattr(rounds, "__iter__"):
             raise ValueError(f"rounds must be a non-empty list of distinct round numbers 1..5, got {rounds!r}")
         rounds = list(rounds)
-        if not rounds or len(set(map(repr, rounds))) != len(rounds) or any(
+        if (
+            not rounds
+            or len(set(map(repr, rounds))) != len(rounds)
+            or any(
                 isinstance(r, (bool, np.bool_)) or not isinstance(r, (int, np.integer)) or not 1 <= r <= 5
-                for r in rounds):
+                for r in rounds
+            )
+        ):
             raise ValueError(f"rounds must be a non-empty list of distinct round numbers 1..5, got {rounds!r}")
         self.rounds = np.array([int(r) for r in rounds], np.int64)
         self.reward = choice("reward", reward, ("win_loss", "score_delta"))
@@ -1030,22 +1156,72 @@ class PushRules(TurnBasedRules):
         the deck orders are drawn here (numpy), the cards dealt by
         :func:`deal_rows`."""
         orders = self.deck_orders(state, rows)
-        deal_rows(np.asarray(rows, np.int64), np.asarray(orders, np.int64), 5 + self.rounds[state.round_i[rows]],
-                  state.dealer, state.hands, state.held, state.pile, state.pile_size, state.pile_counts, state.stock,
-                  state.stock_top, state.stock_size, state.n_melds, state.meld_kind, state.meld_owner,
-                  state.meld_rank, state.meld_suit, state.meld_lo, state.meld_hi, state.meld_pos, state.meld_counts,
-                  state.meld_len, state.meld_obs, state.meld_stamp, state.pend, state.pend_next, state.pend_nat,
-                  state.in_contract, state.contract_idx, state.contract_done, state.owed, state.turns, state.phase,
-                  state.current)
+        deal_rows(
+            np.asarray(rows, np.int64),
+            np.asarray(orders, np.int64),
+            5 + self.rounds[state.round_i[rows]],
+            state.dealer,
+            state.hands,
+            state.held,
+            state.pile,
+            state.pile_size,
+            state.pile_counts,
+            state.stock,
+            state.stock_top,
+            state.stock_size,
+            state.n_melds,
+            state.meld_kind,
+            state.meld_owner,
+            state.meld_rank,
+            state.meld_suit,
+            state.meld_lo,
+            state.meld_hi,
+            state.meld_pos,
+            state.meld_counts,
+            state.meld_len,
+            state.meld_obs,
+            state.meld_stamp,
+            state.pend,
+            state.pend_next,
+            state.pend_nat,
+            state.in_contract,
+            state.contract_idx,
+            state.contract_done,
+            state.owed,
+            state.turns,
+            state.phase,
+            state.current,
+        )
 
     # ------------------------------------------------------------ legal mask
     def _update_legal(self, state: BatchState, rows: np.ndarray) -> None:
         """Recompute ``state.legal`` of the games ``rows`` (see :func:`legal_masks`)."""
-        legal_masks(state.legal, state.legal_written, np.asarray(rows, np.int64), state.phase, state.current,
-                    self.rounds, state.round_i, state.hands, state.pend, state.pend_nat, state.pend_next,
-                    state.in_contract, state.contract_idx, state.contract_done, state.owed, state.n_melds,
-                    state.meld_kind, state.meld_rank, state.meld_suit, state.meld_lo, state.meld_hi, state.meld_pos,
-                    state.meld_counts, state.meld_len)
+        legal_masks(
+            state.legal,
+            state.legal_written,
+            np.asarray(rows, np.int64),
+            state.phase,
+            state.current,
+            self.rounds,
+            state.round_i,
+            state.hands,
+            state.pend,
+            state.pend_nat,
+            state.pend_next,
+            state.in_contract,
+            state.contract_idx,
+            state.contract_done,
+            state.owed,
+            state.n_melds,
+            state.meld_kind,
+            state.meld_rank,
+            state.meld_suit,
+            state.meld_lo,
+            state.meld_hi,
+            state.meld_pos,
+            state.meld_counts,
+            state.meld_len,
+        )
 
     def legal_copy(self, state: BatchState) -> np.ndarray:
         """The masks for the caller to keep.  A large batch (4096 games: 10 MB)
@@ -1085,13 +1261,46 @@ class PushRules(TurnBasedRules):
         active = np.flatnonzero(~state.done)
         ended = np.zeros(state.batch, bool)  # round over
         out_seat = np.full(state.batch, -1, np.int64)
-        apply_actions(active, actions[active], ended, out_seat, self.max_turns, self.rounds, state.round_i,
-                      state.current, state.phase, state.turns, state.hands, state.held, state.stock, state.stock_top,
-                      state.stock_size, state.pile, state.pile_size, state.pile_counts, state.n_melds,
-                      state.meld_kind, state.meld_owner, state.meld_rank, state.meld_suit, state.meld_lo,
-                      state.meld_hi, state.meld_pos, state.meld_counts, state.meld_len, state.meld_obs,
-                      state.meld_stamp, observation.STAMP_CLOCK, state.pend, state.pend_next, state.pend_nat,
-                      state.in_contract, state.contract_idx, state.contract_done, state.owed)
+        apply_actions(
+            active,
+            actions[active],
+            ended,
+            out_seat,
+            self.max_turns,
+            self.rounds,
+            state.round_i,
+            state.current,
+            state.phase,
+            state.turns,
+            state.hands,
+            state.held,
+            state.stock,
+            state.stock_top,
+            state.stock_size,
+            state.pile,
+            state.pile_size,
+            state.pile_counts,
+            state.n_melds,
+            state.meld_kind,
+            state.meld_owner,
+            state.meld_rank,
+            state.meld_suit,
+            state.meld_lo,
+            state.meld_hi,
+            state.meld_pos,
+            state.meld_counts,
+            state.meld_len,
+            state.meld_obs,
+            state.meld_stamp,
+            observation.STAMP_CLOCK,
+            state.pend,
+            state.pend_next,
+            state.pend_nat,
+            state.in_contract,
+            state.contract_idx,
+            state.contract_done,
+            state.owed,
+        )
         e = np.flatnonzero(ended)
         if e.size:
             self._end_round(state, e, out_seat[e], rewards)
@@ -1103,8 +1312,17 @@ class PushRules(TurnBasedRules):
     def _end_round(self, state, rows, out_seat, rewards):
         """Score the round in ``rows``: a team with a player out scores 0, the
         other team(s) the values of their hands; then deal on or end."""
-        score_rounds(np.asarray(rows, np.int64), np.asarray(out_seat, np.int64), self.reward == "score_delta",
-                     state.hands, state.scores, state.last_penalty, state.went_out, state.hand_number, rewards)
+        score_rounds(
+            np.asarray(rows, np.int64),
+            np.asarray(out_seat, np.int64),
+            self.reward == "score_delta",
+            state.hands,
+            state.scores,
+            state.last_penalty,
+            state.went_out,
+            state.hand_number,
+            rewards,
+        )
         state.round_i[rows] += 1
         over = state.round_i[rows] >= len(self.rounds)
         end = rows[over]
@@ -1134,8 +1352,11 @@ class PushRules(TurnBasedRules):
 
     # ------------------------------------------------------------ texts
     def action_to_str(self, action: int) -> str:
-        if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)) \
-                or not 0 <= action < NUM_ACTIONS:
+        if (
+            isinstance(action, (bool, np.bool_))
+            or not isinstance(action, (int, np.integer))
+            or not 0 <= action < NUM_ACTIONS
+        ):
             raise ValueError(f"action {action!r} out of range 0..{NUM_ACTIONS - 1}")
         return ACTION_TEXTS[int(action)]
 
@@ -1152,19 +1373,26 @@ class PushRules(TurnBasedRules):
         count = int(state.n_melds[b]) + (1 if state.pend[b] != NO_MELD else 0)
         for m in range(count):
             kind = int(state.meld_kind[b, m])
-            d = {"owner": int(state.meld_owner[b, m]), "kind": KIND_NAMES[kind],
-                 "complete": bool(m < state.n_melds[b])}
+            d = {"owner": int(state.meld_owner[b, m]), "kind": KIND_NAMES[kind], "complete": bool(m < state.n_melds[b])}
             if kind == SET:
                 cards = DECK.counts_to_texts(state.meld_counts[b, m])
                 cards = [c for c in cards if c[0] != "2" and c != "JK"] + [c for c in cards if c[0] == "2" or c == "JK"]
-                d.update(cards=cards, ranks=[RANK_CH[state.meld_rank[b, m]]] * len(cards), suit=None,
-                         rank=RANK_CH[state.meld_rank[b, m]])
+                d.update(
+                    cards=cards,
+                    ranks=[RANK_CH[state.meld_rank[b, m]]] * len(cards),
+                    suit=None,
+                    rank=RANK_CH[state.meld_rank[b, m]],
+                )
             else:
                 lo, hi = int(state.meld_lo[b, m]), int(state.meld_hi[b, m])
                 filled = [p for p in range(lo, hi + 1) if state.meld_pos[b, m, p] >= 0]
-                d.update(cards=[DECK.texts[state.meld_pos[b, m, p]] for p in filled],
-                         ranks=[RANK_CH[POS_RANK[p]] for p in filled], suit=SUIT_CH[state.meld_suit[b, m]],
-                         positions=filled, span=[lo, hi])
+                d.update(
+                    cards=[DECK.texts[state.meld_pos[b, m, p]] for p in filled],
+                    ranks=[RANK_CH[POS_RANK[p]] for p in filled],
+                    suit=SUIT_CH[state.meld_suit[b, m]],
+                    positions=filled,
+                    span=[lo, hi],
+                )
             out.append(d)
         return out
 
@@ -1186,8 +1414,8 @@ class PushRules(TurnBasedRules):
             "current_player": int(state.current[b]),
             "hands": [DECK.counts_to_texts(state.hands[b, s]) for s in range(4)],
             "melds": self.meld_dicts(state, b),
-            "discard": DECK.texts_of(state.pile[b, :state.pile_size[b]]),
-            "stock": DECK.texts_of(state.stock[b, top:top + size]),
+            "discard": DECK.texts_of(state.pile[b, : state.pile_size[b]]),
+            "stock": DECK.texts_of(state.stock[b, top : top + size]),
             "stock_size": size,
             "contract_done": [bool(x) for x in state.contract_done[b]],
             "in_contract": bool(state.in_contract[b]),
@@ -1201,22 +1429,31 @@ class PushRules(TurnBasedRules):
 
     def render(self, state: BatchState, row: int = 0) -> str:
         d = self.state_dict(state, row)
-        lines = [f"Push round {d['round']} (deal {d['hand_number'] + 1} of {len(self.rounds)}), dealer {d['dealer']}, "
-                 f"phase {d['phase']}, turn {d['turn']}, scores {d['scores']}",
-                 f"discard pile ({len(d['discard'])}): top {d['discard'][-1] if d['discard'] else '-'}; "
-                 f"stock {d['stock_size']}"]
+        lines = [
+            f"Push round {d['round']} (deal {d['hand_number'] + 1} of {len(self.rounds)}), dealer {d['dealer']}, "
+            f"phase {d['phase']}, turn {d['turn']}, scores {d['scores']}",
+            f"discard pile ({len(d['discard'])}): top {d['discard'][-1] if d['discard'] else '-'}; "
+            f"stock {d['stock_size']}",
+        ]
         for s in range(4):
             mark = "*" if s == d["current_player"] else " "
-            lines.append(f"{mark} player_{s}: {' '.join(d['hands'][s]) or '-'}  "
-                         f"contract {'done' if d['contract_done'][s] else 'not yet'}")
+            lines.append(
+                f"{mark} player_{s}: {' '.join(d['hands'][s]) or '-'}  "
+                f"contract {'done' if d['contract_done'][s] else 'not yet'}"
+            )
         for m, meld in enumerate(d["melds"]):
-            what = f"set of {meld['ranks'][0] if meld['ranks'] else '?'}" if meld["kind"] == "set" else \
-                f"run {meld['suit']} " + " ".join(f"{c}={r}" for c, r in zip(meld["cards"], meld["ranks"]))
+            what = (
+                f"set of {meld['ranks'][0] if meld['ranks'] else '?'}"
+                if meld["kind"] == "set"
+                else f"run {meld['suit']} " + " ".join(f"{c}={r}" for c, r in zip(meld["cards"], meld["ranks"]))
+            )
             cards = " ".join(meld["cards"]) if meld["kind"] == "set" else ""
-            lines.append(f"  meld {m} (player_{meld['owner']}{'' if meld['complete'] else ', being built'}): "
-                         f"{what} {cards}".rstrip())
+            lines.append(
+                f"  meld {m} (player_{meld['owner']}{'' if meld['complete'] else ', being built'}): "
+                f"{what} {cards}".rstrip()
+            )
         if d["owed_wild"]:
             lines.append(f"  must use the {d['owed_wild']} this turn")
         if d["done"]:
-            lines.append(f"game over, winners: {['player_%d' % s for s in d['winners']]}")
+            lines.append(f"game over, winners: {['player_' + str(s) for s in d['winners']]}")
         return "\n".join(lines)

@@ -94,6 +94,7 @@ they play onto a centre pile.  Stepping an illegal action raises
 :class:`cardenvs.IllegalActionError` and changes nothing (unless
 ``illegal_action="wait"``).
 """
+
 from __future__ import annotations
 
 from typing import Any

@@ -17,6 +17,7 @@ count from the end), and that check keeps LLVM from vectorizing the copy;
 with unsigned offsets the mask and observation kernels take about 40% less
 time.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -29,9 +30,34 @@ K_WAIT, K_PLAY, K_MOVE, K_SLAP = 0, 1, 2, 3  # Spit action kinds (SpitRules.kind
 
 
 @kernel
-def act(actions, first, active, kind, src, dst, play_pile, slap_pile, shape_change, shed,
-        piles, pile_n, top, shape, centre, centre_n, ctop, layout_n, spit_n,
-        scores, phase, done, winner, rewards, end_rows, end_taker):
+def act(
+    actions,
+    first,
+    active,
+    kind,
+    src,
+    dst,
+    play_pile,
+    slap_pile,
+    shape_change,
+    shed,
+    piles,
+    pile_n,
+    top,
+    shape,
+    centre,
+    centre_n,
+    ctop,
+    layout_n,
+    spit_n,
+    scores,
+    phase,
+    done,
+    winner,
+    rewards,
+    end_rows,
+    end_taker,
+):
     """Apply one tick's actions ``(B, 2)`` of the ``active`` games.
 
     Slapping games: the faster hand (seat ``first``) gets the pile it slapped
@@ -77,8 +103,9 @@ def act(actions, first, active, kind, src, dst, play_pile, slap_pile, shape_chan
         fast = first[r]
         fast_action, slow_action = actions[r, fast], actions[r, 1 - fast]
         fast_plays = kind[fast_action] == K_PLAY
-        slow_void = fast_plays and (layout_n[r, fast] == 1 or (
-            kind[slow_action] == K_PLAY and play_pile[slow_action] == play_pile[fast_action]))
+        slow_void = fast_plays and (
+            layout_n[r, fast] == 1 or (kind[slow_action] == K_PLAY and play_pile[slow_action] == play_pile[fast_action])
+        )
         for k in range(1 if slow_void else 2):
             seat = fast ^ k
             a = actions[r, seat]
@@ -166,8 +193,25 @@ def gather_cards(rows, taker, orders, piles, spit, centre, cards, counts):
 
 
 @kernel
-def lay_out(rows, cards, counts, layout_slot, pile_sizes, shape_of_laid,
-            piles, pile_n, layout_n, shape, top, spit, spit_n, centre, centre_n, ctop, phase):
+def lay_out(
+    rows,
+    cards,
+    counts,
+    layout_slot,
+    pile_sizes,
+    shape_of_laid,
+    piles,
+    pile_n,
+    layout_n,
+    shape,
+    top,
+    spit,
+    spit_n,
+    centre,
+    centre_n,
+    ctop,
+    phase,
+):
     """Each player of ``rows`` lays out ``cards`` (k, 2, 52) (``counts`` of
     them, in order): position t of the layout goes to the flat stockpile
     slot ``layout_slot[t]`` (piles of 1, 2, 3, ... cards, the last laid on a
@@ -209,8 +253,7 @@ def lay_out(rows, cards, counts, layout_slot, pile_sizes, shape_of_laid,
 
 
 @kernel
-def masks(rows, adj, top, ctop, shape, phase, filled_of_shape, expose_of_shape, play_mask, move_mask,
-          legal, stuck):
+def masks(rows, adj, top, ctop, shape, phase, filled_of_shape, expose_of_shape, play_mask, move_mask, legal, stuck):
     """The legal actions ``legal[r, seat]`` of the games ``rows``, in the
     order of the action ids: while playing, wait, the plays that fit
     (``adj[pile top, card]``) and the moves from a filled stockpile into an

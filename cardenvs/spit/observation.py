@@ -46,6 +46,7 @@ observations are ``int8`` too unless the scores can pass 127 (a
 Never encoded: a face-down stockpile card, a spit card, the order of the
 piles below their tops, the opponent's Speed hand, a stock or side-pile card.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -70,8 +71,8 @@ OWN_PILES, OPP_PILES, SPIT_PILES, MISC = 0, 5 * SLOT, 10 * SLOT, 12 * SLOT
 
 SPIT_OBS_HIGH = np.ones(SPIT_OBS_SIZE, np.float32)
 SPIT_OBS_HIGH[CODE:SPIT_PILES:SLOT] = 4
-SPIT_OBS_HIGH[SPIT_PILES + CODE:MISC:SLOT] = 52
-SPIT_OBS_HIGH[MISC:MISC + 2] = 52
+SPIT_OBS_HIGH[SPIT_PILES + CODE : MISC : SLOT] = 52
+SPIT_OBS_HIGH[MISC : MISC + 2] = 52
 
 # Speed
 HAND, CENTRE_TOPS, COUNTS, SPEED_SEAT, SCORES = 0, 52, 86, 94, 96
@@ -89,8 +90,8 @@ def speed_obs_dtype(max_score: int) -> type:
 
 def speed_obs_high(max_score: int) -> np.ndarray:
     high = np.ones(SPEED_OBS_SIZE, np.float32)
-    high[COUNTS:COUNTS + 8] = 52
-    high[SCORES:SCORES + 2] = max_score
+    high[COUNTS : COUNTS + 8] = 52
+    high[SCORES : SCORES + 2] = max_score
     return high
 
 
@@ -147,16 +148,16 @@ def encode_speed(rules, state, rows: np.ndarray | None) -> np.ndarray:
     hand, ctop = pick(state.hand), pick(state.ctop)
     k = hand.shape[0]
     out = np.empty((k, 2, SPEED_OBS_SIZE), rules.obs_dtype)
-    out[:, :, HAND:HAND + 52] = hand
-    out[:, :, CENTRE_TOPS:CENTRE_TOPS + 2 * CODE] = np.take(CARD_CODE, ctop, axis=0).reshape(k, 1, 2 * CODE)
+    out[:, :, HAND : HAND + 52] = hand
+    out[:, :, CENTRE_TOPS : CENTRE_TOPS + 2 * CODE] = np.take(CARD_CODE, ctop, axis=0).reshape(k, 1, 2 * CODE)
     hand_n, stock_n = pick(state.hand_n), pick(state.stock_n)
     out[:, :, COUNTS] = hand_n
     out[:, :, COUNTS + 1] = hand_n[:, ::-1]
     out[:, :, COUNTS + 2] = stock_n
     out[:, :, COUNTS + 3] = stock_n[:, ::-1]
-    out[:, :, COUNTS + 4:COUNTS + 6] = pick(state.side_n)[:, None, :]
-    out[:, :, COUNTS + 6:COUNTS + 8] = pick(state.centre_n)[:, None, :]
-    out[:, :, SPEED_SEAT:SPEED_SEAT + 2] = np.eye(2, dtype=out.dtype)
+    out[:, :, COUNTS + 4 : COUNTS + 6] = pick(state.side_n)[:, None, :]
+    out[:, :, COUNTS + 6 : COUNTS + 8] = pick(state.centre_n)[:, None, :]
+    out[:, :, SPEED_SEAT : SPEED_SEAT + 2] = np.eye(2, dtype=out.dtype)
     scores = pick(state.scores)
     out[:, :, SCORES] = scores
     out[:, :, SCORES + 1] = scores[:, ::-1]

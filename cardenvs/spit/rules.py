@@ -37,6 +37,7 @@ player just covered that pile) or comes after the end of the deal does
 nothing.  Then the automatic events: turning face-down cards (immediate),
 stalemate spits / side-pile flips, the end of a deal, and the legal masks.
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -47,6 +48,7 @@ from ..core.cards import standard_deck
 from ..core.game import BatchState, choice, positive_int
 from ..core.simultaneous import SimultaneousRules, SimultaneousVectorEnv
 from . import kernels, observation
+
 # "no card", the phases and the Spit action kinds are defined once, with the kernels
 from .kernels import DONE, K_MOVE, K_PLAY, K_SLAP, NONE, PLAYING, SLAPPING
 
@@ -88,9 +90,17 @@ class SpitRules(SimultaneousRules):
     wait_action = WAIT
     vector_env_class = SimultaneousVectorEnv
 
-    def __init__(self, variant: str = "spit", stockpiles: int = 5, alternate_colors: bool = False,
-                 speed_side_piles: int = 10, target_score: int | None = None, max_ticks: int | None = 5000,
-                 reward: str = "win_loss", illegal_action: str = "raise"):
+    def __init__(
+        self,
+        variant: str = "spit",
+        stockpiles: int = 5,
+        alternate_colors: bool = False,
+        speed_side_piles: int = 10,
+        target_score: int | None = None,
+        max_ticks: int | None = 5000,
+        reward: str = "win_loss",
+        illegal_action: str = "raise",
+    ):
         self.variant = choice("variant", variant, ("spit", "speed"))
         self.stockpiles = choice("stockpiles", stockpiles, (5, 4))
         if not isinstance(alternate_colors, (bool, np.bool_)):
@@ -103,14 +113,15 @@ class SpitRules(SimultaneousRules):
         self.illegal_action = choice("illegal_action", illegal_action, ("raise", "wait"))
         self.speed = self.variant == "speed"
         if self.speed and stockpiles != 5:
-            raise ValueError(f"stockpiles applies only to variant='spit' (got stockpiles={stockpiles!r} with "
-                             "variant='speed')")
+            raise ValueError(
+                f"stockpiles applies only to variant='spit' (got stockpiles={stockpiles!r} with variant='speed')"
+            )
         if not self.speed and speed_side_piles != 10:
-            raise ValueError(f"speed_side_piles applies only to variant='speed' (got {speed_side_piles!r} with "
-                             "variant='spit')")
+            raise ValueError(
+                f"speed_side_piles applies only to variant='speed' (got {speed_side_piles!r} with variant='spit')"
+            )
         if not self.speed and target_score is not None:
-            raise ValueError(f"target_score applies only to variant='speed' (got {target_score!r} with "
-                             "variant='spit')")
+            raise ValueError(f"target_score applies only to variant='speed' (got {target_score!r} with variant='spit')")
         self.adj = adjacency(self.alternate_colors)
         self.adj_flat = self.adj.ravel()
         # reward per card played (float32, the dtype of the rewards; 0: none)
@@ -156,8 +167,10 @@ class SpitRules(SimultaneousRules):
         pos_height = np.concatenate([np.arange(i + 1) for i in range(S)])
         self.layout_slot = pos_pile * S + pos_height
         # PILE_SIZES[m]: stockpile sizes when m <= layout size cards are laid out
-        self.pile_sizes = np.array([[min(i + 1, max(0, m - i * (i + 1) // 2)) for i in range(S)]
-                                    for m in range(self.layout_size + 1)], np.int64)
+        self.pile_sizes = np.array(
+            [[min(i + 1, max(0, m - i * (i + 1) // 2)) for i in range(S)] for m in range(self.layout_size + 1)],
+            np.int64,
+        )
         # A seat's layout *shape*: sum of pile_n[I] * 6**I (kept up to date
         # by every pop and move).  From it: the filled-stockpile bits and
         # whether a move would expose a card (a pile of 2+ and an empty one).
@@ -165,16 +178,17 @@ class SpitRules(SimultaneousRules):
         self.shape_of_laid = self.pile_sizes @ self.pow6  # the shape after laying out m cards
         # SHAPE_CHANGE[a]: how action a changes its player's shape (a card
         # leaves stockpile src; a move puts it on stockpile dst)
-        self.shape_change = np.where(kind == K_PLAY, -self.pow6[src], 0) + \
-            np.where(kind == K_MOVE, self.pow6[dst] - self.pow6[src], 0)
-        sizes = (np.arange(6 ** S)[:, None] // self.pow6) % 6
+        self.shape_change = np.where(kind == K_PLAY, -self.pow6[src], 0) + np.where(
+            kind == K_MOVE, self.pow6[dst] - self.pow6[src], 0
+        )
+        sizes = (np.arange(6**S)[:, None] // self.pow6) % 6
         self.filled_of_shape = ((sizes > 0) * 2 ** np.arange(S)).sum(axis=1)
         self.expose_of_shape = (sizes >= 2).any(axis=1) & (sizes == 0).any(axis=1)
         # The parts of a playing seat's mask: PLAY_MASK[play bits] (bit 2I+P:
         # stockpile I's top fits spit pile P) are the "play I P" actions in
         # order, MOVE_MASK[filled bits] the "move I J" actions (I filled, J empty).
-        self.play_mask = ((np.arange(4 ** S)[:, None] >> np.arange(2 * S)) & 1).astype(bool)
-        filled = ((np.arange(2 ** S)[:, None] >> np.arange(S)) & 1).astype(bool)
+        self.play_mask = ((np.arange(4**S)[:, None] >> np.arange(2 * S)) & 1).astype(bool)
+        filled = ((np.arange(2**S)[:, None] >> np.arange(S)) & 1).astype(bool)
         self.move_mask = np.stack([filled[:, i] & ~filled[:, j] for i in range(S) for j in range(S) if i != j], axis=1)
         self.obs_size = observation.SPIT_OBS_SIZE
         self.obs_dtype = observation.SPIT_OBS_DTYPE
@@ -259,8 +273,12 @@ class SpitRules(SimultaneousRules):
         else:
             order = self.deck_orders(state, rows)
             cards = np.stack([order[:, :26], order[:, 26:]], axis=1)  # seat 0: the first 26 cards
-            self._lay_out(state, rows, np.concatenate([cards, np.full_like(cards, NONE)], axis=2).astype(np.int64),
-                          np.full((len(rows), 2), 26, np.int64))
+            self._lay_out(
+                state,
+                rows,
+                np.concatenate([cards, np.full_like(cards, NONE)], axis=2).astype(np.int64),
+                np.full((len(rows), 2), 26, np.int64),
+            )
             self._spit_settle(state, rows)
 
     # ------------------------------------------------------------------ tick
@@ -313,10 +331,34 @@ class SpitRules(SimultaneousRules):
         the faster hands going out (the order of the seeded deck orders)."""
         B = state.batch
         end_rows, end_taker = np.empty(B, np.int64), np.empty((B, 2), np.int64)
-        ends = kernels.act(actions, first, active, self.kind, self.src, self.dst, self.play_pile, self.slap_pile,
-                           self.shape_change, self.shed, state.piles, state.pile_n, state.top, state.shape,
-                           state.centre, state.centre_n, state.ctop, state.layout_n, state.spit_n,
-                           state.scores, state.phase, state.done, state.winner, rewards, end_rows, end_taker)
+        ends = kernels.act(
+            actions,
+            first,
+            active,
+            self.kind,
+            self.src,
+            self.dst,
+            self.play_pile,
+            self.slap_pile,
+            self.shape_change,
+            self.shed,
+            state.piles,
+            state.pile_n,
+            state.top,
+            state.shape,
+            state.centre,
+            state.centre_n,
+            state.ctop,
+            state.layout_n,
+            state.spit_n,
+            state.scores,
+            state.phase,
+            state.done,
+            state.winner,
+            rewards,
+            end_rows,
+            end_taker,
+        )
         if ends:
             self._new_layouts(state, end_rows[:ends], end_taker[:ends])
 
@@ -337,17 +379,45 @@ class SpitRules(SimultaneousRules):
         """Each player of ``rows`` lays out ``cards`` (k, 2, 52) int64
         (``counts`` of them, in order) and turns a spit card; see
         :func:`.kernels.lay_out`."""
-        kernels.lay_out(rows, cards, counts, self.layout_slot, self.pile_sizes, self.shape_of_laid,
-                        state.piles, state.pile_n, state.layout_n, state.shape, state.top, state.spit,
-                        state.spit_n, state.centre, state.centre_n, state.ctop, state.phase)
+        kernels.lay_out(
+            rows,
+            cards,
+            counts,
+            self.layout_slot,
+            self.pile_sizes,
+            self.shape_of_laid,
+            state.piles,
+            state.pile_n,
+            state.layout_n,
+            state.shape,
+            state.top,
+            state.spit,
+            state.spit_n,
+            state.centre,
+            state.centre_n,
+            state.ctop,
+            state.phase,
+        )
 
     def _spit_masks(self, state, rows) -> np.ndarray:
         """Recompute the legal masks of ``rows``; returns which of them are
         stuck: playing, nobody can play and nobody can expose a card by
         moving into an empty space."""
         stuck = np.empty(len(rows), bool)
-        kernels.masks(rows, self.adj, state.top, state.ctop, state.shape, state.phase, self.filled_of_shape,
-                      self.expose_of_shape, self.play_mask, self.move_mask, state.legal, stuck)
+        kernels.masks(
+            rows,
+            self.adj,
+            state.top,
+            state.ctop,
+            state.shape,
+            state.phase,
+            self.filled_of_shape,
+            self.expose_of_shape,
+            self.play_mask,
+            self.move_mask,
+            state.legal,
+            stuck,
+        )
         return stuck
 
     def _spit_until_playable(self, state, rows):
@@ -355,8 +425,9 @@ class SpitRules(SimultaneousRules):
         stockpile top fits a spit pile or the spit cards run out.  Returns
         the rounds spat, and whether the game is still stuck."""
         spat, dry = np.empty(len(rows), np.int64), np.empty(len(rows), bool)
-        kernels.spit_until_playable(rows, self.adj, state.top, state.spit, state.spit_n, state.centre,
-                                    state.centre_n, state.ctop, spat, dry)
+        kernels.spit_until_playable(
+            rows, self.adj, state.top, state.spit, state.spit_n, state.centre, state.centre_n, state.ctop, spat, dry
+        )
         return spat, dry
 
     def _spit_settle(self, state, rows) -> None:
@@ -412,7 +483,7 @@ class SpitRules(SimultaneousRules):
         for stack, count, start, size in ((state.stock, state.stock_n, 0, st), (state.side, state.side_n, 2 * st, sd)):
             stack[rows] = NONE
             for seat in (0, 1):
-                block = order[:, start + seat * size:start + (seat + 1) * size]
+                block = order[:, start + seat * size : start + (seat + 1) * size]
                 stack[rows, seat, :size] = block[:, ::-1]  # stored bottom first
                 count[rows, seat] = size
         state.centre[rows] = NONE
@@ -421,9 +492,9 @@ class SpitRules(SimultaneousRules):
         state.ctop[rows] = order[:, 50:52]
         state.hand[rows] = False
         for seat in (0, 1):
-            top5 = order[:, seat * st:seat * st + 5]
+            top5 = order[:, seat * st : seat * st + 5]
             state.hand[rows[:, None], seat, top5] = True
-            state.stock[rows, seat, st - 5:st] = NONE
+            state.stock[rows, seat, st - 5 : st] = NONE
             state.stock_n[rows, seat] = st - 5
         state.hand_n[rows] = 5
 
@@ -518,8 +589,9 @@ class SpitRules(SimultaneousRules):
         reachable = turnable.copy()
         reachable[kk[:, None], state.ctop[rows]] = True
         held = state.hand[rows].any(axis=1)  # (k, 52)
-        hope = (reachable[:, :52] @ self.adj_cards.astype(np.int64)[:52] * held).any(axis=1) & \
-            turnable[:, :52].any(axis=1)
+        hope = (reachable[:, :52] @ self.adj_cards.astype(np.int64)[:52] * held).any(axis=1) & turnable[:, :52].any(
+            axis=1
+        )
         dead = rows[~hope]
         if dead.size:
             self._speed_draw(state, dead)
@@ -624,31 +696,44 @@ class SpitRules(SimultaneousRules):
             out["side_piles"] = [stack(state.side[b, p], state.side_n[b, p], True) for p in range(2)]
         else:
             S = self.stockpiles
-            out["stockpiles"] = [[stack(state.piles[b, s, i], state.pile_n[b, s, i], False) for i in range(S)]
-                                 for s in range(2)]
+            out["stockpiles"] = [
+                [stack(state.piles[b, s, i], state.pile_n[b, s, i], False) for i in range(S)] for s in range(2)
+            ]
             out["face_up"] = [[int(state.pile_n[b, s, i] > 0) for i in range(S)] for s in range(2)]
             out["spit_cards"] = [stack(state.spit[b, s], state.spit_n[b, s], True) for s in range(2)]
         return out
 
     def render(self, state: BatchState, row: int = 0) -> str:
         d = self.state_dict(state, row)
-        head = (f"{'Speed' if self.speed else 'Spit'} tick {d['tick']}, "
-                f"{'game' if self.speed else 'deal'} {d['hand_number'] + 1}, phase {d['phase']}, scores {d['scores']}")
+        head = (
+            f"{'Speed' if self.speed else 'Spit'} tick {d['tick']}, "
+            f"{'game' if self.speed else 'deal'} {d['hand_number'] + 1}, phase {d['phase']}, scores {d['scores']}"
+        )
         lines = [head]
-        piles = "  ".join(f"pile {p}: {(d['spit_piles'][p] or ['--'])[-1]} ({len(d['spit_piles'][p])} cards)"
-                          for p in range(2))
+        piles = "  ".join(
+            f"pile {p}: {(d['spit_piles'][p] or ['--'])[-1]} ({len(d['spit_piles'][p])} cards)" for p in range(2)
+        )
         for s in range(2):
             if self.speed:
                 lines.append(f"player_{s}: hand {' '.join(d['hands'][s]) or '-'}  stock {len(d['stocks'][s])}")
             else:
-                stacks = " ".join(("[" + "#" * (len(p) - 1) + p[-1] + "]") if p else "[ ]"
-                                  for p in d["stockpiles"][s])
+                stacks = " ".join(("[" + "#" * (len(p) - 1) + p[-1] + "]") if p else "[ ]" for p in d["stockpiles"][s])
                 lines.append(f"player_{s}: {stacks}  spit cards {len(d['spit_cards'][s])}")
             if s == 0:
-                lines.append(("centre " if self.speed else "spit ") + piles +
-                             (f"  side piles {len(d['side_piles'][0])}/{len(d['side_piles'][1])}"
-                              if self.speed else ""))
+                lines.append(
+                    ("centre " if self.speed else "spit ")
+                    + piles
+                    + (f"  side piles {len(d['side_piles'][0])}/{len(d['side_piles'][1])}" if self.speed else "")
+                )
         if d["done"]:
-            lines.append("game over: " + ("truncated (draw)" if d["truncated"] else
-                                          "draw" if d["winner"] is None else f"player_{d['winner']} wins"))
+            lines.append(
+                "game over: "
+                + (
+                    "truncated (draw)"
+                    if d["truncated"]
+                    else "draw"
+                    if d["winner"] is None
+                    else f"player_{d['winner']} wins"
+                )
+            )
         return "\n".join(lines)
