@@ -7,24 +7,16 @@ import importlib
 import inspect
 import pathlib
 
+from cardenvs.registry import GAMES
+
 from .base import Agent, PolicyAgent, RandomAgent
 
 CHECKPOINTS = pathlib.Path(__file__).resolve().parent / "checkpoints"
-RULE_AGENTS = {
-    "pepper_v0": "agents.pepper:PepperRuleAgent",
-    "cancellation_hearts_v0": "agents.cancellation_hearts:HeartsRuleAgent",
-    "spit_v0": "agents.spit:SpitRuleAgent",
-    "push_v0": "agents.push:PushRuleAgent",
-}
+RULE_AGENTS = {name: game.rule_agent for name, game in GAMES.items()}
 # Spit's baseline samples its moves: played greedily it can settle into
 # waiting forever (a draw by truncation).
 STOCHASTIC = {"spit_v0"}
-BASELINES = {
-    "pepper_v0": CHECKPOINTS / "pepper_ppo.zip",
-    "cancellation_hearts_v0": CHECKPOINTS / "hearts_ppo.zip",
-    "spit_v0": CHECKPOINTS / "spit_ppo.zip",
-    "push_v0": CHECKPOINTS / "push_ppo.zip",
-}
+BASELINES = {name: CHECKPOINTS / game.baseline for name, game in GAMES.items()}
 
 
 def rule_agent(game: str, **config) -> Agent:

@@ -45,6 +45,8 @@ from dataclasses import dataclass, field  # noqa: E402
 
 import numpy as np  # noqa: E402
 
+from cardenvs.registry import GAMES  # noqa: E402
+
 perf_counter = time.perf_counter
 
 # --------------------------------------------------------------------------
@@ -53,12 +55,7 @@ perf_counter = time.perf_counter
 # Games whose module is missing/fails to import are skipped with a note.
 # Simultaneous games (spit: actions (N, 2), mask (N, 2, n_actions)) need no
 # special case: the random policy works on the mask's last axis.
-OUR_GAMES: dict[str, dict] = {
-    "pepper_v0": {"config": {"num_players": 4}},
-    "cancellation_hearts_v0": {"config": {}},
-    "push_v0": {"config": {}},
-    "spit_v0": {"config": {}},
-}
+OUR_GAMES: dict[str, dict] = {name: {"config": {}} for name in GAMES}  # default configs (Pepper: 4 players)
 DEFAULT_GAMES = list(OUR_GAMES)
 DEFAULT_BATCHES = [1, 64, 1024, 4096]
 QUICK_BATCHES = [1, 1024]

@@ -17,16 +17,16 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
+from . import registry
 from .core.errors import IllegalActionError
+from .registry import spec
 
 __version__ = "0.1.0"
 __all__ = ["IllegalActionError", "make", "GAMES", "__version__"]
 
-GAMES = ("pepper_v0", "cancellation_hearts_v0", "push_v0", "spit_v0")
+GAMES = tuple(registry.GAMES)
 
 
 def make(name: str, **config: Any):
     """The PettingZoo env of game ``name`` (``env(**config)`` of its module)."""
-    if name not in GAMES:
-        raise ValueError(f"unknown game {name!r}; available: {list(GAMES)}")
-    return importlib.import_module(f"cardenvs.{name}").env(**config)
+    return importlib.import_module(spec(name).module).env(**config)

@@ -6,9 +6,11 @@ import sys
 
 import pytest
 
+import cardenvs.registry
+
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 CHECK = ROOT.parent / "shared" / "checks" / "contract.py"
-GAMES = ["pepper_v0", "cancellation_hearts_v0", "push_v0", "spit_v0"]
+GAMES = list(cardenvs.registry.GAMES)
 
 
 def implemented(game: str) -> bool:

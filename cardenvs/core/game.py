@@ -22,6 +22,7 @@ from typing import Any
 
 import numpy as np
 
+from .actions import ActionTable
 from .cards import DeckSpec, shuffled_orders
 
 
@@ -66,12 +67,65 @@ class BatchState:
                 v[rows] = getattr(part, k)
 
 
-class TurnBasedRules:
-    """Interface of a turn-based game's batched rules (see module doc)."""
+class GameRules:
+    """What the rules class of every game shares, turn-based or simultaneous:
+    the action texts (``actions``, an :class:`ActionTable`), the winners of a
+    finished game and the text render's skeleton."""
 
     name: str = ""
-    deck: DeckSpec
+    title: str = ""  # the game's name in renders, e.g. "Pepper"
     num_players: int
+    actions: ActionTable
+    low_score_wins: bool = False  # Hearts and Push: the lowest score wins
+
+    def state_dict(self, state: BatchState, row: int = 0) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def seat_scores(self, state: BatchState) -> np.ndarray:
+        """Game score of every seat ``(B, num_players)`` (a team's total for each partner)."""
+        raise NotImplementedError
+
+    def action_to_str(self, action: int) -> str:
+        return self.actions.text(action)
+
+    def str_to_action(self, text: str) -> int:
+        return self.actions.action(text)
+
+    def winners(self, state: BatchState, row: int = 0) -> list[int]:
+        """Seats that won a finished game (empty while it is running): the
+        best score, ties all winning."""
+        if not state.done[row]:
+            return []
+        scores = self.seat_scores(state)[row]
+        best = scores.min() if self.low_score_wins else scores.max()
+        return [int(s) for s in np.flatnonzero(scores == best)]
+
+    # --- the text render: a title line, the game's lines, the result ---------
+    def render(self, state: BatchState, row: int = 0) -> str:
+        d = self.state_dict(state, row)
+        lines = [self.render_title(d), *self.render_lines(d)]
+        if d["done"]:
+            lines.append(f"game over, winners: {['player_' + str(s) for s in d['winners']]}")
+        return "\n".join(lines)
+
+    def render_title(self, d: dict[str, Any]) -> str:
+        return f"{self.title} ({self.num_players} players) hand {d['hand_number'] + 1}, scores {d['scores']}"
+
+    def render_lines(self, d: dict[str, Any]) -> list[str]:
+        """The game's own lines of the render (hands, table, ...)."""
+        return []
+
+    @staticmethod
+    def seat_line(d: dict[str, Any], seat: int, text: str) -> str:
+        """``text`` for ``seat``, marked ``*`` when it is the seat to act."""
+        mark = "*" if seat == d.get("current_player") else " "
+        return f"{mark} player_{seat}: {text}"
+
+
+class TurnBasedRules(GameRules):
+    """Interface of a turn-based game's batched rules (see module doc)."""
+
+    deck: DeckSpec
     partnerships: bool = False  # two teams, partners opposite (seats s and s + n/2)
     num_actions: int
     obs_size: int
@@ -99,9 +153,6 @@ class TurnBasedRules:
         ``rows`` (default all), row i seen by seat ``seats[i]``."""
         raise NotImplementedError
 
-    def state_dict(self, state: BatchState, row: int = 0) -> dict[str, Any]:
-        raise NotImplementedError
-
     def legal_copy(self, state: BatchState) -> np.ndarray:
         """``state.legal`` for the caller to keep: a copy, here.  A game with
         large masks may instead hand out the state's own array, read-only, and
@@ -113,19 +164,6 @@ class TurnBasedRules:
         vector engine putting back games stepped on their own), so that a mask
         array :meth:`legal_copy` handed out is never changed.  Nothing to do
         when it hands out copies."""
-
-    def seat_scores(self, state: BatchState) -> np.ndarray:
-        """Game score of every seat ``(B, num_players)`` (a team's total for each partner)."""
-        raise NotImplementedError
-
-    def render(self, state: BatchState, row: int = 0) -> str:
-        raise NotImplementedError
-
-    def action_to_str(self, action: int) -> str:
-        raise NotImplementedError
-
-    def str_to_action(self, text: str) -> int:
-        raise NotImplementedError
 
     # --- shared -------------------------------------------------------------
     def common_state(self, batch: int, rng: np.random.Generator, score_width: int) -> BatchState:

@@ -32,7 +32,7 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv, ParallelEnv
 
-from ..vector import VectorEnv
+from .engine import VectorEnv, final_info
 from .errors import IllegalActionError
 from .game import BatchState, TurnBasedRules
 from .spaces import observation_box
@@ -159,15 +159,7 @@ class SimultaneousVectorEnv(VectorEnv):
         info: dict[str, Any] = {}
         if done.any():
             rows = np.flatnonzero(done)
-            final = np.empty(self.num_envs, dtype=object)
-            seen = self.rules.observe(self.state, rows)
-            for k, i in enumerate(rows):
-                final[i] = seen[k]
-            info = {
-                "final_obs": final,
-                "_final_obs": done.copy(),
-                "final_scores": np.where(done[:, None], self.rules.seat_scores(self.state), 0),
-            }
+            info = final_info(self.rules, self.state, done, self.rules.observe(self.state, rows))
             self.rules.reset(self.state, rows)
         info["action_mask"] = self.state.legal.copy()
         return self.rules.observe(self.state), rewards, terminated, truncated, info

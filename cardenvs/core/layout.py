@@ -1,0 +1,105 @@
+"""Observation layouts as data: every entry of an observation vector named,
+placed and explained in one table, the single source of a game's offsets,
+its observation bounds and the index table in its docs.
+
+A :class:`Layout` is a list of :class:`Field` s laid end to end.  A field
+repeated per seat (``count``) may have ``parts``, a layout of its own for one
+repeat (e.g. Pepper's block of 60 per relative seat)::
+
+    SEAT = Layout([Field("table", 24, "its card on the table"), ...])
+    LAYOUT = Layout([Field("hand", 24, "own hand"), Field("seats", 0, "per relative seat", count=4, parts=SEAT)])
+    LAYOUT["seats"].offset, LAYOUT.size, LAYOUT.bounds(), LAYOUT.markdown()
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class Field:
+    """``size`` entries (per repeat) named ``name``; ``low``/``high`` bound
+    every entry (``±np.inf`` for raw scores); ``count`` repeats (the field
+    spans ``count * size``); ``parts`` lays out one repeat (then ``size`` is
+    the parts' size).  ``offset`` is set by the layout."""
+
+    name: str
+    size: int
+    meaning: str
+    count: int = 1
+    low: float = 0.0
+    high: float = 1.0
+    parts: Layout | None = None
+    offset: int = -1
+
+    @property
+    def span(self) -> int:
+        return self.count * self.size
+
+    @property
+    def stop(self) -> int:
+        return self.offset + self.span
+
+
+class Layout:
+    """Fields laid end to end from index 0."""
+
+    def __init__(self, fields: Sequence[Field]):
+        placed, at = [], 0
+        for f in fields:
+            size = f.parts.size if f.parts is not None else f.size
+            placed.append(replace(f, size=size, offset=at))
+            at += f.count * size
+        self.fields = tuple(placed)
+        self.size = at
+        self._by_name = {f.name: f for f in self.fields}
+        if len(self._by_name) != len(self.fields):
+            raise ValueError("layout field names must be distinct")
+
+    def __getitem__(self, name: str) -> Field:
+        return self._by_name[name]
+
+    def __iter__(self):
+        return iter(self.fields)
+
+    def bounds(self) -> tuple[np.ndarray, np.ndarray]:
+        """``(low, high)`` float arrays of ``size`` entries."""
+        low = np.zeros(self.size, np.float64)
+        high = np.zeros(self.size, np.float64)
+        for f in self.fields:
+            if f.parts is not None:
+                plo, phi = f.parts.bounds()
+                low[f.offset : f.stop] = np.tile(plo, f.count)
+                high[f.offset : f.stop] = np.tile(phi, f.count)
+            else:
+                low[f.offset : f.stop] = f.low
+                high[f.offset : f.stop] = f.high
+        return low, high
+
+    def rows(self, indent: str = "") -> list[tuple[str, str, str, str]]:
+        """(index, size, name, meaning) per field, parts indented below theirs."""
+        out = []
+        for f in self.fields:
+            size = f"{f.count}x{f.size}" if f.count > 1 else str(f.size)
+            index = f"{indent}+{f.offset}" if indent else str(f.offset)
+            out.append((index, size, f.name, f.meaning + _range(f)))
+            if f.parts is not None:
+                out.extend(f.parts.rows(indent + "\u2003"))
+        return out
+
+    def markdown(self) -> str:
+        """The index table as a Markdown table (parts as ``+offset`` rows)."""
+        lines = ["| index | size | name | meaning |", "| --- | --- | --- | --- |"]
+        lines += [f"| {i} | {s} | `{n}` | {m} |" for i, s, n, m in self.rows()]
+        return "\n".join(lines)
+
+
+def _range(f: Field) -> str:
+    if f.parts is not None or (f.low, f.high) == (0.0, 1.0):
+        return ""
+    lo = "-inf" if f.low == -np.inf else f"{f.low:g}"
+    hi = "inf" if f.high == np.inf else f"{f.high:g}"
+    return f" ({lo}..{hi})"
