@@ -42,6 +42,25 @@ class BatchState:
         self.rng = rng
         self.fixed_decks: list[np.ndarray] = []
 
+    def __setattr__(self, name: str, value: Any) -> None:
+        # A bundle holds the arrays themselves: binding any attribute anew
+        # forgets the bundles made so far (see :meth:`bundle`).
+        object.__setattr__(self, name, value)
+        if name != "_bundles":
+            object.__setattr__(self, "_bundles", {})
+
+    def bundle(self, kind: type) -> Any:
+        """The state's arrays named by the fields of ``kind`` (a
+        ``typing.NamedTuple``), as one ``kind``: a named bundle to hand to a
+        compiled kernel instead of dozens of positional arrays.  Made once and
+        kept until an attribute of the state is bound anew (the arrays are
+        updated in place, so the bundle stays true); a copy or a subset of the
+        state makes its own."""
+        made = self._bundles.get(kind)
+        if made is None:
+            made = self._bundles[kind] = kind(*(getattr(self, f) for f in kind._fields))
+        return made
+
     def copy(self) -> BatchState:
         new = copy.copy(self)
         for k, v in vars(self).items():
