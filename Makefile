@@ -5,7 +5,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 PY     := $(BIN)/python
 
-.PHONY: demo test test-full lint format playthroughs contract bench clean
+.PHONY: demo test test-full lint format playthroughs docs contract bench clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -46,6 +46,10 @@ format: $(VENV)/.installed-dev
 ## playthroughs: regenerate the golden playthroughs (only when play is meant to change)
 playthroughs: $(VENV)/.installed-dev
 	$(PY) tests/playthroughs.py
+
+## docs: fill the generated tables of docs/<game>.md from the code
+docs: $(VENV)/.installed-dev
+	$(PY) tools/gen_docs.py
 
 ## contract: the public contract check from ../shared (full run)
 contract: $(VENV)/.installed-dev

@@ -22,7 +22,9 @@ class GameSpec:
     ``simultaneous``: players act at once (a parallel env) rather than in
     turn (AEC); ``folder``: its package under ``cardenvs/``; ``doc``: its docs
     page; ``rule_agent``: ``"module:Class"`` of its rule-based agent;
-    ``baseline``: the file name of its committed PPO checkpoint."""
+    ``baseline``: the file name of its committed PPO checkpoint;
+    ``layouts``: ``"module:attribute"`` of each observation layout (one per
+    variant), in the order their tables stand in the docs page."""
 
     name: str
     title: str
@@ -32,6 +34,7 @@ class GameSpec:
     simultaneous: bool
     rule_agent: str
     baseline: str
+    layouts: tuple[str, ...]
 
     @property
     def module(self) -> str:
@@ -55,6 +58,7 @@ GAMES: dict[str, GameSpec] = {
             False,
             "agents.pepper:PepperRuleAgent",
             "pepper_ppo.zip",
+            ("cardenvs.pepper.observation:LAYOUT",),
         ),
         GameSpec(
             "cancellation_hearts_v0",
@@ -65,6 +69,7 @@ GAMES: dict[str, GameSpec] = {
             False,
             "agents.cancellation_hearts:HeartsRuleAgent",
             "hearts_ppo.zip",
+            ("cardenvs.cancellation_hearts.observation:LAYOUT",),
         ),
         GameSpec(
             "push_v0",
@@ -75,6 +80,7 @@ GAMES: dict[str, GameSpec] = {
             False,
             "agents.push:PushRuleAgent",
             "push_ppo.zip",
+            ("cardenvs.push.observation:LAYOUT",),
         ),
         GameSpec(
             "spit_v0",
@@ -85,6 +91,7 @@ GAMES: dict[str, GameSpec] = {
             True,
             "agents.spit:SpitRuleAgent",
             "spit_ppo.zip",
+            ("cardenvs.spit.observation:LAYOUT", "cardenvs.speed.observation:LAYOUT"),
         ),
     )
 }
