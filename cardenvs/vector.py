@@ -31,7 +31,8 @@ from __future__ import annotations
 from typing import Any
 
 from .core.engine import VectorEnv
-from .registry import rules_class
+from .core.options import build_rules, view_options
+from .registry import rules_class, spec
 
 __all__ = ["VectorEnv", "make", "rules_class"]
 
@@ -41,6 +42,8 @@ def make(name: str, num_envs: int, seed: int | None = None, **config: Any) -> Ve
 
     Turn-based games get a :class:`VectorEnv`; a rules class may name another
     engine class in ``vector_env_class`` (Spit's simultaneous moves)."""
-    rules = rules_class(name)(**config)
+    factory = rules_class(name)
+    rules_config, illegal_action, obs_dtype = view_options(config, factory, spec(name).simultaneous)
+    rules = build_rules(factory, rules_config)
     engine = getattr(rules, "vector_env_class", None) or VectorEnv
-    return engine(rules, num_envs, seed)
+    return engine(rules, num_envs, seed, illegal_action=illegal_action, obs_dtype=obs_dtype)

@@ -175,9 +175,11 @@ def test_vector_engine_shapes_final_obs_and_illegal_actions():
     bad = acts.copy()
     bad[3, 1] = np.flatnonzero(~mask[3, 1])[0]
     before = [json.dumps(venv.state_dict(i)) for i in range(n)]
-    for wrong in (bad, acts[:, 0], np.full((n, 2), 99), acts.astype(float)):
+    for wrong in (bad, acts[:, 0], np.full((n, 2), 99)):
         with pytest.raises(cardenvs.IllegalActionError):
             venv.step(wrong)
+    with pytest.raises(TypeError):  # not integers at all
+        venv.step(acts.astype(float))
     assert [json.dumps(venv.state_dict(i)) for i in range(n)] == before
     rng = np.random.default_rng(0)
     finished = 0

@@ -11,27 +11,20 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from .errors import IllegalActionError
 from .game import TurnBasedRules
-from .spaces import observation_box
-from .view import RulesView, check_render_mode
+from .options import action_id
+from .view import RulesView
 
 
 def check_action(rules: TurnBasedRules, legal: np.ndarray, action: Any) -> int:
-    """Return ``action`` as an int if it is legal now, else raise
-    :class:`IllegalActionError` naming it (the state is not touched)."""
-    if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
-        if isinstance(action, np.ndarray) and action.shape == () and np.issubdtype(action.dtype, np.integer):
-            action = int(action)
-        else:
-            raise IllegalActionError(f"action must be an int action id, got {action!r}")
-    a = int(action)
-    if not 0 <= a < rules.num_actions:
-        raise IllegalActionError(f"action {a} out of range 0..{rules.num_actions - 1}")
+    """Return ``action`` as an int if it is legal now, else raise: ``TypeError``
+    for a non-integer, :class:`IllegalActionError` naming it for an integer
+    that is out of range or not legal (the state is not touched)."""
+    a = action_id(action, rules.num_actions)
     if not legal[a]:
         allowed = ", ".join(repr(rules.action_to_str(x)) for x in np.flatnonzero(legal))
         raise IllegalActionError(f"illegal action {a} ({rules.action_to_str(a)!r}); legal now: {allowed}")
@@ -46,27 +39,8 @@ class CardGameAECEnv(RulesView, AECEnv):
 
     def __init__(self, render_mode: str | None = None, **config: Any):
         super().__init__()
-        self.render_mode = check_render_mode(render_mode)
-        self.rules = self.rules_class(**config)
-        self.config = dict(config)
-        n = self.rules.num_players
-        self.possible_agents = [f"player_{i}" for i in range(n)]
+        self._set_up(self.rules_class, render_mode, config)
         self.agents = self.possible_agents[:]
-        obs_space = spaces.Dict(
-            {
-                "observation": observation_box(self.rules),
-                "action_mask": spaces.Box(0, 1, (self.rules.num_actions,), np.int8),
-            }
-        )
-        # One space object per agent, returned unchanged on every call.
-        self.observation_spaces = {a: obs_space for a in self.possible_agents}
-        self.action_spaces = {a: spaces.Discrete(self.rules.num_actions) for a in self.possible_agents}
-
-    def observation_space(self, agent: str) -> spaces.Space:
-        return self.observation_spaces[agent]
-
-    def action_space(self, agent: str) -> spaces.Space:
-        return self.action_spaces[agent]
 
     # ------------------------------------------------------------------ API
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
@@ -80,16 +54,24 @@ class CardGameAECEnv(RulesView, AECEnv):
         self.agent_selection = self.possible_agents[int(state.current[0])]
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
+        state = self._require_game()
         seat = self.possible_agents.index(agent)
-        obs = self.rules.observe(self._state, np.array([seat]))[0]
-        mask = self._state.legal[0] if seat == self._state.current[0] else np.zeros(self.rules.num_actions, bool)
+        obs = self._cast(self.rules.observe(state, np.array([seat]))[0])
+        acting = seat == state.current[0] and self._forfeit is None
+        mask = state.legal[0] if acting else np.zeros(self.rules.num_actions, bool)
         return {"observation": obs, "action_mask": mask.astype(np.int8)}
 
     def step(self, action: Any) -> None:
+        self._require_game()
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             return self._was_dead_step(action)
-        a = check_action(self.rules, self._state.legal[0], action)
+        try:
+            a = check_action(self.rules, self._state.legal[0], action)
+        except IllegalActionError:
+            if self.illegal_action != "terminate":
+                raise
+            return self._end_by_illegal_action(agent)
         self._cumulative_rewards[agent] = 0.0
         rewards = self.rules.step(self._state, np.array([a]))[0]
         self.rewards = {ag: float(rewards[i]) for i, ag in enumerate(self.possible_agents)}
@@ -101,11 +83,35 @@ class CardGameAECEnv(RulesView, AECEnv):
         if self.render_mode == "human":
             self.render()
 
+    def _end_by_illegal_action(self, agent: str) -> None:
+        """``illegal_action="terminate"``: the game ends, ``agent`` gets -1 and
+        everyone else 0 (the rules' state is left as it was)."""
+        self._forfeit = self.possible_agents.index(agent)
+        self._cumulative_rewards[agent] = 0.0
+        self.rewards = {a: (-1.0 if a == agent else 0.0) for a in self.agents}
+        self.terminations = {a: True for a in self.agents}
+        self._accumulate_rewards()
+
     def legal_actions(self) -> list[int]:
         return [int(a) for a in np.flatnonzero(self._state.legal[0])]
 
 
+class OrderEnforcing(wrappers.OrderEnforcingWrapper):
+    """PettingZoo's order enforcing, with a ``RuntimeError`` (not an
+    ``AssertionError``) for ``step``/``observe`` before ``reset``."""
+
+    def step(self, action: Any) -> None:
+        if not self._has_reset:
+            raise RuntimeError("call reset() before step()")
+        super().step(action)
+
+    def observe(self, agent: str) -> Any:
+        if not self._has_reset:
+            raise RuntimeError("call reset() before observe()")
+        return super().observe(agent)
+
+
 def wrap(raw: AECEnv) -> AECEnv:
     """The standard PettingZoo classic wrappers, minus TerminateIllegalWrapper
-    (illegal actions raise :class:`IllegalActionError` instead)."""
-    return wrappers.OrderEnforcingWrapper(raw)
+    (illegal actions follow the env's ``illegal_action`` option instead)."""
+    return OrderEnforcing(raw)

@@ -8,10 +8,22 @@ from typing import Any
 
 import numpy as np
 from gymnasium import spaces
+from gymnasium.vector.vector_env import AutoresetMode
 
 from .errors import IllegalActionError
 from .game import BatchState, TurnBasedRules
+from .options import action_array
 from .spaces import observation_box
+
+
+def batch_space(space: spaces.Space, shape: tuple[int, ...]) -> spaces.Space:
+    """``space`` batched to leading ``shape``: a Box of the tiled bounds, or a
+    MultiDiscrete for a Discrete."""
+    if isinstance(space, spaces.Discrete):
+        return spaces.MultiDiscrete(np.full(shape, space.n, np.int64))
+    low = np.broadcast_to(space.low, (*shape, *space.shape))
+    high = np.broadcast_to(space.high, (*shape, *space.shape))
+    return spaces.Box(low.copy(), high.copy(), low.shape, space.dtype)
 
 
 def final_info(rules: Any, state: BatchState, finished: np.ndarray, seen: np.ndarray) -> dict[str, Any]:
@@ -31,83 +43,178 @@ def final_info(rules: Any, state: BatchState, finished: np.ndarray, seen: np.nda
 
 
 class VectorEnv:
-    """``num_envs`` games of one turn-based game, stepped together."""
+    """``num_envs`` games of one turn-based game, stepped together.
 
-    def __init__(self, rules: TurnBasedRules, num_envs: int, seed: int | None = None):
+    It follows :class:`gymnasium.vector.VectorEnv`'s conventions wherever a
+    multi-agent engine can: ``single_observation_space`` /
+    ``single_action_space`` and the batched ``observation_space`` /
+    ``action_space``, ``metadata["autoreset_mode"]`` (same step: a finished
+    game's slot already holds the next game), ``reset(seed, options)``,
+    ``close()``."""
+
+    metadata = {"autoreset_mode": AutoresetMode.SAME_STEP}
+
+    def __init__(
+        self,
+        rules: TurnBasedRules,
+        num_envs: int,
+        seed: int | None = None,
+        illegal_action: str = "raise",
+        obs_dtype: np.dtype | None = None,
+    ):
         if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
             raise ValueError(f"num_envs must be a positive integer, got {num_envs!r}")
+        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer))):
+            raise ValueError(f"seed must be an int or None, got {seed!r}")
         self.rules = rules
         self.num_envs = int(num_envs)
         self.num_players = rules.num_players
         self.num_actions = rules.num_actions
-        self.single_observation_space = observation_box(rules)
+        self.illegal_action = illegal_action
+        self.obs_dtype = obs_dtype
+        self.single_observation_space = observation_box(rules, obs_dtype)
         self.single_action_space = spaces.Discrete(rules.num_actions)
+        self.observation_space = batch_space(self.single_observation_space, self.batch_shape)
+        self.action_space = batch_space(self.single_action_space, self.batch_shape)
         self._seed = seed
         self.state = None
+        self.closed = False
         self._rows = np.arange(self.num_envs)
 
-    def _start(self, seed: int | None) -> None:
+    @property
+    def batch_shape(self) -> tuple[int, ...]:
+        """The leading shape of an observation batch (Spit adds the players)."""
+        return (self.num_envs,)
+
+    def _require_state(self) -> BatchState:
+        if self.closed:
+            raise RuntimeError("the engine is closed")
+        if self.state is None:
+            raise RuntimeError("call reset() before step()")
+        return self.state
+
+    def _cast(self, obs: np.ndarray) -> np.ndarray:
+        return obs if self.obs_dtype is None else obs.astype(self.obs_dtype)
+
+    def _start(self, seed: int | None, options: dict | None = None) -> None:
         """New games in every slot; the generator is reseeded when ``seed`` is
-        given (or on the first reset) and continues otherwise."""
+        given (or on the first reset) and continues otherwise.  ``options``:
+        ``"decks"`` (one list of deck orders for every row, or ``{"per_row":
+        [...]}`` with one list, or None, per row) fixes the first games'
+        deals; ``"dealer"`` (a seat, or one per row)."""
+        if options is not None and not isinstance(options, dict):
+            raise ValueError(f"options must be a dict with keys 'decks' and 'dealer', got {options!r}")
+        options = options or {}
+        dealer = self._dealers(options.get("dealer"))
         if seed is not None or self.state is None:
             rng = np.random.default_rng(self._seed if seed is None else seed)
         else:
             rng = self.state.rng
-        self.state = self.rules.new_state(self.num_envs, rng)
-        self.rules.reset(self.state, self._rows)
+        state = self.rules.new_state(self.num_envs, rng)
+        decks = options.get("decks")
+        per_row = isinstance(decks, dict)
+        if per_row and set(decks) != {"per_row"}:
+            raise ValueError("options['decks'] is a list of decks, or {'per_row': [decks of row 0, ...]}")
+        self.rules.set_fixed_decks(state, decks["per_row"] if per_row else decks, per_row=per_row)
+        self.closed = False
+        self.state = state
+        self.rules.reset(state, self._rows, dealer=dealer)
 
-    def reset(self, seed: int | None = None) -> tuple[np.ndarray, dict]:
-        self._start(seed)
+    def _dealers(self, dealer: Any) -> Any:
+        if dealer is None or isinstance(dealer, (int, np.integer)):
+            return self.rules.check_dealer(dealer)
+        seats = [self.rules.check_dealer(d) for d in np.asarray(dealer, object).reshape(-1)]
+        if len(seats) != self.num_envs:
+            raise ValueError(f"options['dealer'] must be a seat or one seat per row ({self.num_envs}), got {dealer!r}")
+        return np.array(seats, np.int64)
+
+    def reset(self, seed: int | None = None, options: dict | None = None) -> tuple[np.ndarray, dict]:
+        self._start(seed, options)
         return self._observe(), self._info()
+
+    def close(self) -> None:
+        """Free the games' state (``reset`` starts anew)."""
+        self.state = None
+        self.closed = True
+
+    def _step_rows(self, rows: Any) -> np.ndarray | None:
+        """``rows`` (an index array or a bool mask of length ``num_envs``) as
+        sorted row indices; None for every row."""
+        if rows is None:
+            return None
+        arr = np.asarray(rows)
+        if arr.dtype == np.bool_:
+            if arr.shape != (self.num_envs,):
+                raise ValueError(f"a bool rows mask must have shape ({self.num_envs},), got {arr.shape}")
+            return np.flatnonzero(arr)
+        if arr.ndim != 1 or (arr.size and not np.issubdtype(arr.dtype, np.integer)):
+            raise TypeError(f"rows must be row indices (ints) or a bool mask, got {arr.dtype} {arr.shape}")
+        idx = arr.astype(np.int64)
+        if idx.size and (idx.min() < 0 or idx.max() >= self.num_envs or len(np.unique(idx)) != len(idx)):
+            raise ValueError(f"rows must be distinct indices in 0..{self.num_envs - 1}, got {rows!r}")
+        return np.sort(idx)
 
     def step(self, actions: np.ndarray, rows: np.ndarray | None = None):
         """Step every game with ``actions`` (num_envs,), or only the games in
         ``rows`` (an index array or bool mask; the others stay as they are,
-        reward 0) -- e.g. to let other agents move while a learner waits."""
-        if self.state is None:
-            raise RuntimeError("call reset() before step()")
-        actions = np.asarray(actions)
-        if actions.shape != (self.num_envs,) or not np.issubdtype(actions.dtype, np.integer):
-            raise IllegalActionError(
-                f"actions must be an int array of shape ({self.num_envs},), got {actions.dtype} {actions.shape}"
-            )
-        idx = self._rows if rows is None else np.arange(self.num_envs)[np.asarray(rows)]
-        acts = actions[idx]
-        in_range = (acts >= 0) & (acts < self.num_actions)
-        ok = in_range & self.state.legal.reshape(-1)[idx * self.num_actions + np.where(in_range, acts, 0)]
+        reward 0) -- e.g. to let other agents move while a learner waits.
+
+        ``TypeError`` for non-integer actions or rows, ``ValueError`` for rows
+        out of range, :class:`IllegalActionError` (a ``ValueError``) for a
+        wrong shape or an illegal action (of any integer type and size), unless
+        ``illegal_action="terminate"``: then that game ends, its acting seat
+        gets -1 and the others 0.  Nothing changes before the checks pass."""
+        state = self._require_state()
+        acts, in_range = action_array(actions, (self.num_envs,), self.num_actions)
+        idx = self._step_rows(rows)
+        chosen = self._rows if idx is None else idx
+        ok = in_range[chosen] & state.legal.reshape(-1)[chosen * self.num_actions + acts[chosen]]
+        forfeit = np.zeros(self.num_envs, bool)
         if not ok.all():
-            bad = idx[~ok][:5]
-            raise IllegalActionError("illegal actions in rows " + ", ".join(f"{i}: {int(actions[i])}" for i in bad))
-        if rows is None:
-            rewards = self.rules.step(self.state, actions)
+            if self.illegal_action != "terminate":
+                bad = chosen[~ok][:5]
+                raise IllegalActionError("illegal actions in rows " + ", ".join(f"{i}: {actions[i]}" for i in bad))
+            forfeit[chosen[~ok]] = True
+            idx = chosen[ok]
+        if idx is None:
+            rewards = self.rules.step(state, acts)
         else:
-            part = self.state.select(idx)
+            part = state.select(idx)
             rewards = np.zeros((self.num_envs, self.num_players), np.float32)
-            rewards[idx] = self.rules.step(part, acts)
-            self.rules.own_legal(self.state)  # (the masks handed out last step may be the state's own)
-            self.state.assign(idx, part)
-        terminated = self.state.done.copy()
+            rewards[idx] = self.rules.step(part, acts[idx])
+            self.rules.own_legal(state)  # (the masks handed out last step may be the state's own)
+            state.assign(idx, part)
+        if forfeit.any():
+            rewards[forfeit] = 0.0
+            rewards[forfeit, state.current[forfeit]] = -1.0
+        terminated = state.done | forfeit
         truncated = np.zeros(self.num_envs, bool)
         info_extra = {}
         if terminated.any():
             done = np.flatnonzero(terminated)
             n = self.num_players
-            seen = self.rules.observe(self.state, np.tile(np.arange(n), len(done)), np.repeat(done, n))
-            info_extra = final_info(self.rules, self.state, terminated, seen.reshape(len(done), n, -1))
-            self.rules.reset(self.state, done)
+            seen = self.rules.observe(state, np.tile(np.arange(n), len(done)), np.repeat(done, n))
+            info_extra = final_info(self.rules, state, terminated, self._cast(seen.reshape(len(done), n, -1)))
+            self.rules.forget_fixed_decks(state, done)
+            self.rules.reset(state, done)
         info = self._info()
         info.update(info_extra)
         return self._observe(), rewards, terminated, truncated, info
 
     def _observe(self) -> np.ndarray:
-        return self.rules.observe(self.state, self.state.current)
+        return self._cast(self.rules.observe(self.state, self.state.current))
 
     def _info(self) -> dict:
         return {"action_mask": self.rules.legal_copy(self.state), "current_player": self.state.current.copy()}
 
     def observe(self, seats: np.ndarray) -> np.ndarray:
         """Every game seen by ``seats`` (one seat per row)."""
-        return self.rules.observe(self.state, np.asarray(seats, np.int64))
+        return self._cast(self.rules.observe(self._require_state(), np.asarray(seats, np.int64)))
 
     def state_dict(self, index: int) -> dict:
-        return self.rules.state_dict(self.state, index)
+        state = self._require_state()
+        if isinstance(index, (bool, np.bool_)) or not isinstance(index, (int, np.integer)):
+            raise TypeError(f"index must be an int row, got {index!r}")
+        if not 0 <= index < self.num_envs:
+            raise ValueError(f"index {index} out of range 0..{self.num_envs - 1}")
+        return self.rules.state_dict(state, int(index))

@@ -31,16 +31,18 @@ class BatchState:
 
     ``current`` (B,) seat to act (-1 when the game is over); ``legal`` (B, A)
     bool mask of legal actions for that seat; ``done`` (B,) bool;
-    ``deals`` (B,) deals made so far (indexes ``fixed_decks``);
-    ``rng`` the generator used for shuffles; ``fixed_decks`` an optional list
-    of deck orders (local ids) used for deal k instead of a shuffle.
+    ``deals`` (B,) deals made so far (indexes the fixed decks);
+    ``rng`` the generator used for shuffles; ``fixed_decks`` (B, D, cards)
+    deck orders (local ids) that deal k < ``fixed_count`` (B,) of a row uses
+    instead of a shuffle (``options["decks"]``; D is 0 without them).
     Games add their own arrays as attributes.
     """
 
     def __init__(self, batch: int, rng: np.random.Generator):
         self.batch = batch
         self.rng = rng
-        self.fixed_decks: list[np.ndarray] = []
+        self.fixed_decks = np.zeros((batch, 0, 0), np.int16)
+        self.fixed_count = np.zeros(batch, np.int64)
 
     def __setattr__(self, name: str, value: Any) -> None:
         # A bundle holds the arrays themselves: binding any attribute anew
@@ -234,13 +236,16 @@ class TurnBasedRules(GameRules):
                 fn(state, rows, actions[rows], rewards)
         return rewards
 
-    def reset(self, state: BatchState, rows: np.ndarray, dealer: int | None = None) -> None:
+    def reset(self, state: BatchState, rows: np.ndarray, dealer: Any = None) -> None:
         """Start a new game in ``rows``: the first dealer is random (seeded)
-        unless given, scores and counters start from zero, then the game's
-        :meth:`start_game` deals."""
+        unless given (one seat, or one per row), scores and counters start
+        from zero, then the game's :meth:`start_game` deals."""
         rows = np.asarray(rows, np.int64)
         self.own_legal(state)
-        first = state.rng.integers(self.num_players, size=len(rows)) if dealer is None else np.full(len(rows), dealer)
+        if dealer is None:
+            first = state.rng.integers(self.num_players, size=len(rows))
+        else:
+            first = np.broadcast_to(np.asarray(dealer, np.int64), len(rows))
         state.done[rows] = False
         state.deals[rows] = 0
         state.hand_number[rows] = 0
@@ -250,23 +255,48 @@ class TurnBasedRules(GameRules):
 
     def deck_orders(self, state: BatchState, rows: np.ndarray) -> np.ndarray:
         """The deck order (local ids, top first) for the next deal of each row:
-        the fixed deck for that deal number if one was given, else a shuffle."""
+        the row's fixed deck for that deal number if one was given, else a
+        shuffle (drawn for every row alike, so fixed decks leave the
+        generator where it would be)."""
         orders = shuffled_orders(self.deck, state.rng, len(rows))
-        if state.fixed_decks:
-            k = state.deals[rows]
-            for i in np.flatnonzero(k < len(state.fixed_decks)):
-                orders[i] = state.fixed_decks[k[i]]
+        k = state.deals[rows]
+        fixed = k < state.fixed_count[rows]
+        if fixed.any():
+            orders[fixed] = state.fixed_decks[rows[fixed], k[fixed]]
         state.deals[rows] += 1
         return orders
 
-    def set_fixed_decks(self, state: BatchState, decks: Sequence[Sequence[str]] | None) -> None:
-        """Validate ``options["decks"]`` (ValueError on a malformed deck)."""
-        if decks is None:
-            state.fixed_decks = []
-            return
+    def parse_decks(self, decks: Any) -> np.ndarray:
+        """``options["decks"]`` (a list of deck orders, each a list of card
+        texts, top first) -> ``(D, cards)`` local ids; ValueError on a
+        malformed deck."""
         if isinstance(decks, (str, bytes)) or not isinstance(decks, Sequence):
             raise ValueError("options['decks'] must be a list of decks, each a list of card texts")
-        state.fixed_decks = [self.deck.parse_order(d) for d in decks]
+        parsed = [self.deck.parse_order(d) for d in decks]
+        return np.array(parsed, np.int16).reshape(len(parsed), self.deck.num_cards)
+
+    def set_fixed_decks(self, state: BatchState, decks: Any, per_row: bool = False) -> None:
+        """Fix the deals of every row to ``decks`` (see :meth:`parse_decks`), or
+        with ``per_row`` row i's to ``decks[i]`` (None: shuffled); ``None``
+        shuffles every deal.  Validated before anything changes."""
+        if decks is None:
+            parsed = [np.zeros((0, self.deck.num_cards), np.int16)] * state.batch
+        elif per_row:
+            if isinstance(decks, (str, bytes)) or not isinstance(decks, Sequence) or len(decks) != state.batch:
+                raise ValueError(f"options['decks'] per row must be a list of {state.batch} lists of decks (or None)")
+            empty = np.zeros((0, self.deck.num_cards), np.int16)
+            parsed = [empty if d is None else self.parse_decks(d) for d in decks]
+        else:
+            parsed = [self.parse_decks(decks)] * state.batch
+        depth = max(len(p) for p in parsed)
+        state.fixed_decks = np.zeros((state.batch, depth, self.deck.num_cards), np.int16)
+        state.fixed_count = np.array([len(p) for p in parsed], np.int64)
+        for i, p in enumerate(parsed):
+            state.fixed_decks[i, : len(p)] = p
+
+    def forget_fixed_decks(self, state: BatchState, rows: np.ndarray) -> None:
+        """The next games of ``rows`` shuffle (the vector engine's automatic resets)."""
+        state.fixed_count[rows] = 0
 
     def check_dealer(self, dealer: Any) -> int | None:
         if dealer is None:

@@ -35,8 +35,8 @@ from pettingzoo import AECEnv, ParallelEnv
 from .engine import VectorEnv, final_info
 from .errors import IllegalActionError
 from .game import BatchState, TurnBasedRules
-from .spaces import observation_box
-from .view import RulesView, check_render_mode
+from .options import action_array, action_id
+from .view import RulesView
 
 
 class SimultaneousRules:
@@ -63,7 +63,9 @@ class SimultaneousRules:
 
     # The deck helpers are the turn-based games' (one implementation).
     deck_orders = TurnBasedRules.deck_orders
+    parse_decks = TurnBasedRules.parse_decks
     set_fixed_decks = TurnBasedRules.set_fixed_decks
+    forget_fixed_decks = TurnBasedRules.forget_fixed_decks
     check_dealer = TurnBasedRules.check_dealer
 
     def new_state(self, batch: int, rng: np.random.Generator) -> BatchState:
@@ -96,39 +98,50 @@ class SimultaneousRules:
         raise NotImplementedError
 
 
-def check_joint_actions(rules: SimultaneousRules, legal: np.ndarray, actions: Any) -> np.ndarray:
-    """Validate ``actions`` ``(k, P)`` against ``legal`` ``(k, P, A)``.
-
-    Returns the actions as an int64 array.  A malformed array (wrong shape,
-    not integers, out of range) always raises :class:`IllegalActionError`;
-    an in-range action that is not legal raises too, or — with
-    ``illegal_action="wait"`` — is replaced by ``rules.wait_action``.
-    Nothing is modified before the check passes.
-    """
+def joint_actions(rules: SimultaneousRules, legal: np.ndarray, actions: Any) -> tuple[np.ndarray, np.ndarray]:
+    """``actions`` ``(k, P)`` checked against ``legal`` ``(k, P, A)``: the
+    actions as int64 (an out-of-range one as ``rules.wait_action``) and
+    which of them are legal.  ``TypeError`` for non-integers, ``ValueError``
+    (a ``ValueError``) for a wrong shape; nothing is modified."""
     k, n_players, n_actions = legal.shape
-    arr = np.asarray(actions)
-    if arr.shape != (k, n_players) or not (np.issubdtype(arr.dtype, np.integer) and arr.dtype != np.bool_):
-        raise IllegalActionError(
-            f"actions must be an int array of shape ({k}, {n_players}), got {arr.dtype} {arr.shape}"
-        )
-    arr = arr.astype(np.int64)
-    if arr.size and (arr.min() < 0 or arr.max() >= n_actions):  # two reductions, no temporary array
-        r, p = np.argwhere((arr < 0) | (arr >= n_actions))[0]
-        raise IllegalActionError(f"action {int(arr[r, p])} of player_{p} (row {r}) out of range 0..{n_actions - 1}")
-    ok = np.take(legal.reshape(-1), np.arange(0, k * n_players * n_actions, n_actions).reshape(k, n_players) + arr)
-    if ok.all():
-        return arr
-    if rules.illegal_action == "wait":
-        return np.where(ok, arr, rules.wait_action)
-    bad = np.argwhere(~ok)[:5]
-    raise IllegalActionError(
-        "illegal actions: "
-        + "; ".join(
-            f"row {r} player_{p}: {int(arr[r, p])} ({rules.action_to_str(arr[r, p])!r}), legal now: "
-            + ", ".join(repr(rules.action_to_str(a)) for a in np.flatnonzero(legal[r, p]))
-            for r, p in bad
-        )
+    arr, in_range = action_array(actions, (k, n_players), n_actions)
+    arr = np.where(in_range, arr, rules.wait_action)
+    ok = in_range & np.take(
+        legal.reshape(-1), np.arange(0, k * n_players * n_actions, n_actions).reshape(k, n_players) + arr
     )
+    return arr, ok
+
+
+def illegal_joint_actions(
+    rules: SimultaneousRules, legal: np.ndarray, actions: Any, ok: np.ndarray
+) -> IllegalActionError:
+    """The error naming the first few illegal actions (``ok`` False)."""
+    arr = np.asarray(actions)
+    parts = []
+    for r, p in np.argwhere(~ok)[:5]:
+        a = arr[r, p]
+        if not 0 <= a < rules.num_actions:
+            parts.append(f"row {r} player_{p}: {int(a)} out of range 0..{rules.num_actions - 1}")
+            continue
+        legal_now = ", ".join(repr(rules.action_to_str(x)) for x in np.flatnonzero(legal[r, p]))
+        parts.append(f"row {r} player_{p}: {int(a)} ({rules.action_to_str(int(a))!r}), legal now: {legal_now}")
+    return IllegalActionError("illegal actions: " + "; ".join(parts))
+
+
+def check_joint_actions(
+    rules: SimultaneousRules, legal: np.ndarray, actions: Any, illegal_action: str = "raise"
+) -> tuple[np.ndarray, np.ndarray]:
+    """Validate ``actions`` ``(k, P)`` against ``legal`` ``(k, P, A)``: returns
+    (the actions to play as int64, which players acted illegally).  An illegal
+    action raises :class:`IllegalActionError` with ``illegal_action="raise"``,
+    is played as ``rules.wait_action`` with ``"wait"``, and is reported in the
+    second array (and played as waiting) with ``"terminate"``."""
+    arr, ok = joint_actions(rules, legal, actions)
+    if ok.all():
+        return arr, ~ok
+    if illegal_action == "raise":
+        raise illegal_joint_actions(rules, legal, actions, ok)
+    return np.where(ok, arr, rules.wait_action), ~ok if illegal_action == "terminate" else np.zeros_like(ok)
 
 
 class SimultaneousVectorEnv(VectorEnv):
@@ -144,28 +157,34 @@ class SimultaneousVectorEnv(VectorEnv):
     final score per seat in ``info["final_scores"]``.
     """
 
-    def reset(self, seed: int | None = None) -> tuple[np.ndarray, dict]:
-        self._start(seed)
-        return self.rules.observe(self.state), {"action_mask": self.state.legal.copy()}
+    @property
+    def batch_shape(self) -> tuple[int, ...]:
+        return (self.num_envs, self.num_players)
+
+    def reset(self, seed: int | None = None, options: dict | None = None) -> tuple[np.ndarray, dict]:
+        self._start(seed, options)
+        return self._cast(self.rules.observe(self.state)), {"action_mask": self.state.legal.copy()}
 
     def step(self, actions: np.ndarray):
-        if self.state is None:
-            raise RuntimeError("call reset() before step()")
-        actions = check_joint_actions(self.rules, self.state.legal, actions)
-        rewards = self.rules.step(self.state, actions)
-        done = self.state.done
-        truncated = done & self.state.truncated
+        state = self._require_state()
+        actions, forfeit = check_joint_actions(self.rules, state.legal, actions, self.illegal_action)
+        rewards = self.rules.step(state, actions)
+        ended = forfeit.any(axis=1)
+        if ended.any():  # illegal_action="terminate": the offenders -1, everyone else 0, the game over
+            rewards[ended] = np.where(forfeit[ended], -1.0, 0.0)
+        done = state.done | ended
+        truncated = state.done & state.truncated & ~ended
         terminated = done & ~truncated
         info: dict[str, Any] = {}
         if done.any():
             rows = np.flatnonzero(done)
-            info = final_info(self.rules, self.state, done, self.rules.observe(self.state, rows))
-            self.rules.reset(self.state, rows)
-        info["action_mask"] = self.state.legal.copy()
-        return self.rules.observe(self.state), rewards, terminated, truncated, info
+            info = final_info(self.rules, state, done, self._cast(self.rules.observe(state, rows)))
+            self.rules.reset(state, rows)
+        info["action_mask"] = state.legal.copy()
+        return self._cast(self.rules.observe(state)), rewards, terminated, truncated, info
 
     def observe(self) -> np.ndarray:
-        return self.rules.observe(self.state)
+        return self._cast(self.rules.observe(self._require_state()))
 
 
 class SimultaneousParallelEnv(RulesView, ParallelEnv):
@@ -175,29 +194,10 @@ class SimultaneousParallelEnv(RulesView, ParallelEnv):
     rules_class: type[SimultaneousRules]
 
     def __init__(self, render_mode: str | None = None, **config: Any):
-        self.render_mode = check_render_mode(render_mode)
-        self.rules = self.rules_class(**config)
-        self.config = dict(config)
-        n = self.rules.num_players
-        self.possible_agents = [f"player_{i}" for i in range(n)]
+        self._set_up(self.rules_class, render_mode, config, simultaneous=True)
         self.agents: list[str] = []
-        obs_space = spaces.Dict(
-            {
-                "observation": observation_box(self.rules),
-                "action_mask": spaces.Box(0, 1, (self.rules.num_actions,), np.int8),
-            }
-        )
-        # One space object per agent, returned unchanged on every call.
-        self.observation_spaces = {a: obs_space for a in self.possible_agents}
-        self.action_spaces = {a: spaces.Discrete(self.rules.num_actions) for a in self.possible_agents}
         self._rng: np.random.Generator | None = None
         self._state = None
-
-    def observation_space(self, agent: str) -> spaces.Space:
-        return self.observation_spaces[agent]
-
-    def action_space(self, agent: str) -> spaces.Space:
-        return self.action_spaces[agent]
 
     def reset(self, seed: int | None = None, options: dict | None = None):
         self._state = self._new_game(seed, options)
@@ -208,38 +208,43 @@ class SimultaneousParallelEnv(RulesView, ParallelEnv):
 
     def observations(self) -> dict[str, dict[str, np.ndarray]]:
         """Every player's observation of the current state (with its mask)."""
-        obs = self.rules.observe(self._state)[0]
+        obs = self._cast(self.rules.observe(self._state)[0])
         mask = self._state.legal[0].astype(np.int8)
         return {a: {"observation": obs[i], "action_mask": mask[i]} for i, a in enumerate(self.possible_agents)}
 
-    def joint_action(self, actions: dict[str, Any]) -> np.ndarray:
-        """``{agent: action}`` -> validated ``(1, P)`` array (raises on a missing
-        agent or an illegal action; see :func:`check_joint_actions`)."""
+    def joint_action(self, actions: dict[str, Any]) -> tuple[np.ndarray, np.ndarray]:
+        """``{agent: action}`` -> the ``(1, P)`` actions to play and who acted
+        illegally (see :func:`check_joint_actions`); :class:`IllegalActionError`
+        for a missing agent, ``TypeError`` for a non-integer action."""
         if not isinstance(actions, dict) or set(actions) != set(self.possible_agents):
             raise IllegalActionError(
                 f"actions must be a dict with one action for each of {self.possible_agents}, got {actions!r}"
             )
         row = []
         for a in self.possible_agents:
-            x = actions[a]
-            if isinstance(x, np.ndarray) and x.shape == ():
-                x = x.item()
-            if isinstance(x, (bool, np.bool_)) or not isinstance(x, (int, np.integer)):
-                raise IllegalActionError(f"action of {a} must be an int action id, got {x!r}")
-            row.append(int(x))
-        return check_joint_actions(self.rules, self._state.legal, np.array([row], np.int64))
+            try:
+                row.append(action_id(actions[a], self.rules.num_actions))
+            except IllegalActionError:
+                row.append(-1)  # out of range: illegal, however large
+        return check_joint_actions(self.rules, self._state.legal, np.array([row], np.int64), self.illegal_action)
 
     def step(self, actions: dict[str, Any]):
-        if self._state is None:
-            raise RuntimeError("call reset() before step()")
+        self._require_game()
         if not self.agents:
             raise RuntimeError("the game is over: call reset()")
-        joint = self.joint_action(actions)
-        rewards = self.rules.step(self._state, joint)[0]
-        done = bool(self._state.done[0])
-        trunc = done and bool(self._state.truncated[0])
+        joint, forfeit = self.joint_action(actions)
         agents = self.agents
+        if forfeit.any():  # illegal_action="terminate": nothing is played
+            self._forfeit = int(np.flatnonzero(forfeit[0])[0])
+            rewards = np.where(forfeit[0], -1.0, 0.0)
+            done, trunc = True, False
+        else:
+            rewards = self.rules.step(self._state, joint)[0]
+            done = bool(self._state.done[0])
+            trunc = done and bool(self._state.truncated[0])
         obs = self.observations()
+        if self._forfeit is not None:
+            obs = {a: {**o, "action_mask": np.zeros_like(o["action_mask"])} for a, o in obs.items()}
         out = (
             obs,
             {a: float(rewards[i]) for i, a in enumerate(agents)},
@@ -270,6 +275,7 @@ class SimultaneousAECEnv(AECEnv):
     def __init__(self, render_mode: str | None = None, **config: Any):
         super().__init__()
         self.parallel = self.parallel_class(render_mode=render_mode, **config)
+        self.illegal_action = self.parallel.illegal_action
         self.render_mode = render_mode
         self.rules = self.parallel.rules
         self.possible_agents = self.parallel.possible_agents[:]
@@ -297,23 +303,28 @@ class SimultaneousAECEnv(AECEnv):
         self.agent_selection = self.agents[0]
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
+        self.parallel._require_game()
         return self._obs[agent]
 
     def step(self, action: Any) -> None:
+        self.parallel._require_game()
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             return self._was_dead_step(action)
         seat = self.possible_agents.index(agent)
-        # check this player's action now, against its own mask
-        if isinstance(action, np.ndarray) and action.shape == ():
-            action = action.item()
-        if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
-            raise IllegalActionError(f"action must be an int action id, got {action!r}")
+        # check this player's action now, against its own mask (the others' masks let anything pass)
+        try:
+            probe_action = action_id(action, self.rules.num_actions)
+        except IllegalActionError:
+            if self.parallel.illegal_action == "raise":
+                raise
+            probe_action = -1
         probe = np.full((1, self.rules.num_players), self.rules.wait_action, np.int64)
-        probe[0, seat] = int(action)
+        probe[0, seat] = probe_action
         legal = np.ones_like(self.parallel._state.legal)
         legal[0, seat] = self.parallel._state.legal[0, seat]
-        self._pending[agent] = int(check_joint_actions(self.rules, legal, probe)[0, seat])
+        check_joint_actions(self.rules, legal, probe, self.parallel.illegal_action)
+        self._pending[agent] = probe_action
         if len(self._pending) < len(self.agents):
             if len(self._pending) == 1:
                 self._clear_rewards()

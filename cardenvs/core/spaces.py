@@ -16,17 +16,16 @@ def observation_box(rules: Any, dtype: Any = None) -> spaces.Box:
     value (one-hots, counts and scores are all integers): writing a batch of
     observations is memory-bound, so an int8 or int16 array costs a half to
     a quarter of a float32 one.  Learners cast to float in their network
-    (stable-baselines3 does this itself).  Unbounded entries (``±inf``, e.g.
-    raw scores) are bounded by the dtype's range.
+    (stable-baselines3 does this itself), or ask for ``obs_dtype="float32"``.
+    Unbounded entries (``±inf``, e.g. raw scores) are bounded by the compact
+    dtype's range, so the bounds are finite in float32 too.
     """
-    dtype = np.dtype(dtype if dtype is not None else getattr(rules, "obs_dtype", np.float32))
+    compact = np.dtype(getattr(rules, "obs_dtype", np.float32))
+    dtype = np.dtype(dtype if dtype is not None else compact)
     shape = (rules.obs_size,)
     low = np.broadcast_to(np.asarray(rules.obs_low, np.float64), shape)
     high = np.broadcast_to(np.asarray(rules.obs_high, np.float64), shape)
-    if np.issubdtype(dtype, np.integer):
-        info = np.iinfo(dtype)
-        low = np.clip(low, info.min, info.max).astype(dtype)
-        high = np.clip(high, info.min, info.max).astype(dtype)
-    else:
-        low, high = low.astype(dtype), high.astype(dtype)
-    return spaces.Box(low, high, shape, dtype)
+    if np.issubdtype(compact, np.integer):  # every value fits the compact dtype: finite bounds
+        info = np.iinfo(compact)
+        low, high = np.clip(low, info.min, info.max), np.clip(high, info.min, info.max)
+    return spaces.Box(low.astype(dtype), high.astype(dtype), shape, dtype)

@@ -1,12 +1,20 @@
 """What every PettingZoo view of a batched rules core shares (turn-based AEC
-and simultaneous parallel alike): render modes, starting a game from
-``reset(seed, options)`` on a batch of one, and the text/state extras."""
+and simultaneous parallel alike): the options every env takes, render modes,
+starting a game from ``reset(seed, options)`` on a batch of one, and the
+text/state extras.
+
+``reset(seed, options)`` takes ``options["dealer"]`` and ``options["decks"]``;
+other keys are ignored (PettingZoo's API tests pass keys of their own)."""
 
 from __future__ import annotations
 
 from typing import Any
 
 import numpy as np
+from gymnasium import spaces
+
+from .options import build_rules, view_options
+from .spaces import observation_box
 
 RESET_OPTIONS = ("decks", "dealer")
 RENDER_MODES = (None, "human", "ansi")
@@ -24,25 +32,59 @@ class RulesView:
 
     rules: Any
     render_mode: str | None
+    illegal_action: str = "raise"
+    obs_dtype: np.dtype | None = None
     _state: Any = None
     _rng: np.random.Generator | None = None
+    _forfeit: int | None = None  # the seat whose illegal action ended the game (illegal_action="terminate")
+
+    def _set_up(self, factory: Any, render_mode: Any, config: dict[str, Any], simultaneous: bool = False) -> None:
+        """Build the rules from ``config`` (the view's own options taken out
+        and validated) and the spaces every agent shares."""
+        self.render_mode = check_render_mode(render_mode)
+        rules_config, self.illegal_action, self.obs_dtype = view_options(config, factory, simultaneous)
+        self.rules = build_rules(factory, rules_config, extra=("render_mode",))
+        self.config = dict(config)
+        n = self.rules.num_players
+        self.possible_agents = [f"player_{i}" for i in range(n)]
+        obs_space = spaces.Dict(
+            {
+                "observation": observation_box(self.rules, self.obs_dtype),
+                "action_mask": spaces.Box(0, 1, (self.rules.num_actions,), np.int8),
+            }
+        )
+        # One space object per agent, returned unchanged on every call.
+        self.observation_spaces = {a: obs_space for a in self.possible_agents}
+        self.action_spaces = {a: spaces.Discrete(self.rules.num_actions) for a in self.possible_agents}
+
+    def observation_space(self, agent: str) -> spaces.Space:
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Space:
+        return self.action_spaces[agent]
+
+    def _cast(self, obs: np.ndarray) -> np.ndarray:
+        return obs if self.obs_dtype is None else obs.astype(self.obs_dtype)
+
+    def _require_game(self) -> Any:
+        if self._state is None:
+            raise RuntimeError("no game yet: call reset() (a reset that raised leaves no game)")
+        return self._state
 
     def _new_game(self, seed: int | None, options: dict | None):
         """A new batch-of-one state from ``reset``'s arguments.  Options are
         validated before anything changes (a bad deck or dealer raises
         ValueError and the current game goes on untouched)."""
+        if options is not None and not isinstance(options, dict):
+            raise ValueError(f"options must be a dict (keys {list(RESET_OPTIONS)}), got {options!r}")
         options = dict(options or {})
-        unknown = set(options) - set(RESET_OPTIONS)
-        if unknown:  # PettingZoo's API tests pass arbitrary options: warn, do not fail
-            import gymnasium
-
-            gymnasium.logger.warn(f"ignoring unknown reset options {sorted(unknown)}; known: {list(RESET_OPTIONS)}")
         dealer = self.rules.check_dealer(options.get("dealer"))
         rng = np.random.default_rng(seed) if seed is not None or self._rng is None else self._rng
         state = self.rules.new_state(1, rng)
         self.rules.set_fixed_decks(state, options.get("decks"))
         self._rng = rng
         self.rules.reset(state, np.array([0]), dealer=dealer)
+        self._forfeit = None
         return state
 
     def render(self) -> str | None:
@@ -67,6 +109,8 @@ class RulesView:
         return self.rules.str_to_action(text)
 
     def state_dict(self) -> dict[str, Any]:
-        if self._state is None:
-            raise RuntimeError("call reset() before state_dict()")
-        return self.rules.state_dict(self._state, 0)
+        d = self.rules.state_dict(self._require_game(), 0)
+        if self._forfeit is not None:  # ended by an illegal action (illegal_action="terminate")
+            d["done"] = True
+            d["illegal_action_by"] = self._forfeit
+        return d

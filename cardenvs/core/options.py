@@ -1,0 +1,97 @@
+"""Options every view of a game takes (besides the game's own), and the
+checks that turn bad config and bad actions into the documented errors.
+
+- ``illegal_action``: ``"raise"`` (default: :class:`IllegalActionError`,
+  nothing changes), ``"terminate"`` (the game ends, the offender gets -1 and
+  everyone else 0, as PettingZoo's classic envs do); simultaneous games also
+  ``"wait"`` (the action is played as waiting).
+- ``obs_dtype``: ``None`` (the game's compact integer dtype) or
+  ``"float32"`` (float observations with finite bounds).
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from .errors import IllegalActionError
+
+ILLEGAL_ACTIONS = ("raise", "terminate")
+SIMULTANEOUS_ILLEGAL_ACTIONS = ("raise", "terminate", "wait")
+OBS_DTYPES = (None, "float32")
+
+
+def rules_options(factory: Callable[..., Any]) -> list[str]:
+    """The config options a rules class (or a factory with ``variants``) takes."""
+    classes = getattr(factory, "variants", None) or [factory]
+    names: list[str] = []
+    for cls in classes:
+        for name, p in inspect.signature(cls).parameters.items():
+            if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY) and name not in names:
+                names.append(name)
+    return names
+
+
+def build_rules(factory: Callable[..., Any], config: dict[str, Any], extra: tuple[str, ...] = ()) -> Any:
+    """``factory(**config)``, after refusing unknown options with a
+    ``ValueError`` that lists the known ones (``extra``: options the caller
+    handles itself, e.g. ``render_mode``)."""
+    known = rules_options(factory)
+    unknown = sorted(set(config) - set(known))
+    if unknown:
+        allowed = sorted(set(known) | set(extra) | {"illegal_action", "obs_dtype"})
+        raise ValueError(f"unknown option(s) {unknown}; this game takes {allowed}")
+    return factory(**config)
+
+
+def view_options(
+    config: dict[str, Any], factory: Callable[..., Any], simultaneous: bool = False
+) -> tuple[dict[str, Any], str, np.dtype | None]:
+    """Split ``config`` into (the rules' config, ``illegal_action``,
+    ``obs_dtype``), validating the two view options."""
+    config = dict(config)
+    illegal = config.pop("illegal_action", "raise")
+    allowed = SIMULTANEOUS_ILLEGAL_ACTIONS if simultaneous else ILLEGAL_ACTIONS
+    if not isinstance(illegal, str) or illegal not in allowed:
+        raise ValueError(f"illegal_action must be one of {list(allowed)}, got {illegal!r}")
+    if "illegal_action" in rules_options(factory):  # a rules core that handles it too
+        config["illegal_action"] = illegal if illegal != "terminate" else "raise"
+    dtype = config.pop("obs_dtype", None)
+    if dtype is not None and not (isinstance(dtype, str) and dtype == "float32") and dtype is not np.float32:
+        raise ValueError(f"obs_dtype must be one of {list(OBS_DTYPES)}, got {dtype!r}")
+    return config, illegal, (None if dtype is None else np.dtype(np.float32))
+
+
+def action_id(action: Any, num_actions: int) -> int:
+    """``action`` as an int: ``TypeError`` unless it is an integer (Python or
+    numpy, a 0-d integer array included; not a bool), and
+    :class:`IllegalActionError` if it is outside ``0..num_actions - 1``,
+    however large."""
+    if isinstance(action, np.ndarray) and action.shape == () and np.issubdtype(action.dtype, np.integer):
+        action = action.item()
+    if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
+        raise TypeError(f"an action is an int action id, got {action!r} ({type(action).__name__})")
+    if not 0 <= int(action) < num_actions:
+        raise IllegalActionError(f"action {int(action)} out of range 0..{num_actions - 1}")
+    return int(action)
+
+
+def action_array(actions: Any, shape: tuple[int, ...], num_actions: int) -> tuple[np.ndarray, np.ndarray]:
+    """A batch of actions as int64 with the mask of those in range: ``TypeError``
+    for a non-integer array, :class:`IllegalActionError` (a ``ValueError``)
+    for a wrong shape; values of any
+    integer dtype and size are compared exactly (out of range is not an error
+    here: the caller decides)."""
+    arr = np.asarray(actions)
+    if not np.issubdtype(arr.dtype, np.integer) or arr.dtype == np.bool_:
+        raise TypeError(f"actions must be an integer array, got dtype {arr.dtype}")
+    if arr.shape != shape:
+        raise IllegalActionError(f"actions must have shape {shape}, got {arr.shape}")
+    if arr.dtype.kind == "u":
+        in_range = arr < num_actions
+    else:
+        in_range = (arr >= 0) & (arr < num_actions)
+    return np.where(in_range, arr, 0).astype(np.int64), in_range
