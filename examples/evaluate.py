@@ -20,8 +20,8 @@ import time
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from agents.evaluation import format_table, tournament  # noqa: E402
-from agents.registry import BASELINES, RULE_AGENTS, make_agent  # noqa: E402
+from cardenvs.agents.evaluation import format_table, tournament  # noqa: E402
+from cardenvs.agents.registry import BASELINES, RULE_AGENTS, make_agent  # noqa: E402
 
 
 def evaluate(game: str, specs: list[str], games: int, seed: int, config: dict) -> str:

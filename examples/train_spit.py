@@ -16,7 +16,7 @@ import sys
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
 
-from agents.training import cli  # noqa: E402
+from cardenvs.agents.training import cli  # noqa: E402
 
 if __name__ == "__main__":
     cli(

@@ -7,11 +7,11 @@ import numpy as np
 import pytest
 
 import cardenvs.vector as V
-from agents.base import RandomAgent
-from agents.evaluation import match, wilson_interval
-from agents.pepper import PepperRuleAgent
-from agents.seat_env import SeatEnv
 from cardenvs import pepper_v0
+from cardenvs.agents.base import RandomAgent
+from cardenvs.agents.evaluation import match, wilson_interval
+from cardenvs.agents.pepper import PepperRuleAgent
+from cardenvs.agents.seat_env import SeatEnv
 
 sb3 = pytest.importorskip("sb3_contrib", reason="training extras (sb3-contrib) not installed")
 
@@ -74,7 +74,7 @@ def test_seat_vec_env_reward_accounting_per_seat():
     """Every game's summed learner rewards equal the learner seat's final
     score (score_delta), for learners in every seat, and episode infos carry
     the terminal observation."""
-    from agents.seat_env import SeatVecEnv
+    from cardenvs.agents.seat_env import SeatVecEnv
 
     env = SeatVecEnv("pepper_v0", 16, opponents=PepperRuleAgent(), seed=0, max_hands=2, reward="score_delta")
     env.reset()
@@ -101,7 +101,7 @@ def test_seat_vec_env_reward_accounting_per_seat():
 def test_seat_vec_env_relative_reward_is_zero_sum(num_players):
     """reward_mode="relative": the learner's summed rewards equal its seat's
     final score minus the mean of its opponents' (partners are not opponents)."""
-    from agents.seat_env import SeatVecEnv
+    from cardenvs.agents.seat_env import SeatVecEnv
 
     env = SeatVecEnv(
         "pepper_v0", 8, seed=1, reward_mode="relative", num_players=num_players, max_hands=2, reward="score_delta"
@@ -129,7 +129,7 @@ def test_maskable_ppo_gets_the_learners_masks_and_acts_legally():
     from sb3_contrib import MaskablePPO
     from sb3_contrib.common.maskable.utils import get_action_masks
 
-    from agents.seat_env import SeatVecEnv
+    from cardenvs.agents.seat_env import SeatVecEnv
 
     env = SeatVecEnv("pepper_v0", 8, seed=1, max_hands=1)
     model = MaskablePPO("MlpPolicy", env, n_steps=16, batch_size=64, seed=0, device="cpu")
@@ -178,7 +178,7 @@ def test_every_games_agents_choose_only_legal_actions(game, config):
     """Random play of whole games where, in every state met, the rule-based and
     random agents' choices are legal (the engine would raise otherwise)."""
     import cardenvs
-    from agents.registry import make_agent
+    from cardenvs.agents.registry import make_agent
 
     rule, rnd = make_agent(game, "rule", **config), RandomAgent(0)
     parallel = game == "spit_v0"
@@ -216,7 +216,7 @@ def test_every_games_agents_choose_only_legal_actions(game, config):
     "game,config", [c for c in RULE_CASES if "max_hands" not in c[1] or c[1]["max_hands"] > 1], ids=lambda x: str(x)
 )
 def test_every_rule_agent_beats_random(game, config):
-    from agents.registry import make_agent
+    from cardenvs.agents.registry import make_agent
 
     res = match(game, make_agent(game, "rule", **config), RandomAgent(3), num_games=24, seed=5, **config)
     n = V.rules_class(game)(**config).num_players
@@ -232,7 +232,7 @@ def test_partnership_games_put_one_agent_on_a_whole_team():
     assert not V.rules_class("pepper_v0")(num_players=3).partnerships
     assert not V.rules_class("cancellation_hearts_v0")().partnerships
 
-    from agents.seat_env import SeatVecEnv
+    from cardenvs.agents.seat_env import SeatVecEnv
 
     env = SeatVecEnv("push_v0", 4, rounds=[1])
     assert env._partner_rel == 2
@@ -251,8 +251,8 @@ def test_rule_agent_beats_random_and_evaluation_reports_ci():
 def test_short_training_run_learns_against_random(tmp_path):
     """A short MaskablePPO run on single hands must beat random in full
     2-player games by a clear margin (an untrained policy is random)."""
-    from agents.base import PolicyAgent
-    from agents.training import TrainConfig, train
+    from cardenvs.agents.policy import PolicyAgent
+    from cardenvs.agents.training import TrainConfig, train
 
     cfg = TrainConfig(
         game="pepper_v0",
@@ -330,7 +330,7 @@ def test_full_pepper_training_wins_90_percent_against_random(tmp_path):
     """The long version (make test-full, ~10 min): 4-player Pepper trained on
     single hands against the rule-based agent wins >= 90% of full games
     against random (lower end of the 95% interval)."""
-    from agents.training import TrainConfig, train
+    from cardenvs.agents.training import TrainConfig, train
 
     cfg = TrainConfig(
         game="pepper_v0",
@@ -356,9 +356,9 @@ ADVICE_CASES = [
 
 @pytest.mark.parametrize("game,config", ADVICE_CASES, ids=[g for g, _ in ADVICE_CASES])
 def test_advised_observation_appends_the_rule_agents_action(game, config):
-    from agents.advice import advised_observation
-    from agents.registry import rule_agent
-    from agents.seat_env import learner_vec_env
+    from cardenvs.agents.advice import advised_observation
+    from cardenvs.agents.registry import rule_agent
+    from cardenvs.agents.seat_env import learner_vec_env
 
     rule = rule_agent(game, **config)
     env = learner_vec_env(game, 6, opponents=RandomAgent(0), seed=2, advisor=rule, **config)
@@ -386,10 +386,10 @@ def test_fresh_advised_policy_plays_like_the_rule_agent_and_round_trips(tmp_path
     keeps its advice size, needs its advisor, and make_agent supplies it."""
     from sb3_contrib import MaskablePPO
 
-    from agents.advice import AdvisedPolicy, advice_size
-    from agents.base import PolicyAgent
-    from agents.registry import make_agent
-    from agents.seat_env import learner_vec_env
+    from cardenvs.agents.advice import AdvisedPolicy, advice_size
+    from cardenvs.agents.policy import PolicyAgent
+    from cardenvs.agents.registry import make_agent
+    from cardenvs.agents.seat_env import learner_vec_env
 
     rule = PepperRuleAgent()
     env = learner_vec_env("pepper_v0", 8, opponents=rule, partner=rule, seed=0, advisor=rule, max_hands=1)

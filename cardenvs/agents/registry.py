@@ -9,9 +9,11 @@ import pathlib
 
 from cardenvs.registry import GAMES
 
-from .base import Agent, PolicyAgent, RandomAgent
+from .base import Agent, RandomAgent
 
-CHECKPOINTS = pathlib.Path(__file__).resolve().parent / "checkpoints"
+# The committed baselines: the repository's agents/checkpoints/, installed as
+# the package cardenvs.baselines (see pyproject.toml).
+CHECKPOINTS = pathlib.Path(importlib.import_module("cardenvs.baselines").__file__).resolve().parent
 RULE_AGENTS = {name: game.rule_agent for name, game in GAMES.items()}
 # Spit's baseline samples its moves: played greedily it can settle into
 # waiting forever (a draw by truncation).
@@ -44,11 +46,10 @@ def make_agent(game: str, spec: str, seed: int = 0, **config) -> Agent:
                 f"no trained checkpoint for {game!r} at {path}; train one with "
                 f"examples/train_{game.removesuffix('_v0')}.py"
             )
-        from sb3_contrib import MaskablePPO
-
         from .advice import advice_size
+        from .policy import PolicyAgent, load_model
 
-        model = MaskablePPO.load(path, device="cpu")
+        model = load_model(path)
         advisor = rule_agent(game, **config) if advice_size(model) else None
         return PolicyAgent(
             model,

@@ -16,7 +16,7 @@ The advice is computed from the same observation and mask the learner sees
 (the rule agents only read observations), so it leaks nothing: an advised
 agent is "PPO + the rule agent's suggestion", and the evaluation names it
 so.  :func:`advised_observation` builds the learner's input; the learner
-envs (``agents/seat_env.py``) and :class:`agents.base.PolicyAgent` call it
+envs (``cardenvs/agents/seat_env.py``) and :class:`cardenvs.agents.policy.PolicyAgent` call it
 when they are given an ``advisor``.
 """
 

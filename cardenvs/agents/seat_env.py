@@ -36,7 +36,7 @@ from .base import Agent, RandomAgent
 def learner_space(rules, advised: bool = False) -> gym.spaces.Box:
     """The observation space the learner sees: the game's bounds in float32
     (followed by the advice one-hot of ``num_actions`` columns if ``advised``,
-    see :mod:`agents.advice`).
+    see :mod:`cardenvs.agents.advice`).
 
     Games emit compact integer observations (see ``cardenvs.core.spaces``);
     the learner envs hand stable-baselines3 float32 arrays, so its rollout
@@ -158,7 +158,7 @@ class _LearnerVecEnv(VecEnv):
     """What the learner VecEnvs share: SB3 plumbing, the learner's reward
     weights, episode bookkeeping.  Game i's learner plays seat ``i % P``.
     With an ``advisor`` the learner's observations carry its advice (see
-    :mod:`agents.advice`)."""
+    :mod:`cardenvs.agents.advice`)."""
 
     def __init__(
         self,

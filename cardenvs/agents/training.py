@@ -1,10 +1,10 @@
 """Training baseline agents with sb3-contrib's MaskablePPO on the batched
-engine (:class:`agents.seat_env.SeatVecEnv`).
+engine (:class:`cardenvs.agents.seat_env.SeatVecEnv`).
 
 :func:`train` runs up to two stages: against fixed opponents (rule-based or
 random), then self-play against frozen snapshots of the learner (refreshed
 every ``snapshot_every`` steps).  With ``advice=True`` the learner is a
-rule-advised policy (:mod:`agents.advice`): it starts out playing like the
+rule-advised policy (:mod:`cardenvs.agents.advice`): it starts out playing like the
 rule-based agent and learns where to deviate.  It writes checkpoints, the final model, a
 learning curve (PNG) and the evaluation results into ``run_dir``.
 The per-game scripts in ``examples/train_<game>.py`` call it with their
@@ -21,8 +21,9 @@ from typing import Any
 
 import numpy as np
 
-from .base import Agent, FrozenPolicyAgent, PolicyAgent, RandomAgent
+from .base import Agent, RandomAgent
 from .evaluation import match
+from .policy import FrozenPolicyAgent, PolicyAgent, load_model
 from .seat_env import learner_vec_env
 
 
@@ -67,8 +68,6 @@ def train(
 ) -> dict[str, Any]:
     """Train, save and evaluate; returns the evaluation summary."""
     import torch
-    from sb3_contrib import MaskablePPO
-    from stable_baselines3.common.callbacks import BaseCallback, CheckpointCallback
 
     torch.set_num_threads(1)  # the engine and the policy share two cores
     run_dir = pathlib.Path(run_dir)
@@ -87,32 +86,59 @@ def train(
         advisor=advisor,
         **cfg.env_config,
     )
-    if cfg.init_model:
-        model = MaskablePPO.load(cfg.init_model, env=env, device="cpu")
-    else:
-        policy: Any = "MlpPolicy"
-        policy_kwargs: dict[str, Any] = {"net_arch": list(cfg.net_arch)}
-        if cfg.advice:
-            from .advice import AdvisedPolicy
-
-            policy = AdvisedPolicy
-            policy_kwargs.update(advice_size=env.action_space.n, advice_weight=cfg.advice_weight)
-        model = MaskablePPO(
-            policy,
-            env,
-            n_steps=cfg.n_steps,
-            batch_size=cfg.batch_size,
-            n_epochs=cfg.n_epochs,
-            learning_rate=cfg.learning_rate,
-            gamma=cfg.gamma,
-            ent_coef=cfg.ent_coef,
-            policy_kwargs=policy_kwargs,
-            seed=cfg.seed,
-            device="cpu",
-            verbose=0,
-        )
-
+    model = _new_model(cfg, env)
     curve: list[tuple[int, float]] = []
+    t0 = time.perf_counter()
+    _run_stages(cfg, model, env, fixed, advisor, curve, run_dir, progress_bar, log)
+    train_seconds = time.perf_counter() - t0
+    if model_path:
+        pathlib.Path(model_path).parent.mkdir(parents=True, exist_ok=True)
+        model.save(str(model_path))
+    model.save(str(run_dir / "final_model"))
+    plot_curve(curve, run_dir / "learning_curve.png", f"{cfg.game}: MaskablePPO training return")
+    summary = {
+        "config": asdict(cfg),
+        "opponent": opponent,
+        "train_seconds": round(train_seconds, 1),
+        "timesteps": int(model.num_timesteps),
+        "results": _evaluate(cfg, model, advisor, rule_agent, log),
+    }
+    (run_dir / "summary.json").write_text(json.dumps(summary, indent=2))
+    return summary
+
+
+def _new_model(cfg: TrainConfig, env: Any) -> Any:
+    """A fresh MaskablePPO (rule-advised with ``cfg.advice``), or ``cfg.init_model`` loaded."""
+    from sb3_contrib import MaskablePPO
+
+    if cfg.init_model:
+        return load_model(cfg.init_model, env=env)
+    policy: Any = "MlpPolicy"
+    policy_kwargs: dict[str, Any] = {"net_arch": list(cfg.net_arch)}
+    if cfg.advice:
+        from .advice import AdvisedPolicy
+
+        policy = AdvisedPolicy
+        policy_kwargs.update(advice_size=env.action_space.n, advice_weight=cfg.advice_weight)
+    return MaskablePPO(
+        policy,
+        env,
+        n_steps=cfg.n_steps,
+        batch_size=cfg.batch_size,
+        n_epochs=cfg.n_epochs,
+        learning_rate=cfg.learning_rate,
+        gamma=cfg.gamma,
+        ent_coef=cfg.ent_coef,
+        policy_kwargs=policy_kwargs,
+        seed=cfg.seed,
+        device="cpu",
+        verbose=0,
+    )
+
+
+def _callbacks(cfg: TrainConfig, curve: list[tuple[int, float]], run_dir: pathlib.Path) -> tuple[Any, Any, Any]:
+    """(the learning-curve callback, the snapshot-refresh callback class, the checkpoint callback)."""
+    from stable_baselines3.common.callbacks import BaseCallback, CheckpointCallback
 
     class Curve(BaseCallback):
         """Collects every finished training episode's return."""
@@ -141,17 +167,22 @@ def train(
         save_path=str(run_dir / "checkpoints"),
         name_prefix=cfg.game,
     )
-    t0 = time.perf_counter()
+    return Curve(), SelfPlay, checkpoints
+
+
+def _run_stages(cfg, model, env, fixed, advisor, curve, run_dir, progress_bar, log) -> None:
+    """Against the fixed agents, then self-play, then with its own snapshot as partner."""
+    curve_cb, SelfPlay, checkpoints = _callbacks(cfg, curve, run_dir)
     if cfg.fixed_steps:
         log(f"stage 1: {cfg.fixed_steps:,} steps against {fixed.name} opponents and partner")
-        model.learn(cfg.fixed_steps, callback=[Curve(), checkpoints], progress_bar=progress_bar)
+        model.learn(cfg.fixed_steps, callback=[curve_cb, checkpoints], progress_bar=progress_bar)
     if cfg.selfplay_steps:
         snapshot = FrozenPolicyAgent(model, advisor=advisor)
         env.opponents = env.partner = snapshot
         log(f"stage 2: {cfg.selfplay_steps:,} steps of self-play against frozen snapshots")
         model.learn(
             cfg.selfplay_steps,
-            callback=[Curve(), SelfPlay(snapshot), checkpoints],
+            callback=[curve_cb, SelfPlay(snapshot), checkpoints],
             reset_num_timesteps=False,
             progress_bar=progress_bar,
         )
@@ -162,32 +193,23 @@ def train(
         log(f"stage 3: {cfg.team_steps:,} steps with its own snapshot as partner against {fixed.name} opponents")
         model.learn(
             cfg.team_steps,
-            callback=[Curve(), SelfPlay(partner), checkpoints],
+            callback=[curve_cb, SelfPlay(partner), checkpoints],
             reset_num_timesteps=False,
             progress_bar=progress_bar,
         )
-    train_seconds = time.perf_counter() - t0
-    if model_path:
-        pathlib.Path(model_path).parent.mkdir(parents=True, exist_ok=True)
-        model.save(str(model_path))
-    model.save(str(run_dir / "final_model"))
-    plot_curve(curve, run_dir / "learning_curve.png", f"{cfg.game}: MaskablePPO training return")
 
+
+def _evaluate(cfg: TrainConfig, model: Any, advisor: Agent | None, rule_agent: Agent, log) -> list[dict]:
+    """The trained policy against random and the rule-based agent."""
     from .registry import STOCHASTIC
 
     trained = PolicyAgent(model, deterministic=cfg.game not in STOCHASTIC, name="ppo", advisor=advisor)
-    summary = {
-        "config": asdict(cfg),
-        "opponent": opponent,
-        "train_seconds": round(train_seconds, 1),
-        "timesteps": int(model.num_timesteps),
-        "results": [],
-    }
+    results = []
     for opp in (RandomAgent(cfg.seed + 1), rule_agent):
         res = match(cfg.game, trained, opp, cfg.eval_games, seed=cfg.seed + 7, **cfg.eval_config)
         log(str(res))
         lo, hi = res.ci
-        summary["results"].append(
+        results.append(
             {
                 "opponent": opp.name,
                 "games": res.games,
@@ -198,8 +220,7 @@ def train(
                 "mean_opponent_score": res.mean_opponent_score,
             }
         )
-    (run_dir / "summary.json").write_text(json.dumps(summary, indent=2))
-    return summary
+    return results
 
 
 def plot_curve(curve: list[tuple[int, float]], path: pathlib.Path, title: str) -> None:
@@ -225,26 +246,11 @@ def plot_curve(curve: list[tuple[int, float]], path: pathlib.Path, title: str) -
     plt.close(fig)
 
 
-def cli(
-    game: str,
-    doc: str,
-    env_config: dict,
-    eval_config: dict,
-    name: str | None = None,
-    fixed_steps: int = 600_000,
-    selfplay_steps: int = 200_000,
-    steps_per_second: float = 2000.0,
-    variants: dict[str, tuple[dict, dict]] | None = None,
-    **train_kwargs: Any,
-) -> None:
-    """The command line shared by ``examples/train_<game>.py``: ``--minutes``
-    or explicit step counts, the opponent, where to save; ``variants`` maps a
-    ``--variant`` name to (extra env options, extra eval options)."""
+def _parser(doc: str, variants: dict | None, fixed_steps: int, selfplay_steps: int, steps_per_second: float):
     import argparse
 
-    from .registry import CHECKPOINTS, rule_agent
+    from .registry import CHECKPOINTS
 
-    name = name or game.removesuffix("_v0")
     p = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
     if variants:
         p.add_argument("--variant", choices=list(variants), default=list(variants)[0])
@@ -275,7 +281,28 @@ def cli(
     p.add_argument("--run-dir", default=None, help="default runs/<name>")
     p.add_argument("--save", default=None, help=f"final model (default {CHECKPOINTS.name}/<name>_ppo.zip; '' = none)")
     p.add_argument("--no-progress", action="store_true")
-    args = p.parse_args()
+    return p
+
+
+def cli(
+    game: str,
+    doc: str,
+    env_config: dict,
+    eval_config: dict,
+    name: str | None = None,
+    fixed_steps: int = 600_000,
+    selfplay_steps: int = 200_000,
+    steps_per_second: float = 2000.0,
+    variants: dict[str, tuple[dict, dict]] | None = None,
+    **train_kwargs: Any,
+) -> None:
+    """The command line shared by ``examples/train_<game>.py``: ``--minutes``
+    or explicit step counts, the opponent, where to save; ``variants`` maps a
+    ``--variant`` name to (extra env options, extra eval options)."""
+    from .registry import CHECKPOINTS, rule_agent
+
+    name = name or game.removesuffix("_v0")
+    args = _parser(doc, variants, fixed_steps, selfplay_steps, steps_per_second).parse_args()
     env_cfg, eval_cfg = dict(env_config), dict(eval_config)
     if variants:
         name = args.variant if args.variant != list(variants)[0] else name

@@ -1,50 +1,37 @@
-"""The agent interface shared by every game.
-
-An agent maps observations and legal-action masks to actions, one game at a
-time (:meth:`Agent.act`) or a batch at once (:meth:`Agent.act_batch`, used
-with the vector engine).  Agents only ever return actions their mask allows.
-"""
+"""Agents that play a trained MaskablePPO policy (the ``train`` extra:
+torch, stable-baselines3, sb3-contrib), and loading saved models."""
 
 from __future__ import annotations
 
+import pathlib
 from typing import Any
 
 import numpy as np
 
+from .advice import AdvisedPolicy, advice_size, advised_observation
+from .base import Agent
 
-class Agent:
-    """Base class: implement :meth:`act_batch` (or :meth:`act`)."""
-
-    name = "agent"
-
-    def __init__(self) -> None:
-        pass
-
-    def act_batch(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
-        """``obs`` (N, obs_size), ``mask`` (N, n_actions) -> actions (N,) int."""
-        return np.array([self.act(o, m) for o, m in zip(obs, mask)], dtype=np.int64)
-
-    def act(self, obs: np.ndarray, mask: np.ndarray) -> int:
-        """One observation and its mask -> one legal action."""
-        return int(self.act_batch(np.asarray(obs)[None], np.asarray(mask)[None])[0])
-
-    def __repr__(self) -> str:
-        return self.name
+TRAIN_EXTRA = "this needs the 'train' extra (torch, stable-baselines3, sb3-contrib): pip install 'cardenvs[train]'"
 
 
-class RandomAgent(Agent):
-    """Uniformly random among the legal actions (seeded)."""
+def load_model(path: str | pathlib.Path, env: Any = None) -> Any:
+    """A saved MaskablePPO model, on the CPU.  Models saved while the agents
+    were the top-level package ``agents`` (the committed baselines before
+    0.2) name their policy class ``agents.advice.AdvisedPolicy``: it is
+    mapped to :class:`cardenvs.agents.advice.AdvisedPolicy`."""
+    try:
+        from sb3_contrib import MaskablePPO
+    except ImportError as exc:
+        raise ImportError(TRAIN_EXTRA) from exc
+    import json
+    import zipfile
 
-    name = "random"
-
-    def __init__(self, seed: int | None = None):
-        self.rng = np.random.default_rng(seed)
-
-    def act_batch(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
-        mask = np.asarray(mask, bool)
-        if not mask.any(axis=-1).all():
-            raise ValueError("a row of the mask has no legal action")
-        return (self.rng.random(mask.shape) * mask).argmax(axis=-1)
+    with zipfile.ZipFile(path) as archive:
+        data = json.loads(archive.read("data"))
+    custom = {}
+    if data.get("policy_class", {}).get("__module__") == "agents.advice":
+        custom["policy_class"] = AdvisedPolicy
+    return MaskablePPO.load(path, env=env, device="cpu", custom_objects=custom)
 
 
 class PolicyAgent(Agent):
@@ -53,29 +40,23 @@ class PolicyAgent(Agent):
     ``model`` is a ``MaskablePPO`` or a path to a saved one.  It plays its
     most likely action by default (``deterministic=True``): sampling would
     now and then pick a wild bid, which costs far more than predictability.
-    A rule-advised model (:mod:`agents.advice`) needs its ``advisor``, the
-    game's rule-based agent (``agents.registry.make_agent`` passes it).
+    A rule-advised model (:mod:`cardenvs.agents.advice`) needs its ``advisor``, the
+    game's rule-based agent (``cardenvs.agents.registry.make_agent`` passes it).
     """
 
     def __init__(self, model: Any, deterministic: bool = True, name: str = "ppo", advisor: Agent | None = None):
         if isinstance(model, (str, bytes)) or hasattr(model, "__fspath__"):
-            from sb3_contrib import MaskablePPO
-
-            model = MaskablePPO.load(model, device="cpu")
+            model = load_model(model)
         self.model = model
         self.deterministic = deterministic
         self.name = name
         self.advisor = advisor
-        from .advice import advice_size  # (agents.advice builds on this module)
-
         if advice_size(model) and advisor is None:
             raise ValueError("this model was trained with rule advice: pass advisor=<the game's rule agent>")
 
     def act_batch(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
         mask = np.asarray(mask, bool)
         if self.advisor is not None:
-            from .advice import advised_observation
-
             obs = advised_observation(self.advisor, obs, mask)
         actions, _ = self.model.predict(
             np.asarray(obs, np.float32), action_masks=mask, deterministic=self.deterministic

@@ -1,0 +1,31 @@
+"""Baseline agents for cardenvs games, the environments they train in, and
+evaluation.
+
+- :mod:`cardenvs.agents.base`: the agent interface (observation + mask -> action,
+  batched too), :class:`RandomAgent`, :class:`PolicyAgent` (a trained
+  MaskablePPO policy, or a frozen copy of one for self-play).
+- :mod:`cardenvs.agents.pepper`: :class:`PepperRuleAgent`, a rule-based Pepper player.
+- :mod:`cardenvs.agents.seat_env`: a one-seat Gymnasium env over the AEC env and an
+  SB3 ``VecEnv`` over the batched engine (other seats played by agents).
+- :mod:`cardenvs.agents.evaluation`: matches, win rates with confidence intervals,
+  tournaments.
+"""
+
+from typing import Any
+
+from .base import Agent, RandomAgent
+
+__all__ = ["Agent", "RandomAgent", "PolicyAgent", "make_agent"]
+
+
+def __getattr__(name: str) -> Any:
+    # PolicyAgent needs the "train" extra (torch): imported on first use only.
+    if name == "PolicyAgent":
+        from .policy import PolicyAgent
+
+        return PolicyAgent
+    if name == "make_agent":
+        from .registry import make_agent
+
+        return make_agent
+    raise AttributeError(f"module 'cardenvs.agents' has no attribute {name!r}")

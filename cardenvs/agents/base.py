@@ -1,0 +1,45 @@
+"""The agent interface shared by every game.
+
+An agent maps observations and legal-action masks to actions, one game at a
+time (:meth:`Agent.act`) or a batch at once (:meth:`Agent.act_batch`, used
+with the vector engine).  Agents only ever return actions their mask allows.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+class Agent:
+    """Base class: implement :meth:`act_batch` (or :meth:`act`)."""
+
+    name = "agent"
+
+    def __init__(self) -> None:
+        pass
+
+    def act_batch(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """``obs`` (N, obs_size), ``mask`` (N, n_actions) -> actions (N,) int."""
+        return np.array([self.act(o, m) for o, m in zip(obs, mask)], dtype=np.int64)
+
+    def act(self, obs: np.ndarray, mask: np.ndarray) -> int:
+        """One observation and its mask -> one legal action."""
+        return int(self.act_batch(np.asarray(obs)[None], np.asarray(mask)[None])[0])
+
+    def __repr__(self) -> str:
+        return self.name
+
+
+class RandomAgent(Agent):
+    """Uniformly random among the legal actions (seeded)."""
+
+    name = "random"
+
+    def __init__(self, seed: int | None = None):
+        self.rng = np.random.default_rng(seed)
+
+    def act_batch(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        mask = np.asarray(mask, bool)
+        if not mask.any(axis=-1).all():
+            raise ValueError("a row of the mask has no legal action")
+        return (self.rng.random(mask.shape) * mask).argmax(axis=-1)
