@@ -33,6 +33,7 @@ from typing import Any
 from .core.engine import VectorEnv
 from .core.options import build_rules, view_options
 from .registry import rules_class, spec
+from .seat_rewards import SeatRewards as SeatRewards  # the self-play reward bookkeeping (re-exported)
 
 __all__ = ["VectorEnv", "make", "rules_class"]
 
