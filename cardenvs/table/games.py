@@ -1,5 +1,5 @@
 """Scene builders, one per game: ``state_dict()`` -> the spectator's scene
-(see :mod:`cardenvs.table.scene`), every private card tagged by its owner.
+(see :mod:`cardenvs.table.canvas`), every private card tagged by its owner.
 
 They read only the public ``state_dict()`` contract (shared/API.md), never a
 game's internals.  The canvas size depends only on the game and its player
@@ -20,7 +20,7 @@ import math
 from collections.abc import Callable
 from typing import Any
 
-from .scene import CARD_H, CARD_W, DIM, EDGE, INK, NOBODY, PANEL, SUIT_NAMES, TURN, Scene
+from .canvas import CARD_H, CARD_W, DIM, EDGE, INK, NOBODY, PANEL, SUIT_NAMES, TURN, Scene
 
 
 def seat_name(seat: int) -> str:

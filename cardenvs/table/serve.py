@@ -51,9 +51,9 @@ from cardenvs.registry import GAMES, spec
 
 from . import games
 from .agents import AgentsUnavailableError, act, load_agent
+from .canvas import to_text
 from .play import resolve_game
 from .replay import recording_env, recording_parallel_env
-from .scene import to_text
 from .web import page
 
 MAX_SESSIONS = 200
@@ -172,7 +172,7 @@ class Session:
 
     # --------------------------------------------------------------- view
     def view(self, viewpoint: int | None) -> dict[str, Any]:
-        from . import scene as picture
+        from . import scene as picture  # the function (the primitives live in .canvas)
 
         state = self.state()
         done = self.done()

@@ -1,13 +1,13 @@
 """The browser side, shared by the replay viewer and the play page: CSS and
-a JavaScript renderer of scenes (the same drawing as :mod:`.svg`), inlined
+a JavaScript renderer of scenes (the same drawing as :mod:`.svg_backend`), inlined
 into each page so that nothing is fetched from the network."""
 
 from __future__ import annotations
 
 import json
 
-from .scene import BACK, CARD_H, CARD_W, FELT, INK, TURN
-from .svg import FONT, STAR, SUIT_SHAPES
+from .canvas import BACK, CARD_H, CARD_W, FELT, INK, TURN
+from .svg_backend import FONT, STAR, SUIT_SHAPES
 
 CSS = f"""
 body {{ background: #123d22; color: {INK}; font-family: {FONT}; margin: 0; }}

@@ -13,7 +13,7 @@ import math
 from typing import Any
 from xml.sax.saxutils import escape, quoteattr
 
-from .scene import BACK, CARD_H, CARD_W, TURN, suit_colour
+from .canvas import BACK, CARD_H, CARD_W, TURN, suit_colour
 
 # Suit symbols in a unit box centred on (0, 0): circles (cx, cy, r) and polygons.
 SUIT_SHAPES: dict[str, dict[str, list]] = {

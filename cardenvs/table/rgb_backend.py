@@ -9,8 +9,8 @@ from typing import Any
 
 import numpy as np
 
-from .scene import BACK, CARD_H, CARD_W, INK, TURN, suit_colour
-from .svg import STAR, SUIT_SHAPES, rank_text
+from .canvas import BACK, CARD_H, CARD_W, INK, TURN, suit_colour
+from .svg_backend import STAR, SUIT_SHAPES, rank_text
 
 
 def _pil():
@@ -59,15 +59,36 @@ def _rgb(colour: str) -> tuple[int, int, int]:
     return int(c[0:2], 16), int(c[2:4], 16), int(c[4:6], 16)
 
 
-class Painter:
-    def __init__(self, w: int, h: int):
+@lru_cache(maxsize=2048)
+def card_sprite(card: str | None, scale: float, cancelled: bool, hl: bool):
+    """A card drawn once (RGBA, transparent around its rounded corners, with
+    a 2-pixel margin for the highlight): cards repeat from frame to frame,
+    and pasting a sprite is far cheaper than drawing the card."""
+    w, h = CARD_W * scale, CARD_H * scale
+    p = Painter(int(w) + 6, int(h) + 6, "RGBA")
+    p.draw_card(2, 2, card, scale, None, hl)
+    if cancelled:  # greyed (as the SVG's translucent grey) and crossed out
         Image, ImageDraw, _ = _pil()
-        self.img = Image.new("RGB", (w, h), (0, 0, 0))
+        grey = Image.new("RGBA", p.img.size, (0, 0, 0, 0))
+        ImageDraw.Draw(grey).rounded_rectangle([2, 2, 2 + w, 2 + h], max(2, int(4 * scale)), fill=(119, 119, 119, 140))
+        p.img = Image.alpha_composite(p.img, grey)
+        d = ImageDraw.Draw(p.img)
+        d.line([6, 6, w - 2, h - 2], fill=(221, 0, 0, 255), width=3)
+        d.line([w - 2, 6, 6, h - 2], fill=(221, 0, 0, 255), width=3)
+    return p.img
+
+
+class Painter:
+    def __init__(self, w: int, h: int, mode: str = "RGB"):
+        Image, ImageDraw, _ = _pil()
+        self.img = Image.new(mode, (w, h), (0, 0, 0) if mode == "RGB" else (0, 0, 0, 0))
         self.d = ImageDraw.Draw(self.img)
+        self.alpha = mode == "RGBA"
 
     def text(self, x, y, text: str, size: int, colour: str, anchor: str = "start", bold=False) -> None:
         mask, dx, dy = stamp(text, int(size), anchor)
-        self.img.paste(_rgb(colour), (round(x + dx), round(y + dy)), mask)
+        rgb = _rgb(colour) + ((255,) if self.alpha else ())
+        self.img.paste(rgb, (round(x + dx), round(y + dy)), mask)
 
     def pip(self, x, y, suit: str, size: float) -> None:
         shape = SUIT_SHAPES[suit]
@@ -79,14 +100,23 @@ class Painter:
 
     def card(self, it: dict[str, Any]) -> None:
         s = it.get("s", 1.0)
-        x, y = it["x"], it["y"]
+        x, y = round(it["x"]), round(it["y"])
+        sprite = card_sprite(it.get("c"), s, it.get("m") == "x", bool(it.get("hl")))
+        self.img.paste(sprite, (x - 2, y - 2), sprite)
+        mark = it.get("m")
+        if mark and mark != "x":  # what a wild stands for, beneath the card
+            w, h = CARD_W * s, CARD_H * s
+            self.d.rounded_rectangle([x, y + h + 2, x + w, y + h + 16], 3, fill=_rgb(TURN))
+            self.text(x + w / 2, y + h + 13, mark, 11, "#222222", "middle", bold=True)
+
+    def draw_card(self, x, y, card: str | None, s: float, mark: str | None, hl: bool) -> None:
+        """Draw a card (only into sprites: see :func:`card_sprite`)."""
         w, h = CARD_W * s, CARD_H * s
         rad = max(2, int(4 * s))
-        if "c" not in it:
+        if card is None:
             self.d.rounded_rectangle([x, y, x + w, y + h], rad, fill=_rgb(BACK), outline=(13, 31, 69))
             self.d.rounded_rectangle([x + 4 * s, y + 4 * s, x + w - 4 * s, y + h - 4 * s], rad, outline=(143, 168, 224))
             return
-        card = it["c"]
         self.d.rounded_rectangle([x, y, x + w, y + h], rad, fill=(253, 253, 248), outline=(85, 85, 85))
         if card == "JK":
             self.text(x + 4 * s, y + 14 * s, "JK", max(7, round(12 * s)), "#6a1b9a", bold=True)
@@ -95,14 +125,7 @@ class Painter:
             self.text(x + 4 * s, y + 15 * s, rank_text(card), max(7, round(14 * s)), suit_colour(card[1]), bold=True)
             self.pip(x + 10 * s, y + 24 * s, card[1], 10 * s)
             self.pip(x + 26 * s, y + 42 * s, card[1], 22 * s)
-        mark = it.get("m")
-        if mark == "x":
-            self.d.line([x + 4 * s, y + 4 * s, x + w - 4 * s, y + h - 4 * s], fill=(221, 0, 0), width=3)
-            self.d.line([x + w - 4 * s, y + 4 * s, x + 4 * s, y + h - 4 * s], fill=(221, 0, 0), width=3)
-        elif mark:  # what a wild stands for, beneath the card
-            self.d.rounded_rectangle([x, y + h + 2, x + w, y + h + 16], 3, fill=_rgb(TURN))
-            self.text(x + w / 2, y + h + 13, mark, 11, "#222222", "middle", bold=True)
-        if it.get("hl"):
+        if hl:
             self.d.rounded_rectangle([x - 2, y - 2, x + w + 2, y + h + 2], rad + 1, outline=_rgb(TURN), width=3)
 
     def item(self, it: dict[str, Any]) -> None:
