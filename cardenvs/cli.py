@@ -269,16 +269,15 @@ def parser() -> argparse.ArgumentParser:
         sp.add_argument("-h", "--help", action=ScriptHelp, script_of=lambda ns, rel=rel: rel, help="show this help")
         sp.add_argument("args", nargs=argparse.REMAINDER, help=f"options of {rel}")
         sp.set_defaults(func=cmd_script)
+    scripts = ", ".join(f"examples/train_{g.removesuffix('_v0')}.py" for g in GAMES)
     sp = sub.add_parser(
         "train",
         help="train a PPO agent (examples/train_<game>.py)",
-        add_help=False,
-        description="Train a MaskablePPO agent: runs examples/train_<game>.py (needs the train extra).",
+        description="Train a MaskablePPO agent: runs examples/train_<game>.py from a checkout (needs the train "
+        f"extra): {scripts}. Everything after the game goes to the script: `cardenvs train pepper --help` "
+        "shows its options (e.g. --minutes).",
     )
     sp.add_argument("game", nargs="?", help=games)
-    sp.add_argument(
-        "-h", "--help", action=ScriptHelp, script_of=lambda ns: _train_script(ns.game), help="show this help"
-    )
     sp.add_argument("args", nargs=argparse.REMAINDER, help="options of the training script")
     sp.set_defaults(func=cmd_train)
     return p
@@ -304,7 +303,7 @@ def _wrapped(argv: list[str]) -> argparse.Namespace | None:
     game = None
     if command == "train" and rest and not rest[0].startswith("-"):
         game, rest = rest[0], rest[1:]
-    if rest[:1] in (["-h"], ["--help"]):
+    if rest[:1] in (["-h"], ["--help"]) and game is None:  # the command's own help (train GAME --help: the script's)
         return None
     func = cmd_train if command == "train" else cmd_script
     return argparse.Namespace(command=command, game=game, args=rest, func=func)

@@ -96,7 +96,7 @@ def filmed(game, config, folder):
             super()._capture_frame()
             self.frames.append(self.recorded_frames[-1])
 
-    env = Recorder(TableEnv(game, **config), str(folder), episode_trigger=lambda e: True, disable_logger=True)
+    env = Recorder(TableEnv(game, **config), str(folder / "video"), episode_trigger=lambda e: True, disable_logger=True)
     env.frames = []
     return env
 
@@ -118,7 +118,7 @@ def test_record_video_films_an_episode_of_every_game(game, config, tmp_path):
     assert len({f.tobytes() for f in frames[:: max(1, len(frames) // 8)]}) > 2
     if isinstance(env, RenderFrames):
         pytest.skip("frames checked; no video: gymnasium's RecordVideo needs moviepy (pip install -e '.[dev]')")
-    videos = list(tmp_path.glob("*.mp4"))
+    videos = list((tmp_path / "video").glob("*.mp4"))
     assert len(videos) == 1 and videos[0].stat().st_size > 1000, videos
 
 

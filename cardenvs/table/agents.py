@@ -65,7 +65,9 @@ def load_agent(game: str, spec: str, seed: int = 0, config: dict[str, Any] | Non
 
 
 def agent_name(agent: Any) -> str:
-    return str(getattr(agent, "name", None) or type(agent).__name__)
+    """An agent's ``name``, a function's ``__name__``, or its class's name."""
+    name = getattr(agent, "name", None) or getattr(agent, "__name__", None)
+    return str(name or type(agent).__name__)
 
 
 def act(agent: Any, obs: Any, mask: Any) -> int:
