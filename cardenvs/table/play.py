@@ -45,6 +45,8 @@ def choose(legal: list[str], inp: TextIO, out: TextIO) -> str:
         if not line:
             out.write("\n(input ended)\n")
             raise QuitError
+        if not (hasattr(inp, "isatty") and inp.isatty()):  # scripted: echo the line, as a terminal would
+            out.write(line.rstrip("\n") + "\n")
         line = " ".join(line.split())
         if line.lower() in ("q", "quit", "exit"):
             raise QuitError
