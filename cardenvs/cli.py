@@ -29,20 +29,31 @@ SCRIPTS = {
 
 
 class Progress:
-    """A one-line progress counter on stderr (at most a few updates a second)."""
+    """A one-line progress counter on stderr (at most two updates a second)."""
 
     def __init__(self, label: str, stream=None):
         self.label, self.stream = label, stream or sys.stderr
         self.t0 = self.last = time.monotonic()
+        self.open = False  # a line is being written
 
-    def __call__(self, i: int, total: int) -> None:
+    def __call__(self, i: int, total: int | None) -> None:
+        """Item ``i`` (from 0) of ``total`` (None: unknown) is done."""
         now = time.monotonic()
-        if now - self.last >= 0.5 or i + 1 >= total:
+        last = total is not None and i + 1 >= total
+        if now - self.last >= 0.5 or last:
             self.last = now
-            self.stream.write(f"\r{self.label}: {i + 1}/{total} ({now - self.t0:.0f}s)")
-            if i + 1 >= total:
-                self.stream.write("\n")
+            count = f"{i + 1}/{total}" if total is not None else f"{i + 1}"
+            self.stream.write(f"\r{self.label}: {count} ({now - self.t0:.0f}s)")
+            self.open = True
+            if last:
+                self.close()
             self.stream.flush()
+
+    def close(self) -> None:
+        if self.open:
+            self.stream.write("\n")
+            self.stream.flush()
+            self.open = False
 
 
 def _config(text: str) -> dict[str, Any]:
@@ -95,7 +106,16 @@ def cmd_replay_record(args: argparse.Namespace) -> int:
             n = len(_module(game).raw_env(**config).possible_agents)
             agents = (agents * n)[:n] if len(agents) < n else agents
         t0 = time.monotonic()
-        replay = record_game(game, agents, seed=args.seed, config=config, max_steps=args.max_steps)
+        progress = Progress("steps played")
+        replay = record_game(
+            game,
+            agents,
+            seed=args.seed,
+            config=config,
+            max_steps=args.max_steps,
+            progress=lambda i, n: progress(i - 1, n),
+        )
+        progress.close()
     except (ValueError, AgentsUnavailableError) as e:
         return _fail(str(e))
     replay.save(args.output)

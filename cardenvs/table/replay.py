@@ -345,12 +345,13 @@ def record_game(
     config: dict[str, Any] | None = None,
     options: dict[str, Any] | None = None,
     max_steps: int | None = None,
+    progress: Callable[[int, int | None], None] | None = None,
 ) -> Replay:
     """Play one game with ``agents`` (one per seat: objects with
     ``act(obs, mask)``, callables ``(obs, mask) -> action``, or names for
     :func:`cardenvs.table.agents.load_agent`; a single name for every seat)
     and return its replay.  Evaluation code can call it to keep games to
-    look at."""
+    look at.  ``progress(steps, max_steps)`` is called after every step."""
     config = _config(config or {})
     n_players = len(_module(game).raw_env(**config).possible_agents)
     if isinstance(agents, str):
@@ -368,6 +369,8 @@ def record_game(
             }
             obs, *_ = env.step(actions)
             steps += 1
+            if progress is not None:
+                progress(steps, max_steps)
     else:
         env = recording_env(game, **config)
         env.reset(seed=seed, options=options)
@@ -380,5 +383,7 @@ def record_game(
             seat = env.possible_agents.index(agent)
             env.step(act(agents[seat], ob["observation"], ob["action_mask"]))
             steps += 1
+            if progress is not None:
+                progress(steps, max_steps)
     env.replay.players = [agent_name(a) for a in agents]
     return env.replay

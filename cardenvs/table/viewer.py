@@ -94,7 +94,7 @@ def viewer_data(
     size = None
     for i, (state, actor, action) in enumerate(replay.steps(limit=stop)):
         if progress is not None:
-            progress(i, stop)
+            progress(i, stop + 1)
         if i < start:
             continue
         scene = games.build(state).done()
