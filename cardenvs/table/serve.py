@@ -191,7 +191,7 @@ class Session:
         return {
             "session": self.id,
             "game": self.game,
-            "title": GAMES[self.game].title if state.get("variant") != "speed" else "Speed",
+            "title": {"speed": "Speed", "spit": "Spit"}.get(state.get("variant"), GAMES[self.game].title),
             "seat": self.seat,
             "vs": self.vs,
             "viewpoint": "spectator" if viewpoint is None else viewpoint,
