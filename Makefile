@@ -13,9 +13,17 @@ $(PY):
 
 # torch first, pinned: this machine has the CPU wheel of 2.13.0, and an
 # unpinned torch would pull a multi-GB CUDA build.
+# The browser tests drive Debian's chromium and chromium-driver (installed here
+# when missing; without apt, or when it fails, those tests skip and say why).
 $(VENV)/.installed-dev: pyproject.toml | $(PY)
 	$(PY) -m pip install -q torch==2.13.0
 	$(PY) -m pip install -q -e ".[dev,train]"
+	@if [ ! -x /usr/bin/chromium ] || [ ! -x /usr/bin/chromedriver ]; then \
+	  if command -v apt-get >/dev/null 2>&1; then \
+	    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver >/dev/null) \
+	      || echo "could not install chromium and chromium-driver: the browser tests will skip"; \
+	  else echo "no apt-get: chromium is not installed, the browser tests will skip"; fi; \
+	fi
 	touch $@
 
 ## demo: the main job: train a Pepper agent for a few minutes (rule-advised

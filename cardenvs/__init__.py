@@ -19,12 +19,24 @@ from typing import Any
 
 from . import registry
 from .core.errors import IllegalActionError
+from .core.view import set_picture_maker
 from .registry import spec
 
 __version__ = "0.1.0"
 __all__ = ["IllegalActionError", "make", "GAMES", "__version__"]
 
 GAMES = tuple(registry.GAMES)
+
+
+def _picture(state: dict | None, viewpoint: int | None):
+    """``render_mode="rgb_array"`` frames, drawn by cardenvs.table (imported,
+    with Pillow, on the first frame)."""
+    from .table import rgb_array
+
+    return rgb_array(state, viewpoint)
+
+
+set_picture_maker(_picture)
 
 
 def make(name: str, **config: Any):

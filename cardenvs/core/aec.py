@@ -34,7 +34,7 @@ def check_action(rules: TurnBasedRules, legal: np.ndarray, action: Any) -> int:
 class CardGameAECEnv(RulesView, AECEnv):
     """AEC environment over a batch of one of a :class:`TurnBasedRules`."""
 
-    metadata = {"render_modes": ["human", "ansi"], "is_parallelizable": False, "render_fps": 1}
+    metadata = {"render_modes": ["human", "ansi", "rgb_array"], "is_parallelizable": False, "render_fps": 1}
     rules_class: type[TurnBasedRules]
 
     def __init__(self, render_mode: str | None = None, **config: Any):

@@ -190,7 +190,7 @@ class SimultaneousVectorEnv(VectorEnv):
 class SimultaneousParallelEnv(RulesView, ParallelEnv):
     """PettingZoo parallel env over a batch of one of a :class:`SimultaneousRules`."""
 
-    metadata = {"render_modes": ["human", "ansi"], "render_fps": 1}
+    metadata = {"render_modes": ["human", "ansi", "rgb_array"], "render_fps": 1}
     rules_class: type[SimultaneousRules]
 
     def __init__(self, render_mode: str | None = None, **config: Any):
@@ -269,7 +269,7 @@ class SimultaneousAECEnv(AECEnv):
     position before the tick, so nobody sees another's pending action.
     """
 
-    metadata = {"render_modes": ["human", "ansi"], "is_parallelizable": True, "render_fps": 1}
+    metadata = {"render_modes": ["human", "ansi", "rgb_array"], "is_parallelizable": True, "render_fps": 1}
     parallel_class: type[SimultaneousParallelEnv]
 
     def __init__(self, render_mode: str | None = None, **config: Any):

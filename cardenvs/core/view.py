@@ -17,7 +17,17 @@ from .options import build_rules, view_options
 from .spaces import observation_box
 
 RESET_OPTIONS = ("decks", "dealer")
-RENDER_MODES = (None, "human", "ansi")
+RENDER_MODES = (None, "human", "ansi", "rgb_array")
+# render_mode="rgb_array" draws the table with a picture maker registered from
+# above core (cardenvs/__init__.py registers cardenvs.table's), so that core
+# imports nothing above itself: maker(state_dict or None, viewpoint) -> (H, W, 3) uint8.
+_picture_maker: Any = None
+
+
+def set_picture_maker(maker: Any) -> None:
+    """Register the function drawing ``render_mode="rgb_array"`` frames."""
+    global _picture_maker
+    _picture_maker = maker
 
 
 def check_render_mode(render_mode: Any) -> Any:
@@ -91,8 +101,12 @@ class RulesView:
         if self.render_mode is None:
             import gymnasium
 
-            gymnasium.logger.warn("render() called without a render_mode; use render_mode='ansi' or 'human'")
+            gymnasium.logger.warn("render() called without a render_mode; use 'ansi', 'human' or 'rgb_array'")
             return None
+        if self.render_mode == "rgb_array":
+            if _picture_maker is None:
+                raise RuntimeError("render_mode='rgb_array' needs a picture maker: import cardenvs")
+            return _picture_maker(None if self._state is None else self.state_dict(), None)
         text = "(not reset yet)" if self._state is None else self.rules.render(self._state, 0)
         if self.render_mode == "human":
             print(text)
