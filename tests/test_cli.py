@@ -118,8 +118,8 @@ def test_wrapped_scripts(monkeypatch, tmp_path, capsys):
 
 
 def test_agents_unavailable_is_a_clear_error(monkeypatch):
-    monkeypatch.setitem(sys.modules, "agents.registry", None)  # import fails
-    with pytest.raises(AgentsUnavailableError, match="agent code"):
+    monkeypatch.setitem(sys.modules, "cardenvs.agents.registry", None)  # import fails
+    with pytest.raises(AgentsUnavailableError, match="train extra"):
         load_agent("pepper_v0", "rule")
     assert load_agent("pepper_v0", "random").act([0], [0, 1, 0]) == 1
     with pytest.raises(ValueError, match="unknown agent"):

@@ -127,11 +127,24 @@ def test_play_page_runs_speed_in_real_time(browser, server, tmp_path):
     wait(browser, lambda d: by_css(d, "#moves button.move"))
     # the clock runs: the agent plays while we wait
     wait(browser, lambda d: int(by_css(d, "#status")[0].get_attribute("data-steps") or 0) >= 3)
-    plays = [b for b in by_css(browser, "#moves button.move") if b.text.startswith("play")]
-    if plays:
-        text = plays[0].text
-        plays[0].click()
-        wait(browser, lambda d: text in by_css(d, "#log")[0].text)
+    # The page redraws its buttons every tick, so a button found may be gone (or
+    # its card played) by the time it is clicked: try again with a fresh one.
+    from selenium.common.exceptions import StaleElementReferenceException, TimeoutException
+
+    played = False
+    for _ in range(20):
+        try:
+            plays = [b for b in by_css(browser, "#moves button.move") if b.text.startswith("play")]
+            if not plays:
+                break  # nothing to play in this deal
+            text = plays[0].text
+            plays[0].click()
+            wait(browser, lambda d, text=text: text in by_css(d, "#log")[0].text, timeout=3)
+            played = True
+            break
+        except (StaleElementReferenceException, TimeoutException):
+            continue
+    assert played or not by_css(browser, "#moves button.move"), "no play clicked through in 20 tries"
     screenshot(browser, tmp_path / "speed_page.png")
 
 

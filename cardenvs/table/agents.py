@@ -35,14 +35,13 @@ class RandomPlayer:
 
 
 def _make_agent(game: str, spec: str, seed: int, config: dict[str, Any]) -> Any:
-    """The agents package's agent for ``spec`` (the one import of it)."""
+    """The ``cardenvs.agents`` agent for ``spec`` (the one import of it)."""
     try:
-        from agents.registry import make_agent
-    except ImportError as e:
+        from cardenvs.agents.registry import make_agent
+    except ImportError as e:  # e.g. a trained policy without the "train" extra
         raise AgentsUnavailableError(
-            f"the {spec!r} agent needs the repository's agent code (the `agents` package), which is not "
-            f"importable here ({e}); run from a checkout of the repository (pip install -e .), "
-            "or play against 'random'"
+            f"the {spec!r} agent cannot be loaded here ({e}); install the train extra "
+            "(pip install 'cardenvs[train]') or play against 'random' or 'rule'"
         ) from e
     return make_agent(game, spec, seed=seed, **config)
 
