@@ -32,15 +32,15 @@ def open_hands(rows, orders, config, arrays):
     for i in range(rows.shape[0]):
         row = rows[i]
         for seat in range(num_players):
-            for t in range(NUM_TYPES):
-                hands[row, seat, t] = 0
-            for c in range(SEAT_PLANES):
-                public[row, seat, c] = 0
+            for card in range(NUM_TYPES):
+                hands[row, seat, card] = 0
+            for plane in range(SEAT_PLANES):
+                public[row, seat, plane] = 0
             public[row, seat, SCORE] = s.scores[row, cfg.side_of_seat[seat]]
             s.passed[row, seat] = False
             s.trick[row, seat] = -1
-        for t in range(NUM_TYPES):
-            dead[row, t] = 0
+        for card in range(NUM_TYPES):
+            dead[row, card] = 0
         dealer = s.dealer[row]
         for k in range(orders.shape[1]):
             slot = slot_of_position[k]

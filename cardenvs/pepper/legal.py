@@ -35,10 +35,10 @@ def may_pass(stick_dealer, high, seat, dealer):
 def bid_mask(legal, row, high, passing_allowed, bid_allowed):
     """``legal[row]`` in the auction: a bid above ``high`` (on this player
     count's ladder, ``bid_allowed``), and pass if ``passing_allowed``."""
-    for a in range(NUM_ACTIONS):
-        legal[row, a] = False
-    for a in range(high + 1, BID_BIG + 1):
-        legal[row, a] = bid_allowed[a]
+    for action in range(NUM_ACTIONS):
+        legal[row, action] = False
+    for action in range(high + 1, BID_BIG + 1):
+        legal[row, action] = bid_allowed[action]
     legal[row, PASS] = passing_allowed
 
 
@@ -46,8 +46,8 @@ def bid_mask(legal, row, high, passing_allowed, bid_allowed):
 @kernel
 def trump_mask(legal, row):
     """``legal[row]`` of the winning bidder: the four suits and no-trump."""
-    for a in range(NUM_ACTIONS):
-        legal[row, a] = TRUMP0 <= a <= TRUMP_NONE
+    for action in range(NUM_ACTIONS):
+        legal[row, action] = TRUMP0 <= action <= TRUMP_NONE
 
 
 # ---------------------------------------------------------------- the play
@@ -59,6 +59,6 @@ def play_mask(legal, hands, row, seat, trump, led):
     :data:`~cardenvs.pepper.tables.SUIT_MEMBERS` for nobody led is empty: any card).
     """
     mask = legal[row]
-    for a in range(PLAY0):
-        mask[a] = False
+    for action in range(PLAY0):
+        mask[action] = False
     playable(mask[PLAY0:], hands[row, seat], SUIT_MEMBERS[trump, led + 1])

@@ -130,29 +130,29 @@ def encode_rows(rows, seats, num_players, hands, public, high_bid, bidder, trump
         seat = seats[i]
         if seat < 0:
             seat += num_players
-        o = out[i]
+        seen = out[i]
         hand = hands[row, seat]
-        for t in range(np.uint64(NUM_TYPES)):
-            o[np.uint64(HAND) + t] = hand[t]
+        for card in range(np.uint64(NUM_TYPES)):
+            seen[np.uint64(HAND) + card] = hand[card]
         start = np.uint64(i) * width + np.uint64(SEATS)
         planes = np.uint64(row) * num_seats * seat_size  # the row's public planes, seat 0 first
         viewer = np.uint64(seat) * seat_size
         after = num_seats * seat_size - viewer  # the viewer's seat and those after it ...
-        for c in range(after):
-            flat_out[start + c] = flat_public[planes + viewer + c]
-        for c in range(viewer):  # ... then the seats before it
-            flat_out[start + after + c] = flat_public[planes + c]
-        for c in range(np.uint64(SEATS) + num_seats * seat_size, width):
-            o[c] = 0
-        o[HIGH_BID + high_bid[row]] = 1
+        for entry in range(after):
+            flat_out[start + entry] = flat_public[planes + viewer + entry]
+        for entry in range(viewer):  # ... then the seats before it
+            flat_out[start + after + entry] = flat_public[planes + entry]
+        for entry in range(np.uint64(SEATS) + num_seats * seat_size, width):
+            seen[entry] = 0
+        seen[HIGH_BID + high_bid[row]] = 1
         if bidder[row] >= 0:
-            o[BIDDER + relative(bidder[row], seat, num_players)] = 1
-        o[TRUMP + trump[row] + 1] = 1
+            seen[BIDDER + relative(bidder[row], seat, num_players)] = 1
+        seen[TRUMP + trump[row] + 1] = 1
         if phase[row] < PHASE_SIZE:  # bidding, choosing trump, playing (not the finished game)
-            o[PHASE + phase[row]] = 1
-        o[LEADER + relative(leader[row], seat, num_players)] = 1
-        o[DEALER + relative(dealer[row], seat, num_players)] = 1
-        o[NUM_PLAYERS + num_players - 2] = 1
+            seen[PHASE + phase[row]] = 1
+        seen[LEADER + relative(leader[row], seat, num_players)] = 1
+        seen[DEALER + relative(dealer[row], seat, num_players)] = 1
+        seen[NUM_PLAYERS + num_players - 2] = 1
 
 
 @kernel

@@ -73,28 +73,28 @@ class PepperRules(TurnBasedRules):
         self.max_hands = positive_int("max_hands", max_hands, allow_none=True)
         self.reward = choice("reward", reward, ("win_loss", "score_delta"))
         self.all_pass = choice("all_pass", all_pass, ("stick_dealer", "redeal"))
-        n = self.num_players
-        self.partnerships = n == 4
-        self.side_of_seat = np.arange(n) % 2 if self.partnerships else np.arange(n)
-        self.num_sides = 2 if self.partnerships else n
-        self.hand_size = 6 if n == 4 else 8
+        num_players = self.num_players
+        self.partnerships = num_players == 4
+        self.side_of_seat = np.arange(num_players) % 2 if self.partnerships else np.arange(num_players)
+        self.num_sides = 2 if self.partnerships else num_players
+        self.hand_size = 6 if num_players == 4 else 8
         self.num_tricks = self.hand_size
         # Slots dealt round-robin: the players from the dealer's left, then (2p) the dead hand.
-        self.num_slots = 3 if n == 2 else n
+        self.num_slots = 3 if num_players == 2 else num_players
         # The bidding ladder: 4 players bid 1-5 and the peppers; 2-3 players 1-7 and the peppers.
         bid_allowed = np.zeros(NUM_ACTIONS, bool)
-        bid_allowed[1 : 6 if n == 4 else 8] = True
+        bid_allowed[1 : 6 if num_players == 4 else 8] = True
         bid_allowed[[BID_LITTLE, BID_BIG]] = True
         self.config = Config(
-            num_players=n,
+            num_players=num_players,
             num_sides=self.num_sides,
             side_of_seat=self.side_of_seat,
             num_tricks=self.num_tricks,
             slot_of_position=deal_slots(DECK.num_cards, self.num_slots, self.hand_size),
             bid_allowed=bid_allowed,
             stick_dealer=self.all_pass == "stick_dealer",
-            fail_penalty=6 if n == 4 else 8,
-            big_pepper=12 if n == 4 else 16,
+            fail_penalty=6 if num_players == 4 else 8,
+            big_pepper=12 if num_players == 4 else 16,
             target_score=self.target_score,
             max_hands=0 if self.max_hands is None else self.max_hands,
             score_delta=self.reward == "score_delta",
@@ -103,26 +103,26 @@ class PepperRules(TurnBasedRules):
 
     # ------------------------------------------------------------------ state
     def new_state(self, batch: int, rng: np.random.Generator) -> BatchState:
-        n, B = self.num_players, batch
-        s = self.common_state(batch, rng, self.num_sides)
-        s.phase[:] = DONE
-        s.hands = np.zeros((B, n, NUM_TYPES), np.int8)
-        s.dead = np.zeros((B, NUM_TYPES), np.int8)  # 2 players: the dead hand
-        s.high_bid = np.zeros(B, np.int64)  # action id of the high bid, 0 = none
-        s.bidder = np.full(B, -1, np.int64)
-        s.passed = np.zeros((B, n), bool)
-        s.trump = np.full(B, -1, np.int64)  # 0..3 suit, 4 no-trump, -1 not chosen
-        s.trick = np.full((B, n), -1, np.int64)  # card each seat played to the current trick
-        s.leader = np.zeros(B, np.int64)
-        s.in_trick = np.zeros(B, np.int64)  # cards played to the current trick
-        s.trick_no = np.zeros(B, np.int64)  # tricks completed this hand
+        num_players, num_tricks = self.num_players, self.num_tricks
+        state = self.common_state(batch, rng, self.num_sides)
+        state.phase[:] = DONE
+        state.hands = np.zeros((batch, num_players, NUM_TYPES), np.int8)
+        state.dead = np.zeros((batch, NUM_TYPES), np.int8)  # 2 players: the dead hand
+        state.high_bid = np.zeros(batch, np.int64)  # action id of the high bid, 0 = none
+        state.bidder = np.full(batch, -1, np.int64)
+        state.passed = np.zeros((batch, num_players), bool)
+        state.trump = np.full(batch, -1, np.int64)  # 0..3 suit, 4 no-trump, -1 not chosen
+        state.trick = np.full((batch, num_players), -1, np.int64)  # card each seat played to the current trick
+        state.leader = np.zeros(batch, np.int64)
+        state.in_trick = np.zeros(batch, np.int64)  # cards played to the current trick
+        state.trick_no = np.zeros(batch, np.int64)  # tricks completed this hand
         # What everyone can see of each seat (table card, cards played, bid,
         # tricks, score), kept up to date by the kernels; layout: observation.SEAT.
-        s.public = np.zeros((B, n, SEAT_PLANES), np.int16)
-        s.history = np.full((B, self.num_tricks, n), -1, np.int64)  # card each seat played to trick k
-        s.trick_leaders = np.zeros((B, self.num_tricks), np.int64)
-        s.trick_winners = np.full((B, self.num_tricks), -1, np.int64)
-        return s
+        state.public = np.zeros((batch, num_players, SEAT_PLANES), np.int16)
+        state.history = np.full((batch, num_tricks, num_players), -1, np.int64)  # card each seat played to trick k
+        state.trick_leaders = np.zeros((batch, num_tricks), np.int64)
+        state.trick_winners = np.full((batch, num_tricks), -1, np.int64)
+        return state
 
     def start_game(self, state: BatchState, rows: np.ndarray) -> None:
         self._deal(state, rows)
@@ -157,11 +157,11 @@ class PepperRules(TurnBasedRules):
 
     # ------------------------------------------------------------ state_dict / render
     def state_dict(self, state: BatchState, row: int = 0) -> dict[str, Any]:
-        n, b = self.num_players, row
+        num_players, b = self.num_players, row
         trump = int(state.trump[b])
 
         def trick_cards(cards: np.ndarray, leader: int) -> list[dict]:
-            seats = [(leader + i) % n for i in range(n)]
+            seats = [(leader + i) % num_players for i in range(num_players)]
             return [{"seat": s, "card": DECK.texts[cards[s]]} for s in seats if cards[s] >= 0]
 
         public = state.public[b]
@@ -169,22 +169,22 @@ class PepperRules(TurnBasedRules):
         done_tricks = int(state.trick_no[b]) if state.phase[b] in (PLAYING, DONE) else 0
         return {
             "game": self.name,
-            "num_players": n,
+            "num_players": num_players,
             "phase": PHASE_NAMES[state.phase[b]],
             "dealer": int(state.dealer[b]),
             "hand_number": int(state.hand_number[b]),
-            "scores": [int(state.scores[b, self.side_of_seat[s]]) for s in range(n)],
+            "scores": [int(state.scores[b, self.side_of_seat[s]]) for s in range(num_players)],
             "done": bool(state.done[b]),
             "current_player": int(state.current[b]),
-            "hands": [DECK.counts_to_texts(state.hands[b, s]) for s in range(n)],
+            "hands": [DECK.counts_to_texts(state.hands[b, s]) for s in range(num_players)],
             "dead_hand": DECK.counts_to_texts(state.dead[b]),
             "bid": None
             if state.bidder[b] < 0
             else {"seat": int(state.bidder[b]), "value": CALL_WORDS[state.high_bid[b]]},
-            "bids": [CALL_WORDS[calls[s].argmax()] if calls[s].any() else None for s in range(n)],
-            "passed": [bool(x) for x in state.passed[b]],
+            "bids": [CALL_WORDS[calls[s].argmax()] if calls[s].any() else None for s in range(num_players)],
+            "passed": [bool(flag) for flag in state.passed[b]],
             "trump": None if trump < 0 else ("none" if trump == NO_TRUMP else SUITS[trump]),
-            "tricks_won": [int(x) for x in public[:, TRICKS]],
+            "tricks_won": [int(tricks) for tricks in public[:, TRICKS]],
             "tricks": [
                 {
                     "leader": int(state.trick_leaders[b, k]),
@@ -211,5 +211,5 @@ class PepperRules(TurnBasedRules):
             hand = " ".join(d["hands"][s]) or "-"
             lines.append(self.seat_line(d, s, f"{hand}  bid {d['bids'][s] or '-'}  tricks {d['tricks_won'][s]}"))
         if d["trick"]:
-            lines.append("trick: " + ", ".join(f"player_{c['seat']} {c['card']}" for c in d["trick"]))
+            lines.append("trick: " + ", ".join(f"player_{card['seat']} {card['card']}" for card in d["trick"]))
         return lines
