@@ -11,6 +11,9 @@ Config: ``num_players`` (4), ``target_score`` (30), ``max_hands`` (50, None =
 no limit), ``reward`` (``"win_loss"`` or ``"score_delta"``), ``all_pass``
 (``"stick_dealer"`` or ``"redeal"``), ``render_mode``.  Reset options:
 ``{"dealer": k, "decks": [deck0, ...]}`` (a deck is 24 card texts, top first).
+Rewards: ``"win_loss"`` +1 to every seat of a winning side and -1 to the
+others at the end of the game; ``"score_delta"`` each hand's score change of
+the seat's side.  An illegal action raises :class:`cardenvs.IllegalActionError`.
 
 The rules, the action table, the observation table (generated from
 :data:`cardenvs.pepper.observation.LAYOUT`) and the rewards are in docs/pepper.md.

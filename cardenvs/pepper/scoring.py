@@ -3,10 +3,11 @@ trick (its winner, the cards it moves to history), scoring a played hand,
 the end of a hand (played out or thrown in) and of the game, and the
 rewards.
 
-Stages called by the apply kernels once per step, each looping over its
-rows (see :mod:`cardenvs.pepper.apply` for why), and their per-row helpers; ``cfg`` is the rules'
+The stages (``end_tricks``, ``score_hands``, ``hands_over``) are called by
+the apply kernels once per step, each looping over its rows (see
+:mod:`cardenvs.pepper.apply` for why); ``cfg`` is the rules'
 :class:`~cardenvs.pepper.tables.Config` and ``s`` the state's
-:class:`~cardenvs.pepper.tables.Table`.
+:class:`~cardenvs.pepper.tables.Table`.  The rest are their per-row helpers.
 """
 
 from __future__ import annotations
