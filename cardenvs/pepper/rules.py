@@ -36,7 +36,7 @@ from .tables import (
     PLAYING,
     SUITS,
     Config,
-    Table,
+    TableArrays,
 )
 
 
@@ -129,7 +129,7 @@ class PepperRules(TurnBasedRules):
 
     def _deal(self, state: BatchState, rows: np.ndarray) -> None:
         """Deal a new hand in ``rows`` (dealer already set) and open the auction."""
-        deal.open_hands(rows, self.deck_orders(state, rows), self.config_values, tuple(state.bundle(Table)))
+        deal.open_hands(rows, self.deck_orders(state, rows), self.config_values, state.bundle(TableArrays))
 
     # ------------------------------------------------------------------ step
     def step(self, state: BatchState, actions: np.ndarray) -> np.ndarray:
@@ -140,7 +140,7 @@ class PepperRules(TurnBasedRules):
         actions = np.asarray(actions, np.int64)
         rewards = np.zeros((state.batch, self.num_players), np.float32)
         dealt = np.empty((2, state.batch), np.int64)
-        arrays = tuple(state.bundle(Table))
+        arrays = state.bundle(TableArrays)
         after_plays, after_bids = apply.step_games(actions, self.config_values, arrays, rewards, dealt)
         if after_plays:  # hands played out, the game going on
             self.pass_the_deal(state, dealt[0, :after_plays])

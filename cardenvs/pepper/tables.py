@@ -111,7 +111,7 @@ CARD_STRENGTH = _card_strengths()
 # ---------------------------------------------------------------- the kernels' bundles
 # The kernels read the rules' settings as ``cfg`` (a Config) and the state's
 # arrays as ``s`` (a Table).  From Python they are passed as plain tuples
-# (``rules.config_values``, ``tuple(state.bundle(Table))``) and named again
+# (``rules.config_values``, ``state.bundle(TableArrays)``) and named again
 # first thing in the called kernel (``Config(*config)``, free once compiled):
 # numba types a NamedTuple argument in Python (~1.2 us each per call at batch
 # 1) but a plain tuple in C (measured: a step kernel called with the two
@@ -161,3 +161,15 @@ class Table(NamedTuple):
     history: np.ndarray
     trick_leaders: np.ndarray
     trick_winners: np.ndarray
+
+
+class TableArrays:
+    """The arrays of a :class:`Table`, in its order, as a plain tuple:
+    ``state.bundle(TableArrays)`` is what the kernels are called with from
+    Python (made once per state, as bundles are; see above for why not the
+    NamedTuple itself)."""
+
+    _fields = Table._fields
+
+    def __new__(cls, *arrays: np.ndarray) -> tuple[np.ndarray, ...]:
+        return arrays
