@@ -24,7 +24,7 @@ from __future__ import annotations
 import numpy as np
 
 from cardenvs.pepper import observation as O
-from cardenvs.pepper.rules import (
+from cardenvs.pepper.tables import (
     BID_BIG,
     BID_LITTLE,
     EFFECTIVE_SUIT,

@@ -1,31 +1,16 @@
-"""Pepper: the observation encoding (what one seat legitimately knows).
+"""Pepper's observation as data: :data:`LAYOUT` names, places and explains
+every entry (what one seat legitimately knows), every offset and bound below
+is derived from it, and :func:`encode_rows` writes it.
 
-Seats are *relative* to the viewer: relative seat 0 is the viewer, 1 the
-next player clockwise, and so on (at 4 players relative seat 2 is the
-partner).  Blocks for relative seats that do not exist at 2-3 players are
-zero.  Card blocks use the card types ``9C TC JC QC KC AC 9D .. AS``.
+Seats are *relative* to the viewer: relative seat 0 is the viewer, 1 the next
+player clockwise, and so on (at 4 players relative seat 2 is the partner).
+Card blocks use the card types ``9C TC JC QC KC AC 9D .. AS``.  Never
+encoded: another player's hand, the dead hand (2 players).  The index table
+is ``LAYOUT.markdown()`` (docs/pepper.md).
 
-=========  =====  ==========================================================
-index      size   meaning
-=========  =====  ==========================================================
-0          24     own hand (1 = held)
-24         4x60   one block of 60 per relative seat k, at 24 + 60k:
-                  +0   24  its card on the table in the current trick
-                  +24  24  cards it played to earlier tricks of this hand
-                  +48  10  its auction state: +48 passed, +49..+57 its last
-                           bid (1..7, little, big); all zero = not spoken yet
-                  +58  1   tricks it won this hand
-                  +59  1   its side's game score (raw points)
-264        10     current high bid one-hot (0 = none, 1..9 as above)
-274        4      high bidder, relative seat one-hot
-278        6      trump: not chosen yet, C, D, H, S, no-trump
-284        3      phase: bidding, choosing trump, playing
-287        4      leader of the current trick, relative seat one-hot
-291        4      dealer, relative seat one-hot
-295        3      number of players one-hot: 2, 3, 4
-=========  =====  ==========================================================
-
-Never encoded: another player's hand, the dead hand (2 players).
+The per-seat block :data:`SEAT` is also the layout of the rules' public
+planes (``state.public``, one block per absolute seat, kept up to date by the
+kernels), so observing is one gather of those planes in relative-seat order.
 """
 
 from __future__ import annotations
@@ -33,28 +18,60 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.jit import kernel
+from ..core.layout import Field, Layout
+from .tables import NUM_CALLS, NUM_TYPES
 
-# ``state.public`` (B, P, SEAT_PLANES): what every player can see of each
-# seat, kept up to date by the rules; it is the observation's per-seat block,
-# so observing is one gather.
-TABLE = 0  # 24: the card this seat has on the table in the current trick
-PLAYED = 24  # 24: cards this seat played to earlier tricks of this hand
-BID = 48  # 10: one-hot of its auction state: 0 passed, 1..9 its last bid
-TRICKS = 58  # tricks it won this hand
-SCORE = 59  # its side's game score
-SEAT_PLANES = 60
+MAX_SEATS = 4
+MAX_TRICKS = 8  # a hand of 8 cards at 2-3 players
 
-HAND, SEATS = 0, 24
-HIGH_BID, BIDDER, TRUMP, PHASE, LEADER, DEALER, NUM_PLAYERS = 264, 274, 278, 284, 287, 291, 295
-OBS_SIZE = 298
-PHASE_SIZE = 3  # the phase one-hot: bidding, choosing trump, playing
-# Every entry is 0/1 or a small count, except the scores: raw points, unbounded.
+#: One seat's block (relative seat in the observation, absolute in ``state.public``).
+SEAT = Layout(
+    [
+        Field("table", NUM_TYPES, "its card on the table in the current trick"),
+        Field("played", NUM_TYPES, "cards it played to earlier tricks of this hand"),
+        Field(
+            "bid",
+            NUM_CALLS,
+            "its auction state one-hot: +0 passed, +1..+9 its last bid (1..7, little, big); all zero: not spoken yet",
+        ),
+        Field("tricks", 1, "tricks it won this hand", high=MAX_TRICKS),
+        Field("score", 1, "its side's game score (raw points)", low=-np.inf, high=np.inf),
+    ]
+)
+
+LAYOUT = Layout(
+    [
+        Field("hand", NUM_TYPES, "own hand (1 = held)"),
+        Field(
+            "seats",
+            0,
+            "one block per relative seat (0 self, 1 next clockwise, 2 partner at 4 players); "
+            "zero for seats that do not exist at 2-3 players",
+            count=MAX_SEATS,
+            parts=SEAT,
+        ),
+        Field("high_bid", NUM_CALLS, "current high bid one-hot (0 none, 1..9 as in `bid`)"),
+        Field("bidder", MAX_SEATS, "high bidder, relative seat one-hot (all zero: none)"),
+        Field("trump", 6, "trump one-hot: not chosen yet, C, D, H, S, no-trump"),
+        Field("phase", 3, "phase one-hot: bidding, choosing trump, playing (all zero: game over)"),
+        Field("leader", MAX_SEATS, "leader of the current trick, relative seat one-hot"),
+        Field("dealer", MAX_SEATS, "dealer, relative seat one-hot"),
+        Field("num_players", 3, "number of players one-hot: 2, 3, 4"),
+    ]
+)
+
+# Offsets in one seat's block (and in ``state.public[row, seat]``).
+TABLE, PLAYED, BID, TRICKS, SCORE = (SEAT[name].offset for name in ("table", "played", "bid", "tricks", "score"))
+SEAT_PLANES = SEAT.size
+# Offsets in the observation.
+HAND, SEATS, HIGH_BID, BIDDER, TRUMP, PHASE, LEADER, DEALER, NUM_PLAYERS = (
+    LAYOUT[name].offset
+    for name in ("hand", "seats", "high_bid", "bidder", "trump", "phase", "leader", "dealer", "num_players")
+)
+PHASE_SIZE = LAYOUT["phase"].size
+OBS_SIZE = LAYOUT.size
 OBS_DTYPE = np.int16  # the rules' planes are int16 (scores); no float pass when observing
-OBS_LOW = np.zeros(OBS_SIZE, np.float32)
-OBS_HIGH = np.ones(OBS_SIZE, np.float32)
-OBS_HIGH[SEATS + TRICKS : SEATS + 4 * SEAT_PLANES : SEAT_PLANES] = 8
-OBS_LOW[SEATS + SCORE : SEATS + 4 * SEAT_PLANES : SEAT_PLANES] = -np.inf
-OBS_HIGH[SEATS + SCORE : SEATS + 4 * SEAT_PLANES : SEAT_PLANES] = np.inf
+OBS_LOW, OBS_HIGH = (bound.astype(np.float32) for bound in LAYOUT.bounds())
 
 
 def encode(rules, state, seats: np.ndarray, rows: np.ndarray | None = None) -> np.ndarray:
@@ -63,7 +80,9 @@ def encode(rules, state, seats: np.ndarray, rows: np.ndarray | None = None) -> n
 
     One kernel pass (:func:`encode_rows`) writes each result row straight
     from the state: the viewer's hand, the rules' public planes in
-    relative-seat order and the single one-hots.
+    relative-seat order and the single one-hots.  (It takes its arrays one by
+    one rather than as a bundle: it runs on every observation, and a bundle
+    costs the call ~1 us at batch 1.)
     """
     seats = np.asarray(seats, np.int64)
     rows = np.arange(len(seats)) if rows is None else np.asarray(rows, np.int64)
@@ -86,7 +105,7 @@ def encode(rules, state, seats: np.ndarray, rows: np.ndarray | None = None) -> n
 
 
 @kernel
-def encode_rows(rows, seats, n, hands, public, high_bid, bidder, trump, phase, leader, dealer, out):
+def encode_rows(rows, seats, num_players, hands, public, high_bid, bidder, trump, phase, leader, dealer, out):
     """Fill every entry of ``out[i]``: game ``rows[i]`` seen by seat ``seats[i]``
     (a seat -1 counts from the end, as numpy indexing does: seat n - 1).
 
@@ -101,7 +120,7 @@ def encode_rows(rows, seats, n, hands, public, high_bid, bidder, trump, phase, l
     signed index for a negative value (to count from the end), and that
     check keeps LLVM from vectorizing them.
     """
-    num_seats = np.uint64(n)
+    num_seats = np.uint64(num_players)
     seat_size = np.uint64(SEAT_PLANES)
     width = np.uint64(OBS_SIZE)
     flat_out = out.reshape(-1)
@@ -110,35 +129,35 @@ def encode_rows(rows, seats, n, hands, public, high_bid, bidder, trump, phase, l
         row = rows[i]
         seat = seats[i]
         if seat < 0:
-            seat += n
-        o = out[i]
+            seat += num_players
+        seen = out[i]
         hand = hands[row, seat]
-        for t in range(np.uint64(24)):
-            o[np.uint64(HAND) + t] = hand[t]
+        for card in range(np.uint64(NUM_TYPES)):
+            seen[np.uint64(HAND) + card] = hand[card]
         start = np.uint64(i) * width + np.uint64(SEATS)
         planes = np.uint64(row) * num_seats * seat_size  # the row's public planes, seat 0 first
         viewer = np.uint64(seat) * seat_size
         after = num_seats * seat_size - viewer  # the viewer's seat and those after it ...
-        for c in range(after):
-            flat_out[start + c] = flat_public[planes + viewer + c]
-        for c in range(viewer):  # ... then the seats before it
-            flat_out[start + after + c] = flat_public[planes + c]
-        for c in range(np.uint64(SEATS) + num_seats * seat_size, width):
-            o[c] = 0
-        o[HIGH_BID + high_bid[row]] = 1
+        for entry in range(after):
+            flat_out[start + entry] = flat_public[planes + viewer + entry]
+        for entry in range(viewer):  # ... then the seats before it
+            flat_out[start + after + entry] = flat_public[planes + entry]
+        for entry in range(np.uint64(SEATS) + num_seats * seat_size, width):
+            seen[entry] = 0
+        seen[HIGH_BID + high_bid[row]] = 1
         if bidder[row] >= 0:
-            o[BIDDER + relative(bidder[row], seat, n)] = 1
-        o[TRUMP + trump[row] + 1] = 1
+            seen[BIDDER + relative(bidder[row], seat, num_players)] = 1
+        seen[TRUMP + trump[row] + 1] = 1
         if phase[row] < PHASE_SIZE:  # bidding, choosing trump, playing (not the finished game)
-            o[PHASE + phase[row]] = 1
-        o[LEADER + relative(leader[row], seat, n)] = 1
-        o[DEALER + relative(dealer[row], seat, n)] = 1
-        o[NUM_PLAYERS + n - 2] = 1
+            seen[PHASE + phase[row]] = 1
+        seen[LEADER + relative(leader[row], seat, num_players)] = 1
+        seen[DEALER + relative(dealer[row], seat, num_players)] = 1
+        seen[NUM_PLAYERS + num_players - 2] = 1
 
 
 @kernel
-def relative(seat, viewer, n):
+def relative(seat, viewer, num_players):
     """``seat`` (0..n-1) as seen from ``viewer``: 0 self, 1 next clockwise, ...
     (a comparison instead of ``%``: no integer division)."""
-    r = seat - viewer
-    return r + n if r < 0 else r
+    offset = seat - viewer
+    return offset + num_players if offset < 0 else offset

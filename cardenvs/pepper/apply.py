@@ -1,0 +1,216 @@
+"""Pepper's compiled apply kernels (:mod:`cardenvs.core.jit`): a step's games
+grouped by phase (:func:`step_games`, the one call of a step), then one
+kernel per phase applying each row's action and writing the row's next
+mask: a pass or a bid, the trump choice, a card played.  The tricks the
+cards complete and the hands those end are resolved by
+:mod:`cardenvs.pepper.scoring`, one stage after the other, each for all its
+rows at once.
+
+The kernels take the whole batch's ``actions`` (one per game) and the rows
+to step, with ``cfg`` (the rules' :class:`~cardenvs.pepper.tables.Config`)
+and ``s`` (the state's :class:`~cardenvs.pepper.tables.Table`), and read and
+write the state in place (hands ``int8``, the public planes ``int16``,
+``passed`` and ``legal`` bool, everything else ``int64``; ``rewards``
+``float32``).  A stage that keeps some of its rows for the next one moves
+them to the front of its ``rows`` (the step's own scratch array) and returns
+how many; those whose hand ends and game goes on are written to ``redeal``
+(in row order), so the rules deal them all at once, in the same order as ever.
+
+Why stages, and locals: a call between compiled functions that is not
+inlined costs two atomic reference-count updates per array it passes (as
+does reading an array off a bundle inside a loop), so the per-row helpers
+(masks, seats) take a few arrays, the stages taking the whole state run once
+per step, and the hot loops read the arrays they use into locals first.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..core.jit import kernel
+from .legal import bid_mask, clockwise, may_pass, play_mask, trump_mask
+from .observation import BID, TABLE
+from .scoring import end_tricks, hands_over, score_hands
+from .tables import (
+    BID_BIG,
+    BIDDING,
+    CHOOSING_TRUMP,
+    DONE,
+    EFFECTIVE_SUIT,
+    NO_BID,
+    NUM_CALLS,
+    PASS,
+    PLAY0,
+    PLAYING,
+    TRUMP0,
+    Config,
+    Table,
+)
+
+
+@kernel
+def rows_by_phase(done, phase, rows):
+    """Write the unfinished games in each phase to a row of ``rows`` (in
+    row order): ``rows[0]`` playing, ``rows[1]`` bidding, ``rows[2]``
+    choosing trump (the order they are stepped in); return how many
+    each.
+
+    A compaction without a branch per game (the phases of random games
+    would mispredict it): each game is written at the next free slot of
+    every group, which only advances in its own group -- so each row of
+    ``rows`` needs one slot more than the batch.
+    """
+    playing = bidding = choosing = 0
+    for row in range(phase.shape[0]):
+        row_phase = phase[row] if not done[row] else DONE
+        rows[0, playing] = row
+        rows[1, bidding] = row
+        rows[2, choosing] = row
+        playing += row_phase == PLAYING
+        bidding += row_phase == BIDDING
+        choosing += row_phase == CHOOSING_TRUMP
+    return playing, bidding, choosing
+
+
+@kernel
+def step_games(actions, config, arrays, rewards, dealt):
+    """Apply ``actions[row]`` in every unfinished game by its phase: the plays,
+    then the bids, then the trump choices (``config``, ``arrays``: the
+    rules' Config and the state's Table as plain tuples, see
+    :mod:`cardenvs.pepper.tables`).  The rows needing a new deal are written
+    to ``dealt[0]`` (a hand played out) and ``dealt[1]`` (a hand thrown in),
+    in row order; returns how many each."""
+    cfg, s = Config(*config), Table(*arrays)
+    rows = np.empty((3, s.phase.shape[0] + 1), np.int64)
+    playing, bidding, choosing = rows_by_phase(s.done, s.phase, rows)
+    after_plays = apply_plays(rows[0, :playing], actions, cfg, s, rewards, dealt[0]) if playing else 0
+    after_bids = apply_bids(rows[1, :bidding], actions, cfg, s, rewards, dealt[1]) if bidding else 0
+    if choosing:
+        apply_trumps(rows[2, :choosing], actions, s)
+    return after_plays, after_bids
+
+
+# ---------------------------------------------------------------- the auction
+@kernel
+def apply_bids(rows, actions, cfg, s, rewards, redeal):
+    """The pass or bid ``actions[row]`` in each of ``rows`` (:func:`make_calls`);
+    the hands everyone passed are thrown in: no score, and the game ends (at
+    ``max_hands``) or the row is written to ``redeal``.  Returns how many were."""
+    count = make_calls(rows, actions, cfg, s)
+    if count == 0:
+        return 0
+    return hands_over(rows[:count], cfg, s, rewards, redeal)
+
+
+@kernel
+def make_calls(rows, actions, cfg, s):
+    """The pass or bid ``actions[row]`` in each of ``rows``, then the row's new legal mask.
+
+    A player who passes is out of the auction.  It ends when all but one
+    player have passed after a bid, or at Big Pepper: the high bidder names
+    trump.  Otherwise the next seat clockwise still in the auction speaks.
+    When everyone passed without a bid (only possible with
+    ``all_pass="redeal"``) the row is thrown in: those rows are moved to the
+    front of ``rows``; returns how many.
+    """
+    num_players, stick_dealer, bid_allowed = cfg.num_players, cfg.stick_dealer, cfg.bid_allowed
+    current, passed, high_bid, bidder, public, legal = s.current, s.passed, s.high_bid, s.bidder, s.public, s.legal
+    phase, dealer = s.phase, s.dealer
+    count = 0
+    for i in range(rows.shape[0]):
+        row = rows[i]
+        seat = current[row]
+        action = actions[row]
+        if action == PASS:
+            passed[row, seat] = True
+        else:
+            high_bid[row] = action
+            bidder[row] = seat
+        for call in range(NUM_CALLS):
+            public[row, seat, BID + call] = 0
+        public[row, seat, BID + action] = 1  # pass is action 0, bids 1..9
+        still_in = 0
+        for other in range(num_players):
+            still_in += not passed[row, other]
+        high = high_bid[row]
+        if high == NO_BID and still_in == 0:
+            rows[count] = row
+            count += 1
+        elif high != NO_BID and (still_in == 1 or high == BID_BIG):
+            phase[row] = CHOOSING_TRUMP
+            current[row] = bidder[row]
+            trump_mask(legal, row)
+        else:
+            after = next_in_auction(passed, row, seat, num_players)
+            current[row] = after
+            bid_mask(legal, row, high, may_pass(stick_dealer, high, after, dealer[row]), bid_allowed)
+    return count
+
+
+@kernel
+def next_in_auction(passed, row, seat, num_players):
+    """The next seat clockwise of ``seat`` still in the auction (someone is:
+    the auction ends before everyone is out)."""
+    for k in range(1, num_players + 1):
+        if not passed[row, clockwise(seat, k, num_players)]:
+            return clockwise(seat, k, num_players)
+    return clockwise(seat, 1, num_players)
+
+
+# ---------------------------------------------------------------- the trump choice
+@kernel
+def apply_trumps(rows, actions, s):
+    """In each of ``rows`` the winning bidder names trump (or no-trump) with
+    ``actions[row]`` and leads the first trick."""
+    for i in range(rows.shape[0]):
+        row = rows[i]
+        s.trump[row] = actions[row] - TRUMP0
+        s.phase[row] = PLAYING
+        s.leader[row] = s.bidder[row]
+        s.current[row] = s.bidder[row]
+        play_mask(s.legal, s.hands, row, s.current[row], s.trump[row], -1)
+
+
+# ---------------------------------------------------------------- the play
+@kernel
+def apply_plays(rows, actions, cfg, s, rewards, redeal):
+    """The card ``actions[row]`` played in each of ``rows`` (:func:`play_cards`);
+    the full tricks go to their winners (:func:`~.scoring.end_tricks`), the
+    hands played out are scored and the games end or go on
+    (:func:`~.scoring.score_hands`, :func:`~.scoring.hands_over`).  Rows whose
+    game goes on need a new deal: they are written to ``redeal`` and their
+    mask is left to the deal; returns how many."""
+    num_full = play_cards(rows, actions, cfg.num_players, s)
+    if num_full == 0:
+        return 0
+    num_played_out = end_tricks(rows[:num_full], cfg, s)
+    if num_played_out == 0:
+        return 0
+    score_hands(rows[:num_played_out], cfg, s, rewards)
+    return hands_over(rows[:num_played_out], cfg, s, rewards, redeal)
+
+
+@kernel
+def play_cards(rows, actions, num_players, s):
+    """The card ``actions[row]`` leaves the hand for the table in each of
+    ``rows``; the next seat clockwise follows suit (its mask), unless the
+    trick is full: those rows are moved to the front of ``rows``; returns how many."""
+    hands, trick, public, in_trick, current, legal = s.hands, s.trick, s.public, s.in_trick, s.current, s.legal
+    count = 0
+    for i in range(rows.shape[0]):
+        row = rows[i]
+        seat = current[row]
+        card = actions[row] - PLAY0
+        hands[row, seat, card] = 0
+        trick[row, seat] = card
+        public[row, seat, TABLE + card] = 1
+        in_trick[row] += 1
+        if in_trick[row] < num_players:
+            after = clockwise(seat, 1, num_players)
+            current[row] = after
+            trump = s.trump[row]
+            play_mask(legal, hands, row, after, trump, EFFECTIVE_SUIT[trump, trick[row, s.leader[row]]])
+        else:
+            rows[count] = row
+            count += 1
+    return count
