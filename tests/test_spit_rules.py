@@ -638,6 +638,9 @@ def test_speed_win_and_score():
     assert s["hands"][0] == [] and s["stocks"][0] == []
     assert s["scores"] == [15, 0]  # seat 1's 5 in hand + 10 in stock
     assert rew == {"player_0": 1.0, "player_1": -1.0}
+    raw = env.unwrapped
+    assert raw.rules.winners(raw._state) == [0]
+    assert raw.rules.render(raw._state).endswith("\ngame over: player_0 wins")
 
 
 def test_speed_target_score_plays_several_games():

@@ -42,10 +42,10 @@ def play_cards(
         rewards[rows, seats] += shed
     draw = state.stock_count[rows, seats] > 0
     drawn_rows, drawn_seats = rows[draw], seats[draw]
-    n = state.stock_count[drawn_rows, drawn_seats] - 1
-    state.hand[drawn_rows, drawn_seats, state.stock[drawn_rows, drawn_seats, n]] = True
-    state.stock[drawn_rows, drawn_seats, n] = NONE
-    state.stock_count[drawn_rows, drawn_seats] = n
+    left = state.stock_count[drawn_rows, drawn_seats] - 1
+    state.hand[drawn_rows, drawn_seats, state.stock[drawn_rows, drawn_seats, left]] = True
+    state.stock[drawn_rows, drawn_seats, left] = NONE
+    state.stock_count[drawn_rows, drawn_seats] = left
     state.hand_count[rows[~draw], seats[~draw]] -= 1
     out = ~draw & (state.hand_count[rows, seats] == 0)
     return rows[out], seats[out]
@@ -56,10 +56,10 @@ def flip_side_piles(state: BatchState, rows: np.ndarray) -> None:
     centre pile beside it."""
     game, pile = np.nonzero(state.side_count[rows] > 0)
     game = rows[game]
-    n = state.side_count[game, pile] - 1
-    card = state.side_piles[game, pile, n]
-    state.side_piles[game, pile, n] = NONE
-    state.side_count[game, pile] = n
+    left = state.side_count[game, pile] - 1
+    card = state.side_piles[game, pile, left]
+    state.side_piles[game, pile, left] = NONE
+    state.side_count[game, pile] = left
     state.centre[game, pile, state.centre_count[game, pile]] = card
     state.centre_count[game, pile] += 1
     state.centre_top[game, pile] = card
@@ -69,23 +69,21 @@ def rebuild_side_piles(state: BatchState, rows: np.ndarray, keys: np.ndarray) ->
     """The cards under both centre tops of ``rows``, ordered by the random
     ``keys`` (k, 104), become side pile 0 (the first half, rounded up) and
     side pile 1; the centre piles keep their tops."""
-    k = len(rows)
-    centre = state.centre[rows].astype(np.int64)
-    n = state.centre_count[rows]
-    below = np.arange(52)[None, None, :] < (n - 1)[:, :, None]
-    cards = np.where(below, centre, NONE).reshape(k, -1)
+    under = state.centre_count[rows] - 1  # (k, 2) cards under each top
+    below = np.arange(52)[None, None, :] < under[:, :, None]
+    cards = np.where(below, state.centre[rows].astype(np.int64), NONE).reshape(len(rows), -1)
     keys = np.where(cards < NONE, keys, 2.0)
-    cards = np.take_along_axis(cards, np.argsort(keys, axis=1), axis=1)
-    m = (n - 1).sum(axis=1)
-    half = (m + 1) // 2
+    cards = np.take_along_axis(cards, np.argsort(keys, axis=1), axis=1)  # the shuffled cards first
+    total = under.sum(axis=1)
+    half = (total + 1) // 2
     state.side_piles[rows] = NONE
     position = np.arange(cards.shape[1])[None, :]
-    game, t = np.nonzero(position < half[:, None])
-    state.side_piles[rows[game], 0, t] = cards[game, t]
-    game, t = np.nonzero((position >= half[:, None]) & (position < m[:, None]))
-    state.side_piles[rows[game], 1, t - half[game]] = cards[game, t]
+    game, at = np.nonzero(position < half[:, None])
+    state.side_piles[rows[game], 0, at] = cards[game, at]
+    game, at = np.nonzero((position >= half[:, None]) & (position < total[:, None]))
+    state.side_piles[rows[game], 1, at - half[game]] = cards[game, at]
     state.side_count[rows, 0] = half
-    state.side_count[rows, 1] = m - half
+    state.side_count[rows, 1] = total - half
     tops = state.centre_top[rows]
     state.centre[rows] = NONE
     state.centre[rows, :, 0] = tops

@@ -37,8 +37,8 @@ def speed_layout(max_score: int) -> Layout:
             Field("side_pile_counts", 1, "cards in side pile 0, 1", count=2, high=52),
             Field("centre_counts", 1, "cards in centre pile 0, 1", count=2, high=52),
             Field("seat", 2, "own seat one-hot"),
-            Field("own_score", 1, "own score (points)", high=max_score),
-            Field("opponent_score", 1, "the opponent's score (points)", high=max_score),
+            Field("own_score", 1, "own score in points (bound: target_score + 52)", high=max_score),
+            Field("opponent_score", 1, "the opponent's score in points", high=max_score),
         ]
     )
 

@@ -75,54 +75,47 @@ def play_and_move(actions, first, active, tables, state, rewards):
     any, turns face up at once); ``"move I J"`` puts it into the empty space
     J, ``"play I P"`` onto spit pile P (earning ``tables.shed``, 0: none).
     Returns the seat of each game that played its last layout card (-1:
-    none).  (One loop, no per-row helper calls: a call passing the bundles
-    costs more than the work.)"""
-    kind, source, destination, play_pile = tables.kind, tables.source, tables.destination, tables.play_pile
-    shape_change, shed, phase, layout_shape = tables.shape_change, tables.shed, state.phase, state.layout_shape
-    stockpiles, stockpile_count, stockpile_top = state.stockpiles, state.stockpile_count, state.stockpile_top
-    centre, centre_count, centre_top, layout_count = (
-        state.centre,
-        state.centre_count,
-        state.centre_top,
-        state.layout_count,
-    )
+    none).  (One loop without per-row calls: a call passing the bundles
+    would cost more than the work.)"""
+    kind, play_pile = tables.kind, tables.play_pile
     batch = actions.shape[0]
     went_out = np.full(batch, -1, np.int64)
     for r in range(batch):
-        if not active[r] or phase[r] != PLAYING:
+        if not active[r] or state.phase[r] != PLAYING:
             continue
         fast = first[r]
         fast_action, slow_action = actions[r, fast], actions[r, 1 - fast]
         slow_void = kind[fast_action] == K_PLAY and (
-            layout_count[r, fast] == 1
+            state.layout_count[r, fast] == 1
             or (kind[slow_action] == K_PLAY and play_pile[slow_action] == play_pile[fast_action])
         )
         for k in range(1 if slow_void else 2):
             seat = fast ^ k
-            a = actions[r, seat]
-            if kind[a] != K_PLAY and kind[a] != K_MOVE:
+            action = actions[r, seat]
+            if kind[action] != K_PLAY and kind[action] != K_MOVE:
                 continue
-            i = source[a]
-            card = stockpile_top[r, seat, i]
-            layout_shape[r, seat] += shape_change[a]
-            n = np.int64(stockpile_count[r, seat, i]) - 1
-            stockpile_count[r, seat, i] = np.int8(n)
-            stockpiles[r, seat, i, n] = NONE
-            stockpile_top[r, seat, i] = stockpiles[r, seat, i, n - 1] if n > 0 else np.int8(NONE)
-            if kind[a] == K_MOVE:
-                j = destination[a]
-                stockpiles[r, seat, j, 0] = card
-                stockpile_count[r, seat, j] = 1
-                stockpile_top[r, seat, j] = card
+            source = tables.source[action]
+            card = state.stockpile_top[r, seat, source]
+            state.layout_shape[r, seat] += tables.shape_change[action]
+            height = np.int64(state.stockpile_count[r, seat, source]) - 1
+            state.stockpile_count[r, seat, source] = np.int8(height)
+            state.stockpiles[r, seat, source, height] = NONE
+            below = state.stockpiles[r, seat, source, height - 1] if height > 0 else np.int8(NONE)
+            state.stockpile_top[r, seat, source] = below
+            if kind[action] == K_MOVE:
+                space = tables.destination[action]
+                state.stockpiles[r, seat, space, 0] = card
+                state.stockpile_count[r, seat, space] = 1
+                state.stockpile_top[r, seat, space] = card
                 continue
-            p = play_pile[a]
-            centre[r, p, centre_count[r, p]] = card
-            centre_count[r, p] += 1
-            centre_top[r, p] = card
-            if shed != 0:
-                rewards[r, seat] += shed
-            layout_count[r, seat] -= 1
-            if layout_count[r, seat] == 0:
+            pile = play_pile[action]
+            state.centre[r, pile, state.centre_count[r, pile]] = card
+            state.centre_count[r, pile] += 1
+            state.centre_top[r, pile] = card
+            if tables.shed != 0:
+                rewards[r, seat] += tables.shed
+            state.layout_count[r, seat] -= 1
+            if state.layout_count[r, seat] == 0:
                 went_out[r] = seat
     return went_out
 
@@ -144,14 +137,14 @@ def spit_until_playable(rows, fits, arrays, spat, dry):
         spat[k] = hit if hit > 0 else rounds
         dry[k] = hit == 0
         for p in range(2):
-            n = state.spit_count[r, p]
-            turned = min(spat[k], n)
+            left = state.spit_count[r, p]
+            turned = min(spat[k], left)
             for j in range(turned):  # the j-th card turned is the j-th from the top
-                card = state.spit_cards[r, p, n - 1 - j]
-                state.spit_cards[r, p, n - 1 - j] = NONE
+                card = state.spit_cards[r, p, left - 1 - j]
+                state.spit_cards[r, p, left - 1 - j] = NONE
                 state.centre[r, p, state.centre_count[r, p] + j] = card
                 state.centre_top[r, p] = card
-            state.spit_count[r, p] = n - turned
+            state.spit_count[r, p] = left - turned
             state.centre_count[r, p] += turned
 
 
@@ -162,10 +155,10 @@ def _first_playable_round(r, rounds, fits, state):
     size = state.stockpile_top.shape[2]
     for t in range(1, rounds + 1):
         for p in range(2):
-            # spit pile P's top after t rounds: spit card n - t (the
+            # spit pile P's top after t rounds: spit card left - t (the
             # bottom one once they run out); without spit cards, as it is
-            n = state.spit_count[r, p]
-            pile_top = state.spit_cards[r, p, max(n - t, 0)] if n > 0 else state.centre_top[r, p]
+            left = state.spit_count[r, p]
+            pile_top = state.spit_cards[r, p, max(left - t, 0)] if left > 0 else state.centre_top[r, p]
             for seat in range(2):
                 for i in range(size):
                     if fits[pile_top, state.stockpile_top[r, seat, i]]:

@@ -69,9 +69,10 @@ def lay_out(rows, cards, counts, layout_tables, arrays):
                 slot = tables.layout_slot[t]
                 state.stockpiles[r, seat, slot // size, slot % size] = np.int8(cards[k, seat, t])
             for i in range(size):
-                n = tables.pile_sizes[laid, i]
-                state.stockpile_count[r, seat, i] = np.int8(n)
-                state.stockpile_top[r, seat, i] = state.stockpiles[r, seat, i, n - 1] if n > 0 else np.int8(NONE)
+                height = tables.pile_sizes[laid, i]
+                state.stockpile_count[r, seat, i] = np.int8(height)
+                top = state.stockpiles[r, seat, i, height - 1] if height > 0 else np.int8(NONE)
+                state.stockpile_top[r, seat, i] = top
             state.layout_count[r, seat] = laid
             state.layout_shape[r, seat] = tables.shape_of_laid[laid]
             # spit cards: stored bottom first, the top one turned at once

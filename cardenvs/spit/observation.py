@@ -54,7 +54,13 @@ SPIT_PILE = Layout(
 MAX_STOCKPILES = 5  # with stockpiles=4 the fifth slots are always zeros
 LAYOUT = Layout(
     [
-        Field("own_stockpiles", 0, "own stockpiles 0..4", count=MAX_STOCKPILES, parts=STOCKPILE),
+        Field(
+            "own_stockpiles",
+            0,
+            "own stockpiles 0..4 (stockpiles=4: the fifth all 0)",
+            count=MAX_STOCKPILES,
+            parts=STOCKPILE,
+        ),
         Field("opponent_stockpiles", 0, "the opponent's stockpiles 0..4", count=MAX_STOCKPILES, parts=STOCKPILE),
         Field("spit_piles", 0, "spit piles 0 and 1", count=2, parts=SPIT_PILE),
         Field("own_spit_cards", 1, "own spit cards left", high=52),
@@ -62,7 +68,7 @@ LAYOUT = Layout(
         Field("playing", 1, "the phase is playing"),
         Field("slapping", 1, "the phase is slapping (playing and slapping both 0: game over)"),
         Field("seat", 2, "own seat one-hot"),
-        Field("padding", 12, "always 0 (fills the last slot of 18)"),
+        Field("padding", 12, "always 0: fills the last slot of 18 (bounded 0..1, as it always was)"),
     ]
 )
 OBS_DTYPE = np.int8  # counts are at most 52
