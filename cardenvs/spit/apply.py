@@ -1,6 +1,7 @@
 """Spit: the compiled kernels that apply a tick (see :mod:`cardenvs.core.jit`):
-both players' actions (:func:`act`: slaps, then plays and moves, one
-function per action kind) and the automatic spit that breaks a stalemate
+both players' actions (:func:`act`: the slaps of the slapping games,
+:func:`slap`, then the plays and moves of the playing ones,
+:func:`play_and_move`) and the automatic spit that breaks a stalemate
 (:func:`spit_until_playable`).
 
 Each is a loop over batch rows that reads and writes the state's arrays (a

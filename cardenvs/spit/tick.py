@@ -164,9 +164,14 @@ class TickRules(GameRules, SimultaneousRules):
         d = self.state_dict(state, row)
         lines = [self.render_title(d), *self.render_lines(d)]
         if d["done"]:
-            result = "truncated (draw)" if d["truncated"] else "draw" if d["winner"] is None else None
-            lines.append(f"game over: {result or 'player_' + str(d['winner']) + ' wins'}")
+            lines.append(f"game over: {self.result_text(d)}")
         return "\n".join(lines)
+
+    @staticmethod
+    def result_text(d: dict[str, Any]) -> str:
+        if d["truncated"]:
+            return "truncated (draw)"
+        return "draw" if d["winner"] is None else f"player_{d['winner']} wins"
 
     def render_title(self, d: dict[str, Any]) -> str:
         return (
