@@ -87,7 +87,7 @@ GAMES: dict[str, GameSpec] = {
             "Spit and Speed",
             "2",
             "spit",
-            "cardenvs.spit.rules:SpitRules",
+            "cardenvs.spit.rules:spit_rules",
             True,
             "cardenvs.agents.spit:SpitRuleAgent",
             "spit_ppo.zip",

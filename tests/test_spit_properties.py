@@ -2,7 +2,8 @@
 masks exact (against an independent reference), no stalemate left
 unresolved, illegal actions rejected without a trace, episodes ending by a
 win or truncation, determinism, the parallel env / AEC view / vector engine
-agreeing, and PettingZoo's own conformance tests."""
+agreeing.  PettingZoo's own conformance tests are in ``test_spit_env.py``.
+Speed's tests live with Spit's (the same env, ``variant="speed"``)."""
 
 from __future__ import annotations
 
@@ -12,7 +13,6 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from pettingzoo.test import api_test, parallel_api_test, parallel_seed_test, render_test, seed_test
 from spit_reference import legal_texts, stuck
 
 import cardenvs
@@ -209,52 +209,3 @@ def test_speed_observation_dtype_holds_every_score(target_score, dtype):
     box = env.observation_space("player_0")["observation"]
     assert box.dtype == dtype and obs["player_0"]["observation"].dtype == dtype
     assert box.high[-1] == (target_score or 1) + 52  # the score bound fits: nothing clipped
-
-
-# --------------------------------------------------------------------------- PettingZoo conformance
-@pytest.mark.parametrize("cfg", CONFIGS, ids=IDS)
-def test_pettingzoo_api(cfg):
-    api_test(spit_v0.env(**cfg), num_cycles=300)
-    parallel_api_test(spit_v0.parallel_env(**cfg), num_cycles=300)
-
-
-@pytest.mark.parametrize("cfg", CONFIGS, ids=IDS)
-def test_pettingzoo_seed(cfg):
-    seed_test(lambda render_mode=None: spit_v0.env(render_mode=render_mode, **cfg), num_cycles=100)
-    # parallel_seed_test samples actions without the mask: illegal ones are waits
-    parallel_seed_test(lambda: spit_v0.parallel_env(illegal_action="wait", **cfg), num_cycles=100)
-
-
-@pytest.mark.parametrize("cfg", CONFIGS, ids=IDS)
-def test_render(cfg, capsys):
-    render_test(lambda render_mode=None: spit_v0.env(render_mode=render_mode, **cfg))
-    env = spit_v0.parallel_env(render_mode="ansi", **cfg)
-    env.reset(seed=0)
-    text = env.render()
-    assert isinstance(text, str) and "player_0" in text and "player_1" in text and "phase playing" in text
-    human = spit_v0.parallel_env(render_mode="human", **cfg)
-    human.reset(seed=0)
-    assert "player_0" in capsys.readouterr().out
-
-
-def test_spaces_are_the_same_objects():
-    for make in (spit_v0.env, spit_v0.parallel_env):
-        env = make()
-        for agent in env.possible_agents:
-            assert env.observation_space(agent) is env.observation_space(agent)
-            assert env.action_space(agent) is env.action_space(agent)
-
-
-def test_aec_view_checks_each_action_when_submitted():
-    env = spit_v0.env()
-    env.reset(seed=0, options={"decks": [sorted(FULL)]})
-    raw = env.unwrapped
-    before = json.dumps(raw.state_dict(), sort_keys=True)
-    with pytest.raises(cardenvs.IllegalActionError):
-        env.step(raw.str_to_action("slap 0"))
-    assert env.agent_selection == "player_0"
-    env.step(0)  # player_0 waits: nothing happens until player_1 acts
-    assert env.agent_selection == "player_1"
-    assert json.dumps(raw.state_dict(), sort_keys=True) == before
-    env.step(0)
-    assert env.agent_selection == "player_0" and raw.state_dict()["tick"] == 1

@@ -541,7 +541,7 @@ def test_observation_hides_face_down_and_spit_cards():
 
 
 def test_observation_encodes_the_visible_table():
-    from cardenvs.spit import observation as O
+    from cardenvs.spit.observation import LAYOUT
 
     env = make(CORNER)
     obs = env.observations()
@@ -559,9 +559,10 @@ def test_observation_encodes_the_visible_table():
     assert [card_at(o1, i) for i in range(5)] == ["6C", "9H", "4D", "TS", "JD"]
     assert [card_at(o0, 10), card_at(o0, 11)] == ["AC", "7D"]
     assert list(o0[17:90:18]) == [0, 1, 2, 3, 4]  # face-down counts
-    assert list(o0[O.SPIT_PILES + 17 :: 18][:2]) == [1, 1]  # spit pile sizes
-    assert list(o0[O.MISC : O.MISC + 6]) == [10, 10, 1, 0, 1, 0]
-    assert list(o1[O.MISC : O.MISC + 6]) == [10, 10, 1, 0, 0, 1]
+    assert list(o0[LAYOUT["spit_piles"].offset + 17 :: 18][:2]) == [1, 1]  # spit pile sizes
+    misc = LAYOUT["own_spit_cards"].offset
+    assert list(o0[misc : misc + 6]) == [10, 10, 1, 0, 1, 0]
+    assert list(o1[misc : misc + 6]) == [10, 10, 1, 0, 0, 1]
 
 
 # --------------------------------------------------------------------------- Speed
@@ -637,6 +638,9 @@ def test_speed_win_and_score():
     assert s["hands"][0] == [] and s["stocks"][0] == []
     assert s["scores"] == [15, 0]  # seat 1's 5 in hand + 10 in stock
     assert rew == {"player_0": 1.0, "player_1": -1.0}
+    raw = env.unwrapped
+    assert raw.rules.winners(raw._state) == [0]
+    assert raw.rules.render(raw._state).endswith("\ngame over: player_0 wins")
 
 
 def test_speed_target_score_plays_several_games():

@@ -18,8 +18,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from cardenvs.spit import observation as O
-from cardenvs.spit.rules import SpitRules
+from cardenvs.spit.observation import OWN_FACE_DOWN_AT, SPIT_PILE_SIZE_AT
+from cardenvs.spit.rules import spit_rules
 
 from .base import Agent
 
@@ -28,7 +28,7 @@ class SpitRuleAgent(Agent):
     name = "rule"
 
     def __init__(self, **config):
-        rules = SpitRules(**{k: v for k, v in config.items() if k in ("variant", "stockpiles")})
+        rules = spit_rules(**{k: v for k, v in config.items() if k in ("variant", "stockpiles")})
         self.speed = rules.variant == "speed"
         texts = [rules.action_to_str(a).split() for a in range(rules.num_actions)]
         self.kind = [t[0] for t in texts]
@@ -39,12 +39,12 @@ class SpitRuleAgent(Agent):
         kinds = {a: self.kind[a] for a in legal}
         slaps = [a for a in legal if kinds[a] == "slap"]
         if slaps:
-            sizes = {a: obs[O.SLOT * (10 + self.args[a][0]) + O.CODE] for a in slaps}
+            sizes = {a: obs[SPIT_PILE_SIZE_AT[self.args[a][0]]] for a in slaps}
             return int(min(slaps, key=lambda a: (sizes[a], a)))
         plays = [a for a in legal if kinds[a] == "play"]
         if self.speed:
             return int(plays[0]) if plays else int(legal[0] if kinds[legal[0]] == "wait" else legal[0])
-        hidden = lambda pile: obs[O.SLOT * pile + O.CODE]  # noqa: E731 - face-down cards under a top
+        hidden = lambda pile: obs[OWN_FACE_DOWN_AT[pile]]  # noqa: E731 - face-down cards under a top
         if plays:
             return int(max(plays, key=lambda a: (hidden(self.args[a][0]), -a)))
         moves = [a for a in legal if kinds[a] == "move" and hidden(self.args[a][0]) > 0]

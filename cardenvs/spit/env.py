@@ -2,9 +2,9 @@
 with an AEC view.
 
 A real-time two-player shedding game: at every *tick* both players act at
-once.  Rules: ``shared/rules/spit.md`` (implemented in
-:mod:`cardenvs.spit.rules`); observation encoding:
-:mod:`cardenvs.spit.observation`.
+once.  Rules: ``shared/rules/spit.md`` (implemented by
+:class:`cardenvs.spit.rules.SpitRules` and
+:class:`cardenvs.speed.rules.SpeedRules`, picked by ``variant``).
 
 =====================  =====================================================
 Import                 ``from cardenvs import spit_v0``
@@ -75,15 +75,14 @@ e.g. ``play QS 1``; card id = 13 * suit + rank, suits C D H S, ranks 2..A).
 
 Observation
 -----------
-Spit (234 = 13 slots of 18): own stockpiles 5 slots (code of the face-up
-top: rank one-hot 13 + suit one-hot 4, then the face-down count), the
-opponent's stockpiles 5 slots, spit piles 0 and 1 (code of the top, then the
-pile size), and a last slot: spit cards left (own, opponent's), phase
-(playing, slapping), own seat one-hot, zero padding.  Speed (98): own hand 52, centre tops
-2x17, counts 8 (hands, stocks, side piles, centre piles), own seat 2, scores
-(own, opponent's) 2.  Full index tables in :mod:`cardenvs.spit.observation`.
-Never encoded: face-down, spit, stock or side-pile cards, the opponent's
-Speed hand.
+Spit: 234 numbers (``int8``): both players' stockpile tops and face-down
+counts, the spit piles' tops and sizes, spit cards left, the phase and the
+own seat.  Speed: 98 numbers: own hand, the centre tops, card counts, own
+seat and scores.  The index tables are the layouts
+:data:`cardenvs.spit.observation.LAYOUT` and
+:data:`cardenvs.speed.observation.LAYOUT` (``LAYOUT.markdown()``; see
+``docs/spit.md``).  Never encoded: face-down, spit, stock or side-pile
+cards, the opponent's Speed hand.
 
 Rewards
 -------
@@ -101,13 +100,14 @@ from typing import Any
 
 from ..core.aec import wrap
 from ..core.simultaneous import SimultaneousAECEnv, SimultaneousParallelEnv
-from .rules import SpitRules
+from .rules import spit_rules
 
 
 class parallel_raw_env(SimultaneousParallelEnv):  # noqa: N801 - PettingZoo naming
     __doc__ = __doc__
     metadata = {**SimultaneousParallelEnv.metadata, "name": "spit_v0"}
-    rules_class = SpitRules
+    # a function picking SpitRules or SpeedRules by ``variant`` (static: not a method of the env)
+    rules_class = staticmethod(spit_rules)
 
 
 class raw_env(SimultaneousAECEnv):  # noqa: N801 - PettingZoo naming

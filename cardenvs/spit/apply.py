@@ -1,0 +1,167 @@
+"""Spit: the compiled kernels that apply a tick (see :mod:`cardenvs.core.jit`):
+both players' actions (:func:`act`: the slaps of the slapping games,
+:func:`slap`, then the plays and moves of the playing ones,
+:func:`play_and_move`) and the automatic spit that breaks a stalemate
+(:func:`spit_until_playable`).
+
+Each is a loop over batch rows that reads and writes the state's arrays (a
+:class:`~cardenvs.spit.tables.SpitArrays` bundle) in place, with the
+config's :class:`~cardenvs.spit.tables.ActionTables`.  No kernel draws a
+random number: the tick's coin (``first``, the faster hand of each game) is
+drawn by the rules and passed in.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..core.jit import kernel
+from .scoring import end_deals
+from .tables import K_MOVE, K_PLAY, NONE, PLAYING, SLAPPING, ActionTables, SpitArrays
+
+
+@kernel
+def act(actions, first, active, action_tables, arrays, rewards, end_rows, end_taker):
+    """Apply one tick's actions ``(B, 2)`` of the ``active`` games: the
+    slaps of the slapping games, the plays and moves of the playing ones,
+    then the deals that end (:func:`~cardenvs.spit.scoring.end_deals`).
+
+    The deals that end (to be laid out anew by the caller, in this order:
+    slaps, then the faster hands going out, then the slower ones, each in
+    row order) are written to ``end_rows`` and ``end_taker`` (the seat taking
+    spit pile 0 and pile 1); returns how many.  ``action_tables`` and
+    ``arrays`` are the plain tuples of an :class:`~.tables.ActionTables` and
+    a :class:`~.tables.SpitArrays`.
+    """
+    tables, state = ActionTables(*action_tables), SpitArrays(*arrays)  # named again (see tables.plain)
+    ends = slap(actions, first, active, tables.slap_pile, state.phase, end_rows, end_taker)
+    went_out = play_and_move(actions, first, active, tables, state, rewards)
+    return end_deals(first, went_out, state, rewards, end_rows, end_taker, ends)
+
+
+@kernel
+def slap(actions, first, active, slap_pile, phase, end_rows, end_taker):
+    """Slapping games: the faster hand (seat ``first``) gets the pile it
+    slapped and the other player the other pile (a non-slap, only possible
+    with ``illegal_action="wait"``, is slower than any slap).  Each such
+    deal ends: written to ``end_rows`` / ``end_taker`` from index 0;
+    returns how many."""
+    ends = 0
+    for r in range(actions.shape[0]):
+        if not active[r] or phase[r] != SLAPPING:
+            continue
+        fast = first[r]
+        fast_pick = slap_pile[actions[r, fast]]
+        if fast_pick >= 0:
+            decider, pile = fast, fast_pick
+        else:
+            decider, pile = 1 - fast, slap_pile[actions[r, 1 - fast]]
+        if pile < 0:
+            continue
+        end_rows[ends] = r
+        end_taker[ends, pile] = decider
+        end_taker[ends, 1 - pile] = 1 - decider
+        ends += 1
+    return ends
+
+
+@kernel
+def play_and_move(actions, first, active, tables, state, rewards):
+    """Playing games: the faster hand's play or move is applied first; the
+    slower one's does nothing when the faster one played the last card of
+    its layout, or played onto the same spit pile (both cards fitted the old
+    top, so their ranks differ by 0 or 2: the second no longer fits).
+
+    A play or move takes the top card of stockpile I (the card below, if
+    any, turns face up at once); ``"move I J"`` puts it into the empty space
+    J, ``"play I P"`` onto spit pile P (earning ``tables.shed``, 0: none).
+    Returns the seat of each game that played its last layout card (-1:
+    none).  (One loop without per-row calls: a call passing the bundles
+    would cost more than the work.)"""
+    kind, play_pile = tables.kind, tables.play_pile
+    batch = actions.shape[0]
+    went_out = np.full(batch, -1, np.int64)
+    for r in range(batch):
+        if not active[r] or state.phase[r] != PLAYING:
+            continue
+        fast = first[r]
+        fast_action, slow_action = actions[r, fast], actions[r, 1 - fast]
+        slow_void = kind[fast_action] == K_PLAY and (
+            state.layout_count[r, fast] == 1
+            or (kind[slow_action] == K_PLAY and play_pile[slow_action] == play_pile[fast_action])
+        )
+        for k in range(1 if slow_void else 2):
+            seat = fast ^ k
+            action = actions[r, seat]
+            if kind[action] != K_PLAY and kind[action] != K_MOVE:
+                continue
+            source = tables.source[action]
+            card = state.stockpile_top[r, seat, source]
+            state.layout_shape[r, seat] += tables.shape_change[action]
+            height = np.int64(state.stockpile_count[r, seat, source]) - 1
+            state.stockpile_count[r, seat, source] = np.int8(height)
+            state.stockpiles[r, seat, source, height] = NONE
+            below = state.stockpiles[r, seat, source, height - 1] if height > 0 else np.int8(NONE)
+            state.stockpile_top[r, seat, source] = below
+            if kind[action] == K_MOVE:
+                space = tables.destination[action]
+                state.stockpiles[r, seat, space, 0] = card
+                state.stockpile_count[r, seat, space] = 1
+                state.stockpile_top[r, seat, space] = card
+                continue
+            pile = play_pile[action]
+            state.centre[r, pile, state.centre_count[r, pile]] = card
+            state.centre_count[r, pile] += 1
+            state.centre_top[r, pile] = card
+            if tables.shed != 0:
+                rewards[r, seat] += tables.shed
+            state.layout_count[r, seat] -= 1
+            if state.layout_count[r, seat] == 0:
+                went_out[r] = seat
+    return went_out
+
+
+@kernel
+def spit_until_playable(rows, fits, arrays, spat, dry):
+    """Stuck games ``rows`` (nobody can play or expose a card): both players
+    spit, round after round, until a stockpile top fits a spit pile or the
+    spit cards run out (a player whose spit cards run out stops).  The
+    layouts do not change meanwhile, so the round is found first, then the
+    cards are turned.  Writes the rounds spat ``spat`` (k,) and whether the
+    game is still stuck ``dry`` (k,).  ``arrays``: a plain
+    :class:`~.tables.SpitArrays`."""
+    state = SpitArrays(*arrays)
+    for k in range(rows.shape[0]):
+        r = rows[k]
+        rounds = max(state.spit_count[r, 0], state.spit_count[r, 1])
+        hit = _first_playable_round(r, rounds, fits, state)
+        spat[k] = hit if hit > 0 else rounds
+        dry[k] = hit == 0
+        for p in range(2):
+            left = state.spit_count[r, p]
+            turned = min(spat[k], left)
+            for j in range(turned):  # the j-th card turned is the j-th from the top
+                card = state.spit_cards[r, p, left - 1 - j]
+                state.spit_cards[r, p, left - 1 - j] = NONE
+                state.centre[r, p, state.centre_count[r, p] + j] = card
+                state.centre_top[r, p] = card
+            state.spit_count[r, p] = left - turned
+            state.centre_count[r, p] += turned
+
+
+@kernel
+def _first_playable_round(r, rounds, fits, state):
+    """The first of ``rounds`` spitting rounds after which a stockpile top
+    of game ``r`` fits a spit pile (0: none)."""
+    size = state.stockpile_top.shape[2]
+    for t in range(1, rounds + 1):
+        for p in range(2):
+            # spit pile P's top after t rounds: spit card left - t (the
+            # bottom one once they run out); without spit cards, as it is
+            left = state.spit_count[r, p]
+            pile_top = state.spit_cards[r, p, max(left - t, 0)] if left > 0 else state.centre_top[r, p]
+            for seat in range(2):
+                for i in range(size):
+                    if fits[pile_top, state.stockpile_top[r, seat, i]]:
+                        return t
+    return 0
