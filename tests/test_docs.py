@@ -5,7 +5,6 @@ code's, and the action tables' ids and texts round-trip."""
 from __future__ import annotations
 
 import ast
-import inspect
 import pathlib
 import re
 import sys
@@ -13,6 +12,7 @@ import sys
 import pytest
 
 import cardenvs
+from cardenvs.core.options import rules_defaults
 from cardenvs.registry import GAMES, load, rules_class
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
@@ -50,15 +50,8 @@ def test_generated_tables_are_up_to_date():
 
 
 def constructor_defaults(game: str) -> dict[str, object]:
-    """Every config option the game's rules take, with its default (all variants)."""
-    make_rules = rules_class(game)
-    classes = getattr(make_rules, "variants", None) or [make_rules]
-    defaults: dict[str, object] = {"render_mode": None}
-    for cls in classes:
-        for name, p in inspect.signature(cls).parameters.items():
-            if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY):
-                defaults.setdefault(name, p.default)
-    return defaults
+    """Every config option the game takes, with its default (all variants)."""
+    return {**rules_defaults(rules_class(game)), "render_mode": None, "illegal_action": "raise", "obs_dtype": None}
 
 
 @pytest.mark.parametrize("game", list(GAMES))

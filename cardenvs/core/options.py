@@ -24,15 +24,26 @@ SIMULTANEOUS_ILLEGAL_ACTIONS = ("raise", "terminate", "wait")
 OBS_DTYPES = (None, "float32")
 
 
+def rules_defaults(factory: Callable[..., Any]) -> dict[str, Any]:
+    """The config options a rules class (or a factory with ``variants``)
+    takes, with their defaults: its named parameters, and where it passes
+    ``**kwargs`` on, those of the base classes' ``__init__`` too."""
+    defaults: dict[str, Any] = {}
+    for item in [factory, *getattr(factory, "variants", ())]:
+        callables = [k.__init__ for k in item.__mro__ if "__init__" in vars(k)] if isinstance(item, type) else [item]
+        for fn in callables:
+            params = inspect.signature(fn).parameters.values()
+            for p in params:
+                if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY) and p.name != "self":
+                    defaults.setdefault(p.name, p.default)
+            if not any(p.kind == p.VAR_KEYWORD for p in params):
+                break
+    return defaults
+
+
 def rules_options(factory: Callable[..., Any]) -> list[str]:
-    """The config options a rules class (or a factory with ``variants``) takes."""
-    classes = getattr(factory, "variants", None) or [factory]
-    names: list[str] = []
-    for cls in classes:
-        for name, p in inspect.signature(cls).parameters.items():
-            if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY) and name not in names:
-                names.append(name)
-    return names
+    """The names of :func:`rules_defaults`."""
+    return list(rules_defaults(factory))
 
 
 def build_rules(factory: Callable[..., Any], config: dict[str, Any], extra: tuple[str, ...] = ()) -> Any:

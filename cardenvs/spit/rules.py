@@ -239,3 +239,5 @@ def spit_rules(variant: str = "spit", **config: Any) -> TickRules:
 # What the library reads from the rules callable of a game before building it
 # (agents.seat_env picks the simultaneous learner env by it).
 spit_rules.vector_env_class = SimultaneousVectorEnv  # type: ignore[attr-defined]
+# The rules classes it picks from (their options are the game's config options).
+spit_rules.variants = (SpitRules, SpeedRules)  # type: ignore[attr-defined]
