@@ -636,7 +636,7 @@ def test_speed_win_and_score():
     s = sd(env)
     assert s["done"] and s["winner"] == 0
     assert s["hands"][0] == [] and s["stocks"][0] == []
-    assert s["scores"] == [15, 0]  # seat 1's 5 in hand + 10 in stock
+    assert s["scores"] == [10, 0]  # seat 1's 10 in stock (its 5 in hand do not count)
     assert rew == {"player_0": 1.0, "player_1": -1.0}
     raw = env.unwrapped
     assert raw.rules.winners(raw._state) == [0]
@@ -647,13 +647,46 @@ def test_speed_target_score_plays_several_games():
     env = make(WIN_DECK, more=[WIN_DECK], variant="speed", target_score=20)
     rew = play_speed_run(env)
     s = sd(env)
-    assert not s["done"] and s["scores"] == [15, 0] and s["hand_number"] == 1
+    assert not s["done"] and s["scores"] == [10, 0] and s["hand_number"] == 1
     assert rew == {"player_0": 0.0, "player_1": 0.0}
     assert s["hands"][0] == RUN15[:5] or sorted(s["hands"][0], key=FULL.index) == sorted(RUN15[:5], key=FULL.index)
     rew = play_speed_run(env)
     s = sd(env)
-    assert s["done"] and s["scores"] == [30, 0] and s["winner"] == 0
+    assert s["done"] and s["scores"] == [20, 0] and s["winner"] == 0
     assert rew == {"player_0": 1.0, "player_1": -1.0}
+
+
+def play_run_against(env, loser_run):
+    """Seat 0 plays RUN15 but its last card onto pile 0 while seat 1 plays
+    ``loser_run`` (from its hand, in order) onto pile 1, then waits."""
+    for k, card in enumerate(RUN15[:-1]):
+        mine = f"play {loser_run[k]} 1" if k < len(loser_run) else "wait"
+        assert mine in legal(env, 1), (k, mine)
+        tick(env, f"play {card} 0", mine)
+
+
+# Seat 1's cards that follow pile 1's 9S, none of them in RUN15 or the middle.
+LOSER_RUN = ["TC", "JC", "QC", "KC", "AC", "2H", "3S", "4S", "5S", "6S"]
+
+
+def test_speed_score_counts_the_losers_stock_not_its_hand():
+    # seat 1 plays 3 cards (refilled from its stock): 5 in hand, 7 in stock
+    env = make(speed_deck(RUN15, LOSER_RUN, [], [], ["2C", "9S"]), variant="speed", target_score=50)
+    play_run_against(env, LOSER_RUN[:3])
+    s = sd(env)
+    assert len(s["hands"][1]) == 5 and len(s["stocks"][1]) == 7
+    tick(env, f"play {RUN15[-1]} 0", "wait")
+    assert sd(env)["scores"] == [7, 0] and sd(env)["hand_number"] == 1
+
+
+def test_speed_score_is_zero_when_the_losers_stock_is_empty():
+    # seat 1 plays 10 cards: its stock is empty, 5 cards still in hand
+    env = make(speed_deck(RUN15, LOSER_RUN, [], [], ["2C", "9S"]), variant="speed", target_score=50)
+    play_run_against(env, LOSER_RUN)
+    s = sd(env)
+    assert len(s["hands"][1]) == 5 and s["stocks"][1] == []
+    tick(env, f"play {RUN15[-1]} 0", "wait")
+    assert sd(env)["scores"] == [0, 0] and sd(env)["hand_number"] == 1
 
 
 def test_speed_observation_hides_the_opponents_hand():

@@ -2,8 +2,8 @@
 (see :mod:`.deal`); the end of the episode (+1 / -1, or a draw) and the
 ``max_ticks`` cut are Spit's (:mod:`cardenvs.spit.scoring`).
 
-The winner of a game scores a point per card left in the opponent's hand
-and stock.  Without ``target_score`` one game is the episode; with it,
+The winner of a game scores a point per card left in the opponent's stock
+(cards in the opponent's hand do not count).  Without ``target_score`` one game is the episode; with it,
 games repeat until a player has that many points.
 """
 
@@ -16,9 +16,9 @@ from ..core.game import BatchState
 
 def score_game(state: BatchState, rows: np.ndarray, seats: np.ndarray) -> None:
     """``seats`` played every card of hand and stock: they win the game in
-    ``rows``, scoring the cards left in the opponent's hand and stock."""
+    ``rows``, scoring the cards left in the opponent's stock."""
     other = 1 - seats
-    state.scores[rows, seats] += state.hand_count[rows, other] + state.stock_count[rows, other]
+    state.scores[rows, seats] += state.stock_count[rows, other]
     state.hand_number[rows] += 1
 
 
