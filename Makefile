@@ -12,10 +12,11 @@ $(PY):
 	$(PY) -m pip install -q --upgrade pip
 
 # torch first, pinned: this machine has the CPU wheel of 2.13.0, and an
-# unpinned torch would pull a multi-GB CUDA build.
+# unpinned torch would pull a multi-GB CUDA build. The rllib extra (Ray
+# RLlib) is installed too: tests/test_rllib.py trains with it.
 $(VENV)/.installed-dev: pyproject.toml | $(PY)
 	$(PY) -m pip install -q torch==2.13.0
-	$(PY) -m pip install -q -e ".[dev,train]"
+	$(PY) -m pip install -q -e ".[dev,train,rllib]"
 	touch $@
 
 ## demo: the main job: train a Pepper agent for a few minutes (rule-advised

@@ -55,7 +55,7 @@ def test_passes_rllib_pre_check_and_spaces(game):
 def test_illegal_action_ends_the_game_offender_minus_one():
     env = make_env("pepper_v0")
     obs, _ = env.reset(seed=1)
-    (agent, o), = obs.items()
+    ((agent, o),) = obs.items()
     illegal = int(np.flatnonzero(o[MASK_KEY] == 0)[0])
     obs, rewards, terms, truncs, _ = env.step({agent: illegal})
     assert terms["__all__"] and not truncs["__all__"]
@@ -88,7 +88,7 @@ def test_turn_based_routing_matches_the_aec_env(game):
     totals = dict.fromkeys(env.possible_agents, 0.0)
     while True:
         assert len(obs) == 1
-        (agent, o), = obs.items()
+        ((agent, o),) = obs.items()
         assert agent == ref.agent_selection
         want = ref.observe(agent)
         np.testing.assert_array_equal(o[OBS_KEY], want["observation"])
