@@ -255,7 +255,9 @@ class CardGameEnv(MultiAgentEnv):
         return obs[0], rewards[0], terms[0], truncs[0], infos[0]
 
     def state_dict(self) -> dict[str, Any]:
-        """The game's full state (hidden cards included; for logs and tests)."""
+        """The game's full state (hidden cards included; for logs and tests).
+        Once a game has ended the engine has already dealt the next one: this
+        is that game's state."""
         return self._games.engine.state_dict(0)
 
     def close(self) -> None:
