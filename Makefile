@@ -12,12 +12,13 @@ $(PY):
 	$(PY) -m pip install -q --upgrade pip
 
 # torch first, pinned: this machine has the CPU wheel of 2.13.0, and an
-# unpinned torch would pull a multi-GB CUDA build.
+# unpinned torch would pull a multi-GB CUDA build. The rllib extra (Ray
+# RLlib) is installed too: tests/test_rllib.py trains with it.
 # The browser tests drive Debian's chromium and chromium-driver (installed here
 # when missing; without apt, or when it fails, those tests skip and say why).
 $(VENV)/.installed-dev: pyproject.toml | $(PY)
 	$(PY) -m pip install -q torch==2.13.0
-	$(PY) -m pip install -q -e ".[dev,train]"
+	$(PY) -m pip install -q -e ".[dev,train,rllib]"
 	@if [ ! -x /usr/bin/chromium ] || [ ! -x /usr/bin/chromedriver ]; then \
 	  if command -v apt-get >/dev/null 2>&1; then \
 	    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver >/dev/null) \
