@@ -2,7 +2,7 @@
 
 Each kernel applies one legal action to every game of ``rows`` (the
 action of ``rows[i]`` is ``actions[i]``), ends the tricks and hands it
-completes (:mod:`.scoring`) and writes the game's new legal mask.  Hands
+completes (:mod:`.scoring`) and writes the games' new legal masks.  Hands
 that end are reported to the rules, which end the games or deal anew
 (dealing draws random numbers, which kernels never do).
 """
@@ -28,80 +28,85 @@ from .tables import (
     PASSING,
     PLAY0,
     PLAYING,
+    Arrays,
+    Config,
 )
 
 
 # --------------------------------------------------------------- passing
 @kernel
-def pass_cards(rows, actions, cfg, arrays):
+def pass_cards(rows, actions, config_values, state_arrays):
     """Set one card aside to pass in each game (seats choose in turn from
     the dealer's left, 3 cards each; after the last choice, the exchange)."""
+    config, state = Config(*config_values), Arrays(*state_arrays)  # (see tables.Arrays)
     for i in range(rows.shape[0]):
         row = rows[i]
-        seat = arrays.current[row]
+        seat = state.current[row]
         card = actions[i] - PASS0
-        arrays.hands[row, seat, card] -= 1
-        arrays.pass_chosen[row, seat, card] += 1
-        arrays.private[row, seat, ob.PASSED + card] += 1
-        count = arrays.pass_count[row] + 1
-        arrays.pass_count[row] = count
-        arrays.current[row] = (arrays.dealer[row] + 1 + count // CARDS_PASSED) % cfg.num_players
-        if count == CARDS_PASSED * cfg.num_players:
-            exchange(row, cfg.num_players, arrays)
-        refresh_legal(row, arrays)
+        state.hands[row, seat, card] -= 1
+        state.pass_chosen[row, seat, card] += 1
+        state.private[row, seat, ob.PASSED + card] += 1
+        count = state.pass_count[row] + 1
+        state.pass_count[row] = count
+        state.current[row] = (state.dealer[row] + 1 + count // CARDS_PASSED) % config.num_players
+        if count == CARDS_PASSED * config.num_players:
+            exchange(row, config.num_players, state)
+        refresh_legal(row, state)
 
 
 @kernel
-def exchange(row, num_players, arrays):
+def exchange(row, num_players, state):
     """Everyone's passed cards reach their receiver at once; play starts."""
-    giver_step = -1 if arrays.pass_dir[row] == LEFT else 1  # left: seat s receives from s - 1; right: from s + 1
+    giver_step = -1 if state.pass_dir[row] == LEFT else 1  # left: seat s receives from s - 1; right: from s + 1
     for s in range(num_players):
         giver = (s + giver_step) % num_players
         for t in range(NUM_TYPES):
-            got = arrays.pass_chosen[row, giver, t]
-            arrays.hands[row, s, t] += got
-            arrays.private[row, s, ob.RECEIVED + t] = got
-    arrays.pass_chosen[row] = 0
-    arrays.phase[row] = PLAYING
-    public = arrays.public[row]
+            got = state.pass_chosen[row, giver, t]
+            state.hands[row, s, t] += got
+            state.private[row, s, ob.RECEIVED + t] = got
+    state.pass_chosen[row] = 0
+    state.phase[row] = PLAYING
+    public = state.public[row]
     public[ob.PHASE + PASSING] = 0
     public[ob.PHASE + PLAYING] = 1
     public[ob.PHASE + MOON_CHOICE] = 0
-    arrays.current[row] = arrays.leader[row]
+    state.current[row] = state.leader[row]
 
 
 # --------------------------------------------------------------- playing
 @kernel
-def play_cards(rows, actions, cfg, arrays, rewards, finished, games_over):
+def play_cards(rows, actions, config_values, state_arrays, rewards, ended):
     """Play one card in each game, then end the tricks that filled up
     (:func:`.scoring.end_tricks`: it scores the hands they complete); return
-    how many hands were finished (scored, with no moon to choose), their
-    rows written to ``finished[:count]`` (in ``rows`` order) and
-    ``games_over[:count]`` saying whether that ended the game.
+    how many hands were finished (scored, with no moon to choose): their
+    rows are ``ended[0, :count]`` (in ``rows`` order), ``ended[1, :count]``
+    1 where that ended the game.
 
-    (Full tricks are ended in a second loop, not game by game: every array
-    a compiled call takes costs it reference counting, so the per-game
-    helpers take the game's slices and only loops take the state's arrays.)"""
+    (Full tricks are ended in a second loop rather than game by game: see
+    :class:`.tables.Arrays` on what a call costs.)"""
+    config, state = Config(*config_values), Arrays(*state_arrays)  # (see tables.Arrays)
     full = np.empty(rows.shape[0], np.int64)  # the games whose trick is full
     num_full = 0
     for i in range(rows.shape[0]):
         row = rows[i]
-        seat = arrays.current[row]
+        seat = state.current[row]
         card = actions[i] - PLAY0
-        position = arrays.in_trick[row]
-        arrays.hands[row, seat, card] -= 1
-        arrays.pile_points[row] += CARD_POINTS[card]
+        position = state.in_trick[row]
+        state.hands[row, seat, card] -= 1
+        state.pile_points[row] += CARD_POINTS[card]
         if BREAKS_HEARTS[card]:
-            arrays.hearts_broken[row] = True
-        place_card(card, position, arrays.pile[row], arrays.trick[row], arrays.trick_slot[row], arrays.public[row])
-        arrays.in_trick[row] = position + 1
-        arrays.current[row] = (seat + 1) % cfg.num_players
-        if position + 1 == cfg.num_players:
+            state.hearts_broken[row] = True
+        place_card(card, position, state.pile[row], state.trick[row], state.trick_slot[row], state.public[row])
+        state.in_trick[row] = position + 1
+        state.current[row] = (seat + 1) % config.num_players
+        if position + 1 == config.num_players:
             full[num_full] = row
             num_full += 1
         else:
-            refresh_legal(row, arrays)
-    return end_tricks(full[:num_full], cfg, arrays, rewards, finished, games_over)
+            refresh_legal(row, state)
+    if num_full == 0:
+        return 0
+    return end_tricks(full[:num_full], config, state, rewards, ended)
 
 
 @kernel
@@ -127,20 +132,21 @@ def place_card(card, position, pile, trick, trick_slot, public):
 
 # --------------------------------------------------------------- moon choice
 @kernel
-def choose_moon(rows, actions, cfg, arrays, rewards, finished, games_over):
+def choose_moon(rows, actions, config_values, state_arrays, rewards, ended):
     """The moon shooter of each game scores its moon: ``moon self`` takes 26
     off its own total, ``moon others`` adds 26 to everyone else's; the hand
     is finished (rows and game ends reported as by :func:`play_cards`)."""
-    delta = np.zeros(cfg.num_players, np.int64)
+    config, state = Config(*config_values), Arrays(*state_arrays)  # (see tables.Arrays)
+    delta = np.zeros(config.num_players, np.int64)
     for i in range(rows.shape[0]):
         row = rows[i]
-        shooter = arrays.moon_seat[row]
+        shooter = state.moon_seat[row]
         if actions[i] == MOON_SELF:
             delta[:] = 0
             delta[shooter] = -MOON_SWING
         else:
             delta[:] = MOON_SWING
             delta[shooter] = 0
-        finished[i] = row
-        games_over[i] = finish_hand(row, delta, cfg, arrays, rewards) == GAME_OVER
+        ended[0, i] = row
+        ended[1, i] = finish_hand(row, delta, config, state, rewards) == GAME_OVER
     return rows.shape[0]

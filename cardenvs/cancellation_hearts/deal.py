@@ -3,7 +3,8 @@
 Deal one card at a time clockwise from the dealer's left, floor(104 / n)
 each; the cards left over are the widow, face down until the first trick
 won.  Hand 1 passes to the left, hand 2 to the right, and so on (or nobody
-passes, with ``passing="none"``: play starts at once).
+passes, with ``passing="none"``: play starts at once).  The deck orders
+come from the rules (the only random draws).
 """
 
 from __future__ import annotations
@@ -12,59 +13,71 @@ from ..core.cards import deal_round_robin
 from ..core.jit import kernel
 from . import observation as ob
 from .legal import refresh_legal
-from .tables import LEFT, MIN_SEATS, NO_PASS, PASSING, PLAYING, RIGHT, WIDOW_NOBODY, WIDOW_WAITING
+from .tables import (
+    LEFT,
+    MIN_SEATS,
+    NO_PASS,
+    PASSING,
+    PLAYING,
+    RIGHT,
+    WIDOW_NOBODY,
+    WIDOW_WAITING,
+    Arrays,
+    Config,
+)
 
 
 @kernel
-def deal_hands(rows, orders, cfg, arrays):
+def deal_hands(rows, orders, config_values, state_arrays):
     """Deal deck ``orders[i]`` (card types, top first) in game ``rows[i]``
-    (its dealer already set) and open the hand: everything of the last hand
-    cleared, the player left of the dealer to pass first (or to lead), the
-    public block and the legal mask written."""
+    (its dealer already set) and open the hand: the last hand cleared, the
+    player left of the dealer to pass first (or to lead), the public block
+    and the legal mask written."""
+    config, state = Config(*config_values), Arrays(*state_arrays)  # (see tables.Arrays)
+    dealt = config.num_players * config.hand_size
     for i in range(rows.shape[0]):
         row = rows[i]
-        dealt = cfg.num_players * cfg.hand_size
-        deal_round_robin(arrays.hands, row, orders[i], dealt, arrays.dealer[row])
-        arrays.widow[row] = 0
+        deal_round_robin(state.hands, row, orders[i], dealt, state.dealer[row])
+        state.widow[row] = 0
         for k in range(dealt, orders.shape[1]):
-            arrays.widow[row, orders[i, k]] += 1
-        clear_hand(row, cfg, arrays)
-        leader = (arrays.dealer[row] + 1) % cfg.num_players  # leads the first trick ...
-        arrays.leader[row] = leader
-        arrays.current[row] = leader  # ... and passes first
-        if not cfg.passing:
+            state.widow[row, orders[i, k]] += 1
+        clear_hand(row, config.widow_size, state)
+        leader = (state.dealer[row] + 1) % config.num_players  # leads the first trick ...
+        state.leader[row] = leader
+        state.current[row] = leader  # ... and passes first
+        if not config.passing:
             direction = NO_PASS
         else:  # hand 1 (hand_number 0) to the left, hand 2 to the right, and so on
-            direction = LEFT if arrays.hand_number[row] % 2 == 0 else RIGHT
-        arrays.pass_dir[row] = direction
+            direction = LEFT if state.hand_number[row] % 2 == 0 else RIGHT
+        state.pass_dir[row] = direction
         phase = PLAYING if direction == NO_PASS else PASSING
-        arrays.phase[row] = phase
-        public = arrays.public[row]
+        state.phase[row] = phase
+        public = state.public[row]
         public[:] = 0
-        public[ob.WIDOW_WAITING] = cfg.widow_size > 0
+        public[ob.WIDOW_WAITING] = config.widow_size > 0
         public[ob.PHASE + phase] = 1
         public[ob.PASS_DIR + direction] = 1
-        public[ob.NUM_PLAYERS + cfg.num_players - MIN_SEATS] = 1
-        refresh_legal(row, arrays)
+        public[ob.NUM_PLAYERS + config.num_players - MIN_SEATS] = 1
+        refresh_legal(row, state)
 
 
 @kernel
-def clear_hand(row, cfg, arrays):
+def clear_hand(row, widow_size, state):
     """Forget the last hand of game ``row``: nothing passed, no trick, no
     pile, nothing taken, no points; the widow waits (if there is one)."""
-    arrays.widow_holder[row] = WIDOW_WAITING if cfg.widow_size else WIDOW_NOBODY
-    arrays.pass_chosen[row] = 0
-    arrays.pass_count[row] = 0
-    arrays.trick[row] = -1
-    arrays.trick_slot[row] = 0
-    arrays.in_trick[row] = 0
-    arrays.trick_no[row] = 0
-    arrays.pile[row] = 0
-    arrays.pile_points[row] = 0
-    arrays.taken[row] = 0
-    arrays.uncollected[row] = 0
-    arrays.points[row] = 0
-    arrays.seen_points[row] = 0
-    arrays.hearts_broken[row] = False
-    arrays.moon_seat[row] = -1
-    arrays.private[row] = 0
+    state.widow_holder[row] = WIDOW_WAITING if widow_size else WIDOW_NOBODY
+    state.pass_chosen[row] = 0
+    state.pass_count[row] = 0
+    state.trick[row] = -1
+    state.trick_slot[row] = 0
+    state.in_trick[row] = 0
+    state.trick_no[row] = 0
+    state.pile[row] = 0
+    state.pile_points[row] = 0
+    state.taken[row] = 0
+    state.uncollected[row] = 0
+    state.points[row] = 0
+    state.seen_points[row] = 0
+    state.hearts_broken[row] = False
+    state.moon_seat[row] = -1
+    state.private[row] = 0

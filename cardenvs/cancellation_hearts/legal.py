@@ -4,7 +4,8 @@ function per phase.
 Passing: any card held.  Playing: follow the suit led if able; a lead may
 not be a heart before hearts are broken, and the opening lead neither a
 heart nor a Black Maria, unless the hand holds nothing else.  Moon choice:
-both choices.  Over: nothing.
+both choices.  Over: nothing.  The kernels that apply actions and deal
+call :func:`refresh_legal` for every game they change.
 """
 
 from __future__ import annotations
@@ -30,35 +31,28 @@ from .tables import (
 
 
 @kernel
-def legal_masks(rows, arrays):
-    """Rewrite the legal mask of every game in ``rows`` (:func:`refresh_legal`)."""
-    for i in range(rows.shape[0]):
-        refresh_legal(rows[i], arrays)
-
-
-@kernel
-def refresh_legal(row, arrays):
+def refresh_legal(row, state):
     """Rewrite the legal mask of game ``row`` for its seat to act (:func:`legal_row`)."""
     legal_row(
-        arrays.legal[row],
-        arrays.hands[row, arrays.current[row]],
-        arrays.phase[row],
-        arrays.trick[row, 0],
-        arrays.trick_no[row] == 0,
-        arrays.hearts_broken[row],
+        state.legal[row],
+        state.hands[row, state.current[row]],
+        state.phase[row],
+        state.trick[row, 0],
+        state.trick_no[row] == 0,
+        state.hearts_broken[row],
     )
 
 
 @kernel
 def legal_row(mask, hand, phase, lead_card, opening, hearts_broken):
-    """Rewrite one game's legal ``mask`` (its seat to act holds ``hand``) by
-    phase.  (Takes the game's slices, not the state's arrays: every array a
-    compiled call takes costs it reference counting, and this runs per game.)"""
+    """Rewrite one game's legal ``mask`` by its phase; its seat to act holds
+    ``hand``.  (Takes the game's slices, not the state's arrays: see
+    :class:`.tables.Arrays`.)"""
     mask[:] = False
     if phase == PLAYING:
         playing_mask(mask[PLAY0 : PLAY0 + NUM_TYPES], hand, lead_card, opening, hearts_broken)
     elif phase == PASSING:
-        held_cards(hand, mask[PASS0 : PASS0 + NUM_TYPES])
+        passing_mask(mask[PASS0 : PASS0 + NUM_TYPES], hand)
     elif phase == MOON_CHOICE:
         mask[MOON_SELF] = True
         mask[MOON_OTHERS] = True
@@ -68,7 +62,7 @@ def legal_row(mask, hand, phase, lead_card, opening, hearts_broken):
 def playing_mask(play, hand, lead_card, opening, hearts_broken):
     """The cards ``hand`` may play (``play``, one entry per card type):
     following ``lead_card``'s suit if the hand holds any (-1: leading); a
-    lead by the rules for the ``opening`` lead or for hearts broken or not."""
+    lead by the rules for the ``opening`` lead, or for hearts broken or not."""
     if lead_card >= 0:
         playable(play, hand, SUIT_CARDS[SUIT[lead_card]])
     elif opening:
@@ -78,7 +72,7 @@ def playing_mask(play, hand, lead_card, opening, hearts_broken):
 
 
 @kernel
-def held_cards(counts, mask):
-    """``mask[:] = counts > 0`` (passing: any card held)."""
-    for t in range(counts.shape[0]):
-        mask[t] = counts[t] > 0
+def passing_mask(mask, hand):
+    """Any card held may be passed: ``mask[:] = hand > 0``."""
+    for t in range(hand.shape[0]):
+        mask[t] = hand[t] > 0

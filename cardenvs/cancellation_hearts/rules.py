@@ -89,6 +89,7 @@ class CancellationHeartsRules(TurnBasedRules):
             max_hands=self.max_hands or 0,
             score_delta=self.reward == "score_delta",
         )
+        self.config_values = tuple(self.config)  # as the kernels take it (see tables.Arrays)
 
     # ------------------------------------------------------------------ state
     def new_state(self, batch: int, rng: np.random.Generator) -> BatchState:
@@ -125,7 +126,7 @@ class CancellationHeartsRules(TurnBasedRules):
 
     def _deal(self, state: BatchState, rows: np.ndarray) -> None:
         """Deal a new hand in ``rows`` (dealer already set) and open it."""
-        deal_hands(rows, self.deck_orders(state, rows), self.config, state.bundle(Arrays))
+        deal_hands(rows, self.deck_orders(state, rows), self.config_values, tuple(state.bundle(Arrays)))
 
     # ------------------------------------------------------------------ step
     def step(self, state: BatchState, actions: np.ndarray) -> np.ndarray:
@@ -134,26 +135,25 @@ class CancellationHeartsRules(TurnBasedRules):
         )
 
     def _pass(self, state: BatchState, rows: np.ndarray, actions: np.ndarray, rewards: np.ndarray) -> None:
-        pass_cards(rows, actions, self.config, state.bundle(Arrays))
+        pass_cards(rows, actions, self.config_values, tuple(state.bundle(Arrays)))
 
     def _play(self, state: BatchState, rows: np.ndarray, actions: np.ndarray, rewards: np.ndarray) -> None:
-        self._after_hands(state, rows, play_cards, actions, rewards)
+        self._then_next_hands(state, rows, play_cards, actions, rewards)
 
     def _moon(self, state: BatchState, rows: np.ndarray, actions: np.ndarray, rewards: np.ndarray) -> None:
-        self._after_hands(state, rows, choose_moon, actions, rewards)
+        self._then_next_hands(state, rows, choose_moon, actions, rewards)
 
-    def _after_hands(self, state: BatchState, rows: np.ndarray, apply, actions: np.ndarray, rewards) -> None:
+    def _then_next_hands(self, state: BatchState, rows: np.ndarray, apply, actions: np.ndarray, rewards) -> None:
         """Apply ``actions`` in ``rows`` with the kernel ``apply``, then end
         the games whose last hand it finished and deal the next hand of the others."""
-        finished = np.empty(len(rows), np.int64)
-        games_over = np.empty(len(rows), bool)
-        count = apply(rows, actions, self.config, state.bundle(Arrays), rewards, finished, games_over)
+        ended = np.empty((2, len(rows)), np.int64)  # the rows whose hand ended; 1 where that ended the game
+        count = apply(rows, actions, self.config_values, tuple(state.bundle(Arrays)), rewards, ended)
         if count:
-            finished, games_over = finished[:count], games_over[:count]
-            if games_over.any():
-                self.end_games(state, finished[games_over], DONE)
-            if not games_over.all():
-                self.pass_the_deal(state, finished[~games_over])
+            finished, game_over = ended[0, :count], ended[1, :count] == 1
+            if game_over.any():
+                self.end_games(state, finished[game_over], DONE)
+            if not game_over.all():
+                self.pass_the_deal(state, finished[~game_over])
 
     # ------------------------------------------------------------ observation
     def observe(self, state: BatchState, seats: np.ndarray, rows: np.ndarray | None = None) -> np.ndarray:

@@ -25,48 +25,48 @@ NEXT_HAND, GAME_OVER, MOON_SHOT = 0, 1, 2
 
 
 @kernel
-def end_tricks(rows, cfg, arrays, rewards, finished, games_over):
+def end_tricks(rows, config, state, rewards, ended):
     """Resolve the full trick of every game in ``rows``, score the hands
     that ends (:func:`score_hand`) and write the games' legal masks; return
-    how many hands were finished (with no moon to choose), their rows in
-    ``finished[:count]`` and whether that ended the game in ``games_over``."""
+    how many hands were finished (with no moon to choose), reported in
+    ``ended`` as by :func:`.apply.play_cards`."""
     count = 0
     for i in range(rows.shape[0]):
         row = rows[i]
-        public = arrays.public[row]
-        winner = trick_winner(arrays.trick[row], arrays.trick_slot[row], public, arrays.leader[row], cfg.num_players)
-        arrays.in_trick[row] = 0
-        arrays.trick_no[row] += 1
+        public = state.public[row]
+        winner = trick_winner(state.trick[row], state.trick_slot[row], public, state.leader[row], config.num_players)
+        state.in_trick[row] = 0
+        state.trick_no[row] += 1
         if winner >= 0:  # the winner collects the trick and everything carried into it
-            got = arrays.pile_points[row]
-            arrays.points[row, winner] += got
-            arrays.seen_points[row, winner] += got
-            arrays.pile_points[row] = 0
-            move_cards(arrays.pile[row], arrays.taken[row, winner])
-            if arrays.widow_holder[row] == WIDOW_WAITING:  # the first trick won takes the widow, face down
-                arrays.widow_holder[row] = winner
-                arrays.points[row, winner] += points_of(arrays.widow[row])
+            got = state.pile_points[row]
+            state.points[row, winner] += got
+            state.seen_points[row, winner] += got
+            state.pile_points[row] = 0
+            move_cards(state.pile[row], state.taken[row, winner])
+            if state.widow_holder[row] == WIDOW_WAITING:  # the first trick won takes the widow, face down
+                state.widow_holder[row] = winner
+                state.points[row, winner] += points_of(state.widow[row])
                 public[ob.WIDOW_WAITING] = 0
-            arrays.leader[row] = winner
+            state.leader[row] = winner
             public[ob.CARRIED_CARDS] = 0
         else:  # unclaimed: the pile waits for the next trick won, the same leader leads again
-            public[ob.CARRIED_CARDS] += cfg.num_players
-        arrays.current[row] = arrays.leader[row]
-        public[ob.CARRIED_POINTS] = arrays.pile_points[row]
-        if arrays.trick_no[row] == cfg.hand_size:  # the hand is over: an unclaimed pile goes to nobody
-            move_cards(arrays.pile[row], arrays.uncollected[row])
-            arrays.pile_points[row] = 0
-            if arrays.widow_holder[row] == WIDOW_WAITING:
-                arrays.widow_holder[row] = WIDOW_NOBODY
+            public[ob.CARRIED_CARDS] += config.num_players
+        state.current[row] = state.leader[row]
+        public[ob.CARRIED_POINTS] = state.pile_points[row]
+        if state.trick_no[row] == config.hand_size:  # the hand is over: an unclaimed pile goes to nobody
+            move_cards(state.pile[row], state.uncollected[row])
+            state.pile_points[row] = 0
+            if state.widow_holder[row] == WIDOW_WAITING:
+                state.widow_holder[row] = WIDOW_NOBODY
             public[ob.CARRIED_POINTS] = 0
             public[ob.CARRIED_CARDS] = 0
             public[ob.WIDOW_WAITING] = 0
-            outcome = score_hand(row, cfg, arrays, rewards)
+            outcome = score_hand(row, config, state, rewards)
             if outcome != MOON_SHOT:
-                finished[count] = row
-                games_over[count] = outcome == GAME_OVER
+                ended[0, count] = row
+                ended[1, count] = outcome == GAME_OVER
                 count += 1
-        refresh_legal(row, arrays)
+        refresh_legal(row, state)
     return count
 
 
@@ -110,41 +110,41 @@ def points_of(counts):
 
 
 @kernel
-def score_hand(row, cfg, arrays, rewards):
+def score_hand(row, config, state, rewards):
     """Score the hand just played in game ``row``: the moon shooter's choice
     comes first (MOON_SHOT: its phase opens), else :func:`finish_hand`."""
-    points = arrays.points[row]
-    for seat in range(cfg.num_players):
+    points = state.points[row]
+    for seat in range(config.num_players):
         if points[seat] == MOON_POINTS:  # took all 26 hearts and both Black Marias
-            arrays.phase[row] = MOON_CHOICE
-            arrays.moon_seat[row] = seat
-            arrays.current[row] = seat
-            public = arrays.public[row]
+            state.phase[row] = MOON_CHOICE
+            state.moon_seat[row] = seat
+            state.current[row] = seat
+            public = state.public[row]
             public[ob.PHASE : ob.PHASE + 3] = 0
             public[ob.PHASE + MOON_CHOICE] = 1
             return MOON_SHOT
-    return finish_hand(row, points, cfg, arrays, rewards)
+    return finish_hand(row, points, config, state, rewards)
 
 
 @kernel
-def finish_hand(row, delta, cfg, arrays, rewards):
+def finish_hand(row, delta, config, state, rewards):
     """Add the hand's score changes ``delta`` (per seat) to the totals of
     game ``row`` and pay its rewards; return GAME_OVER if that ended the game
     (the target reached, or ``max_hands`` played), else NEXT_HAND."""
-    scores = arrays.scores[row]
+    scores = state.scores[row]
     over = False
-    for seat in range(cfg.num_players):
+    for seat in range(config.num_players):
         scores[seat] += delta[seat]
-        if cfg.score_delta:
+        if config.score_delta:
             rewards[row, seat] -= delta[seat]  # fewer points is better
-        over |= scores[seat] >= cfg.target_score
-    arrays.hand_number[row] += 1
-    over |= cfg.max_hands > 0 and arrays.hand_number[row] >= cfg.max_hands
+        over |= scores[seat] >= config.target_score
+    state.hand_number[row] += 1
+    over |= config.max_hands > 0 and state.hand_number[row] >= config.max_hands
     if not over:
         return NEXT_HAND
-    arrays.public[row, ob.PHASE : ob.PHASE + 3] = 0
-    if not cfg.score_delta:  # win/loss: the lowest total wins; everyone tied for it wins
+    state.public[row, ob.PHASE : ob.PHASE + 3] = 0
+    if not config.score_delta:  # win/loss: the lowest total wins; everyone tied for it wins
         lowest = scores.min()
-        for seat in range(cfg.num_players):
+        for seat in range(config.num_players):
             rewards[row, seat] += 1.0 if scores[seat] == lowest else -1.0
     return GAME_OVER

@@ -79,7 +79,21 @@ class Config(NamedTuple):
 
 class Arrays(NamedTuple):
     """The state's arrays the deal, legal, apply and scoring kernels use
-    (``state.bundle(Arrays)``); shapes with B games, n seats, 52 card types."""
+    (``state.bundle(Arrays)``); shapes with B games, n seats, 52 card types.
+
+    How kernels take them (both measured at batch 1, where the one-game env
+    pays these costs at every step):
+
+    - The rules call a kernel with ``tuple(self.config)`` and
+      ``tuple(state.bundle(Arrays))``, plain tuples that the kernel names
+      again on entry (``Arrays(*state_arrays)``): numba types a named-tuple
+      argument by its field names at every call, about 5 us for this one
+      and Config together, against 0.2 us for plain tuples of the same values.
+    - Inside, a loop over games takes the bundle; a helper called once per
+      game takes that game's slices (``state.public[row]``), as each array
+      a compiled call takes costs it reference counting (a helper taking
+      the bundle made the playing step three times slower).
+    """
 
     phase: np.ndarray  # (B,) PASSING .. DONE
     current: np.ndarray  # (B,) seat to act (-1: game over)
