@@ -24,14 +24,12 @@ less than keeping one copy per viewer up to date.
 
 from __future__ import annotations
 
-
-
 import numpy as np
 
 from ..core.game import BatchState
 from ..core.jit import kernel
 from ..core.layout import Field, Layout
-from .tables import MAX_SEATS, NUM_TYPES
+from .tables import MAX_SEATS, MIN_SEATS, NUM_TYPES
 
 CARD = Layout(
     [
@@ -61,7 +59,9 @@ LAYOUT = Layout(
         Field("scores", MAX_SEATS, "game score per relative seat", low=-np.inf, high=np.inf),
         Field("leader", MAX_SEATS, "leader of the current trick, relative seat one-hot"),
         Field("dealer", MAX_SEATS, "dealer, relative seat one-hot"),
-        Field("widow_holder", MAX_SEATS, "who took the widow, relative seat one-hot (all zero: not taken yet, or nobody)"),
+        Field(
+            "widow_holder", MAX_SEATS, "who took the widow, relative seat one-hot (all zero: not taken yet, or nobody)"
+        ),
         Field(
             "trick",
             0,
@@ -70,7 +70,11 @@ LAYOUT = Layout(
             count=MAX_SEATS,
             parts=CARD,
         ),
-        Field("cancelled", MAX_SEATS, "1 at position k if the k-th card's identical twin is in the trick too (neither can win it)"),
+        Field(
+            "cancelled",
+            MAX_SEATS,
+            "1 at position k if the k-th card's identical twin is in the trick too (neither can win it)",
+        ),
         Field("seen", NUM_TYPES, "cards seen played this hand (counts; current trick included)", high=2),
         Field("carried_points", 1, "points in the unclaimed pile waiting for the next trick won", high=52),
         Field("carried_cards", 1, "cards in that pile (the widow not counted)", high=104),
@@ -78,7 +82,7 @@ LAYOUT = Layout(
         Field("hearts_broken", 1, "hearts broken (a heart or Black Maria has been played)"),
         Field("phase", 3, "phase one-hot: passing, playing, moon choice (all zero: over)"),
         Field("pass_direction", 3, "pass direction this hand one-hot: none, left, right"),
-        Field("num_players", MAX_SEATS - 5, "number of players one-hot: 6 .. 11"),
+        Field("num_players", MAX_SEATS - MIN_SEATS + 1, "number of players one-hot: 6 .. 11"),
     ]
 )
 OBS_SIZE = LAYOUT.size  # 477
@@ -154,7 +158,9 @@ def encode(state: BatchState, num_players: int, seats: np.ndarray, rows: np.ndar
 
 
 @kernel
-def encode_rows(rows, seats, num_players, hands, private, public, leader, dealer, widow_holder, seen_points, scores, out):
+def encode_rows(
+    rows, seats, num_players, hands, private, public, leader, dealer, widow_holder, seen_points, scores, out
+):
     """Fill ``out[i]`` with game ``rows[i]`` seen by seat ``seats[i]`` (0..n-1).
 
     The kept columns of the viewer's ``private`` row (PASSED, RECEIVED) are

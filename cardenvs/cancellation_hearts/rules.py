@@ -227,7 +227,9 @@ class CancellationHeartsRules(TurnBasedRules):
             hand = " ".join(d["hands"][s]) or "-"
             lines.append(self.seat_line(d, s, f"{hand}  points {d['points_taken'][s]}{chosen}"))
         if d["trick"]:
-            played = [f"player_{c['seat']} {c['card']}" + (" (cancelled)" if c["cancelled"] else "") for c in d["trick"]]
+            played = [
+                f"player_{c['seat']} {c['card']}" + (" (cancelled)" if c["cancelled"] else "") for c in d["trick"]
+            ]
             lines.append("trick: " + ", ".join(played))
         if d["moon_shooter"] is not None:
             lines.append(f"player_{d['moon_shooter']} shot the moon")
