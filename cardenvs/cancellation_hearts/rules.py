@@ -17,6 +17,7 @@ Black Marias.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -41,7 +42,7 @@ from .tables import (
     PLAYING,
     WIDOW_NOBODY,
     WIDOW_WAITING,
-    Arrays,
+    ArrayValues,
     Config,
 )
 
@@ -126,7 +127,7 @@ class CancellationHeartsRules(TurnBasedRules):
 
     def _deal(self, state: BatchState, rows: np.ndarray) -> None:
         """Deal a new hand in ``rows`` (dealer already set) and open it."""
-        deal_hands(rows, self.deck_orders(state, rows), self.config_values, tuple(state.bundle(Arrays)))
+        deal_hands(rows, self.deck_orders(state, rows), self.config_values, state.bundle(ArrayValues))
 
     # ------------------------------------------------------------------ step
     def step(self, state: BatchState, actions: np.ndarray) -> np.ndarray:
@@ -135,7 +136,7 @@ class CancellationHeartsRules(TurnBasedRules):
         )
 
     def _pass(self, state: BatchState, rows: np.ndarray, actions: np.ndarray, rewards: np.ndarray) -> None:
-        pass_cards(rows, actions, self.config_values, tuple(state.bundle(Arrays)))
+        pass_cards(rows, actions, self.config_values, state.bundle(ArrayValues))
 
     def _play(self, state: BatchState, rows: np.ndarray, actions: np.ndarray, rewards: np.ndarray) -> None:
         self._then_next_hands(state, rows, play_cards, actions, rewards)
@@ -143,11 +144,13 @@ class CancellationHeartsRules(TurnBasedRules):
     def _moon(self, state: BatchState, rows: np.ndarray, actions: np.ndarray, rewards: np.ndarray) -> None:
         self._then_next_hands(state, rows, choose_moon, actions, rewards)
 
-    def _then_next_hands(self, state: BatchState, rows: np.ndarray, apply, actions: np.ndarray, rewards) -> None:
+    def _then_next_hands(
+        self, state: BatchState, rows: np.ndarray, apply: Callable[..., int], actions: np.ndarray, rewards: np.ndarray
+    ) -> None:
         """Apply ``actions`` in ``rows`` with the kernel ``apply``, then end
         the games whose last hand it finished and deal the next hand of the others."""
         ended = np.empty((2, len(rows)), np.int64)  # the rows whose hand ended; 1 where that ended the game
-        count = apply(rows, actions, self.config_values, tuple(state.bundle(Arrays)), rewards, ended)
+        count = apply(rows, actions, self.config_values, state.bundle(ArrayValues), rewards, ended)
         if count:
             finished, game_over = ended[0, :count], ended[1, :count] == 1
             if game_over.any():

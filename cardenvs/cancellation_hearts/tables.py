@@ -1,9 +1,10 @@
 """Cancellation Hearts: constants and tables (no compiled code).
 
 The deck, the card points, the action ids and their texts, the phase ids,
-the lead tables of the legal-move rule, and the two named tuples the
-compiled kernels take: :class:`Config` (the configuration's numbers) and
-:class:`Arrays` (the state's arrays they read and write).
+the lead tables of the legal-move rule, and what the compiled kernels
+take: :class:`Config` (the configuration's numbers) and :class:`Arrays`
+(the state's arrays they read and write), handed over as plain tuples
+(:class:`ArrayValues`).
 
 Two 52-card decks: the 52 card *types* (local id ``13 * suit + rank``, suits
 ``C D H S``, ranks ``2 .. A``) exist twice each, so hands are counts 0..2
@@ -78,21 +79,21 @@ class Config(NamedTuple):
 
 
 class Arrays(NamedTuple):
-    """The state's arrays the deal, legal, apply and scoring kernels use
-    (``state.bundle(Arrays)``); shapes with B games, n seats, 52 card types.
+    """The state's arrays the deal, legal, apply and scoring kernels use,
+    by name; shapes with B games, n seats, 52 card types.
 
     How kernels take them (both measured at batch 1, where the one-game env
     pays these costs at every step):
 
-    - The rules call a kernel with ``tuple(self.config)`` and
-      ``tuple(state.bundle(Arrays))``, plain tuples that the kernel names
+    - The rules call a kernel with ``self.config_values`` and
+      ``state.bundle(ArrayValues)``, plain tuples that the kernel names
       again on entry (``Arrays(*state_arrays)``): numba types a named-tuple
-      argument by its field names at every call, about 5 us for this one
-      and Config together, against 0.2 us for plain tuples of the same values.
-    - Inside, a loop over games takes the bundle; a helper called once per
-      game takes that game's slices (``state.public[row]``), as each array
-      a compiled call takes costs it reference counting (a helper taking
-      the bundle made the playing step three times slower).
+      argument by its field names at every call, which costs this one and
+      Config together about 4 us more than plain tuples of the same values.
+    - Inside, a loop over games takes the named tuple; a helper called once
+      per game takes that game's slices (``state.public[row]``), as each
+      array a compiled call takes costs it reference counting (a helper
+      taking the named tuple made the playing step three times slower).
     """
 
     phase: np.ndarray  # (B,) PASSING .. DONE
@@ -125,5 +126,16 @@ class Arrays(NamedTuple):
     hearts_broken: np.ndarray  # (B,) bool
     moon_seat: np.ndarray  # (B,) the seat that shot the moon (-1: none)
     # The observation's blocks kept up to date by the kernels (observation.py):
-    private: np.ndarray  # (B, n, KEPT_SIZE) int8, one per viewer
+    private: np.ndarray  # (B, n, KEPT_SIZE) int8, one per viewer: its passed and received cards
     public: np.ndarray  # (B, PUBLIC_SIZE) int8, the same for every viewer
+
+
+class ArrayValues:
+    """``state.bundle(ArrayValues)``: the arrays of :class:`Arrays` in its
+    order, as the plain tuple the rules hand to a kernel (made once per
+    state, as every bundle is; see :class:`Arrays`)."""
+
+    _fields = Arrays._fields
+
+    def __new__(cls, *arrays: np.ndarray) -> tuple[np.ndarray, ...]:  # a tuple, not an ArrayValues
+        return arrays
