@@ -80,12 +80,13 @@ def play_cards(rows, actions, config_values, state_arrays, rewards, ended):
     (:func:`.scoring.end_tricks`: it scores the hands they complete); return
     how many hands were finished (scored, with no moon to choose): their
     rows are ``ended[0, :count]`` (in ``rows`` order), ``ended[1, :count]``
-    1 where that ended the game.
+    1 where that ended the game; ``ended[2]`` is room for the games whose
+    trick is full.
 
     (Full tricks are ended in a second loop rather than game by game: see
     :class:`.tables.Arrays` on what a call costs.)"""
     config, state = Config(*config_values), Arrays(*state_arrays)  # (see tables.Arrays)
-    full = np.empty(rows.shape[0], np.int64)  # the games whose trick is full
+    full = ended[2]  # the games whose trick is full
     num_full = 0
     for i in range(rows.shape[0]):
         row = rows[i]

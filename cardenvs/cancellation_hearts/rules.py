@@ -149,7 +149,7 @@ class CancellationHeartsRules(TurnBasedRules):
     ) -> None:
         """Apply ``actions`` in ``rows`` with the kernel ``apply``, then end
         the games whose last hand it finished and deal the next hand of the others."""
-        ended = np.empty((2, len(rows)), np.int64)  # the rows whose hand ended; 1 where that ended the game
+        ended = np.empty((3, len(rows)), np.int64)  # the rows whose hand ended; 1 where that ended the game; room
         count = apply(rows, actions, self.config_values, state.bundle(ArrayValues), rewards, ended)
         if count:
             finished, game_over = ended[0, :count], ended[1, :count] == 1
