@@ -98,12 +98,12 @@ PRIVATE_AT = LAYOUT["passed"].offset
 PUBLIC_AT = LAYOUT["trick"].offset
 
 # The viewer's block, offsets from PRIVATE_AT.  ``state.private`` (B, n,
-# KEPT_SIZE) int8 keeps its first KEPT_SIZE columns (PASSED, RECEIVED).
+# KEPT_SIZE) int8 keeps the first two fields (PASSED, RECEIVED) of each viewer.
 PASSED, RECEIVED, POINTS, SCORES, LEADER, DEALER, WIDOW_HOLDER = (
     LAYOUT[name].offset - PRIVATE_AT
     for name in ("passed", "received", "points", "scores", "leader", "dealer", "widow_holder")
 )
-KEPT_SIZE = POINTS
+KEPT_SIZE = LAYOUT["received"].stop - PRIVATE_AT
 
 # The public block, offsets from PUBLIC_AT (``state.public`` (B, PUBLIC_SIZE) int8).
 CARD_PLANES = CARD.size  # a card in the trick: 4 suit + 13 rank one-hots

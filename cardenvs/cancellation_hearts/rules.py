@@ -167,12 +167,12 @@ class CancellationHeartsRules(TurnBasedRules):
 
     # ------------------------------------------------------------ state_dict / render
     def state_dict(self, state: BatchState, row: int = 0) -> dict[str, Any]:
-        players, b = self.num_players, row
+        players = self.num_players
         texts = DECK.counts_to_texts
-        leader = int(state.leader[b])
-        trick = state.trick[b, : state.in_trick[b]]
-        cancelled = state.public[b, ob.CANCELLED : ob.CANCELLED + len(trick)]  # marked by apply.play_card
-        holder = int(state.widow_holder[b])
+        leader = int(state.leader[row])
+        trick = state.trick[row, : state.in_trick[row]]
+        cancelled = state.public[row, ob.CANCELLED : ob.CANCELLED + len(trick)]  # marked by apply.place_card
+        holder = int(state.widow_holder[row])
         if holder >= 0:
             widow_status = "taken"
         elif holder == WIDOW_WAITING:
@@ -183,33 +183,33 @@ class CancellationHeartsRules(TurnBasedRules):
         return {
             "game": self.name,
             "num_players": players,
-            "phase": PHASE_NAMES[state.phase[b]],
-            "dealer": int(state.dealer[b]),
-            "hand_number": int(state.hand_number[b]),
-            "scores": [int(x) for x in state.scores[b]],
-            "done": bool(state.done[b]),
-            "current_player": int(state.current[b]),
-            "pass_direction": PASS_DIR_NAMES[state.pass_dir[b]],
-            "hands": [texts(state.hands[b, s]) for s in range(players)],
+            "phase": PHASE_NAMES[state.phase[row]],
+            "dealer": int(state.dealer[row]),
+            "hand_number": int(state.hand_number[row]),
+            "scores": [int(score) for score in state.scores[row]],
+            "done": bool(state.done[row]),
+            "current_player": int(state.current[row]),
+            "pass_direction": PASS_DIR_NAMES[state.pass_dir[row]],
+            "hands": [texts(state.hands[row, s]) for s in range(players)],
             # cards set aside to pass, until the exchange
-            "passing": [texts(state.pass_chosen[b, s]) for s in range(players)],
+            "passing": [texts(state.pass_chosen[row, s]) for s in range(players)],
             "leader": leader,
             "trick": [
-                {"seat": (leader + k) % players, "card": DECK.texts[card], "cancelled": bool(x)}
-                for k, (card, x) in enumerate(zip(trick, cancelled))
+                {"seat": (leader + k) % players, "card": DECK.texts[card], "cancelled": bool(flag)}
+                for k, (card, flag) in enumerate(zip(trick, cancelled))
             ],
-            "tricks_played": int(state.trick_no[b]),
-            "carried": texts(state.pile[b] - in_trick),
-            "taken": [texts(state.taken[b, s]) for s in range(players)],
-            "uncollected": texts(state.uncollected[b]),
+            "tricks_played": int(state.trick_no[row]),
+            "carried": texts(state.pile[row] - in_trick),
+            "taken": [texts(state.taken[row, s]) for s in range(players)],
+            "uncollected": texts(state.uncollected[row]),
             # the widow's cards stay listed here wherever they went (widow_status)
-            "widow": texts(state.widow[b]),
+            "widow": texts(state.widow[row]),
             "widow_status": widow_status,
             "widow_taken_by": holder if holder >= 0 else None,
-            "points_taken": [int(x) for x in state.points[b]],
-            "hearts_broken": bool(state.hearts_broken[b]),
-            "moon_shooter": int(state.moon_seat[b]) if state.phase[b] == MOON_CHOICE else None,
-            "winners": self.winners(state, b),
+            "points_taken": [int(points) for points in state.points[row]],
+            "hearts_broken": bool(state.hearts_broken[row]),
+            "moon_shooter": int(state.moon_seat[row]) if state.phase[row] == MOON_CHOICE else None,
+            "winners": self.winners(state, row),
         }
 
     def render_title(self, d: dict[str, Any]) -> str:
@@ -231,7 +231,8 @@ class CancellationHeartsRules(TurnBasedRules):
             lines.append(self.seat_line(d, s, f"{hand}  points {d['points_taken'][s]}{chosen}"))
         if d["trick"]:
             played = [
-                f"player_{c['seat']} {c['card']}" + (" (cancelled)" if c["cancelled"] else "") for c in d["trick"]
+                f"player_{play['seat']} {play['card']}" + (" (cancelled)" if play["cancelled"] else "")
+                for play in d["trick"]
             ]
             lines.append("trick: " + ", ".join(played))
         if d["moon_shooter"] is not None:
