@@ -71,7 +71,8 @@ class HeartsRuleAgent(Agent):
         return PLAY0 + int(max(cards, key=lambda c: (danger(c), c)))  # void: dump
 
     def _moon(self, obs: np.ndarray) -> int:
-        n = 6 + int(obs[471:477].argmax())
+        players = O.LAYOUT["num_players"]
+        n = 6 + int(obs[players.offset : players.stop].argmax())
         scores = obs[O.PRIVATE_AT + O.SCORES : O.PRIVATE_AT + O.SCORES + n]
         others = scores[1:] + 26
         if others.max() >= self.target_score and scores[0] < others.min():

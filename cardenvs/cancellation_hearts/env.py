@@ -3,7 +3,7 @@
 Hearts for 6 to 11 players with two 52-card decks shuffled together: every
 card exists twice, and two identical cards played to one trick cancel each
 other.  Rules: ``shared/rules/cancellation_hearts.md`` (implemented in
-:mod:`cardenvs.cancellation_hearts.rules`); observation encoding:
+:mod:`cardenvs.cancellation_hearts.rules`); observation layout:
 :mod:`cardenvs.cancellation_hearts.observation`.
 
 =====================  =====================================================
@@ -50,30 +50,14 @@ id         text (``env.unwrapped.action_to_str(id)``)
 105        ``moon others``: the moon shooter adds 26 to everyone else's
 =========  =====================================================
 
-Observation (seats relative to the viewer: 0 = self, 1 = left neighbour)
--------------------------------------------------------------------------
-==========  =====  =========================================================
-index       size   meaning
-==========  =====  =========================================================
-0           52     own hand (counts 0..2 per card type 2C .. AS)
-52          52     cards this seat passed (its choices so far while passing)
-104         52     cards it received in the exchange
-156         11     points each relative seat collected in tricks this hand
-167         11     game score per relative seat
-178         11     leader of the current trick (relative seat one-hot)
-189         11     dealer (relative seat one-hot)
-200         11     who took the widow (relative seat one-hot)
-211         11x17  current trick in play order, the leader's card first:
-                   suit one-hot (4) + rank one-hot (13) per card
-398         11     cancelled flag per trick position
-409         52     cards played this hand (counts, current trick included)
-461         2      unclaimed pile waiting: its points, its number of cards
-463         1      the widow is still face down on the table
-464         1      hearts broken
-465         3      phase: passing, playing, moon choice
-468         3      pass direction this hand: none, left, right
-471         6      number of players: 6 .. 11
-==========  =====  =========================================================
+Observation
+-----------
+Seats relative to the viewer (0 = self, 1 = left neighbour): own hand,
+passed and received cards, points and scores per seat, leader, dealer and
+widow holder one-hots, the current trick with cancelled flags, cards seen,
+the unclaimed pile, widow/hearts-broken flags, phase, pass direction and
+player count.  The index table is generated from the layout data
+(``cardenvs.cancellation_hearts.observation.LAYOUT``) in ``docs/cancellation_hearts.md``.
 
 Never observed: other hands, other seats' pass choices, the widow's cards
 (taken face down; they count only in the hand's scoring).
