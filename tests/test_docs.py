@@ -5,6 +5,7 @@ code's, and the action tables' ids and texts round-trip."""
 from __future__ import annotations
 
 import ast
+import importlib
 import pathlib
 import re
 import sys
@@ -117,3 +118,11 @@ def test_layout_covers_the_observation(game):
         layout = load(path)
         covered = sorted(i for f in layout for i in range(f.offset, f.stop))
         assert covered == list(range(layout.size))
+
+
+@pytest.mark.parametrize("game", list(GAMES))
+def test_help_shows_the_generated_observation_table(game):
+    module = importlib.import_module(GAMES[game].module)
+    for path in GAMES[game].layouts:
+        assert load(path).markdown() in module.__doc__
+    assert GAMES[game].doc in module.__doc__

@@ -103,3 +103,13 @@ def _range(f: Field) -> str:
     lo = "-inf" if f.low == -np.inf else f"{f.low:g}"
     hi = "inf" if f.high == np.inf else f"{f.high:g}"
     return f" ({lo}..{hi})"
+
+
+def with_observation_table(doc: str | None, *tables: tuple[str, Layout]) -> str:
+    """An env module's docstring with its observation index tables appended
+    (``(title, layout)`` each), so ``help(<game>_v0)`` shows the same table as
+    the docs page: both are generated from the layout."""
+    parts = [(doc or "").rstrip(), ""]
+    for title, layout in tables:
+        parts += [f"{title} ({layout.size} entries)", "", layout.markdown(), ""]
+    return "\n".join(parts)

@@ -15,8 +15,9 @@ Rewards: ``"win_loss"`` +1 to every seat of a winning side and -1 to the
 others at the end of the game; ``"score_delta"`` each hand's score change of
 the seat's side.  An illegal action raises :class:`cardenvs.IllegalActionError`.
 
-The rules, the action table, the observation table (generated from
-:data:`cardenvs.pepper.observation.LAYOUT`) and the rewards are in docs/pepper.md.
+The rules, the action table, the observation table and the rewards are in
+docs/pepper.md; the observation table below is generated from
+:data:`cardenvs.pepper.observation.LAYOUT`, as the page's is.
 """
 
 from __future__ import annotations
@@ -24,7 +25,11 @@ from __future__ import annotations
 from typing import Any
 
 from ..core.aec import CardGameAECEnv, wrap
+from ..core.layout import with_observation_table
+from .observation import LAYOUT
 from .rules import PepperRules
+
+__doc__ = with_observation_table(__doc__, ("Observation", LAYOUT))
 
 
 class raw_env(CardGameAECEnv):  # noqa: N801 - PettingZoo naming
