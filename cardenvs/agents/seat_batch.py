@@ -6,9 +6,9 @@ Gymnasium view.
 plays seat ``i % num_players`` (so every seat is learned) and agents play the
 other seats.  They depend on no RL library; two views sit on them:
 
-* :class:`SeatGymVectorEnv`: a :class:`gymnasium.vector.VectorEnv` (same-step
-  autoreset), so Gymnasium's vector wrappers (``RecordEpisodeStatistics``,
-  ``NormalizeReward``, ...) work on it;
+* :class:`cardenvs.agents.gym_vector.SeatGymVectorEnv`: a
+  :class:`gymnasium.vector.VectorEnv`, so Gymnasium's vector wrappers
+  (``RecordEpisodeStatistics``, ``NormalizeReward``, ...) work on it;
 * :class:`cardenvs.agents.seat_env.SeatVecEnv` /
   :class:`~cardenvs.agents.seat_env.ParallelSeatVecEnv`: stable-baselines3
   ``VecEnv`` s, for ``MaskablePPO``.
@@ -35,8 +35,6 @@ from typing import Any
 
 import gymnasium as gym
 import numpy as np
-from gymnasium.vector import AutoresetMode
-from gymnasium.vector.utils import batch_space
 
 import cardenvs.vector as V
 from cardenvs.core.options import action_array
@@ -102,10 +100,12 @@ class SeatBatch:
     the learner's seats and reward weights, the agents, the spaces.
 
     ``_reset_batch(seed, options)`` -> the learner's observations;
-    ``_step_batch(actions)`` -> ``(obs, reward, terminated, truncated,
-    finals)``, where ``finals`` describes the games that ended on the step:
-    ``"rows"``, the learner's last ``"obs"``, ``"scores"`` (per seat) and
-    ``"seat"`` (the learner's).  The views name their own ``reset``/``step``.
+    ``_step_batch(actions, hold=None)`` -> ``(obs, reward, terminated,
+    truncated, finals)``, where ``finals`` describes the games that ended on
+    the step: ``"rows"``, the learner's last ``"obs"``, ``"scores"`` (per
+    seat) and ``"seat"`` (the learner's); the games in ``hold`` (a bool mask)
+    are not stepped (their actions are ignored, reward 0).  The views name
+    their own ``reset``/``step``.
     """
 
     def __init__(
@@ -186,11 +186,14 @@ class TurnSeatBatch(SeatBatch):
         self._advance(np.zeros(self.num_envs), every, every.copy(), [])
         return self._learner_view(self._obs, self.engine.state.legal)
 
-    def _step_batch(self, actions: Any):
-        obs, rew, term, trunc, info = self.engine.step(actions)
+    def _step_batch(self, actions: Any, hold: np.ndarray | None = None):
+        held = hold is not None and hold.any()
+        obs, rew, term, trunc, info = self.engine.step(actions, rows=~hold if held else None)
         self._obs = obs
-        reward = self._learner_reward(self._batch_rows, rew) + self._carry
-        self._carry = np.zeros(self.num_envs)
+        stepped = ~hold if held else self._batch_rows
+        reward = self._learner_reward(self._batch_rows, rew)
+        reward[stepped] += self._carry[stepped]  # a held game keeps what it carries
+        self._carry[stepped] = 0.0
         terminated, truncated = term.copy(), trunc.copy()
         finals = [self._final(np.flatnonzero(term | trunc), info)]
         self._advance(reward, terminated, truncated, finals)
@@ -204,9 +207,7 @@ class TurnSeatBatch(SeatBatch):
         is_partner = rel == self._partner_rel if self._partner_rel is not None else np.zeros(len(rel), bool)
         return [(self.partner, is_partner), (self.opponents, ~is_partner)]
 
-    def _advance(
-        self, reward: np.ndarray, terminated: np.ndarray, truncated: np.ndarray, finals: list[dict]
-    ) -> None:
+    def _advance(self, reward: np.ndarray, terminated: np.ndarray, truncated: np.ndarray, finals: list[dict]) -> None:
         """Let the agents move in every game where it is not the learner's
         turn.  What the learner earns meanwhile is added to ``reward``, or
         carried to the next step for a game that already ended on this step
@@ -251,13 +252,21 @@ class SimultaneousSeatBatch(SeatBatch):
         self._mask = info["action_mask"]
         return self._learner_view(self._obs[self._batch_rows, self.learner_seat], self.action_masks())
 
-    def _step_batch(self, actions: Any):
+    def _step_batch(self, actions: Any, hold: np.ndarray | None = None):
         r, other = self._batch_rows, self._other
         acts, in_range = action_array(actions, (self.num_envs,), self.rules.num_actions)
         joint = np.zeros((self.num_envs, 2), np.int64)
         joint[r, self.learner_seat] = np.where(in_range, acts, -1)  # out of range stays illegal
         joint[r, other] = self.opponents.act_batch(self._obs[r, other], self._mask[r, other])
+        held = np.flatnonzero(hold) if hold is not None else np.zeros(0, np.int64)
+        if held.size:  # played with legal stand-ins, then put back as they were
+            saved = self.engine.state.select(held)
+            joint[held] = self._mask[held].argmax(-1)
         obs, rew, term, trunc, info = self.engine.step(joint)
+        if held.size:
+            self.engine.state.assign(held, saved)
+            obs, info["action_mask"] = self.engine.observe(), self.engine.state.legal.copy()
+            rew[held], term[held], trunc[held] = 0.0, False, False
         self._obs, self._mask = obs, info["action_mask"]
         reward = self._learner_reward(r, rew)
         finals = self._final(np.flatnonzero(term | trunc), info)
@@ -271,103 +280,3 @@ class SimultaneousSeatBatch(SeatBatch):
 def seat_batch_class(game: str) -> type[SeatBatch]:
     """The learner batch that fits ``game`` (turn-based or simultaneous)."""
     return SimultaneousSeatBatch if spec(game).simultaneous else TurnSeatBatch
-
-
-class SeatGymVectorEnv(gym.vector.VectorEnv):
-    """One learner seat in each of ``num_envs`` games, as a Gymnasium
-    :class:`~gymnasium.vector.VectorEnv` over the batched engine (any game;
-    in game i the learner plays seat ``i % num_players``, agents the rest).
-
-    >>> env = SeatGymVectorEnv("pepper_v0", num_envs=8, seed=0, max_hands=1)
-    >>> env = gymnasium.wrappers.vector.RecordEpisodeStatistics(env)
-    >>> obs, info = env.reset(seed=0)          # obs (8, obs_size) float32
-    >>> mask = info["action_mask"]              # (8, n_actions) bool: the learner's legal actions
-    >>> obs, reward, terminated, truncated, info = env.step(actions)
-
-    Same-step autoreset (``metadata["autoreset_mode"]``): a finished game's
-    slot already holds the next game; ``info["final_obs"]`` (an object array,
-    marked by ``info["_final_obs"]``) has the learner's last observation and
-    ``info["final_scores"]`` each seat's final score.  ``info["seat"]`` is the
-    learner's seat per game.  Arguments and reward accounting: see
-    :mod:`cardenvs.agents.seat_batch`; ``opponents``/``partner`` may be set
-    between rollouts (self-play).
-    """
-
-    metadata = {"autoreset_mode": AutoresetMode.SAME_STEP}
-
-    def __init__(
-        self,
-        game: str,
-        num_envs: int,
-        opponents: Agent | None = None,
-        partner: Agent | None = None,
-        seed: int | None = None,
-        reward_mode: str = "seat",
-        advisor: Agent | None = None,
-        **config: Any,
-    ):
-        batch = seat_batch_class(game)
-        self.core = batch(game, num_envs, opponents, partner, seed, reward_mode, advisor, **config)
-        self.num_envs = self.core.num_envs
-        self.single_observation_space = self.core.observation_space
-        self.single_action_space = self.core.action_space
-        self.observation_space = batch_space(self.single_observation_space, self.num_envs)
-        self.action_space = batch_space(self.single_action_space, self.num_envs)
-
-    # the batch's parts, for inspection and self-play
-    engine = property(lambda self: self.core.engine)
-    rules = property(lambda self: self.core.rules)
-    learner_seat = property(lambda self: self.core.learner_seat)
-
-    @property
-    def opponents(self) -> Agent:
-        return self.core.opponents
-
-    @opponents.setter
-    def opponents(self, agent: Agent) -> None:
-        self.core.opponents = agent
-
-    @property
-    def partner(self) -> Agent:
-        return self.core.partner
-
-    @partner.setter
-    def partner(self, agent: Agent) -> None:
-        self.core.partner = agent
-
-    def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[np.ndarray, dict]:
-        """New games in every slot; ``options`` as the engine's (``"decks"``, ``"dealer"``)."""
-        super().reset(seed=seed)
-        obs = self.core._reset_batch(seed, options)
-        return obs, self._info()
-
-    def step(self, actions: Any):
-        obs, reward, terminated, truncated, finals = self.core._step_batch(actions)
-        info = self._info()
-        rows = finals["rows"]
-        if rows.size:
-            ended = np.zeros(self.num_envs, bool)
-            ended[rows] = True
-            final_obs = np.empty(self.num_envs, dtype=object)
-            for k, i in enumerate(rows):
-                final_obs[i] = finals["obs"][k]
-            scores = np.zeros((self.num_envs, self.rules.num_players), finals["scores"].dtype)
-            scores[rows] = finals["scores"]
-            info.update(final_obs=final_obs, _final_obs=ended, final_scores=scores, _final_scores=ended.copy())
-        return obs, reward, terminated, truncated, info
-
-    def action_masks(self) -> np.ndarray:
-        """The learner's legal actions in every game, ``(num_envs, n_actions)`` bool."""
-        return self.core.action_masks()
-
-    def _info(self) -> dict[str, np.ndarray]:
-        every = np.ones(self.num_envs, bool)
-        return {
-            "action_mask": self.core.action_masks(),
-            "_action_mask": every,
-            "seat": self.core.learner_seat.copy(),
-            "_seat": every.copy(),
-        }
-
-    def close_extras(self, **kwargs: Any) -> None:
-        self.core.engine.close()
