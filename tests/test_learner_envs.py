@@ -80,6 +80,10 @@ def test_seat_env_illegal_action_raise_keeps_the_game_and_terminate_ends_it():
     _, reward, terminated, truncated, info = env.step(illegal)
     assert (reward, terminated, truncated) == (-1.0, True, False)
     assert info["final_state"]["illegal_action_by"] == 1
+    with pytest.raises(ValueError, match="illegal_action"):
+        SeatEnv("pepper_v0", illegal_action="wait")  # Spit only
+    with pytest.raises(ValueError, match="illegal_action"):
+        SeatGymVectorEnv("push_v0", 2, illegal_action="ignore")
 
 
 def test_seat_env_seeded_reset_replays_the_same_game():
