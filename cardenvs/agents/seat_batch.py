@@ -1,5 +1,4 @@
-"""The single-learner batch behind the learner vector envs, and its
-Gymnasium view.
+"""The single-learner batch behind the learner vector envs.
 
 :class:`TurnSeatBatch` (turn-based games) and :class:`SimultaneousSeatBatch`
 (Spit) run ``num_envs`` games on the vector engine; in game i the learner
