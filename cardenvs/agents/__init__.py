@@ -5,8 +5,10 @@ evaluation.
   batched too), :class:`RandomAgent`, :class:`PolicyAgent` (a trained
   MaskablePPO policy, or a frozen copy of one for self-play).
 - :mod:`cardenvs.agents.pepper`: :class:`PepperRuleAgent`, a rule-based Pepper player.
-- :mod:`cardenvs.agents.seat_env`: a one-seat Gymnasium env over the AEC env and an
-  SB3 ``VecEnv`` over the batched engine (other seats played by agents).
+- :mod:`cardenvs.agents.seat_env`: the learner envs, one learner seat with agents
+  at the other seats: a Gymnasium env over the AEC env, an SB3 ``VecEnv`` and a
+  Gymnasium ``VectorEnv`` (:mod:`cardenvs.agents.gym_vector`) over the batched
+  engine (:mod:`cardenvs.agents.seat_batch`).
 - :mod:`cardenvs.agents.evaluation`: matches, win rates with confidence intervals,
   tournaments.
 """
