@@ -287,7 +287,7 @@ def test_observation_encodes_every_meld_as_in_state_dict():
             nonlocal seen
             seat = int(agent.split("_")[1])
             melds = env.unwrapped.state_dict()["melds"]
-            table = obs["observation"][O.MELDS :].reshape(O.M, O.F)
+            table = obs["observation"][O.MELDS :].reshape(O.NUM_MELDS, O.SLOT_SIZE)
             assert table[:, O.USED].sum() == len(melds)
             for m, meld in enumerate(melds):
                 f = table[m]
@@ -324,8 +324,8 @@ def test_kept_meld_observation_blocks_match_a_fresh_encoding():
     venv = V.make("push_v0", num_envs=64, seed=3)
     obs, info = venv.reset()
     rng = np.random.default_rng(3)
-    rows = np.repeat(np.arange(64), observation.M)
-    slots = np.tile(np.arange(observation.M), 64)
+    rows = np.repeat(np.arange(64), observation.NUM_MELDS)
+    slots = np.tile(np.arange(observation.NUM_MELDS), 64)
     for t in range(600):
         if t % 25 == 0:
             fresh = venv.state.copy()
@@ -452,7 +452,7 @@ def test_handed_out_masks_equal_the_state_and_nothing_is_legal_past_the_laid_mel
     (``legal_extent``) or past what the state records of it
     (``legal_written``), and a mask batch the caller still holds is never
     rewritten (1800 x 2371 masks are recycled once dropped)."""
-    from cardenvs.push.rules import legal_extent
+    from cardenvs.push.legal import legal_extent
 
     venv = V.make("push_v0", num_envs=1800, seed=11, max_turns=25)
     obs, info = venv.reset()
