@@ -84,7 +84,6 @@ class VectorEnv:
             part = self.state.select(idx)
             rewards = np.zeros((self.num_envs, self.num_players), np.float32)
             rewards[idx] = self.rules.step(part, acts)
-            self.rules.own_legal(self.state)  # (the masks handed out last step may be the state's own)
             self.state.assign(idx, part)
         terminated = self.state.done.copy()
         truncated = np.zeros(self.num_envs, bool)
@@ -103,7 +102,7 @@ class VectorEnv:
         return self.rules.observe(self.state, self.state.current)
 
     def _info(self) -> dict:
-        return {"action_mask": self.rules.legal_copy(self.state), "current_player": self.state.current.copy()}
+        return {"action_mask": self.rules.action_masks(self.state), "current_player": self.state.current.copy()}
 
     def observe(self, seats: np.ndarray) -> np.ndarray:
         """Every game seen by ``seats`` (one seat per row)."""

@@ -10,6 +10,7 @@ The folder, one line per file (tables <- melds <- legal <- apply <- rules <- env
 - ``apply.py``        kernels: applying an action, one function per action kind; ``step_rows`` (actions + masks)
 - ``scoring.py``      kernels: scoring a round; the win/loss rewards of a finished game
 - ``observation.py``  the observation LAYOUT (data: offsets, bounds, docs table) and its writer kernels
+- ``outputs.py``      Push's other extra: recycled output arrays, meld stamps and the state that owns them
 - ``rules.py``        the thin rules class: config, new_state, step, state_dict, render
 - ``env.py``          the PettingZoo AEC view
 """

@@ -52,7 +52,7 @@ from .tables import (
 )
 
 
-@kernel(keep_gil=True)  # it draws meld stamps from the process-wide observation.STAMP_CLOCK
+@kernel
 def step_rows(actions, config, cards, table, turn, blocks, stamp_clock, masks, ended, out_seat):
     """Apply ``actions[b]`` (legal) to every unfinished game ``b``
     (:func:`apply_actions`), then write the new legal masks of the games whose

@@ -7,8 +7,8 @@ the contract) can still be completed after it (:mod:`cardenvs.push.melds`).
 Mask rows and how far they reach: no action on a table meld not laid yet is
 ever legal, so a row holds legal actions only before
 :func:`legal_extent`; ``legal_written[b]`` records how far row ``b`` of the
-mask array may reach, and a row is cleared or copied only up to it (a
-recycled mask array keeps the same record per row: ``core.buffers``).
+mask array may reach, and a row is cleared only up to it (see
+:mod:`cardenvs.push.outputs`, which recycles mask arrays).
 """
 
 from __future__ import annotations
@@ -72,19 +72,6 @@ def legal_extent(n_melds):
     """How far a mask row can hold legal actions with ``n_melds`` finished melds
     on the table: every action before the blocks of the melds not laid yet."""
     return MELD0 + MELD_BLOCK * n_melds
-
-
-@kernel
-def copy_masks(out, out_written, legal, legal_written):
-    """``out[:] = legal``, reading each row only up to ``legal_written`` and
-    clearing only what ``out``'s row held past it (``out_written``, updated)."""
-    for b in range(legal.shape[0]):
-        end = legal_written[b]
-        for action in range(end):
-            out[b, action] = legal[b, action]
-        if out_written[b] > end:
-            out[b, end : out_written[b]] = False
-        out_written[b] = end
 
 
 @kernel

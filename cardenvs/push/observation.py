@@ -17,24 +17,20 @@ keeps every slot's block in ``state.meld_obs`` (B, 36, 132) int8:
 :func:`encode_meld_block` rewrites a meld's block whenever the meld changes
 (the action kernels call it), and observing copies it.  Each kept block
 carries a *stamp* (``state.meld_stamp``): 0 for an empty slot, else a number
-drawn from the process-wide counter :data:`STAMP_CLOCK` each time the block
-is rewritten.  Equal stamps mean equal blocks, whichever state or game they
-are in, so a recycled output array's record (``core.buffers.recycled_rows``)
-notes, per row, the viewer and the stamp of each slot written there, and a
-slot whose stamp is unchanged is skipped (or only has its owner moved when
-the viewer changed): most of a 40 MB batch is not rewritten.  The counter
-starts at a random point in each process, and the kernels that draw from it
-keep the GIL.
+drawn from the state's own counter (``state.outputs.stamp_clock``, see
+:mod:`cardenvs.push.outputs`) each time the block is rewritten.  Equal stamps
+in one state's counter mean equal blocks, so a recycled output array's
+record notes, per row, the viewer and the stamp of each slot written there,
+and a slot whose stamp is unchanged is skipped (or only has its owner moved
+when the viewer changed): most of a 40 MB batch is not rewritten.
 """
 
 from __future__ import annotations
 
-import os
 from typing import NamedTuple
 
 import numpy as np
 
-from ..core.buffers import read_only, recycled_rows
 from ..core.jit import kernel
 from ..core.layout import Field, Layout
 from .tables import (
@@ -173,22 +169,21 @@ USED, PENDING, OWNER, KIND, SET_RANK, RUN_SUIT, SPAN, POS, SET_CARDS = (
 )
 POSITION_SIZE = RUN_POSITION.size  # 6: natural, then the five wilds
 
-# A recycled output row's record (core.buffers): the viewer it was
+# A recycled output row's record (see outputs.py): the viewer it was
 # written for, how many slots were in use, then each slot's stamp.
 RECORD_VIEWER, RECORD_USED, RECORD_STAMPS = 0, 1, 2
 RECORD_SIZE = RECORD_STAMPS + NUM_MELDS
-STAMP_CLOCK = np.array([1 + int.from_bytes(os.urandom(6), "little")], np.int64)  # the next stamp
 
 
 def encode(state, seats: np.ndarray, rows: np.ndarray | None, config, dtype) -> np.ndarray:
     """Observation ``(len(seats), OBS_SIZE)`` (``dtype``) of the games in
     ``rows`` (default: every row), row i seen by seat ``seats[i]``.  A large
-    batch is a recycled array, handed out read-only (``core.buffers``)."""
+    batch is one of the state's recycled arrays, handed out read-only."""
     seats = np.asarray(seats, np.int64)
     rows = np.arange(len(seats)) if rows is None else np.asarray(rows, np.int64)
-    out, record = recycled_rows((len(rows), OBS_SIZE), dtype, "push.observation", -1, (RECORD_SIZE,))
+    out, record = state.outputs.recycled_rows((len(rows), OBS_SIZE), dtype, "observation", -1, (RECORD_SIZE,))
     encode_rows(out, record, rows, seats, config, state.bundle(PLAIN_SEEN))
-    return read_only(out)
+    return state.outputs.hand_out(out)
 
 
 @kernel
@@ -277,14 +272,14 @@ def refresh_slots(state, rows: np.ndarray, slots: np.ndarray) -> None:
     (all but the owner; an unused slot is all zeros), with new stamps."""
     refresh_blocks(
         state.bundle(PLAIN_MELD_BLOCKS),
-        STAMP_CLOCK,
+        state.outputs.stamp_clock,
         np.asarray(rows, np.int64),
         np.asarray(slots, np.int64),
         state.bundle(PLAIN_TABLE),
     )
 
 
-@kernel(keep_gil=True)  # it draws stamps from STAMP_CLOCK: one thread at a time
+@kernel
 def refresh_blocks(blocks, stamp_clock, rows, slots, table):
     """:func:`encode_meld_block` of each (``rows[i]``, ``slots[i]``)."""
     blocks, table = MeldBlocks(*blocks), Table(*table)
@@ -296,7 +291,7 @@ def refresh_blocks(blocks, stamp_clock, rows, slots, table):
 def encode_meld_block(blocks, stamp_clock, b, m, table):
     """Re-encode the kept block of meld slot ``m`` of game ``b`` from the
     meld, and stamp it: 0 if empty, else the next number of ``stamp_clock``
-    (:data:`STAMP_CLOCK`)."""
+    (the state's own counter)."""
     block = blocks.meld_obs[b, m]
     block[:] = 0
     kind = table.meld_kind[b, m]

@@ -20,12 +20,12 @@ from typing import Any
 
 import numpy as np
 
-from ..core.buffers import RECYCLE_BYTES, pooled, read_only, recycled_rows
 from ..core.game import BatchState, TurnBasedRules, choice, positive_int
 from . import observation
 from .apply import step_rows
 from .deal import deal_rows
-from .legal import copy_masks, write_masks
+from .legal import write_masks
+from .outputs import PushState
 from .scoring import score_rounds, win_loss_rewards
 from .tables import (
     ACTIONS,
@@ -95,9 +95,9 @@ class PushRules(TurnBasedRules):
         self.kernel_config = tuple(self.config)  # (as the kernels take it: see tables.plain)
 
     # ------------------------------------------------------------------ state
-    def new_state(self, batch: int, rng: np.random.Generator) -> BatchState:
+    def new_state(self, batch: int, rng: np.random.Generator) -> PushState:
         melds = NUM_MELDS
-        state = self.common_state(batch, rng, 2)  # scores per team; hand_number = rounds completed
+        state = PushState.adopt(self.common_state(batch, rng, 2))  # scores per team; hand_number = rounds completed
         state.phase[:] = DONE
         state.round_i = np.zeros(batch, np.int64)  # index into self.rounds
         state.turns = np.zeros(batch, np.int64)  # turns completed this round
@@ -124,7 +124,6 @@ class PushRules(TurnBasedRules):
         state.meld_obs = np.zeros((batch, melds, observation.SLOT_SIZE), np.int8)  # each slot's observation block
         state.meld_stamp = np.zeros((batch, melds), np.int64)  # which version of its block a slot holds
         state.legal_written = np.zeros(batch, np.int64)  # how far each mask row reaches (legal.py)
-        state.handed_legal = 0  # id() of the mask array legal_copy last handed out (see own_legal)
         state.pend = np.zeros(batch, np.int64)  # NO_MELD / SET / RUN being built
         state.pend_next = np.zeros(batch, np.int64)  # next run position to fill
         state.pend_nat = np.zeros(batch, bool)
@@ -134,7 +133,8 @@ class PushRules(TurnBasedRules):
         state.owed = np.full(batch, -1, np.int64)  # wild type swapped out and not yet used
         return state
 
-    def start_game(self, state: BatchState, rows: np.ndarray) -> None:
+    def start_game(self, state: PushState, rows: np.ndarray) -> None:
+        state.outputs.own_masks(state)  # (the masks a caller holds are never written)
         state.round_i[rows] = 0
         state.last_penalty[rows] = 0
         state.went_out[rows] = -1
@@ -144,7 +144,7 @@ class PushRules(TurnBasedRules):
     def round_number(self, state: BatchState) -> np.ndarray:
         return self.rounds[np.minimum(state.round_i, len(self.rounds) - 1)]
 
-    def _deal(self, state: BatchState, rows: np.ndarray) -> None:
+    def _deal(self, state: PushState, rows: np.ndarray) -> None:
         """Deal the round ``rounds[round_i]`` in ``rows`` (dealer already set):
         the deck orders are drawn here (numpy), the cards dealt by
         :func:`deal.deal_rows`."""
@@ -161,41 +161,21 @@ class PushRules(TurnBasedRules):
             state.bundle(PLAIN_TURN),
         )
 
-    def _write_masks(self, state: BatchState, rows: np.ndarray) -> None:
+    def _write_masks(self, state: PushState, rows: np.ndarray) -> None:
         """Recompute ``state.legal`` of the games ``rows`` (:func:`legal.write_masks`)."""
         rows = np.asarray(rows, np.int64)
         cards, table, turn = state.bundle(PLAIN_CARDS), state.bundle(PLAIN_TABLE), state.bundle(PLAIN_TURN)
         write_masks(rows, self.kernel_config, cards, table, turn, state.bundle(PLAIN_MASKS))
 
-    def legal_copy(self, state: BatchState) -> np.ndarray:
-        """The masks for the caller to keep.  A large batch (4096 games: 10 MB)
-        is not copied: the state's own array is handed out read-only, and the
-        state moves to another recycled array before its masks are next
-        written (:meth:`own_legal`)."""
-        if state.legal.nbytes < RECYCLE_BYTES:
-            return state.legal.copy()
-        if not pooled(state.legal):
-            self._move_legal(state, copy=True)
-        state.handed_legal = id(state.legal)
-        return read_only(state.legal)
-
-    def own_legal(self, state: BatchState, every_row_rewritten: bool = False) -> None:
-        """If ``state.legal`` is the array :meth:`legal_copy` handed out, move it
-        into a recycled array nobody holds: with the masks copied, or, when
-        every row is about to be rewritten (a step), as it is."""
-        if state.handed_legal == id(state.legal):
-            self._move_legal(state, copy=not every_row_rewritten)
-
-    def _move_legal(self, state: BatchState, copy: bool) -> None:
-        legal, written = recycled_rows(state.legal.shape, np.bool_, "push.legal", self.num_actions)
-        if copy:
-            copy_masks(legal, written, state.legal, state.legal_written)
-        state.legal, state.legal_written = legal, written  # (the array's record is the state's)
+    def action_masks(self, state: PushState) -> np.ndarray:
+        """The masks for the caller to keep: a large batch (4096 games: 10 MB)
+        is not copied but handed out read-only (:class:`outputs.Outputs`)."""
+        return state.outputs.masks_for_caller(state)
 
     # ------------------------------------------------------------------ step
-    def step(self, state: BatchState, actions: np.ndarray) -> np.ndarray:
+    def step(self, state: PushState, actions: np.ndarray) -> np.ndarray:
         actions = np.asarray(actions, np.int64)
-        self.own_legal(state, every_row_rewritten=True)
+        state.outputs.own_masks(state, every_row_rewritten=True)
         rewards = np.zeros((state.batch, 4), np.float32)
         ended = np.zeros(state.batch, bool)  # round over
         out_seat = np.full(state.batch, -1, np.int64)
@@ -206,7 +186,7 @@ class PushRules(TurnBasedRules):
             state.bundle(PLAIN_TABLE),
             state.bundle(PLAIN_TURN),
             state.bundle(PLAIN_MELD_BLOCKS),
-            observation.STAMP_CLOCK,
+            state.outputs.stamp_clock,
             state.bundle(PLAIN_MASKS),
             ended,
             out_seat,
@@ -216,7 +196,7 @@ class PushRules(TurnBasedRules):
             self._end_round(state, rows, out_seat[rows], rewards)
         return rewards
 
-    def _end_round(self, state: BatchState, rows: np.ndarray, out_seat: np.ndarray, rewards: np.ndarray) -> None:
+    def _end_round(self, state: PushState, rows: np.ndarray, out_seat: np.ndarray, rewards: np.ndarray) -> None:
         """Score the round in ``rows``: a team with a player out scores 0, the
         other team(s) the values of their hands; then deal on or end."""
         score_rounds(rows, out_seat, self.kernel_config, state.hands, state.bundle(PLAIN_SCORES), rewards)
@@ -234,7 +214,7 @@ class PushRules(TurnBasedRules):
             self._write_masks(state, deal)
 
     # ------------------------------------------------------------------ observation
-    def observe(self, state: BatchState, seats: np.ndarray, rows: np.ndarray | None = None) -> np.ndarray:
+    def observe(self, state: PushState, seats: np.ndarray, rows: np.ndarray | None = None) -> np.ndarray:
         return observation.encode(state, seats, rows, self.kernel_config, self.obs_dtype)
 
     def seat_scores(self, state: BatchState) -> np.ndarray:

@@ -326,7 +326,7 @@ class MeldBlocks(NamedTuple):
 
 
 class Masks(NamedTuple):
-    """The legal-action masks and how far each row reaches (legal.py)."""
+    """The legal-action masks and how far each row reaches (legal.py; recycled: outputs.py)."""
 
     legal: np.ndarray  # (B, 2371)
     legal_written: np.ndarray  # (B,) nothing at or past it is legal
