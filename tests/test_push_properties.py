@@ -287,7 +287,7 @@ def test_observation_encodes_every_meld_as_in_state_dict():
             nonlocal seen
             seat = int(agent.split("_")[1])
             melds = env.unwrapped.state_dict()["melds"]
-            table = obs["observation"][O.MELDS :].reshape(O.M, O.F)
+            table = obs["observation"][O.MELDS :].reshape(O.NUM_MELDS, O.SLOT_SIZE)
             assert table[:, O.USED].sum() == len(melds)
             for m, meld in enumerate(melds):
                 f = table[m]
@@ -324,8 +324,8 @@ def test_kept_meld_observation_blocks_match_a_fresh_encoding():
     venv = V.make("push_v0", num_envs=64, seed=3)
     obs, info = venv.reset()
     rng = np.random.default_rng(3)
-    rows = np.repeat(np.arange(64), observation.M)
-    slots = np.tile(np.arange(observation.M), 64)
+    rows = np.repeat(np.arange(64), observation.NUM_MELDS)
+    slots = np.tile(np.arange(observation.NUM_MELDS), 64)
     for t in range(600):
         if t % 25 == 0:
             fresh = venv.state.copy()
@@ -338,7 +338,7 @@ def test_kept_meld_observation_blocks_match_a_fresh_encoding():
 
 def test_observation_batches_held_by_the_caller_are_never_rewritten():
     """Large observation arrays are recycled once nothing refers to them any
-    more (``cardenvs.core.buffers.recycled_rows``): an array still held, or only a view
+    more (``cardenvs.push.outputs.Outputs.recycled_rows``): an array still held, or only a view
     of it, keeps its values through later steps, and no new observation
     shares memory with it."""
     venv = V.make("push_v0", num_envs=512, seed=5)  # 5 MB observations: recycled
@@ -394,13 +394,13 @@ def test_meld_stamps_name_one_block_each():
 
 def test_recycled_observation_batches_equal_a_fresh_encoding():
     """A recycled observation batch is written only where it changed since the
-    array was last written (its record in ``core.buffers.recycled_rows``: the
+    array was last written (its record in ``push.outputs.Outputs.recycled_rows``: the
     viewer and each meld slot's stamp).  Over many short rounds, whose deals
     empty the table, and whole new games, at a batch large enough to be
     recycled, every observation equals one encoded into a fresh array: for
     the seat to act; for other seats through ``observe``; with some steps
-    moving only some games; and with a second engine whose games share the
-    recycled arrays."""
+    moving only some games; and with a second engine stepped alongside (with
+    recycled arrays of its own)."""
     n = 600  # 6 MB of observations: recycled
     engines = [V.make("push_v0", num_envs=n, seed=21 + k, max_turns=25) for k in range(2)]
     outs = [e.reset() for e in engines]
@@ -452,7 +452,7 @@ def test_handed_out_masks_equal_the_state_and_nothing_is_legal_past_the_laid_mel
     (``legal_extent``) or past what the state records of it
     (``legal_written``), and a mask batch the caller still holds is never
     rewritten (1800 x 2371 masks are recycled once dropped)."""
-    from cardenvs.push.rules import legal_extent
+    from cardenvs.push.legal import legal_extent
 
     venv = V.make("push_v0", num_envs=1800, seed=11, max_turns=25)
     obs, info = venv.reset()
@@ -494,7 +494,7 @@ def test_masks_handed_out_by_the_rules_core_survive_finished_games_and_resets():
     rng = np.random.default_rng(2)
     finished = resets = 0
     for t in range(80):
-        mask = rules.legal_copy(state)
+        mask = rules.action_masks(state)
         kept = mask.copy()
         assert np.array_equal(mask, state.legal)
         assert not state.legal[state.done].any()
@@ -503,7 +503,7 @@ def test_masks_handed_out_by_the_rules_core_survive_finished_games_and_resets():
         rules.step(state, pick)
         assert np.array_equal(mask, kept) and not np.shares_memory(mask, state.legal)
         if t % 10 == 9:
-            mask = rules.legal_copy(state)
+            mask = rules.action_masks(state)
             kept = mask.copy()
             done = np.flatnonzero(state.done)
             rules.reset(state, done)

@@ -182,7 +182,6 @@ class VectorEnv:
             part = state.select(idx)
             rewards = np.zeros((self.num_envs, self.num_players), np.float32)
             rewards[idx] = self.rules.step(part, acts[idx])
-            self.rules.own_legal(state)  # (the masks handed out last step may be the state's own)
             state.assign(idx, part)
         if forfeit.any():
             rewards[forfeit] = 0.0
@@ -205,7 +204,7 @@ class VectorEnv:
         return self._cast(self.rules.observe(self.state, self.state.current))
 
     def _info(self) -> dict:
-        return {"action_mask": self.rules.legal_copy(self.state), "current_player": self.state.current.copy()}
+        return {"action_mask": self.rules.action_masks(self.state), "current_player": self.state.current.copy()}
 
     def observe(self, seats: np.ndarray) -> np.ndarray:
         """Every game seen by ``seats`` (one seat per row)."""

@@ -174,17 +174,12 @@ class TurnBasedRules(GameRules):
         ``rows`` (default all), row i seen by seat ``seats[i]``."""
         raise NotImplementedError
 
-    def legal_copy(self, state: BatchState) -> np.ndarray:
-        """``state.legal`` for the caller to keep: a copy, here.  A game with
-        large masks may instead hand out the state's own array, read-only, and
-        then take a new one before it next writes masks (:meth:`own_legal`)."""
+    def action_masks(self, state: BatchState) -> np.ndarray:
+        """The legal-action masks of every row, as the vector engine hands them
+        out (``info["action_mask"]``) for the caller to keep: a copy of
+        ``state.legal`` here.  A game may hand out something cheaper if the
+        caller can keep it just as safely (Push: its own array, read-only)."""
         return state.legal.copy()
-
-    def own_legal(self, state: BatchState) -> None:
-        """Called before ``state.legal`` is written in place (a reset, or the
-        vector engine putting back games stepped on their own), so that a mask
-        array :meth:`legal_copy` handed out is never changed.  Nothing to do
-        when it hands out copies."""
 
     # --- shared -------------------------------------------------------------
     def common_state(self, batch: int, rng: np.random.Generator, score_width: int) -> BatchState:
@@ -241,7 +236,6 @@ class TurnBasedRules(GameRules):
         unless given (one seat, or one per row), scores and counters start
         from zero, then the game's :meth:`start_game` deals."""
         rows = np.asarray(rows, np.int64)
-        self.own_legal(state)
         if dealer is None:
             first = state.rng.integers(self.num_players, size=len(rows))
         else:

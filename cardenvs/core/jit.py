@@ -34,15 +34,8 @@ F = TypeVar("F", bound=Callable)
 COMPILED = _numba is not None
 
 
-def kernel(fn: F | None = None, *, keep_gil: bool = False):
-    """Compile ``fn`` with numba (nopython, cached on disk); identity without numba.
-
-    Compiled kernels release the GIL, so threads may run them at once, except
-    with ``keep_gil=True`` (``@kernel(keep_gil=True)``): for a kernel that
-    updates process-wide state (Push's meld stamp counter), so that no two
-    threads run it together."""
-    if fn is None:
-        return lambda f: kernel(f, keep_gil=keep_gil)
+def kernel(fn: F) -> F:
+    """Compile ``fn`` with numba (nopython, cached on disk); identity without numba."""
     if _numba is None:
         return fn
-    return _numba.njit(cache=True, nogil=not keep_gil)(fn)
+    return _numba.njit(cache=True, nogil=True)(fn)

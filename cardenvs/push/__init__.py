@@ -1,1 +1,16 @@
-"""Push: partnership contract rummy for 4 players (see :mod:`cardenvs.push.rules`)."""
+"""Push: partnership contract rummy for 4 players.
+
+The folder, one line per file (tables <- melds <- legal <- apply <- rules <- env):
+
+- ``tables.py``       the deck, action ids and texts (and the action-space plan), phases,
+                      contracts, the named bundles of state arrays the kernels take
+- ``melds.py``        Push's own extra: the meld-feasibility searches (can a meld, a contract, still be finished?)
+- ``deal.py``         kernels: dealing a round (hands, upcard, stock), an empty table, the first turn
+- ``legal.py``        kernels: the legal-action masks, per phase and pending meld, lay-offs and swaps
+- ``apply.py``        kernels: applying an action, one function per action kind; ``step_rows`` (actions + masks)
+- ``scoring.py``      kernels: scoring a round; the win/loss rewards of a finished game
+- ``observation.py``  the observation LAYOUT (data: offsets, bounds, docs table) and its writer kernels
+- ``outputs.py``      Push's other extra: recycled output arrays, meld stamps and the state that owns them
+- ``rules.py``        the thin rules class: config, new_state, step, state_dict, render
+- ``env.py``          the PettingZoo AEC view
+"""

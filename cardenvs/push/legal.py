@@ -1,0 +1,414 @@
+"""Push: the legal-action masks (compiled kernels), one function per phase
+and per state of the turn: the draw choice; between melds (discards, the
+next contract meld, free melding with its table moves); a pending set; a
+pending run.  A declare/add/fill is offered only if the meld (and the rest of
+the contract) can still be completed after it (:mod:`cardenvs.push.melds`).
+
+Mask rows and how far they reach: no action on a table meld not laid yet is
+ever legal, so a row holds legal actions only before
+:func:`legal_extent`; ``legal_written[b]`` records how far row ``b`` of the
+mask array may reach, and a row is cleared only up to it (see
+:mod:`cardenvs.push.outputs`, which recycles mask arrays).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..core.jit import kernel
+from .melds import (
+    best_other_cover,
+    mixed_feasible,
+    runs_feasible,
+    second_run_same_suit,
+    sets_feasible,
+    suit_rank_masks,
+    window_counts,
+)
+from .tables import (
+    ADD0,
+    BIG,
+    CONTRACT_KINDS,
+    CONTRACT_LENGTH,
+    CONTRACT_RUN_LENGTH,
+    DISCARD0,
+    DRAW,
+    END_SET,
+    FILL0,
+    IS_WILD,
+    LAY_HIGH,
+    LAY_LOW,
+    LAY_SET,
+    MAX_WINDOWS,
+    MELD,
+    MELD0,
+    MELD_BLOCK,
+    NATURAL_TYPE,
+    NUM_POSITIONS,
+    NUM_SPANS,
+    NUM_TYPES,
+    POSITION_RANK,
+    PUSH,
+    RUN,
+    RUN0,
+    SET,
+    SET0,
+    SPAN_INDEX,
+    SPAN_RANKS,
+    SWAP_RUN,
+    SWAP_SET,
+    TAKE,
+    WILD_TYPES,
+    Cards,
+    Config,
+    Masks,
+    Table,
+    Turn,
+)
+
+
+@kernel
+def legal_extent(n_melds):
+    """How far a mask row can hold legal actions with ``n_melds`` finished melds
+    on the table: every action before the blocks of the melds not laid yet."""
+    return MELD0 + MELD_BLOCK * n_melds
+
+
+@kernel
+def write_masks(rows, config, cards, table, turn, masks):
+    """:func:`masks_of_rows`, called from Python (the bundles come as plain
+    tuples: see ``tables.plain``)."""
+    config, cards, table, turn, masks = Config(*config), Cards(*cards), Table(*table), Turn(*turn), Masks(*masks)
+    masks_of_rows(rows, config, cards, table, turn, masks)
+
+
+@kernel
+def masks_of_rows(rows, config, cards, table, turn, masks):
+    """Row ``b`` of ``masks.legal`` for each ``b`` in ``rows``: cleared as far
+    as ``legal_written`` says it reaches (then set to :func:`legal_extent`),
+    and the legal actions of the seat to act set: the draw choice, or in the
+    melding phase, by what is pending.  (The arrays are taken out of the
+    bundles once, here, and handed on one by one: numba counts a reference
+    whenever an array is taken out of a tuple, which in a loop over the rows
+    costs more than the work.)"""
+    legal, legal_written, hands, rounds = masks.legal, masks.legal_written, cards.hands, config.rounds
+    phase, current, round_i, owed, contract_done = turn.phase, turn.current, turn.round_i, turn.owed, turn.contract_done
+    pend, pend_nat, pend_next, in_contract, contract_idx = (
+        turn.pend,
+        turn.pend_nat,
+        turn.pend_next,
+        turn.in_contract,
+        turn.contract_idx,
+    )
+    n_melds, meld_rank, meld_len, meld_suit, meld_hi = (
+        table.n_melds,
+        table.meld_rank,
+        table.meld_len,
+        table.meld_suit,
+        table.meld_hi,
+    )
+    # the hand of the seat to act, counted several ways, and room for the searches' window counts
+    counts, suit_counts, rank_counts = (
+        np.zeros(NUM_TYPES, np.int64),
+        np.zeros((4, 13), np.int64),
+        np.zeros(13, np.int64),
+    )
+    demand, cover, naturals = (
+        np.zeros(13, np.int64),
+        np.zeros((4, MAX_WINDOWS), np.int64),
+        np.zeros((4, MAX_WINDOWS), np.int64),
+    )
+    for i in range(rows.shape[0]):
+        b = rows[i]
+        end = legal_extent(n_melds[b])
+        legal[b, : max(end, legal_written[b])] = False
+        legal_written[b] = end
+        if phase[b] == DRAW:
+            legal[b, TAKE] = True
+            legal[b, PUSH] = True
+        if phase[b] != MELD:
+            continue
+        seat = max(current[b], 0)
+        wilds = read_hand(hands, b, seat, counts, suit_counts, rank_counts)
+        round_number = rounds[round_i[b]]
+        index = contract_idx[b] if in_contract[b] else 0  # the next (or pending) contract meld
+        melds_after = CONTRACT_LENGTH[round_number] - index - 1 if in_contract[b] else 0
+        slot = n_melds[b]
+        row = legal[b]
+        if pend[b] == SET:
+            pending = (np.int64(meld_rank[b, slot]), np.int64(meld_len[b, slot]), pend_nat[b])
+            contract = (melds_after, in_contract[b] and round_number == 2)
+            pending_set_mask(row, counts, suit_counts, rank_counts, cover, naturals, wilds, pending, contract)
+        elif pend[b] == RUN:
+            pending = (np.int64(meld_suit[b, slot]), np.int64(meld_hi[b, slot]), pend_next[b], pend_nat[b])
+            contract = (melds_after, CONTRACT_RUN_LENGTH[round_number])
+            pending_run_mask(row, counts, suit_counts, demand, cover, naturals, wilds, pending, contract)
+        else:
+            if not in_contract[b] and owed[b] < 0:  # a discard ends the turn: not inside a contract or owing
+                for t in range(NUM_TYPES):
+                    if counts[t] > 0:
+                        row[DISCARD0 + t] = True
+            if contract_done[b, seat]:
+                free_melding_mask(row, suit_counts, rank_counts, cover, naturals, wilds)
+                table_moves_mask(row, b, counts, owed[b], table)
+            else:
+                contract_meld_mask(row, round_number, index, suit_counts, rank_counts, cover, naturals, wilds)
+
+
+@kernel
+def read_hand(hands, b, seat, counts, suit_counts, rank_counts):
+    """The hand of ``seat`` in game ``b``, per card type (``counts``), per
+    (suit, rank) and per rank (its naturals); its number of wilds."""
+    wilds = 0
+    for t in range(NUM_TYPES):
+        counts[t] = hands[b, seat, t]
+        if IS_WILD[t]:
+            wilds += counts[t]
+    for r in range(13):
+        rank_counts[r] = 0
+        for t in range(4):
+            suit_counts[t, r] = counts[t * 13 + r]
+            rank_counts[r] += suit_counts[t, r]
+    return wilds
+
+
+# ------------------------------------------------------------------ between melds
+@kernel
+def free_melding_mask(row, suit_counts, rank_counts, cover, naturals, wilds):
+    """Contract laid: any set (a natural and 3 cards) or run that can be completed."""
+    for rank in range(1, 13):
+        if rank_counts[rank] >= 1 and rank_counts[rank] + wilds >= 3:
+            row[SET0 + rank - 1] = True
+    declare_runs(row, suit_counts, cover, naturals, wilds, 3, 0, 3)
+
+
+@kernel
+def contract_meld_mask(row, round_number, index, suit_counts, rank_counts, cover, naturals, wilds):
+    """Declares of contract meld ``index`` that leave the whole contract
+    completable: sets first (round 2: a set then a run of 4), then runs."""
+    melds_after = CONTRACT_LENGTH[round_number] - index - 1
+    run_length = CONTRACT_RUN_LENGTH[round_number]
+    if CONTRACT_KINDS[round_number, min(index, 2)] == SET:
+        mixed = round_number == 2  # the set is followed by a run
+        if mixed:
+            window_counts(suit_counts, 4, cover, naturals)
+        for rank in range(1, 13):
+            if mixed:
+                ok = mixed_feasible(suit_counts, rank_counts, wilds, rank, 3, False, cover, naturals)
+            else:
+                ok = sets_feasible(rank_counts, wilds, rank, 3, False, melds_after)
+            if ok:
+                row[SET0 + rank - 1] = True
+    else:
+        if melds_after:
+            window_counts(suit_counts, run_length, cover, naturals)
+        declare_runs(row, suit_counts, cover, naturals, wilds, run_length, melds_after, run_length)
+
+
+@kernel
+def declare_runs(row, suit_counts, cover, naturals, wilds, min_length, more_runs, run_length):
+    """The run declares of mask ``row``: a run of each suit over each span of
+    ``min_length``+ positions that can be completed, with ``more_runs`` whole
+    runs of ``run_length`` after it (:func:`melds.runs_feasible` of the span;
+    ``cover``/``naturals`` hold the hand's window counts for ``run_length``
+    when ``more_runs``).
+
+    A span must hold a natural and have no more uncovered positions than
+    ``wilds`` (runs_feasible's conditions for the run itself, exactly its
+    answer when ``more_runs`` is 0).  Both only improve / worsen as a span
+    grows upwards, so the spans from each ``lo`` are walked until the gaps
+    exceed the wilds: sparse hands visit a few spans, not all 77 per suit.
+    The walk keeps the span's counts, and the best window of another suit is
+    found once per suit, so a span costs the same-suit check only when a run
+    in another suit does not fit."""
+    for s in range(4):
+        other = -BIG
+        rank_masks = (0, 0, 0)
+        if more_runs:
+            other = best_other_cover(s, run_length, cover, naturals)
+            rank_masks = suit_rank_masks(suit_counts, s)
+        for lo in range(NUM_POSITIONS):
+            gaps = 0
+            held = 0
+            for hi in range(lo, min(lo + 13, NUM_POSITIONS)):  # 13 positions at most (no wrap-around)
+                r = POSITION_RANK[hi]
+                held += suit_counts[s, r]
+                if r == 0 or suit_counts[s, r] == 0:  # (a 2 covers as a wild, not as a natural)
+                    gaps += 1
+                    if gaps > wilds:
+                        break
+                length = hi - lo + 1
+                if length < min_length or held < 1:
+                    continue
+                ok = more_runs == 0 or (other >= 0 and gaps + run_length - other <= wilds)
+                if not ok:
+                    pending = (SPAN_RANKS[lo, hi], length, length - gaps, held, False)
+                    ok = second_run_same_suit(wilds, pending, run_length, cover[s], naturals[s], rank_masks)
+                if ok:
+                    row[RUN0 + s * NUM_SPANS + SPAN_INDEX[lo, hi]] = True
+
+
+# ------------------------------------------------------------------ lay-offs and swaps on the table
+@kernel
+def table_moves_mask(row, b, counts, owed, table):
+    """Legal lay-offs and swaps on the finished table melds of game ``b``
+    (hand ``counts`` (53,), owed wild ``owed``) in its mask ``row``.  A meld
+    is only looked into when the hand holds a card it could take (a natural
+    of a set's rank, a natural of a run's suit in or next to its span, a
+    wild): a hand holds few cards, the table many melds."""
+    kinds, ranks, suits, los, his = table.meld_kind, table.meld_rank, table.meld_suit, table.meld_lo, table.meld_hi
+    meld_pos, meld_counts, n_melds = table.meld_pos, table.meld_counts, table.n_melds[b]
+    targets = 0  # melds a wild can go to: a set, or a run with room
+    for m in range(n_melds):
+        if kinds[b, m] == SET or his[b, m] - los[b, m] + 1 < 13:
+            targets += 1
+    can_swap = owed < 0 and targets >= 1  # (the wild must have somewhere to go)
+    wilds_held = 0
+    for w in range(5):
+        wilds_held += counts[WILD_TYPES[w]]
+    suit_held = np.zeros(4, np.int64)  # per suit, the ranks held (mask)
+    for t in range(4):
+        for r in range(13):
+            if counts[t * 13 + r] > 0:
+                suit_held[t] |= 1 << r
+    for m in range(n_melds):
+        base = MELD0 + MELD_BLOCK * m  # the block of actions on meld m
+        if kinds[b, m] == SET:
+            set_moves(row, base, counts, wilds_held, can_swap, np.int64(ranks[b, m]), meld_counts, b, m)
+            continue
+        span = (np.int64(suits[b, m]), np.int64(los[b, m]), np.int64(his[b, m]))
+        # a lay-off filling the last run with room (no set) is not offered
+        # while a wild is owed, unless it is that wild
+        filling = owed >= 0 and targets == 1 and his[b, m] - los[b, m] + 2 == 13
+        if his[b, m] - los[b, m] + 1 < 13:
+            run_lay_offs(row, base, counts, wilds_held, span, owed, filling)
+        if can_swap and suit_held[span[0]] & SPAN_RANKS[span[1], span[2]]:  # a natural of some position is held
+            run_swaps(row, base, counts, span, meld_pos, meld_counts, b, m)
+
+
+@kernel
+def set_moves(row, base, counts, wilds_held, can_swap, rank, meld_counts, b, m):
+    """Set ``m`` (of ``rank``), its actions from ``base``: lay-offs, and swaps
+    for the wilds standing in it."""
+    naturals_held = counts[rank] + counts[13 + rank] + counts[26 + rank] + counts[39 + rank]
+    if naturals_held == 0 and wilds_held == 0:
+        return
+    wilds_in = 0  # wilds standing in the meld (what a swap takes)
+    if can_swap and naturals_held:
+        for w in range(5):
+            wilds_in += meld_counts[b, m, WILD_TYPES[w]]
+    for x in range(4):  # a natural of the rank in a suit
+        if counts[x * 13 + rank] > 0:
+            row[base + LAY_SET + x] = True
+            if wilds_in:
+                for w in range(5):
+                    if meld_counts[b, m, WILD_TYPES[w]] > 0:
+                        row[base + SWAP_SET + 5 * x + w] = True
+    if wilds_held:
+        for w in range(5):
+            if counts[WILD_TYPES[w]] > 0:
+                row[base + LAY_SET + 4 + w] = True
+
+
+@kernel
+def run_lay_offs(row, base, counts, wilds_held, span, owed, filling):
+    """A run over ``span`` = (suit, lo, hi), its actions from ``base``:
+    lay-offs at either end; only the owed wild when this lay-off would be
+    ``filling`` the last meld that could take it."""
+    suit, lo, hi = span
+    for end in range(2):
+        position = lo - 1 if end == 0 else hi + 1
+        if position < 0 or position > 13:
+            continue
+        at = base + (LAY_LOW if end == 0 else LAY_HIGH)
+        natural = NATURAL_TYPE[suit, position]
+        if counts[natural] > 0 and (not filling or natural == owed):
+            row[at] = True
+        if wilds_held:
+            for w in range(5):
+                own_two = position == 1 and WILD_TYPES[w] == suit * 13  # a 2 in its own place is the natural
+                if counts[WILD_TYPES[w]] > 0 and not own_two and (not filling or WILD_TYPES[w] == owed):
+                    row[at + 1 + w] = True
+
+
+@kernel
+def run_swaps(row, base, counts, span, meld_pos, meld_counts, b, m):
+    """Run ``m`` over ``span`` = (suit, lo, hi), its actions from ``base``:
+    give a position's natural, take the wild standing there."""
+    suit, lo, hi = span
+    wilds_in = 0
+    for w in range(5):
+        wilds_in += meld_counts[b, m, WILD_TYPES[w]]
+    if wilds_in:
+        for p in range(lo, hi + 1):
+            card = np.int64(meld_pos[b, m, p])
+            if card >= 0 and IS_WILD[card] and not (p == 1 and card == suit * 13) and counts[NATURAL_TYPE[suit, p]] > 0:
+                row[base + SWAP_RUN + p] = True
+
+
+# ------------------------------------------------------------------ a pending meld
+@kernel
+def pending_set_mask(row, counts, suit_counts, rank_counts, cover, naturals, wilds, pending, contract):
+    """A pending set, ``pending`` = (its rank, cards in it, whether a natural
+    is): each of the 9 cards that may be added if the hand after it can
+    still finish the set and the rest of the ``contract`` = (whole sets
+    after it, whether round 2's run of 4 follows instead); "end set" at 3+
+    cards."""
+    rank, count, has_natural = pending
+    whole_sets, mixed = contract
+    missing = max(0, 3 - (count + 1))
+    for x in range(9):
+        card = x * 13 + rank if x < 4 else WILD_TYPES[x - 4]
+        if counts[card] <= 0 or (x >= 4 and count == 0):  # the first card of a set is a natural
+            continue
+        natural_after = has_natural or x < 4
+        wilds_after = wilds
+        if x < 4:
+            rank_counts[rank] -= 1
+        else:
+            wilds_after -= 1
+        if mixed:
+            if card < 52:
+                suit_counts[card // 13, card % 13] -= 1
+            window_counts(suit_counts, 4, cover, naturals)
+            ok = mixed_feasible(suit_counts, rank_counts, wilds_after, rank, missing, natural_after, cover, naturals)
+            if card < 52:
+                suit_counts[card // 13, card % 13] += 1
+        else:
+            ok = sets_feasible(rank_counts, wilds_after, rank, missing, natural_after, whole_sets)
+        if x < 4:
+            rank_counts[rank] += 1
+        if ok:
+            row[ADD0 + x] = True
+    if count >= 3:
+        row[END_SET] = True
+
+
+@kernel
+def pending_run_mask(row, counts, suit_counts, demand, cover, naturals, wilds, pending, contract):
+    """A pending run, ``pending`` = (its suit, last position, next position,
+    whether a natural is in it): the next position filled by its natural or
+    a wild, if the hand after it can still finish the run and the rest of the
+    ``contract`` = (whole runs after it, their length)."""
+    suit, hi, position, has_natural = pending
+    more_runs, run_length = contract
+    demand[:] = 0
+    for q in range(position + 1, hi + 1):  # the positions still to fill after this one
+        demand[POSITION_RANK[q]] += 1
+    for x in range(6):
+        card = NATURAL_TYPE[suit, position] if x == 0 else WILD_TYPES[x - 1]
+        if counts[card] <= 0 or (x >= 1 and position == 1 and card == suit * 13):  # a 2 in its place is "nat"
+            continue
+        wilds_after = wilds - 1 if IS_WILD[card] else wilds
+        if card < 52:
+            suit_counts[card // 13, card % 13] -= 1
+        if more_runs:
+            window_counts(suit_counts, run_length, cover, naturals)
+        natural_after = has_natural or x == 0
+        ok = runs_feasible(
+            suit_counts, wilds_after, suit, demand, natural_after, more_runs, run_length, cover, naturals
+        )
+        if card < 52:
+            suit_counts[card // 13, card % 13] += 1
+        if ok:
+            row[FILL0 + x] = True
