@@ -1,5 +1,5 @@
 """Cancellation Hearts: the batched rules class (every rule of
-``shared/rules/cancellation_hearts.md``).
+``docs/cancellation_hearts.md``).
 
 State is a :class:`~cardenvs.core.game.BatchState` of arrays with one row per
 game (:class:`~.tables.Arrays` lists them); :class:`CancellationHeartsRules`

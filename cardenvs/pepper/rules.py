@@ -1,4 +1,4 @@
-"""Pepper's rules class (every rule of ``shared/rules/pepper.md``): the
+"""Pepper's rules class (every rule of ``docs/pepper.md``): the
 config, the state's arrays, a step dispatched to the compiled kernels by
 phase, and the state as a dict and as text.
 

@@ -10,14 +10,14 @@ Config: ``rounds`` (the round numbers to play, in order; default
 ``[1, 2, 3, 4, 5]``), ``reward`` (``"win_loss"``: +1/-1 per team at the
 end; ``"score_delta"``: minus the team's penalty after every round),
 ``max_turns`` (200: a round that lasts this many turns ends as if the stock
-ran out), ``render_mode``.  Reset options ``dealer`` and ``decks`` (108 card
-texts per deal, top first).
+ran out), ``illegal_action``, ``obs_dtype``, ``render_mode``.  Reset options
+``dealer`` and ``decks`` (108 card texts per deal, top first).
 
-Where the rest is: the rules ``shared/rules/push.md`` (implemented in
-:mod:`cardenvs.push.rules`), the action ids and texts and why they have that
-shape :mod:`cardenvs.push.tables`, the observation layout
-:data:`cardenvs.push.observation.LAYOUT` (``LAYOUT.markdown()`` renders its
-table; ``docs/push.md``).
+The rules in full, with every decision we took, the action table, the
+observation table and the rewards are in docs/push.md; why the action ids
+have their shape is in :mod:`cardenvs.push.tables`; the observation table
+below is generated from :data:`cardenvs.push.observation.LAYOUT`, as the
+page's is.
 """
 
 from __future__ import annotations
@@ -25,7 +25,11 @@ from __future__ import annotations
 from typing import Any
 
 from ..core.aec import CardGameAECEnv, wrap
+from ..core.layout import with_observation_table
+from .observation import LAYOUT
 from .rules import PushRules
+
+__doc__ = with_observation_table(__doc__, ("Observation", LAYOUT))
 
 
 class raw_env(CardGameAECEnv):  # noqa: N801 - PettingZoo naming

@@ -1,4 +1,4 @@
-"""Push: the rules class (every rule of ``shared/rules/push.md``), a thin
+"""Push: the rules class (every rule of ``docs/push.md``), a thin
 layer over the compiled kernels: config validation, the state's arrays, a
 step dispatched to the kernels (``apply.step_rows``: the actions and the
 new masks; then, for rounds that ended, ``scoring.py`` and ``deal.py``),

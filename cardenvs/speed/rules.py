@@ -1,4 +1,4 @@
-"""Speed: the batched rules class (the Speed rules of ``shared/rules/spit.md``).
+"""Speed: the batched rules class (the Speed rules of ``docs/spit.md``).
 
 :class:`SpeedRules` holds the configuration and applies a tick to all rows
 at once in whole-batch numpy (branches are row subsets); the tick's

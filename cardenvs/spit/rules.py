@@ -1,4 +1,4 @@
-"""Spit: the batched rules class (every rule of ``shared/rules/spit.md``),
+"""Spit: the batched rules class (every rule of ``docs/spit.md``),
 and :func:`spit_rules`, the rules of ``spit_v0`` by variant.
 
 :class:`SpitRules` holds the configuration and applies a tick to all rows
