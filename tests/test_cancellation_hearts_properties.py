@@ -11,7 +11,7 @@ import json
 import numpy as np
 import pytest
 from cancellation_hearts_reference import hand_points, legal_texts
-from engine_checks import play_aec_and_vector_together
+from helpers import check_vector_engine_rejects_illegal_actions, play_aec_and_vector_together, play_random
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -28,21 +28,6 @@ def all_cards(sd: dict) -> list[str]:
     cards += [c for p in sd["taken"] for c in p] + sd["carried"] + sd["uncollected"] + sd["widow"]
     cards += [t["card"] for t in sd["trick"]]
     return sorted(cards)
-
-
-def play_random(env, rng, seed, check, max_steps=4000):
-    env.reset(seed=seed)
-    steps = 0
-    for agent in env.agent_iter(max_iter=max_steps):
-        obs, _, term, trunc, _ = env.last()
-        if term or trunc:
-            env.step(None)
-            continue
-        a = int(rng.choice(np.flatnonzero(obs["action_mask"])))
-        check(env, agent, obs, a)
-        env.step(a)
-        steps += 1
-    return steps
 
 
 @settings(max_examples=6, deadline=None)
@@ -166,16 +151,7 @@ def test_vector_engine_shapes_and_illegal_actions():
     venv = V.make("cancellation_hearts_v0", num_envs=4, seed=0, num_players=11)
     obs, info = venv.reset()
     assert obs.shape == (4, 477) and obs.dtype == np.int16 and info["action_mask"].shape == (4, 106)
-    legal_actions = info["action_mask"].argmax(1)
-    bad = legal_actions.copy()
-    bad[2] = np.flatnonzero(~info["action_mask"][2])[0]
-    before = [json.dumps(venv.state_dict(i)) for i in range(4)]
-    with pytest.raises(cardenvs.IllegalActionError):
-        venv.step(bad)
-    with pytest.raises(cardenvs.IllegalActionError):
-        venv.step(np.full(4, 106))
-    assert [json.dumps(venv.state_dict(i)) for i in range(4)] == before
-    venv.step(legal_actions)
+    check_vector_engine_rejects_illegal_actions("cancellation_hearts_v0", num_players=11)
 
 
 @pytest.mark.parametrize("num_players", [6, 11])

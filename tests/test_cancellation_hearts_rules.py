@@ -19,6 +19,7 @@ from collections import Counter
 import numpy as np
 import pytest
 from cancellation_hearts_reference import hand_points
+from helpers import act, legal, sd, seat
 
 from cardenvs import IllegalActionError, cancellation_hearts_v0
 from cardenvs.cancellation_hearts import observation as ob
@@ -113,24 +114,6 @@ def make_env(deck, dealer, num_players, more_decks=(), **config):
     env = cancellation_hearts_v0.env(num_players=num_players, **config)
     env.reset(seed=0, options={"decks": [deck, *more_decks], "dealer": dealer})
     return env
-
-
-def sd(env):
-    return env.unwrapped.state_dict()
-
-
-def seat(env):
-    return int(env.agent_selection.rsplit("_", 1)[1])
-
-
-def legal(env):
-    mask = env.observe(env.agent_selection)["action_mask"]
-    return {env.unwrapped.action_to_str(int(a)) for a in np.flatnonzero(mask)}
-
-
-def act(env, *texts):
-    for t in texts:
-        env.step(env.unwrapped.str_to_action(t))
 
 
 def plays(cards):

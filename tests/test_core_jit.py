@@ -62,12 +62,12 @@ def test_compiled_kernels_play_exactly_as_plain_python(game):
     plain Python (NUMBA_DISABLE_JIT=1, in a subprocess) give identical games:
     one implementation of the rules, whichever way it runs."""
     pytest.importorskip("numba")
-    from engine_checks import vector_trajectory_digest
+    from helpers import vector_trajectory_digest
 
     runs = PLAIN_PYTHON_RUNS[game]
     code = (
         "import sys; sys.path.insert(0, sys.argv[1]); "
-        "from engine_checks import vector_trajectory_digest as d; "
+        "from helpers import vector_trajectory_digest as d; "
         f"print([d({game!r}, b, s, seed, **c) for b, s, seed, c in {runs!r}])"
     )
     out = subprocess.run(

@@ -9,7 +9,7 @@ import json
 
 import numpy as np
 import pytest
-from engine_checks import play_aec_and_vector_together
+from helpers import check_vector_engine_rejects_illegal_actions, play_aec_and_vector_together, play_random
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from pepper_reference import legal_texts
@@ -28,22 +28,6 @@ def all_cards(sd: dict) -> list[str]:
     cards += [c["card"] for c in sd["trick"]]
     cards += [c["card"] for t in sd["tricks"] for c in t["cards"]]
     return sorted(cards)
-
-
-def play_random(env, rng, seed, check, max_steps=5000):
-    env.reset(seed=seed)
-    steps = 0
-    for agent in env.agent_iter(max_iter=max_steps):
-        obs, _, term, trunc, _ = env.last()
-        if term or trunc:
-            env.step(None)
-            continue
-        legal = np.flatnonzero(obs["action_mask"])
-        a = int(rng.choice(legal))
-        check(env, agent, obs, a)
-        env.step(a)
-        steps += 1
-    return steps
 
 
 @settings(max_examples=12, deadline=None)
@@ -166,20 +150,7 @@ def test_vector_engine_final_obs_and_rewards_per_seat():
 
 
 def test_vector_engine_rejects_illegal_actions_without_change():
-    venv = V.make("pepper_v0", num_envs=4, seed=0)
-    obs, info = venv.reset()
-    legal_actions = info["action_mask"].argmax(1)
-    bad = legal_actions.copy()
-    bad[2] = np.flatnonzero(~info["action_mask"][2])[0]
-    before = [json.dumps(venv.state_dict(i)) for i in range(4)]
-    with pytest.raises(cardenvs.IllegalActionError):
-        venv.step(bad)
-    with pytest.raises(cardenvs.IllegalActionError):
-        venv.step(legal_actions[:3])
-    with pytest.raises(cardenvs.IllegalActionError):
-        venv.step(np.full(4, 99))
-    assert [json.dumps(venv.state_dict(i)) for i in range(4)] == before
-    venv.step(legal_actions)
+    check_vector_engine_rejects_illegal_actions("pepper_v0")
 
 
 def test_observation_hides_other_hands():

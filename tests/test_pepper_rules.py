@@ -11,6 +11,7 @@ import copy
 
 import numpy as np
 import pytest
+from helpers import act, legal, sd, seat
 
 from cardenvs import IllegalActionError, pepper_v0
 
@@ -46,24 +47,6 @@ def make_env(hands=None, dealer=0, dead=None, deck=None, more_decks=(), **config
     env = pepper_v0.env(**config)
     env.reset(seed=0, options={"decks": [deck, *more_decks], "dealer": dealer})
     return env
-
-
-def sd(env):
-    return env.unwrapped.state_dict()
-
-
-def seat(env):
-    return int(env.agent_selection.rsplit("_", 1)[1])
-
-
-def legal(env):
-    mask = env.observe(env.agent_selection)["action_mask"]
-    return {env.unwrapped.action_to_str(int(a)) for a in np.flatnonzero(mask)}
-
-
-def act(env, *texts):
-    for t in texts:
-        env.step(env.unwrapped.str_to_action(t))
 
 
 def plays(*cards):

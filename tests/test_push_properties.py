@@ -11,7 +11,7 @@ from collections import Counter
 
 import numpy as np
 import pytest
-from engine_checks import play_aec_and_vector_together
+from helpers import check_vector_engine_rejects_illegal_actions, play_aec_and_vector_together
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from push_reference import legal_texts
@@ -215,18 +215,7 @@ def test_aec_view_and_vector_engine_agree(reward):
 
 
 def test_vector_engine_rejects_illegal_actions_without_change():
-    venv = V.make("push_v0", num_envs=4, seed=0)
-    obs, info = venv.reset()
-    legal_actions = info["action_mask"].argmax(1)
-    bad = legal_actions.copy()
-    bad[2] = np.flatnonzero(~info["action_mask"][2])[0]
-    before = [json.dumps(venv.state_dict(i)) for i in range(4)]
-    with pytest.raises(cardenvs.IllegalActionError):
-        venv.step(bad)
-    with pytest.raises(cardenvs.IllegalActionError):
-        venv.step(np.full(4, 99999))
-    assert [json.dumps(venv.state_dict(i)) for i in range(4)] == before
-    venv.step(legal_actions)
+    check_vector_engine_rejects_illegal_actions("push_v0")
 
 
 def test_observation_hides_other_hands_and_the_stock():

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from collections import Counter
 
-import numpy as np
 import pytest
+from helpers import act, legal, sd
 
 from cardenvs import IllegalActionError, push_v0
 
@@ -43,20 +43,6 @@ def make(round_no, hands, upcard="9S", stock=(), before_upcard=(), **config):
     env = push_v0.env(rounds=[round_no], **config)
     env.reset(seed=0, options={"decks": [build_deck(hands, upcard, stock, 3, before_upcard)], "dealer": 3})
     return env
-
-
-def sd(env):
-    return env.unwrapped.state_dict()
-
-
-def legal(env):
-    mask = env.observe(env.agent_selection)["action_mask"]
-    return {env.unwrapped.action_to_str(int(a)) for a in np.flatnonzero(mask)}
-
-
-def act(env, *texts):
-    for t in texts:
-        env.step(env.unwrapped.str_to_action(t))
 
 
 def declares(env):

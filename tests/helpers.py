@@ -1,11 +1,73 @@
-"""Checks shared by every turn-based game's property tests."""
+"""Test helpers shared by every game's tests (one module, so no test file
+keeps its own copy): driving an AEC env by action texts, and checks every
+turn-based game's property tests run."""
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
+import pytest
 
 import cardenvs
 import cardenvs.vector as V
+
+
+# --- an AEC env driven by action texts (rules tests from fixed deals) --------
+def sd(env) -> dict:
+    """The env's full state (``state_dict()``)."""
+    return env.unwrapped.state_dict()
+
+
+def seat(env) -> int:
+    """The seat to act."""
+    return int(env.agent_selection.rsplit("_", 1)[1])
+
+
+def legal(env) -> set[str]:
+    """The texts of the actions legal for the seat to act."""
+    mask = env.observe(env.agent_selection)["action_mask"]
+    return {env.unwrapped.action_to_str(int(a)) for a in np.flatnonzero(mask)}
+
+
+def act(env, *texts: str) -> None:
+    """Step the actions named by ``texts``, in order."""
+    for t in texts:
+        env.step(env.unwrapped.str_to_action(t))
+
+
+def play_random(env, rng: np.random.Generator, seed: int, check, max_steps: int = 5000) -> int:
+    """Play one game of the AEC ``env`` from ``reset(seed)`` with uniformly
+    random legal actions, calling ``check(env, agent, obs, action)`` before
+    every step; returns the number of actions taken."""
+    env.reset(seed=seed)
+    steps = 0
+    for agent in env.agent_iter(max_iter=max_steps):
+        obs, _, term, trunc, _ = env.last()
+        if term or trunc:
+            env.step(None)
+            continue
+        a = int(rng.choice(np.flatnonzero(obs["action_mask"])))
+        check(env, agent, obs, a)
+        env.step(a)
+        steps += 1
+    return steps
+
+
+def check_vector_engine_rejects_illegal_actions(game: str, **config) -> None:
+    """The vector engine refuses an illegal action in one row, a short action
+    array and out-of-range ids, changing nothing, then steps legal ones."""
+    venv = V.make(game, num_envs=4, seed=0, **config)
+    _, info = venv.reset()
+    legal_actions = info["action_mask"].argmax(1)
+    bad = legal_actions.copy()
+    bad[2] = np.flatnonzero(~info["action_mask"][2])[0]
+    before = [json.dumps(venv.state_dict(i)) for i in range(4)]
+    for wrong in (bad, legal_actions[:3], np.full(4, venv.num_actions), np.full(4, 2**40)):
+        with pytest.raises(cardenvs.IllegalActionError):
+            venv.step(wrong)
+    assert [json.dumps(venv.state_dict(i)) for i in range(4)] == before
+    venv.step(legal_actions)
 
 
 def play_aec_and_vector_together(game: str, seed: int = 42, **config) -> tuple[np.ndarray, int, object]:
