@@ -1,6 +1,7 @@
 """Push: partnership contract rummy for 4 players.
 
-The folder, one line per file (tables <- melds <- legal <- apply <- rules <- env):
+The folder, one line per file.  Imports run one way: tables <- melds <- legal <- apply <- rules <- env,
+observation <- (apply, outputs), and deal, scoring, outputs <- rules.
 
 - ``tables.py``       the deck, action ids and texts (and the action-space plan), phases,
                       contracts, the named bundles of state arrays the kernels take

@@ -1,7 +1,8 @@
 """Push: the legal-action masks (compiled kernels), one function per phase
-and per state of the turn: the draw choice; between melds (discards, the
-next contract meld, free melding with its table moves); a pending set; a
-pending run.  A declare/add/fill is offered only if the meld (and the rest of
+of the turn: the draw choice; between melds, the contract not laid (the
+next contract meld) or laid (free melding, lay-offs and swaps); a pending
+set; a pending run (discards are offered between melds, outside a
+contract).  A declare/add/fill is offered only if the meld (and the rest of
 the contract) can still be completed after it (:mod:`cardenvs.push.melds`).
 
 Mask rows and how far they reach: no action on a table meld not laid yet is
@@ -44,12 +45,12 @@ from .tables import (
     MELD0,
     MELD_BLOCK,
     NATURAL_TYPE,
+    NO_MELD,
     NUM_POSITIONS,
     NUM_SPANS,
     NUM_TYPES,
     POSITION_RANK,
     PUSH,
-    RUN,
     RUN0,
     SET,
     SET0,
@@ -85,39 +86,23 @@ def write_masks(rows, config, cards, table, turn, masks):
 @kernel
 def masks_of_rows(rows, config, cards, table, turn, masks):
     """Row ``b`` of ``masks.legal`` for each ``b`` in ``rows``: cleared as far
-    as ``legal_written`` says it reaches (then set to :func:`legal_extent`),
-    and the legal actions of the seat to act set: the draw choice, or in the
-    melding phase, by what is pending.  (The arrays are taken out of the
-    bundles once, here, and handed on one by one: numba counts a reference
-    whenever an array is taken out of a tuple, which in a loop over the rows
-    costs more than the work.)"""
-    legal, legal_written, hands, rounds = masks.legal, masks.legal_written, cards.hands, config.rounds
-    phase, current, round_i, owed, contract_done = turn.phase, turn.current, turn.round_i, turn.owed, turn.contract_done
-    pend, pend_nat, pend_next, in_contract, contract_idx = (
+    as ``legal_written`` says it reaches (then set to :func:`legal_extent`);
+    the draw choice, or a discard, here; the melding rows are then written by
+    phase, each phase's rows at once.  (Each function takes its arrays out of
+    the bundles once, before its loop over the rows: numba counts a
+    reference whenever an array is taken out of a tuple or handed to a
+    function, which per row would cost more than the work.)"""
+    legal, legal_written, hands, n_melds = masks.legal, masks.legal_written, cards.hands, table.n_melds
+    phase, current, pend, in_contract, owed, contract_done = (
+        turn.phase,
+        turn.current,
         turn.pend,
-        turn.pend_nat,
-        turn.pend_next,
         turn.in_contract,
-        turn.contract_idx,
+        turn.owed,
+        turn.contract_done,
     )
-    n_melds, meld_rank, meld_len, meld_suit, meld_hi = (
-        table.n_melds,
-        table.meld_rank,
-        table.meld_len,
-        table.meld_suit,
-        table.meld_hi,
-    )
-    # the hand of the seat to act, counted several ways, and room for the searches' window counts
-    counts, suit_counts, rank_counts = (
-        np.zeros(NUM_TYPES, np.int64),
-        np.zeros((4, 13), np.int64),
-        np.zeros(13, np.int64),
-    )
-    demand, cover, naturals = (
-        np.zeros(13, np.int64),
-        np.zeros((4, MAX_WINDOWS), np.int64),
-        np.zeros((4, MAX_WINDOWS), np.int64),
-    )
+    by_phase = np.empty((4, rows.shape[0]), np.int64)  # free melding, contract meld, pending set, pending run
+    count = np.zeros(4, np.int64)
     for i in range(rows.shape[0]):
         b = rows[i]
         end = legal_extent(n_melds[b])
@@ -129,30 +114,20 @@ def masks_of_rows(rows, config, cards, table, turn, masks):
         if phase[b] != MELD:
             continue
         seat = max(current[b], 0)
-        wilds = read_hand(hands, b, seat, counts, suit_counts, rank_counts)
-        round_number = rounds[round_i[b]]
-        index = contract_idx[b] if in_contract[b] else 0  # the next (or pending) contract meld
-        melds_after = CONTRACT_LENGTH[round_number] - index - 1 if in_contract[b] else 0
-        slot = n_melds[b]
-        row = legal[b]
-        if pend[b] == SET:
-            pending = (np.int64(meld_rank[b, slot]), np.int64(meld_len[b, slot]), pend_nat[b])
-            contract = (melds_after, in_contract[b] and round_number == 2)
-            pending_set_mask(row, counts, suit_counts, rank_counts, cover, naturals, wilds, pending, contract)
-        elif pend[b] == RUN:
-            pending = (np.int64(meld_suit[b, slot]), np.int64(meld_hi[b, slot]), pend_next[b], pend_nat[b])
-            contract = (melds_after, CONTRACT_RUN_LENGTH[round_number])
-            pending_run_mask(row, counts, suit_counts, demand, cover, naturals, wilds, pending, contract)
+        if pend[b] == NO_MELD and not in_contract[b] and owed[b] < 0:  # a discard ends the turn
+            for t in range(NUM_TYPES):
+                if hands[b, seat, t] > 0:
+                    legal[b, DISCARD0 + t] = True
+        if pend[b] == NO_MELD:
+            group = 0 if contract_done[b, seat] else 1
         else:
-            if not in_contract[b] and owed[b] < 0:  # a discard ends the turn: not inside a contract or owing
-                for t in range(NUM_TYPES):
-                    if counts[t] > 0:
-                        row[DISCARD0 + t] = True
-            if contract_done[b, seat]:
-                free_melding_mask(row, suit_counts, rank_counts, cover, naturals, wilds)
-                table_moves_mask(row, b, counts, owed[b], table)
-            else:
-                contract_meld_mask(row, round_number, index, suit_counts, rank_counts, cover, naturals, wilds)
+            group = 2 if pend[b] == SET else 3
+        by_phase[group, count[group]] = b
+        count[group] += 1
+    free_melding_masks(by_phase[0, : count[0]], cards, table, turn, legal)
+    contract_meld_masks(by_phase[1, : count[1]], config, cards, turn, legal)
+    pending_set_masks(by_phase[2, : count[2]], config, cards, table, turn, legal)
+    pending_run_masks(by_phase[3, : count[3]], config, cards, table, turn, legal)
 
 
 @kernel
@@ -174,35 +149,70 @@ def read_hand(hands, b, seat, counts, suit_counts, rank_counts):
 
 # ------------------------------------------------------------------ between melds
 @kernel
-def free_melding_mask(row, suit_counts, rank_counts, cover, naturals, wilds):
-    """Contract laid: any set (a natural and 3 cards) or run that can be completed."""
-    for rank in range(1, 13):
-        if rank_counts[rank] >= 1 and rank_counts[rank] + wilds >= 3:
-            row[SET0 + rank - 1] = True
-    declare_runs(row, suit_counts, cover, naturals, wilds, 3, 0, 3)
+def free_melding_masks(rows, cards, table, turn, legal):
+    """Contract laid, nothing pending: any set (a natural and 3 cards) or run
+    that can be completed, and the lay-offs and swaps on the table."""
+    hands, current, owed = cards.hands, turn.current, turn.owed
+    counts, suit_counts, rank_counts = (
+        np.zeros(NUM_TYPES, np.int64),
+        np.zeros((4, 13), np.int64),
+        np.zeros(13, np.int64),
+    )
+    cover, naturals = (
+        np.zeros((4, MAX_WINDOWS), np.int64),
+        np.zeros((4, MAX_WINDOWS), np.int64),
+    )  # (unused: no run follows)
+    for i in range(rows.shape[0]):
+        b = rows[i]
+        wilds = read_hand(hands, b, current[b], counts, suit_counts, rank_counts)
+        for rank in range(1, 13):
+            if rank_counts[rank] >= 1 and rank_counts[rank] + wilds >= 3:
+                legal[b, SET0 + rank - 1] = True
+        declare_runs(legal[b], suit_counts, cover, naturals, wilds, 3, 0, 3)
+        table_moves_mask(legal[b], b, counts, owed[b], table)
 
 
 @kernel
-def contract_meld_mask(row, round_number, index, suit_counts, rank_counts, cover, naturals, wilds):
-    """Declares of contract meld ``index`` that leave the whole contract
-    completable: sets first (round 2: a set then a run of 4), then runs."""
-    melds_after = CONTRACT_LENGTH[round_number] - index - 1
-    run_length = CONTRACT_RUN_LENGTH[round_number]
-    if CONTRACT_KINDS[round_number, min(index, 2)] == SET:
-        mixed = round_number == 2  # the set is followed by a run
-        if mixed:
-            window_counts(suit_counts, 4, cover, naturals)
-        for rank in range(1, 13):
+def contract_meld_masks(rows, config, cards, turn, legal):
+    """Contract not laid, nothing pending: the declares of the next contract
+    meld that leave the whole contract completable -- sets first (round 2: a
+    set then a run of 4), then runs."""
+    hands, current, rounds, round_i, in_contract, contract_idx = (
+        cards.hands,
+        turn.current,
+        config.rounds,
+        turn.round_i,
+        turn.in_contract,
+        turn.contract_idx,
+    )
+    counts, suit_counts, rank_counts = (
+        np.zeros(NUM_TYPES, np.int64),
+        np.zeros((4, 13), np.int64),
+        np.zeros(13, np.int64),
+    )
+    cover, naturals = np.zeros((4, MAX_WINDOWS), np.int64), np.zeros((4, MAX_WINDOWS), np.int64)
+    for i in range(rows.shape[0]):
+        b = rows[i]
+        wilds = read_hand(hands, b, current[b], counts, suit_counts, rank_counts)
+        round_number = rounds[round_i[b]]
+        index = contract_idx[b] if in_contract[b] else 0  # the next contract meld
+        melds_after = CONTRACT_LENGTH[round_number] - index - 1
+        run_length = CONTRACT_RUN_LENGTH[round_number]
+        if CONTRACT_KINDS[round_number, min(index, 2)] == SET:
+            mixed = round_number == 2  # the set is followed by a run
             if mixed:
-                ok = mixed_feasible(suit_counts, rank_counts, wilds, rank, 3, False, cover, naturals)
-            else:
-                ok = sets_feasible(rank_counts, wilds, rank, 3, False, melds_after)
-            if ok:
-                row[SET0 + rank - 1] = True
-    else:
-        if melds_after:
-            window_counts(suit_counts, run_length, cover, naturals)
-        declare_runs(row, suit_counts, cover, naturals, wilds, run_length, melds_after, run_length)
+                window_counts(suit_counts, 4, cover, naturals)
+            for rank in range(1, 13):
+                if mixed:
+                    ok = mixed_feasible(suit_counts, rank_counts, wilds, rank, 3, False, cover, naturals)
+                else:
+                    ok = sets_feasible(rank_counts, wilds, rank, 3, False, melds_after)
+                if ok:
+                    legal[b, SET0 + rank - 1] = True
+        else:
+            if melds_after:
+                window_counts(suit_counts, run_length, cover, naturals)
+            declare_runs(legal[b], suit_counts, cover, naturals, wilds, run_length, melds_after, run_length)
 
 
 @kernel
@@ -274,7 +284,10 @@ def table_moves_mask(row, b, counts, owed, table):
     for m in range(n_melds):
         base = MELD0 + MELD_BLOCK * m  # the block of actions on meld m
         if kinds[b, m] == SET:
-            set_moves(row, base, counts, wilds_held, can_swap, np.int64(ranks[b, m]), meld_counts, b, m)
+            rank = np.int64(ranks[b, m])
+            naturals_held = counts[rank] + counts[13 + rank] + counts[26 + rank] + counts[39 + rank]
+            if naturals_held or wilds_held:
+                set_moves(row, base, counts, wilds_held, can_swap and naturals_held > 0, rank, meld_counts, b, m)
             continue
         span = (np.int64(suits[b, m]), np.int64(los[b, m]), np.int64(his[b, m]))
         # a lay-off filling the last run with room (no set) is not offered
@@ -288,13 +301,10 @@ def table_moves_mask(row, b, counts, owed, table):
 
 @kernel
 def set_moves(row, base, counts, wilds_held, can_swap, rank, meld_counts, b, m):
-    """Set ``m`` (of ``rank``), its actions from ``base``: lay-offs, and swaps
-    for the wilds standing in it."""
-    naturals_held = counts[rank] + counts[13 + rank] + counts[26 + rank] + counts[39 + rank]
-    if naturals_held == 0 and wilds_held == 0:
-        return
+    """Set ``m`` of game ``b``, of ``rank``, its actions from ``base``:
+    lay-offs, and swaps for the wilds standing in it."""
     wilds_in = 0  # wilds standing in the meld (what a swap takes)
-    if can_swap and naturals_held:
+    if can_swap:
         for w in range(5):
             wilds_in += meld_counts[b, m, WILD_TYPES[w]]
     for x in range(4):  # a natural of the rank in a suit
@@ -333,8 +343,8 @@ def run_lay_offs(row, base, counts, wilds_held, span, owed, filling):
 
 @kernel
 def run_swaps(row, base, counts, span, meld_pos, meld_counts, b, m):
-    """Run ``m`` over ``span`` = (suit, lo, hi), its actions from ``base``:
-    give a position's natural, take the wild standing there."""
+    """Run ``m`` of game ``b`` over ``span`` = (suit, lo, hi), its actions
+    from ``base``: give a position's natural, take the wild standing there."""
     suit, lo, hi = span
     wilds_in = 0
     for w in range(5):
@@ -348,67 +358,112 @@ def run_swaps(row, base, counts, span, meld_pos, meld_counts, b, m):
 
 # ------------------------------------------------------------------ a pending meld
 @kernel
-def pending_set_mask(row, counts, suit_counts, rank_counts, cover, naturals, wilds, pending, contract):
-    """A pending set, ``pending`` = (its rank, cards in it, whether a natural
-    is): each of the 9 cards that may be added if the hand after it can
-    still finish the set and the rest of the ``contract`` = (whole sets
-    after it, whether round 2's run of 4 follows instead); "end set" at 3+
-    cards."""
-    rank, count, has_natural = pending
-    whole_sets, mixed = contract
-    missing = max(0, 3 - (count + 1))
-    for x in range(9):
-        card = x * 13 + rank if x < 4 else WILD_TYPES[x - 4]
-        if counts[card] <= 0 or (x >= 4 and count == 0):  # the first card of a set is a natural
-            continue
-        natural_after = has_natural or x < 4
-        wilds_after = wilds
-        if x < 4:
-            rank_counts[rank] -= 1
-        else:
-            wilds_after -= 1
-        if mixed:
-            if card < 52:
-                suit_counts[card // 13, card % 13] -= 1
-            window_counts(suit_counts, 4, cover, naturals)
-            ok = mixed_feasible(suit_counts, rank_counts, wilds_after, rank, missing, natural_after, cover, naturals)
-            if card < 52:
-                suit_counts[card // 13, card % 13] += 1
-        else:
-            ok = sets_feasible(rank_counts, wilds_after, rank, missing, natural_after, whole_sets)
-        if x < 4:
-            rank_counts[rank] += 1
-        if ok:
-            row[ADD0 + x] = True
-    if count >= 3:
-        row[END_SET] = True
+def pending_set_masks(rows, config, cards, table, turn, legal):
+    """A pending set: each of the 9 cards that may be added if the hand after
+    it can still finish the set and the rest of the contract (the whole sets
+    after it, or round 2's run of 4); "end set" at 3+ cards."""
+    hands, current, rounds, round_i, n_melds, meld_rank, meld_len = (
+        cards.hands,
+        turn.current,
+        config.rounds,
+        turn.round_i,
+        table.n_melds,
+        table.meld_rank,
+        table.meld_len,
+    )
+    pend_nat, in_contract, contract_idx = turn.pend_nat, turn.in_contract, turn.contract_idx
+    counts, suit_counts, rank_counts = (
+        np.zeros(NUM_TYPES, np.int64),
+        np.zeros((4, 13), np.int64),
+        np.zeros(13, np.int64),
+    )
+    cover, naturals = np.zeros((4, MAX_WINDOWS), np.int64), np.zeros((4, MAX_WINDOWS), np.int64)
+    for i in range(rows.shape[0]):
+        b = rows[i]
+        wilds = read_hand(hands, b, current[b], counts, suit_counts, rank_counts)
+        round_number = rounds[round_i[b]]
+        whole_sets = CONTRACT_LENGTH[round_number] - contract_idx[b] - 1 if in_contract[b] else 0
+        mixed = in_contract[b] and round_number == 2
+        rank, count = np.int64(meld_rank[b, n_melds[b]]), np.int64(meld_len[b, n_melds[b]])
+        missing = max(0, 3 - (count + 1))
+        for x in range(9):
+            card = x * 13 + rank if x < 4 else WILD_TYPES[x - 4]
+            if counts[card] <= 0 or (x >= 4 and count == 0):  # the first card of a set is a natural
+                continue
+            natural_after = pend_nat[b] or x < 4
+            wilds_after = wilds if x < 4 else wilds - 1
+            if x < 4:
+                rank_counts[rank] -= 1
+            if mixed:
+                if card < 52:
+                    suit_counts[card // 13, card % 13] -= 1
+                window_counts(suit_counts, 4, cover, naturals)
+                ok = mixed_feasible(
+                    suit_counts, rank_counts, wilds_after, rank, missing, natural_after, cover, naturals
+                )
+                if card < 52:
+                    suit_counts[card // 13, card % 13] += 1
+            else:
+                ok = sets_feasible(rank_counts, wilds_after, rank, missing, natural_after, whole_sets)
+            if x < 4:
+                rank_counts[rank] += 1
+            if ok:
+                legal[b, ADD0 + x] = True
+        if count >= 3:
+            legal[b, END_SET] = True
 
 
 @kernel
-def pending_run_mask(row, counts, suit_counts, demand, cover, naturals, wilds, pending, contract):
-    """A pending run, ``pending`` = (its suit, last position, next position,
-    whether a natural is in it): the next position filled by its natural or
-    a wild, if the hand after it can still finish the run and the rest of the
-    ``contract`` = (whole runs after it, their length)."""
-    suit, hi, position, has_natural = pending
-    more_runs, run_length = contract
-    demand[:] = 0
-    for q in range(position + 1, hi + 1):  # the positions still to fill after this one
-        demand[POSITION_RANK[q]] += 1
-    for x in range(6):
-        card = NATURAL_TYPE[suit, position] if x == 0 else WILD_TYPES[x - 1]
-        if counts[card] <= 0 or (x >= 1 and position == 1 and card == suit * 13):  # a 2 in its place is "nat"
-            continue
-        wilds_after = wilds - 1 if IS_WILD[card] else wilds
-        if card < 52:
-            suit_counts[card // 13, card % 13] -= 1
-        if more_runs:
-            window_counts(suit_counts, run_length, cover, naturals)
-        natural_after = has_natural or x == 0
-        ok = runs_feasible(
-            suit_counts, wilds_after, suit, demand, natural_after, more_runs, run_length, cover, naturals
-        )
-        if card < 52:
-            suit_counts[card // 13, card % 13] += 1
-        if ok:
-            row[FILL0 + x] = True
+def pending_run_masks(rows, config, cards, table, turn, legal):
+    """A pending run: its next position filled by its natural or a wild, if
+    the hand after it can still finish the run and the rest of the contract
+    (the whole runs after it)."""
+    hands, current, rounds, round_i, n_melds, meld_suit, meld_hi = (
+        cards.hands,
+        turn.current,
+        config.rounds,
+        turn.round_i,
+        table.n_melds,
+        table.meld_suit,
+        table.meld_hi,
+    )
+    pend_nat, pend_next, in_contract, contract_idx = turn.pend_nat, turn.pend_next, turn.in_contract, turn.contract_idx
+    counts, suit_counts, rank_counts = (
+        np.zeros(NUM_TYPES, np.int64),
+        np.zeros((4, 13), np.int64),
+        np.zeros(13, np.int64),
+    )
+    demand, cover, naturals = (
+        np.zeros(13, np.int64),
+        np.zeros((4, MAX_WINDOWS), np.int64),
+        np.zeros((4, MAX_WINDOWS), np.int64),
+    )
+    for i in range(rows.shape[0]):
+        b = rows[i]
+        wilds = read_hand(hands, b, current[b], counts, suit_counts, rank_counts)
+        round_number = rounds[round_i[b]]
+        more_runs = CONTRACT_LENGTH[round_number] - contract_idx[b] - 1 if in_contract[b] else 0
+        run_length = CONTRACT_RUN_LENGTH[round_number]
+        suit, position = np.int64(meld_suit[b, n_melds[b]]), pend_next[b]
+        demand[:] = 0
+        for q in range(
+            position + 1, np.int64(meld_hi[b, n_melds[b]]) + 1
+        ):  # the positions still to fill after this one
+            demand[POSITION_RANK[q]] += 1
+        for x in range(6):
+            card = NATURAL_TYPE[suit, position] if x == 0 else WILD_TYPES[x - 1]
+            if counts[card] <= 0 or (x >= 1 and position == 1 and card == suit * 13):  # a 2 in its place is "nat"
+                continue
+            wilds_after = wilds - 1 if IS_WILD[card] else wilds
+            if card < 52:
+                suit_counts[card // 13, card % 13] -= 1
+            if more_runs:
+                window_counts(suit_counts, run_length, cover, naturals)
+            natural_after = pend_nat[b] or x == 0
+            ok = runs_feasible(
+                suit_counts, wilds_after, suit, demand, natural_after, more_runs, run_length, cover, naturals
+            )
+            if card < 52:
+                suit_counts[card // 13, card % 13] += 1
+            if ok:
+                legal[b, FILL0 + x] = True
