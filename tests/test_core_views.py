@@ -158,3 +158,35 @@ def test_vector_reset_options_fix_the_deals(game):
     ):
         with pytest.raises(ValueError):
             venv.reset(options=bad)
+
+
+@pytest.mark.parametrize(
+    "game, config",
+    [
+        ("pepper_v0", {"num_players": 4.0}),
+        ("pepper_v0", {"num_players": True}),
+        ("pepper_v0", {"target_score": 2**70}),
+        ("pepper_v0", {"max_hands": 2**63}),
+        ("cancellation_hearts_v0", {"num_players": 6.0}),
+        ("spit_v0", {"stockpiles": 5.0}),
+        ("spit_v0", {"variant": "speed", "speed_side_piles": 10.0}),
+        ("spit_v0", {"max_ticks": 2**63}),
+        ("push_v0", {"rounds": [2, 1]}),
+        ("push_v0", {"rounds": (5, 4, 3)}),
+        ("push_v0", {"rounds": [1, np.int64(1)]}),
+        ("push_v0", {"rounds": {1: 2}}),
+        ("push_v0", {"max_turns": 2**63}),
+    ],
+)
+def test_bad_config_values_are_refused(game, config):
+    option = list(config)[-1]  # the bad one
+    with pytest.raises(ValueError, match=option):
+        cardenvs.make(game, **config)
+    with pytest.raises(ValueError, match=option):
+        V.make(game, 2, **config)
+
+
+def test_integer_options_accept_numpy_integers():
+    env = cardenvs.make("pepper_v0", num_players=np.int64(3), target_score=np.int32(20))
+    env.reset(seed=0)
+    assert len(env.possible_agents) == 3

@@ -305,18 +305,35 @@ class TurnBasedRules(GameRules):
 
 
 def choice(name: str, value: Any, allowed: Sequence[Any]) -> Any:
-    """Validate a config option against a list of allowed values."""
-    if isinstance(value, bool) and not any(isinstance(a, bool) for a in allowed):
+    """Validate a config option against a list of allowed values: equal to
+    one of them *and* of its kind (``4.0`` is not the player count ``4``,
+    ``True`` is not ``1``; numpy integers count as ints)."""
+
+    def same_kind(a: Any) -> bool:
+        if isinstance(a, bool) or isinstance(value, (bool, np.bool_)):
+            return isinstance(a, bool) and isinstance(value, (bool, np.bool_))
+        if isinstance(a, int):
+            return isinstance(value, (int, np.integer))
+        return isinstance(value, type(a)) or a is None
+
+    if not any(same_kind(a) and value == a for a in allowed):
         raise ValueError(f"{name} must be one of {list(allowed)}, got {value!r}")
-    if value not in allowed:
-        raise ValueError(f"{name} must be one of {list(allowed)}, got {value!r}")
-    return value
+    return value.item() if isinstance(value, np.generic) else value
 
 
-def positive_int(name: str, value: Any, allow_none: bool = False) -> int | None:
+#: The largest integer option a game takes: scores, counters and limits are
+#: int64 in the state and compared with int32/int16 values in the kernels.
+MAX_INT_OPTION = 2**31 - 1
+
+
+def positive_int(name: str, value: Any, allow_none: bool = False, maximum: int = MAX_INT_OPTION) -> int | None:
+    """Validate a positive integer option (an int, not a float or a bool) no
+    larger than ``maximum``; ``None`` too with ``allow_none``."""
     if value is None and allow_none:
         return None
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
-        extra = " or None" if allow_none else ""
+    extra = " or None" if allow_none else ""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) or value < 1:
         raise ValueError(f"{name} must be a positive integer{extra}, got {value!r}")
+    if value > maximum:
+        raise ValueError(f"{name} must be at most {maximum}{extra}, got {value!r}")
     return int(value)

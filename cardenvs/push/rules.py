@@ -55,7 +55,7 @@ from .tables import (
 class PushRules(TurnBasedRules):
     """Batched Push rules for one configuration.
 
-    Config: ``rounds`` (list of round numbers 1..5 to play, in order; default
+    Config: ``rounds`` (list of round numbers 1..5 to play, increasing; default
     all five), ``reward`` ``"win_loss"``/``"score_delta"``, ``max_turns``
     (turns per round before it ends as if the stock were exhausted; 200).
     """
@@ -73,18 +73,16 @@ class PushRules(TurnBasedRules):
     obs_dtype = np.int16  # scores reach 5 x 960 points; see __init__ for the turn counter
 
     def __init__(self, rounds=(1, 2, 3, 4, 5), reward: str = "win_loss", max_turns: int = 200):
-        if isinstance(rounds, (str, bytes)) or not hasattr(rounds, "__iter__"):
-            raise ValueError(f"rounds must be a non-empty list of distinct round numbers 1..5, got {rounds!r}")
+        wrong = f"rounds must be a non-empty list of round numbers 1..5 in increasing order, got {rounds!r}"
+        if not isinstance(rounds, (list, tuple, np.ndarray)):
+            raise ValueError(wrong)
         rounds = list(rounds)
-        if (
-            not rounds
-            or len(set(map(repr, rounds))) != len(rounds)
-            or any(
-                isinstance(r, (bool, np.bool_)) or not isinstance(r, (int, np.integer)) or not 1 <= r <= 5
-                for r in rounds
-            )
+        if not rounds or any(
+            isinstance(r, (bool, np.bool_)) or not isinstance(r, (int, np.integer)) or not 1 <= r <= 5 for r in rounds
         ):
-            raise ValueError(f"rounds must be a non-empty list of distinct round numbers 1..5, got {rounds!r}")
+            raise ValueError(wrong)
+        if any(a >= b for a, b in zip(rounds, rounds[1:])):  # distinct and in order
+            raise ValueError(wrong)
         self.rounds = np.array([int(r) for r in rounds], np.int64)
         self.reward = choice("reward", reward, ("win_loss", "score_delta"))
         self.max_turns = positive_int("max_turns", max_turns)
