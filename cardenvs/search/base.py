@@ -210,22 +210,25 @@ def count_ways(dims, groups, totals, group_dims, group_cap, binom):
 
 
 @kernel
-def shuffle(cards, count, seed):
-    """Fisher-Yates on ``cards[:count]``; returns the new seed."""
-    for i in range(count - 1, 0, -1):
+def shuffle(cards, count, need, seed):
+    """A uniform random choice of ``cards[:need]`` from ``cards[:count]``,
+    in random order (the first ``need`` steps of a Fisher-Yates shuffle;
+    what is left after them is the rest, in no particular order); returns
+    the new seed."""
+    for i in range(min(need, count - 1)):
         seed, u = uniform(seed)
-        j = int(u * (i + 1))
+        j = i + int(u * (count - i))
         cards[i], cards[j] = cards[j], cards[i]
     return seed
 
 
 @kernel
-def draw_world(seed, problem, ways, radix, binom, out):
-    """Step 3: one world of one row into ``out`` (P, T) counts."""
+def draw_world(seed, problem, ways, radix, binom, scratch, out):
+    """Step 3: one world of one row into ``out`` (P, T) counts (``scratch``:
+    work arrays made once per call of :func:`sample_rows`)."""
     unseen, suit_of, capacity, dim_of_suit, group_of, group_dims, group_cap, totals, dims, groups = problem
-    r = totals[:MAX_DIMS].copy()
-    takes = np.zeros((groups, MAX_DIMS), np.int64)
-    take = np.zeros(MAX_DIMS, np.int64)
+    r, take, takes, cards, group_cards, group_count = scratch
+    r[:] = totals
     index = 0
     step = 1
     for d in range(dims):
@@ -255,17 +258,16 @@ def draw_world(seed, problem, ways, radix, binom, out):
         for d in range(dims):
             index += r[d] * step
             step *= radix[d]
-    return deal_takes(seed, unseen, suit_of, capacity, dim_of_suit, group_of, takes, dims, groups, out)
+    return deal_takes(seed, problem, takes, cards, group_cards, group_count, out)
 
 
 @kernel
-def deal_takes(seed, unseen, suit_of, capacity, dim_of_suit, group_of, takes, dims, groups, out):
+def deal_takes(seed, problem, takes, cards, group_cards, group_count, out):
     """Deal each dimension's shuffled cards to the groups by ``takes``, then
     each group's cards over its places; returns the new seed."""
+    unseen, suit_of, capacity, dim_of_suit, group_of, group_dims, group_cap, totals, dims, groups = problem
     num_types = unseen.shape[0]
-    cards = np.empty(unseen.sum(), np.int64)
-    group_cards = np.empty((groups, cards.shape[0]), np.int64)
-    group_count = np.zeros(groups, np.int64)
+    group_count[:] = 0
     for d in range(dims):
         n = 0
         for t in range(num_types):
@@ -273,7 +275,7 @@ def deal_takes(seed, unseen, suit_of, capacity, dim_of_suit, group_of, takes, di
                 for _ in range(unseen[t]):
                     cards[n] = t
                     n += 1
-        seed = shuffle(cards, n, seed)
+        seed = shuffle(cards, n, n - takes[groups - 1, d], seed)
         at = 0
         for j in range(groups):
             for _ in range(takes[j, d]):
@@ -281,7 +283,11 @@ def deal_takes(seed, unseen, suit_of, capacity, dim_of_suit, group_of, takes, di
                 group_count[j] += 1
                 at += 1
     for j in range(groups):
-        seed = shuffle(group_cards[j], group_count[j], seed)
+        last = 0
+        for p in range(capacity.shape[0]):
+            if group_of[p] == j:
+                last = capacity[p]
+        seed = shuffle(group_cards[j], group_count[j], group_count[j] - last, seed)
         at = 0
         for p in range(capacity.shape[0]):
             if group_of[p] == j:
@@ -306,6 +312,17 @@ def sample_rows(unseen, suit_of, capacity, allowed, worlds, seeds, out):
     totals = np.zeros(MAX_DIMS, np.int64)
     impossible = 0
     out[:] = 0
+    most = 0
+    for i in range(unseen.shape[0]):
+        most = max(most, unseen[i].astype(np.int64).sum())
+    scratch = (
+        np.zeros(MAX_DIMS, np.int64),
+        np.zeros(MAX_DIMS, np.int64),
+        np.zeros((num_places, MAX_DIMS), np.int64),
+        np.zeros(most, np.int64),
+        np.zeros((num_places, most), np.int64),
+        np.zeros(num_places, np.int64),
+    )
     for i in range(unseen.shape[0]):
         dims, groups = merge(
             unseen[i], suit_of[i], capacity[i], allowed[i], dim_of_suit, group_of, group_dims, group_cap, totals
@@ -319,9 +336,20 @@ def sample_rows(unseen, suit_of, capacity, allowed, worlds, seeds, out):
         if ways[0, start] <= 0.0:
             impossible += 1
             continue
-        problem = (unseen[i], suit_of[i], capacity[i], dim_of_suit, group_of, group_dims, group_cap, totals, dims, groups)
+        problem = (
+            unseen[i],
+            suit_of[i],
+            capacity[i],
+            dim_of_suit,
+            group_of,
+            group_dims,
+            group_cap,
+            totals,
+            dims,
+            groups,
+        )
         for w in range(worlds):
-            draw_world(seeds[i * worlds + w], problem, ways, radix, binom, out[i * worlds + w])
+            draw_world(seeds[i * worlds + w], problem, ways, radix, binom, scratch, out[i * worlds + w])
     return impossible
 
 
