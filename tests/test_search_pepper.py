@@ -38,9 +38,9 @@ def legal_history(state, deal, viewer, num_players):
     for cards, leader in tricks:
         led = EFFECTIVE_SUIT[trump, cards[leader]]
         for seat in range(num_players):
-            if cards[seat] >= 0 and EFFECTIVE_SUIT[trump, cards[seat]] != led:
-                if any(EFFECTIVE_SUIT[trump, c] == led for c in hands[seat]):
-                    return False
+            followed = cards[seat] < 0 or EFFECTIVE_SUIT[trump, cards[seat]] == led
+            if not followed and any(EFFECTIVE_SUIT[trump, c] == led for c in hands[seat]):
+                return False
     return True
 
 
