@@ -40,8 +40,8 @@ from ..cancellation_hearts.tables import (
     PLAY0,
     PLAYING,
     SUIT,
-    ArrayValues,
     Arrays,
+    ArrayValues,
 )
 from ..core.game import BatchState
 from ..core.jit import kernel
