@@ -15,7 +15,7 @@ seed = int(sys.argv[2])
 a = PIMCAgent("pepper_v0", worlds=int(sys.argv[3]), seed=seed)
 t = time.perf_counter()
 w, n = play_match("pepper_v0", a, make_agent("pepper_v0", "rule"), n, seed=seed)
-print(
-    f"pepper 4p default config: PIMC({sys.argv[3]} worlds, random rollout) vs rule: won {w}/{n} = {w / n:.3f} CI {wilson_interval(w, n)} in {time.perf_counter() - t:.0f}s",
-    flush=True,
+lo, hi = wilson_interval(w, n)
+print(f"pepper 4p: PIMC({sys.argv[3]} worlds, random rollout) vs rule: won {w}/{n} = {w / n:.3f}", flush=True)
+print(f"95% Wilson [{lo:.3f}, {hi:.3f}], {time.perf_counter() - t:.0f}s", flush=True)
 )
