@@ -1,0 +1,132 @@
+"""Perfect-information Monte Carlo (PIMC) on the batched engine.
+
+For each decision: sample ``worlds`` complete states consistent with what
+the acting seat saw (:func:`cardenvs.search.sample_worlds`), play every
+legal action in every world, then play the hand out with a rollout policy
+(``"random"``), and pick the action with the best mean outcome: the change
+of the acting seat's (side's) score over the rest of the hand, negated
+where the lowest score wins.  All worlds x actions of all games deciding
+at once are one batch for the engine.
+
+The agent needs the engine state, not only an observation (a world is a
+whole state), so its entry point is :meth:`PIMCAgent.act_states`;
+``act_batch(obs, mask)`` raises.  Decisions outside the card play
+(bids, trump, passes, moon) go to ``fallback`` (the game's rule agent).
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import numpy as np
+
+from ..registry import rules_class
+from ..search import sample_worlds
+from .base import Agent
+from .registry import make_agent
+
+PLAY_PHASE = {"pepper_v0": 2, "cancellation_hearts_v0": 1}
+
+
+class PIMCAgent(Agent):
+    """``PIMCAgent(game, worlds=K, rollout="random", budget=None, seed=0)``:
+    ``budget`` seconds per call of :meth:`act_states` (None: one batch of
+    ``worlds``); with a budget, batches of ``worlds`` are added while time is left."""
+
+    def __init__(
+        self, game: str, worlds: int = 32, rollout: str = "random", budget: float | None = None, seed=0, **config
+    ):
+        super().__init__()
+        if rollout != "random":
+            raise ValueError("rollout must be 'random'")
+        self.game, self.worlds, self.budget = game, worlds, budget
+        self.rules = rules_class(game)(**config)
+        self.rng = np.random.default_rng(seed)
+        self.fallback = make_agent(game, "rule", seed=seed, **config)
+        self.name = f"pimc{worlds}"
+
+    def act_batch(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        raise NotImplementedError("PIMC needs the engine state: use act_states(rules, state, seats)")
+
+    def act_states(self, rules, state, rows: np.ndarray, **known: Any) -> np.ndarray:
+        """Actions for the seats to act in ``rows`` of ``state``."""
+        rows = np.asarray(rows, np.int64)
+        seats = state.current[rows]
+        actions = np.zeros(len(rows), np.int64)
+        play = state.phase[rows] == PLAY_PHASE[self.game]
+        if (~play).any():
+            other = rows[~play]
+            obs = rules.observe(state, state.current[other], other)
+            actions[~play] = self.fallback.act_batch(obs, state.legal[other])
+        if play.any():
+            part = state.select(rows[play])
+            kept = {k: v.select(rows[play]) for k, v in known.items()}
+            actions[play] = self._search(rules, part, seats[play], kept)
+        return actions
+
+    def _search(self, rules, part, seats, known) -> np.ndarray:
+        legal = part.legal
+        totals = np.zeros(legal.shape)
+        start = time.perf_counter()
+        while True:
+            totals += self._evaluate(rules, part, seats, known)
+            if self.budget is None or time.perf_counter() - start > self.budget:
+                break
+        return np.where(legal, totals, -np.inf).argmax(axis=1)
+
+    def _evaluate(self, rules, part, seats, known) -> np.ndarray:
+        """Sum over one batch of worlds of each legal action's outcome."""
+        k = self.worlds
+        worlds = sample_worlds(rules, part, seats, k, self.rng, **known)
+        legal = part.legal
+        world_of, action = np.nonzero(np.repeat(legal, k, axis=0))  # world w = row * k + j
+        runs = worlds.select(world_of)
+        seat = seats[world_of // k]
+        sign = -1.0 if rules.low_score_wins else 1.0
+        before = rules.seat_scores(runs)[np.arange(runs.batch), seat].astype(float)
+        hand = runs.hand_number.copy()
+        rules.step(runs, action)
+        value = np.full(runs.batch, np.nan)
+        for _ in range(400):
+            over = (runs.hand_number != hand) | runs.done
+            fresh = over & np.isnan(value)
+            value[fresh] = sign * (rules.seat_scores(runs)[fresh, seat[fresh]] - before[fresh])
+            if not np.isnan(value).any():
+                break
+            noise = self.rng.random(runs.legal.shape)
+            rules.step(runs, np.where(runs.legal, noise, -1.0).argmax(axis=1))
+        totals = np.zeros(legal.shape)
+        np.add.at(totals, (world_of // k, action), np.nan_to_num(value))
+        return totals
+
+
+def play_match(game: str, agent: PIMCAgent, opponent: Agent, num_games: int, seed: int, **config) -> tuple[int, int]:
+    """``agent`` against ``opponent`` (partnerships: agent's team = seats
+    ``g % 2`` and ``g % 2 + 2`` in game g; else agent at seat ``g % n``),
+    all games at once.  Returns (games agent won, games)."""
+    rules = rules_class(game)(**config)
+    state = rules.new_state(num_games, np.random.default_rng(seed))
+    rules.reset(state, np.arange(num_games))
+    n = rules.num_players
+    g = np.arange(num_games)
+    mine = np.zeros((num_games, n), bool)
+    for s in range(n):
+        mine[:, s] = (s % 2 == g % 2) if rules.partnerships else (s == g % n)
+    outcome = np.zeros((num_games, n))
+    while not state.done.all():
+        live = np.flatnonzero(~state.done)
+        ours = live[mine[live, state.current[live]]]
+        theirs = live[~mine[live, state.current[live]]]
+        actions = np.zeros(num_games, np.int64)
+        if ours.size:
+            actions[ours] = agent.act_states(rules, state, ours)
+        if theirs.size:
+            actions[theirs] = opponent.act_batch(
+                rules.observe(state, state.current[theirs], theirs), state.legal[theirs]
+            )
+        part = state.select(live)
+        outcome[live] += rules.step(part, actions[live])
+        state.assign(live, part)
+    won = (outcome * mine).sum(1) > 0
+    return int(won.sum()), num_games

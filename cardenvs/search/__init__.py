@@ -1,0 +1,36 @@
+"""Batched information-set sampling: complete states consistent with what
+one seat per game has seen (docs/search.md).
+
+:func:`sample_worlds` dispatches to the game's sampler
+(:mod:`.pepper`, :mod:`.cancellation_hearts`); the game-free core is
+:mod:`.base`."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..core.game import BatchState
+
+
+def sample_worlds(
+    rules: Any, state: BatchState, seats: Any, worlds: int, rng: np.random.Generator, **known: Any
+) -> BatchState:
+    """``worlds`` complete states per row of ``state``, each drawn uniformly
+    from the deals consistent with what ``seats[i]`` has seen in row i, as
+    a new state of ``B * worlds`` rows the rules can step (row i's worlds
+    at ``i * worlds .. (i + 1) * worlds - 1``).  ``known``: what the state
+    does not keep but the seat saw (Cancellation Hearts: a
+    :class:`~.cancellation_hearts.Tracker`)."""
+    name = rules.name
+    if name == "pepper_v0":
+        from . import pepper as game
+    elif name == "cancellation_hearts_v0":
+        from . import cancellation_hearts as game
+    else:
+        raise ValueError(f"no information-set sampler for {name}")
+    return game.sample(rules, state, seats, worlds, rng, **known)
+
+
+__all__ = ["sample_worlds"]

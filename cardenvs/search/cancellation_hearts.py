@@ -1,0 +1,182 @@
+"""Information-set sampling for Cancellation Hearts.
+
+What the viewer (one seat per row) has seen: its own hand; every card
+played (``public``'s seen counts, the trick in play); the size of every
+hand, of the widow and (while passing) of every seat's choices so far; the
+cards it passed -- the receiver held them at the exchange, so still holds
+those it has not played since -- and received; and who played what, so the
+voids (a seat that did not follow the suit led holds none of it).
+
+The state keeps the current trick but not who played the earlier ones, so
+the voids and the cards each seat played this hand come from a
+:class:`Tracker` that watches the steps (``tracker.step(rules, state,
+actions)`` in place of ``rules.step``).  Without one, only the current
+trick's voids are used (the worlds are then consistent with less than the
+seat saw).
+
+Hidden places: the other seats' hands, the face-down widow (nobody looks at
+it, its taker included), and while passing the cards the other seats have
+set aside.  Two copies of every card: uniform over the *physical* deals (a
+deal splitting two twins between two hands is twice as likely as one
+holding both, as with a real shuffle).  A world copies its row and
+overwrites those places, the widow taker's points, the other seats'
+pass records (cleared but for what the viewer knows: what it passed is its
+receiver's receipt, what it received its giver's pass) and the mask of the
+seat to act when that is not the viewer.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..cancellation_hearts import observation as ob
+from ..cancellation_hearts.legal import refresh_legal
+from ..cancellation_hearts.tables import (
+    CARD_POINTS,
+    LEFT,
+    NO_PASS,
+    NUM_TYPES,
+    PASSING,
+    PLAY0,
+    PLAYING,
+    SUIT,
+    Arrays,
+    ArrayValues,
+)
+from ..core.game import BatchState
+from ..core.jit import kernel
+from .base import NUM_SUITS, sample_deals
+
+
+class Tracker:
+    """What the seats saw play out that the state does not keep: each seat's
+    voids (``voids`` (B, n, 4) bool) and the cards it played this hand
+    (``played`` (B, n, 52) int8).  Use :meth:`step` in place of
+    ``rules.step``, and :meth:`clear` for rows reset by hand."""
+
+    def __init__(self, rules, batch: int):
+        self.voids = np.zeros((batch, rules.num_players, NUM_SUITS), bool)
+        self.played = np.zeros((batch, rules.num_players, NUM_TYPES), np.int8)
+
+    def clear(self, rows) -> None:
+        self.voids[rows] = False
+        self.played[rows] = 0
+
+    def step(self, rules, state: BatchState, actions: np.ndarray) -> np.ndarray:
+        actions = np.asarray(actions, np.int64)
+        rows = np.flatnonzero((state.phase == PLAYING) & ~state.done)
+        seat, card = state.current[rows], actions[rows] - PLAY0
+        led = SUIT[np.maximum(state.trick[rows, 0], 0)]
+        off = (state.in_trick[rows] > 0) & (SUIT[card] != led)
+        self.voids[rows[off], seat[off], led[off]] = True
+        self.played[rows, seat, card] += 1
+        hand = state.hand_number.copy()
+        rewards = rules.step(state, actions)
+        self.clear(np.flatnonzero((state.hand_number != hand) | state.done))
+        return rewards
+
+
+@kernel
+def constraints(seats, receiver, played, voids, state_arrays, unseen, capacity, allowed, forced):
+    """The sampling problem of each row: places 0..n-1 the hands, n the
+    widow, n + 1 + s seat s's cards set aside to pass; ``forced`` the cards
+    the viewer passed that its receiver still holds (taken out of the
+    problem, added back to the receiver)."""
+    s = Arrays(*state_arrays)
+    n = s.hands.shape[1]
+    for row in range(seats.shape[0]):
+        viewer = seats[row]
+        unseen[row] = 0
+        capacity[row] = 0
+        allowed[row] = True
+        forced[row] = 0
+        for p in range(n):
+            if p != viewer:
+                for t in range(NUM_TYPES):
+                    unseen[row, t] += s.hands[row, p, t] + s.pass_chosen[row, p, t]
+                    capacity[row, p] += s.hands[row, p, t]
+                    capacity[row, n + 1 + p] += s.pass_chosen[row, p, t]
+                for suit in range(NUM_SUITS):
+                    allowed[row, p, suit] = not voids[row, p, suit]
+        for t in range(NUM_TYPES):
+            unseen[row, t] += s.widow[row, t]
+            capacity[row, n] += s.widow[row, t]
+        if s.in_trick[row] > 0:  # the trick in play (the tracker may not have seen it)
+            led = s.trick[row, 0] // 13
+            for k in range(1, s.in_trick[row]):
+                if s.trick[row, k] // 13 != led:
+                    allowed[row, (s.leader[row] + k) % n, led] = False
+        r = receiver[row]
+        if r >= 0:
+            for t in range(NUM_TYPES):
+                keep = s.private[row, viewer, ob.PASSED + t] - played[row, r, t]
+                if keep > 0:
+                    forced[row, t] = keep
+                    unseen[row, t] -= keep
+                    capacity[row, r] -= keep
+
+
+@kernel
+def finish_worlds(viewer, receiver, state_arrays, forced, src):
+    """Per world: the forced cards back to the receiver, the widow taker's
+    points, the other seats' pass records, the mask of the seat to act."""
+    s = Arrays(*state_arrays)
+    n = s.hands.shape[1]
+    for w in range(viewer.shape[0]):
+        v, r = viewer[w], receiver[w]
+        if r >= 0:
+            for t in range(NUM_TYPES):
+                s.hands[w, r, t] += forced[src[w], t]
+        holder = s.widow_holder[w]
+        if holder >= 0:
+            points = s.seen_points[w, holder]
+            for t in range(NUM_TYPES):
+                points += np.int64(s.widow[w, t]) * CARD_POINTS[t]
+            s.points[w, holder] = points
+        for p in range(n):
+            if p != v:
+                for t in range(NUM_TYPES):
+                    s.private[w, p, ob.PASSED + t] = s.pass_chosen[w, p, t]
+                    s.private[w, p, ob.RECEIVED + t] = 0
+        if r >= 0:
+            giver = (2 * v - r + n) % n
+            for t in range(NUM_TYPES):
+                s.private[w, r, ob.RECEIVED + t] = s.private[w, v, ob.PASSED + t]
+                s.private[w, giver, ob.PASSED + t] = s.private[w, v, ob.RECEIVED + t]
+        if s.current[w] != v and s.current[w] >= 0:
+            refresh_legal(w, s)
+
+
+def sample(rules, state: BatchState, seats, worlds: int, rng: np.random.Generator, tracker=None) -> BatchState:
+    """``worlds`` complete states per row, uniform over the deals consistent
+    with what ``seats[i]`` has seen in row i (with ``tracker``'s voids and
+    plays): a state of B * worlds rows, row i's worlds at
+    ``i * worlds .. (i + 1) * worlds - 1``."""
+    batch, n = state.batch, rules.num_players
+    seats = np.broadcast_to(np.asarray(seats, np.int64), (batch,)).copy()
+    if tracker is None:
+        tracker = Tracker(rules, batch)
+    exchanged = (state.pass_dir != NO_PASS) & (state.phase != PASSING)
+    step = np.where(state.pass_dir == LEFT, 1, -1)
+    receiver = np.where(exchanged, (seats + step) % n, -1)
+    unseen = np.empty((batch, NUM_TYPES), np.int8)
+    capacity = np.empty((batch, 2 * n + 1), np.int64)
+    allowed = np.empty((batch, 2 * n + 1, NUM_SUITS), np.bool_)
+    forced = np.empty((batch, NUM_TYPES), np.int8)
+    arrays = state.bundle(ArrayValues)
+    constraints(seats, receiver, tracker.played, tracker.voids, arrays, unseen, capacity, allowed, forced)
+    suit_of = np.broadcast_to(SUIT, (batch, NUM_TYPES))
+    deals = sample_deals(unseen, suit_of, capacity, allowed, worlds, rng)
+    src = np.repeat(np.arange(batch), worlds)
+    out = state.select(src)
+    viewer = seats[src]
+    rows = np.arange(out.batch)
+    keep = out.hands[rows, viewer].copy()
+    out.hands[:] = deals[:, :n]
+    out.hands[rows, viewer] = keep
+    out.widow[:] = deals[:, n]
+    keep = out.pass_chosen[rows, viewer].copy()
+    out.pass_chosen[:] = deals[:, n + 1 :]
+    out.pass_chosen[rows, viewer] = keep
+    finish_worlds(viewer, receiver[src], out.bundle(ArrayValues), forced, src)
+    return out

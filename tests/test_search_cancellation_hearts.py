@@ -1,0 +1,127 @@
+"""Cancellation Hearts' information-set sampler: worlds consistent with
+what the seat saw (voids, passes, hand sizes, the widow unseen), exactly
+uniform over the physical deals (chi-squared against an enumeration),
+blind to what the seat has not seen, steppable."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from search_helpers import chi2_pvalue, enumerate_deals, states_equal
+
+from cardenvs.cancellation_hearts.tables import LEFT, PLAY0, PLAYING
+from cardenvs.registry import rules_class
+from cardenvs.search import sample_worlds
+from cardenvs.search.cancellation_hearts import Tracker
+
+N = 6
+
+
+def played_out(trick_no, seed, batch=8):
+    """States played at random to trick ``trick_no`` (all rows in step), with
+    a tracker and an independent log of (row, seat, card, suit led or -1)."""
+    rules = rules_class("cancellation_hearts_v0")(num_players=N, max_hands=1)
+    rng = np.random.default_rng(seed)
+    state = rules.new_state(batch, rng)
+    rules.reset(state, np.arange(batch), dealer=0)
+    tracker, log = Tracker(rules, batch), []
+    while not (state.phase == PLAYING).all() or state.trick_no.min() < trick_no:
+        actions = np.array([rng.choice(np.flatnonzero(mask)) for mask in state.legal])
+        for row in np.flatnonzero(state.phase == PLAYING):
+            led = state.trick[row, 0] // 13 if state.in_trick[row] else -1
+            log.append((row, int(state.current[row]), int(actions[row] - PLAY0), led))
+        tracker.step(rules, state, actions)
+    return rules, state, tracker, log
+
+
+def consistent(state, log, row, viewer):
+    """The test's own reading of what ``viewer`` saw in ``row``."""
+    voids = {(seat, led) for r, seat, card, led in log if r == row and led >= 0 and card // 13 != led}
+    step = 1 if state.pass_dir[row] == LEFT else -1
+    receiver = (viewer + step) % N
+    passed = state.private[row, viewer, :52].astype(int).copy()  # (ob.PASSED is 0 in the viewer's block)
+    for r, seat, card, _ in log:
+        if r == row and seat == receiver:
+            passed[card] -= 1
+
+    def check(deal):
+        for seat in range(N):
+            if any((seat, card // 13) in voids for card in deal[seat]):
+                return False
+        held = np.bincount(np.array(deal[receiver], int), minlength=52)
+        return bool((held >= passed).all())
+
+    return check
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_uniform_over_consistent_deals(seed):
+    rules, state, tracker, log = played_out(16, seed)
+    row = 0
+    viewer = int(state.current[row])
+    places = list(range(N + 1))  # the hands, then the widow
+    holdings = [state.hands[row, p] if p < N else state.widow[row] for p in places]
+    caps = [0 if p == viewer else int(h.sum()) for p, h in zip(places, holdings)]
+    unseen = sorted(int(t) for p, h in zip(places, holdings) if p != viewer for t in np.repeat(np.arange(52), h))
+    deals = enumerate_deals(unseen, caps, consistent(state, log, row, viewer))
+    assert len(deals) >= 2
+    worlds = max(4000, 100 * len(deals))
+    one = state.select(np.array([row]))
+    known = Tracker(rules, 1)
+    known.voids[:], known.played[:] = tracker.voids[row], tracker.played[row]
+    out = sample_worlds(rules, one, [viewer], worlds, np.random.default_rng(seed), tracker=known)
+    seen = {}
+    for w in range(out.batch):
+        key = tuple(
+            ()
+            if p == viewer
+            else tuple(int(t) for t in np.repeat(np.arange(52), out.hands[w, p] if p < N else out.widow[w]))
+            for p in places
+        )
+        seen[key] = seen.get(key, 0) + 1
+    assert set(seen) <= set(deals), "a sampled deal is not consistent"
+    keys = sorted(deals)
+    total = sum(deals.values())
+    assert chi2_pvalue([seen.get(k, 0) for k in keys], [worlds * deals[k] / total for k in keys]) > 1e-3
+
+
+def test_worlds_keep_what_the_seat_saw_and_step():
+    rules, state, tracker, _ = played_out(6, 4, batch=32)
+    seats = state.current.copy()
+    k = 8
+    out = sample_worlds(rules, state, seats, k, np.random.default_rng(2), tracker=tracker)
+    src = np.repeat(np.arange(state.batch), k)
+    rows = np.arange(out.batch)
+    assert np.array_equal(out.hands[rows, seats[src]], state.hands[src, seats[src]])
+    assert np.array_equal(out.hands.sum(-1), state.hands.sum(-1)[src])
+    assert np.array_equal(out.hands.sum(1) + out.widow, (state.hands.sum(1) + state.widow)[src])
+    suits = np.stack([out.hands[..., 13 * s : 13 * s + 13].sum(-1) > 0 for s in range(4)], -1)
+    assert not (suits & tracker.voids[src]).any()
+    for name in ("public", "taken", "seen_points", "scores", "phase", "current", "legal", "trick"):
+        assert np.array_equal(getattr(out, name), getattr(state, name)[src]), name
+    rng = np.random.default_rng(0)
+    for _ in range(40):  # every world is a state the rules can step
+        live = ~out.done
+        actions = np.array([rng.choice(np.flatnonzero(m)) if m.any() else 0 for m in out.legal])
+        part = out.select(np.flatnonzero(live))
+        rules.step(part, actions[live])
+        out.assign(np.flatnonzero(live), part)
+
+
+def test_passing_phase_and_no_leak():
+    """Mid-passing and mid-play, two states differing only in what the seat
+    has not seen (another world of the first) give the same worlds."""
+    rules = rules_class("cancellation_hearts_v0")(num_players=N)
+    rng = np.random.default_rng(5)
+    state = rules.new_state(4, rng)
+    rules.reset(state, np.arange(4), dealer=0)
+    for _ in range(7):  # two seats and a card into the passes
+        rules.step(state, np.array([rng.choice(np.flatnonzero(m)) for m in state.legal]))
+    seats = (state.current + 1) % N
+    _, played, tracker, _ = played_out(9, 6, batch=4)
+    for position, known in ((state, None), (played, tracker)):
+        other = sample_worlds(rules, position, seats, 1, np.random.default_rng(1), tracker=known)
+        assert not np.array_equal(other.hands, position.hands)
+        a = sample_worlds(rules, position, seats, 20, np.random.default_rng(9), tracker=known)
+        b = sample_worlds(rules, other, seats, 20, np.random.default_rng(9), tracker=known)
+        assert states_equal(a, b)
