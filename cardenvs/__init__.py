@@ -28,12 +28,13 @@ __all__ = ["IllegalActionError", "make", "GAMES", "__version__"]
 GAMES = tuple(registry.GAMES)
 
 
-def _picture(state: dict | None, viewpoint: int | None):
-    """``render_mode="rgb_array"`` frames, drawn by cardenvs.table (imported,
-    with Pillow, on the first frame)."""
-    from .table import rgb_array
+def _picture(state: dict | None, viewpoint: int | None, kind: str = "rgb"):
+    """``render_mode="rgb_array"`` frames (``kind="rgb"``) and one seat's text
+    view (``kind="text"``), drawn by cardenvs.table (imported, with Pillow, on
+    first use)."""
+    from .table import rgb_array, text
 
-    return rgb_array(state, viewpoint)
+    return rgb_array(state, viewpoint) if kind == "rgb" else text(state, viewpoint)
 
 
 set_picture_maker(_picture)

@@ -190,3 +190,18 @@ def test_integer_options_accept_numpy_integers():
     env = cardenvs.make("pepper_v0", num_players=np.int64(3), target_score=np.int32(20))
     env.reset(seed=0)
     assert len(env.possible_agents) == 3
+
+
+@pytest.mark.parametrize("game", TURN_BASED)
+def test_text_render_says_whose_view_it_is(game):
+    env = cardenvs.make(game, render_mode="ansi")
+    env.reset(seed=4)
+    assert env.render().startswith("spectator's view (every hand shown)")
+    hands = env.unwrapped.state_dict()["hands"]
+    for seat in range(len(hands)):
+        text = env.render(seat=seat)
+        assert text.startswith(f"player_{seat}'s view")
+        assert all(card in text for card in hands[seat])
+        assert text.count("##") >= sum(len(h) for s, h in enumerate(hands) if s != seat)  # face down
+    with pytest.raises(ValueError):
+        env.render(seat=len(hands))

@@ -241,8 +241,8 @@ def test_render_text():
     env.reset(seed=0)
     for _ in range(3):
         env.step({"player_0": 0, "player_1": 0})
-    assert env.render() == SPIT_RENDER
+    assert env.render() == "spectator's view (every hand shown)\n" + SPIT_RENDER
     assert env.unwrapped.rules.winners(env.unwrapped._state) == []  # a truncation has no winner
     speed = spit_v0.parallel_env(render_mode="ansi", variant="speed")
     speed.reset(seed=0)
-    assert speed.render() == SPEED_RENDER
+    assert speed.render() == "spectator's view (every hand shown)\n" + SPEED_RENDER

@@ -110,6 +110,12 @@ class OrderEnforcing(wrappers.OrderEnforcingWrapper):
             raise RuntimeError("call reset() before observe()")
         return super().observe(agent)
 
+    def render(self, seat: int | None = None) -> Any:
+        """The env's render; ``seat=k``: only what seat k sees."""
+        if not self._has_reset:
+            raise RuntimeError("call reset() before render()")
+        return self.env.render(seat) if seat is not None else super().render()
+
 
 def wrap(raw: AECEnv) -> AECEnv:
     """The standard PettingZoo classic wrappers, minus TerminateIllegalWrapper

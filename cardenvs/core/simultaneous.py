@@ -340,8 +340,8 @@ class SimultaneousAECEnv(AECEnv):
         self.infos = dict(infos)
         self.agent_selection = self.agents[0]
 
-    def render(self) -> str | None:
-        return self.parallel.render()
+    def render(self, seat: int | None = None) -> Any:
+        return self.parallel.render(seat)
 
     def close(self) -> None:
         self.parallel.close()

@@ -20,7 +20,8 @@ RESET_OPTIONS = ("decks", "dealer")
 RENDER_MODES = (None, "human", "ansi", "rgb_array")
 # render_mode="rgb_array" draws the table with a picture maker registered from
 # above core (cardenvs/__init__.py registers cardenvs.table's), so that core
-# imports nothing above itself: maker(state_dict or None, viewpoint) -> (H, W, 3) uint8.
+# imports nothing above itself: maker(state_dict or None, viewpoint, kind) ->
+# (H, W, 3) uint8 for kind "rgb", or a seat's view as text for kind "text".
 _picture_maker: Any = None
 
 
@@ -97,17 +98,29 @@ class RulesView:
         self._forfeit = None
         return state
 
-    def render(self) -> str | None:
+    def render(self, seat: int | None = None) -> Any:
+        """The table as the render mode shows it.  By default it is the
+        *spectator's* view (every hand shown: for logs and debugging, not for
+        agents), and says so; ``seat=k`` shows only what seat k sees (the
+        others' hidden cards face down)."""
         if self.render_mode is None:
             import gymnasium
 
             gymnasium.logger.warn("render() called without a render_mode; use 'ansi', 'human' or 'rgb_array'")
             return None
+        state = None if self._state is None else self.state_dict()
+        if seat is not None and not (isinstance(seat, (int, np.integer)) and 0 <= seat < self.rules.num_players):
+            raise ValueError(f"seat must be one of 0..{self.rules.num_players - 1} or None, got {seat!r}")
         if self.render_mode == "rgb_array":
             if _picture_maker is None:
                 raise RuntimeError("render_mode='rgb_array' needs a picture maker: import cardenvs")
-            return _picture_maker(None if self._state is None else self.state_dict(), None)
-        text = "(not reset yet)" if self._state is None else self.rules.render(self._state, 0)
+            return _picture_maker(state, seat, "rgb")
+        if state is None:
+            text = "(not reset yet)"
+        elif seat is None:
+            text = "spectator's view (every hand shown)\n" + self.rules.render(self._state, 0)
+        else:
+            text = f"player_{seat}'s view\n" + _picture_maker(state, int(seat), "text")
         if self.render_mode == "human":
             print(text)
             return None
