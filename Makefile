@@ -5,7 +5,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 PY     := $(BIN)/python
 
-.PHONY: demo test test-full lint format playthroughs docs contract bench clean
+.PHONY: demo test test-full lint format playthroughs docs wheel-smoke contract bench clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -59,6 +59,10 @@ playthroughs: $(VENV)/.installed-dev
 ## docs: fill the generated tables of docs/<game>.md from the code
 docs: $(VENV)/.installed-dev
 	$(PY) tools/gen_docs.py
+
+## wheel-smoke: build the wheel, install it read-only in a fresh venv, run a smoke test from elsewhere
+wheel-smoke: $(VENV)/.installed-dev
+	PY=$(PY) tools/wheel_smoke.sh
 
 ## contract: the public contract check from ../shared (full run)
 contract: $(VENV)/.installed-dev

@@ -1,0 +1,55 @@
+"""Smoke test of an installed (not editable) cardenvs, run from a folder
+outside the repository by ``tools/wheel_smoke.sh``: every game through
+``cardenvs.make`` and ``cardenvs.vector.make``, the rule and baseline agents,
+one short evaluation and the command line's ``--help``.  Exits non-zero on
+the first failure."""
+
+from __future__ import annotations
+
+import os
+import pathlib
+import subprocess
+import sys
+
+import numpy as np
+
+import cardenvs
+import cardenvs.vector as V
+from cardenvs.agents.evaluation import match
+from cardenvs.agents.registry import make_agent
+
+
+def main() -> None:
+    here = pathlib.Path(cardenvs.__file__).resolve()
+    assert "site-packages" in str(here), f"not an installed package: {here}"
+    if os.environ.get("CARDENVS_EXPECT_READONLY"):
+        try:
+            (here.parent / "probe").write_text("")
+        except OSError:
+            print(f"{here.parent} is read-only")
+        else:
+            raise AssertionError("the installed package was meant to be read-only")
+    assert not (here.parents[1] / "agents").exists(), "a top-level 'agents' package was installed"
+    for game in cardenvs.GAMES:
+        env = cardenvs.make(game)
+        env.reset(seed=0)
+        venv = V.make(game, 8, seed=0)
+        obs, info = venv.reset()
+        rng = np.random.default_rng(0)
+        for _ in range(20):
+            mask = info["action_mask"]
+            obs, _, _, _, info = venv.step((rng.random(mask.shape) * mask).argmax(-1))
+        rule, ppo = make_agent(game, "rule"), make_agent(game, "ppo")
+        print(f"{game}: env, vector engine, {rule.name} and {ppo.name} agents ok")
+    result = match("pepper_v0", make_agent("pepper_v0", "ppo"), make_agent("pepper_v0", "random"), 4, seed=1)
+    print(result)
+    for command in ([], ["play"], ["serve"], ["replay"], ["eval"], ["bench"], ["train"]):
+        done = subprocess.run([sys.executable, "-m", "cardenvs.cli", *command, "--help"], capture_output=True, text=True)
+        assert done.returncode == 0, (command, done.stderr)
+    cache = pathlib.Path(os.environ.get("HOME", "~")).expanduser() / ".cache" / "numba"
+    print(f"numba cache beside the code: none (read-only); in the user's cache: {cache.exists()}")
+    print("wheel smoke test: 0 failed")
+
+
+if __name__ == "__main__":
+    main()
