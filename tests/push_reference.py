@@ -108,6 +108,35 @@ def spans():
                 yield lo, hi
 
 
+def new_meld_possible(hand: tuple) -> bool:
+    """Can ``hand`` make some new meld (a set of 3, or a run of 3: any longer
+    meld holds one)?  Once made it can take a wild (a set, a short run)."""
+    shapes = [(set_slots(r, 3), True) for r in RANKS[1:]]
+    shapes += [(run_slots(s, range(lo, lo + 3)), True) for s in SUITS for lo in range(12)]
+    return any(_fill(hand, (shape,)) for shape in shapes)
+
+
+def with_owed(hand: tuple, slots: tuple, need_nat: bool, owed: str) -> bool:
+    """Can ``slots`` be filled from ``hand`` with a card of type ``owed`` in
+    one of them (it is the natural there if the slot is its own place)?"""
+    o = TYPE_ID[owed]
+    if hand[o] == 0:
+        return False
+    rest_hand = hand[:o] + (hand[o] - 1,) + hand[o + 1 :]
+    for i, slot in enumerate(slots):
+        if _fill(rest_hand, ((slots[:i] + slots[i + 1 :], need_nat and o not in slot),)):
+            return True
+    return False
+
+
+def changed(hand: tuple, remove: str, add: str | None = None) -> tuple:
+    h = list(hand)
+    h[TYPE_ID[remove]] -= 1
+    if add is not None:
+        h[TYPE_ID[add]] += 1
+    return tuple(h)
+
+
 # ---------------------------------------------------------------- legality
 def legal_texts(sd: dict) -> set[str]:
     if sd["done"]:
@@ -122,7 +151,6 @@ def legal_texts(sd: dict) -> set[str]:
     runmin = RUN_MIN[rnd]
     melds = sd["melds"]
     pending = melds[-1] if melds and not melds[-1]["complete"] else None
-    table = [m for m in melds if m["complete"]]
     in_contract = sd["in_contract"]
     done = sd["contract_done"][seat]
     owed = sd["owed_wild"][5:] if sd["owed_wild"] else None
@@ -135,6 +163,20 @@ def legal_texts(sd: dict) -> set[str]:
         later = []
 
     out = set()
+    table = [m for m in melds if m["complete"]]
+
+    def targets(exclude=None):
+        """Table melds that can take a wild (a set, a run shorter than 13)."""
+        n = 0
+        for j, m in enumerate(table):
+            if j == exclude:
+                continue
+            if m["kind"] == "set" or len(m["cards"]) < 13:
+                n += 1
+        return n
+
+    # with a wild owed and no table meld to take it, a 13-card run must take it
+    full_run_owes = owed is not None and targets() == 0
 
     def try_after(card, pend):
         h = list(hand)
@@ -163,10 +205,17 @@ def legal_texts(sd: dict) -> set[str]:
             has_nat = any(_natural_at(c, q, suit) for c, q in zip(pending["cards"], pending["positions"]))
             rest = range(p + 1, hi + 1)
             nat_card = pos_card(p, suit)
-            if hand[TYPE_ID[nat_card]] and try_after(nat_card, (run_slots(suit, rest), False)):
+            owes = full_run_owes and hi - lo + 1 == 13
+
+            def keeps_owed(card, nat):
+                return not owes or card == owed or with_owed(changed(hand, card), run_slots(suit, rest), not nat, owed)
+
+            nat_ok = hand[TYPE_ID[nat_card]] and try_after(nat_card, (run_slots(suit, rest), False))
+            if nat_ok and keeps_owed(nat_card, True):
                 out.add("fill nat")
             for w in WILDS:
-                if hand[TYPE_ID[w]] and w != nat_card and try_after(w, (run_slots(suit, rest), not has_nat)):
+                w_ok = hand[TYPE_ID[w]] and w != nat_card and try_after(w, (run_slots(suit, rest), not has_nat))
+                if w_ok and keeps_owed(w, has_nat):
                     out.add(f"fill {w}")
         return out
 
@@ -187,21 +236,17 @@ def legal_texts(sd: dict) -> set[str]:
                 kind in (None, "run")
                 and hi - lo + 1 >= min_len
                 and completable(hand, (run_slots(s, range(lo, hi + 1)), True), later)
+                and not (
+                    full_run_owes
+                    and hi - lo + 1 == 13
+                    and not with_owed(hand, run_slots(s, range(lo, hi + 1)), True, owed)
+                )
             ):
                 out.add(f"run {s} {POS_CH[lo]}-{POS_CH[hi]}")
     if not done or in_contract:
         return out
 
     # lay-offs and swaps
-    def targets(exclude=None):
-        n = 0
-        for j, m in enumerate(table):
-            if j == exclude:
-                continue
-            if m["kind"] == "set" or len(m["cards"]) < 13:
-                n += 1
-        return n
-
     held = {c for c in hand_list}
     for j, m in enumerate(table):
         if m["kind"] == "set":
@@ -231,12 +276,14 @@ def legal_texts(sd: dict) -> set[str]:
                     continue  # a 2 in its own place is the natural
                 if card not in held:
                     continue
-                if owed is not None and fills_up and card != owed and targets(exclude=j) == 0:
-                    continue
+                last_use = owed is not None and fills_up and card != owed and targets(exclude=j) == 0
+                if last_use and not new_meld_possible(changed(hand, card)):
+                    continue  # the owed wild could go nowhere
                 out.add(f"layoff {j} {end} {x}")
-        if owed is None and targets() > 0:
+        if owed is None:
             for c, p in zip(m["cards"], pos):
-                if c in WILDS and not _natural_at(c, p, suit) and pos_card(p, suit) in held:
+                swappable = c in WILDS and not _natural_at(c, p, suit) and pos_card(p, suit) in held
+                if swappable and (targets() > 0 or new_meld_possible(changed(hand, pos_card(p, suit), c))):
                     out.add(f"swap {j} {POS_TOKEN[p]}")
     return out
 

@@ -124,6 +124,77 @@ def test_melding_heavy_games_masks_exact_and_legal_actions_step(round_no):
     assert checked == 3
 
 
+# Owed wilds where no table meld can take them.  Seat 1 of a round-3 deal is
+# fed cards by pushes (see test_push_rules.big_hand_env) until it holds clubs
+# A-K without the 5 plus a joker for it, diamonds 2-A, the 5C and 4 random
+# extra cards; it lays clubs A-K (the joker as the 5) and diamonds 2-A or
+# 2-K, so the table has no meld (or one run with one free end) that can take
+# a wild, then plays the rest of its turn at random, swaps preferred.
+OWED_BASE = ["JK", "AC", "2C", "3C", "4C", "6C", "7C", "8C", "9C", "TC", "JC", "QC", "KC", "5C"]
+OWED_BASE += [r + "D" for r in "23456789TJQKA"]
+EXTRA_POOL = [r + "H" for r in "3456789TJQKA"] * 2 + ["2H", "2H", "2S", "JK", "JK", "AS", "KS", "9S"]
+
+
+def fed_env(extras):
+    """Seat 1 about to lay its contract, holding OWED_BASE + ``extras``."""
+    from test_push_rules import make, quiet
+
+    cards = OWED_BASE + list(extras)
+    dealt, upcard, stock = cards[:8], cards[8], cards[9:]
+    env = make(3, [quiet(8, 0), dealt, quiet(8, 1), quiet(8, 2)], upcard=upcard, stock=stock)
+    raw = env.unwrapped
+    for c in range(11):
+        kept = stock[2 * c + 1]  # the stock card seat 0 draws after its push
+        env.step(raw.str_to_action("push"))
+        env.step(raw.str_to_action(f"discard {kept}"))
+        for _ in range(0 if c == 10 else 3):
+            env.step(raw.str_to_action("take"))
+            env.step(raw.str_to_action(f"discard {kept}"))
+    env.step(raw.str_to_action("take"))
+    assert Counter(raw.state_dict()["hands"][1]) == Counter(cards)
+    return env
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    picks=st.lists(st.integers(0, len(EXTRA_POOL) - 1), min_size=4, max_size=4, unique=True), seed=st.integers(0, 99)
+)
+def test_owed_wild_masks_exact_and_never_dead_end(picks, seed):
+    """While a wild is owed (table runs full or nearly), every action the
+    rules allow is offered (engine == reference), every legal action steps,
+    and the turn always ends with the wild placed."""
+    rng = np.random.default_rng(seed)
+    env = fed_env([EXTRA_POOL[i] for i in picks])
+    raw = env.unwrapped
+    second = "run D 2-A" if seed % 2 else "run D 2-K"
+    for text in ["run C A-K", *["fill nat"] * 4, "fill JK", *["fill nat"] * 8, second]:
+        env.step(raw.str_to_action(text))
+    owed_seen = False
+    for _ in range(200):
+        sd = raw.state_dict()
+        if sd["done"] or sd["phase"] == "draw":
+            break
+        mask = env.observe(env.agent_selection)["action_mask"]
+        legal = np.flatnonzero(mask)
+        assert legal.size > 0, "dead end: no legal action"
+        texts = [raw.action_to_str(int(a)) for a in legal]
+        assert set(texts) == legal_texts(sd), (sorted(set(texts) ^ legal_texts(sd)), sd)
+        owed_seen |= sd["owed_wild"] is not None
+        for a in legal:
+            state = raw._state.copy()
+            raw.rules.step(state, np.array([a]))
+            assert state.done[0] or state.legal[0].any()
+        swaps = [a for a, t in zip(legal, texts) if t.startswith("swap")]
+        fills = [a for a, t in zip(legal, texts) if t.startswith("fill")]
+        melding = [a for a, t in zip(legal, texts) if not t.startswith("discard")]
+        choice = swaps or (fills if rng.random() < 0.9 else []) or (melding if rng.random() < 0.8 else []) or legal
+        env.step(int(rng.choice(choice)))
+    else:
+        raise AssertionError("the turn did not end")
+    assert raw.state_dict()["owed_wild"] is None
+    assert owed_seen or not any(t.startswith("swap") for t in texts)
+
+
 def test_turns_are_bounded():
     """No turn is longer than a draw + 3 actions per card held after it + a
     discard: a card placed costs one action, a swap one more (the wild it

@@ -564,3 +564,61 @@ def test_action_texts_round_trip():
     assert raw.action_to_str(391) == "layoff 0 C" and raw.action_to_str(2370) == "swap 35 S JK"
     with pytest.raises(ValueError):
         raw.str_to_action("play 7H")
+
+
+# --------------------------------------------------------------------------- the swapped wild in a new meld
+# Seat 1 holds 31 cards in round 3: clubs A-K without the 5 (the 2C is the
+# natural 2 in its place) and a joker for it, diamonds 2-A, and 5C 7H 9H 4S
+# 9S.  It is built through play: seat 0 pushes every turn (the discard and
+# a stock card go to seat 1; the stock card it draws it discards), seats 1-3
+# take the discard and discard it again, so seat 1 gains 2 cards per round
+# of turns; after 11 pushes seat 1 takes its 31st card and melds.
+BIG_HAND = ["JK", "AC", "2C", "3C", "4C", "6C", "7C", "8C", "7H", "9C", "TC", "JC", "QC", "KC"]
+BIG_HAND += ["2D", "3D", "4D", "5D", "6D", "7D", "8D", "9D", "TD", "JD", "QD", "KD", "AD", "5C", "9H", "4S", "9S"]
+
+
+def big_hand_env():
+    """Seat 1 to meld holding BIG_HAND (after its take), round 3."""
+    dealt, upcard, stock = BIG_HAND[:8], BIG_HAND[8], BIG_HAND[9:]
+    env = make(3, [quiet(8, 0), dealt, quiet(8, 1), quiet(8, 2)], upcard=upcard, stock=stock)
+    for c in range(11):
+        kept = stock[2 * c + 1]  # the stock card seat 0 draws after its push
+        act(env, "push", f"discard {kept}")
+        if c == 10:
+            act(env, "take")
+            break
+        for _ in range(3):
+            act(env, "take", f"discard {kept}")
+    assert sorted(sd(env)["hands"][1]) == sorted(BIG_HAND) and sd(env)["current_player"] == 1
+    act(env, "run C A-K", *["fill nat"] * 4, "fill JK", *["fill nat"] * 8)
+    return env
+
+
+def test_swap_offered_when_only_a_new_meld_can_take_the_wild():
+    env = big_hand_env()
+    act(env, "run D 2-A", *["fill nat"] * 13)  # both table melds are full 13-card runs
+    s = sd(env)
+    assert s["contract_done"][1] and sorted(s["hands"][1]) == sorted(["5C", "7H", "9H", "4S", "9S"])
+    assert {t for t in legal(env) if t.startswith(("swap", "layoff"))} == {"swap 0 5"}
+    act(env, "swap 0 5")
+    assert sd(env)["owed_wild"] == "wild JK"
+    assert legal(env) == {"set 9", "run H 7-9"}  # the joker can only go into a new meld
+    act(env, "set 9", "add H", "add S")
+    assert legal(env) == {"add JK"}
+    act(env, "add JK", "end set")
+    s = sd(env)
+    assert s["owed_wild"] is None and s["melds"][2]["cards"] == ["9H", "9S", "JK"]
+    assert legal(env) == {"discard 7H", "discard 4S"}
+
+
+def test_filling_the_last_run_allowed_when_a_new_meld_can_take_the_wild():
+    env = big_hand_env()
+    act(env, "run D 2-K", *["fill nat"] * 12, "swap 0 5")  # diamonds 2-K: the only meld with room
+    s = sd(env)
+    assert s["owed_wild"] == "wild JK" and sorted(s["hands"][1]) == sorted(["AD", "7H", "9H", "4S", "9S", "JK"])
+    moves = legal(env)
+    assert {"layoff 1 high nat", "layoff 1 low nat", "set 9"} <= moves
+    act(env, "layoff 1 high nat")
+    assert legal(env) == {"set 9", "run H 7-9"}
+    act(env, "set 9", "add H", "add JK", "add S", "end set")
+    assert sd(env)["owed_wild"] is None

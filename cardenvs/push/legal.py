@@ -162,6 +162,7 @@ def free_melding_masks(rows, cards, table, turn, legal):
         np.zeros((4, MAX_WINDOWS), np.int64),
         np.zeros((4, MAX_WINDOWS), np.int64),
     )  # (unused: no run follows)
+    full_demand = np.ones(13, np.int64)  # every rank: the unfilled positions of a 13-card run
     for i in range(rows.shape[0]):
         b = rows[i]
         wilds = read_hand(hands, b, current[b], counts, suit_counts, rank_counts)
@@ -169,6 +170,13 @@ def free_melding_masks(rows, cards, table, turn, legal):
             if rank_counts[rank] >= 1 and rank_counts[rank] + wilds >= 3:
                 legal[b, SET0 + rank - 1] = True
         declare_runs(legal[b], suit_counts, cover, naturals, wilds, 3, 0, 3)
+        if owed[b] >= 0 and wild_targets(table, b) == 0:  # a full run must take the owed wild itself
+            full_demand[:] = 1
+            for s in range(4):
+                for lo in range(2):
+                    at = RUN0 + s * NUM_SPANS + SPAN_INDEX[lo, lo + 12]
+                    if legal[b, at] and not owed_run_ok(suit_counts, wilds, s, full_demand, False, owed[b]):
+                        legal[b, at] = False
         table_moves_mask(legal[b], b, counts, owed[b], table)
 
 
@@ -268,11 +276,10 @@ def table_moves_mask(row, b, counts, owed, table):
     wild): a hand holds few cards, the table many melds."""
     kinds, ranks, suits, los, his = table.meld_kind, table.meld_rank, table.meld_suit, table.meld_lo, table.meld_hi
     meld_pos, meld_counts, n_melds = table.meld_pos, table.meld_counts, table.n_melds[b]
-    targets = 0  # melds a wild can go to: a set, or a run with room
-    for m in range(n_melds):
-        if kinds[b, m] == SET or his[b, m] - los[b, m] + 1 < 13:
-            targets += 1
-    can_swap = owed < 0 and targets >= 1  # (the wild must have somewhere to go)
+    targets = wild_targets(table, b)  # melds a wild can go to: a set, or a run with room
+    # (the wild must have somewhere to go: a table meld, or else a new meld
+    # from the hand, checked per swap in run_swaps -- sets are targets)
+    can_swap = owed < 0
     wilds_held = 0
     for w in range(5):
         wilds_held += counts[WILD_TYPES[w]]
@@ -291,12 +298,13 @@ def table_moves_mask(row, b, counts, owed, table):
             continue
         span = (np.int64(suits[b, m]), np.int64(los[b, m]), np.int64(his[b, m]))
         # a lay-off filling the last run with room (no set) is not offered
-        # while a wild is owed, unless it is that wild
+        # while a wild is owed, unless it is that wild or the hand after it
+        # can still make a new meld (which can then take the wild)
         filling = owed >= 0 and targets == 1 and his[b, m] - los[b, m] + 2 == 13
         if his[b, m] - los[b, m] + 1 < 13:
             run_lay_offs(row, base, counts, wilds_held, span, owed, filling)
         if can_swap and suit_held[span[0]] & SPAN_RANKS[span[1], span[2]]:  # a natural of some position is held
-            run_swaps(row, base, counts, span, meld_pos, meld_counts, b, m)
+            run_swaps(row, base, counts, span, meld_pos, meld_counts, b, m, targets == 0)
 
 
 @kernel
@@ -332,19 +340,26 @@ def run_lay_offs(row, base, counts, wilds_held, span, owed, filling):
             continue
         at = base + (LAY_LOW if end == 0 else LAY_HIGH)
         natural = NATURAL_TYPE[suit, position]
-        if counts[natural] > 0 and (not filling or natural == owed):
+        if counts[natural] > 0 and (not filling or natural == owed or hand_can_meld(counts, natural, -1)):
             row[at] = True
         if wilds_held:
             for w in range(5):
-                own_two = position == 1 and WILD_TYPES[w] == suit * 13  # a 2 in its own place is the natural
-                if counts[WILD_TYPES[w]] > 0 and not own_two and (not filling or WILD_TYPES[w] == owed):
+                card = WILD_TYPES[w]
+                own_two = position == 1 and card == suit * 13  # a 2 in its own place is the natural
+                if (
+                    counts[card] > 0
+                    and not own_two
+                    and (not filling or card == owed or hand_can_meld(counts, card, -1))
+                ):
                     row[at + 1 + w] = True
 
 
 @kernel
-def run_swaps(row, base, counts, span, meld_pos, meld_counts, b, m):
+def run_swaps(row, base, counts, span, meld_pos, meld_counts, b, m, need_meld):
     """Run ``m`` of game ``b`` over ``span`` = (suit, lo, hi), its actions
-    from ``base``: give a position's natural, take the wild standing there."""
+    from ``base``: give a position's natural, take the wild standing there;
+    when ``need_meld`` (no table meld can take a wild), only if the hand
+    after the swap can make a new meld."""
     suit, lo, hi = span
     wilds_in = 0
     for w in range(5):
@@ -352,8 +367,80 @@ def run_swaps(row, base, counts, span, meld_pos, meld_counts, b, m):
     if wilds_in:
         for p in range(lo, hi + 1):
             card = np.int64(meld_pos[b, m, p])
-            if card >= 0 and IS_WILD[card] and not (p == 1 and card == suit * 13) and counts[NATURAL_TYPE[suit, p]] > 0:
+            natural = NATURAL_TYPE[suit, p]
+            swappable = card >= 0 and IS_WILD[card] and not (p == 1 and card == suit * 13) and counts[natural] > 0
+            if swappable and (not need_meld or hand_can_meld(counts, natural, card)):
                 row[base + SWAP_RUN + p] = True
+
+
+@kernel
+def wild_targets(table, b):
+    """How many finished melds of game ``b`` can take a wild: sets, and runs
+    shorter than 13 cards."""
+    kinds, los, his = table.meld_kind, table.meld_lo, table.meld_hi
+    targets = 0
+    for m in range(table.n_melds[b]):
+        if kinds[b, m] == SET or his[b, m] - los[b, m] + 1 < 13:
+            targets += 1
+    return targets
+
+
+@kernel
+def held_after(counts, t, remove, add):
+    """Cards of type ``t`` in hand ``counts`` less one ``remove`` plus one ``add``."""
+    return counts[t] - (1 if t == remove else 0) + (1 if t == add else 0)
+
+
+@kernel
+def hand_can_meld(counts, remove, add):
+    """Can the hand ``counts`` (53,), less a card of type ``remove`` and plus
+    one of type ``add`` (-1: none), declare a new meld it can finish -- a set
+    (a natural and 3 cards), or a run (some 3-position window holding a card
+    with no more gaps than wilds, as :func:`declare_runs` counts them; a
+    longer run holds such a window)?  A finished new meld (a set, or a run of
+    3..12 cards) can take a wild, so an owed wild can then be placed."""
+    wilds = 0
+    for w in range(5):
+        wilds += held_after(counts, WILD_TYPES[w], remove, add)
+    for rank in range(1, 13):
+        n = 0
+        for x in range(4):
+            n += held_after(counts, x * 13 + rank, remove, add)
+        if n >= 1 and n + wilds >= 3:
+            return True
+    for s in range(4):
+        for lo in range(NUM_POSITIONS - 2):
+            held, gaps = 0, 0
+            for p in range(lo, lo + 3):
+                h = held_after(counts, NATURAL_TYPE[s, p], remove, add)
+                held += h
+                if POSITION_RANK[p] == 0 or h == 0:
+                    gaps += 1
+            if held >= 1 and gaps <= wilds:
+                return True
+    return False
+
+
+@kernel
+def owed_run_ok(suit_counts, wilds, suit, demand, has_natural, owed):
+    """Can a pending run of ``suit`` whose unfilled positions have rank
+    ``demand`` (13,) be finished with a card of the owed wild type ``owed``
+    among them (the hand, ``suit_counts``/``wilds``, holding it)?  Only asked
+    when no table meld can take a wild and the run will be full (13 cards).
+    ``suit_counts`` and ``demand`` are restored on return."""
+    if owed < 52:
+        suit_counts[owed // 13, owed % 13] -= 1
+    ok = False
+    for r in range(13):
+        if ok or demand[r] == 0:
+            continue
+        demand[r] -= 1
+        natural = has_natural or (r == 0 and owed == suit * 13)  # the suit's 2 in its own place
+        ok = runs_feasible(suit_counts, wilds - 1, suit, demand, natural, 0, 0, suit_counts, suit_counts)
+        demand[r] += 1
+    if owed < 52:
+        suit_counts[owed // 13, owed % 13] += 1
+    return ok
 
 
 # ------------------------------------------------------------------ a pending meld
@@ -428,6 +515,7 @@ def pending_run_masks(rows, config, cards, table, turn, legal):
         table.meld_hi,
     )
     pend_nat, pend_next, in_contract, contract_idx = turn.pend_nat, turn.pend_next, turn.in_contract, turn.contract_idx
+    owed, meld_lo = turn.owed, table.meld_lo
     counts, suit_counts, rank_counts = (
         np.zeros(NUM_TYPES, np.int64),
         np.zeros((4, 13), np.int64),
@@ -445,6 +533,8 @@ def pending_run_masks(rows, config, cards, table, turn, legal):
         more_runs = CONTRACT_LENGTH[round_number] - contract_idx[b] - 1 if in_contract[b] else 0
         run_length = CONTRACT_RUN_LENGTH[round_number]
         suit, position = np.int64(meld_suit[b, n_melds[b]]), pend_next[b]
+        full = meld_hi[b, n_melds[b]] - meld_lo[b, n_melds[b]] + 1 == 13
+        owes = owed[b] >= 0 and full and wild_targets(table, b) == 0  # the full run must take the owed wild
         demand[:] = 0
         for q in range(
             position + 1, np.int64(meld_hi[b, n_melds[b]]) + 1
@@ -463,6 +553,8 @@ def pending_run_masks(rows, config, cards, table, turn, legal):
             ok = runs_feasible(
                 suit_counts, wilds_after, suit, demand, natural_after, more_runs, run_length, cover, naturals
             )
+            if ok and owes and card != owed[b]:
+                ok = owed_run_ok(suit_counts, wilds_after, suit, demand, natural_after, owed[b])
             if card < 52:
                 suit_counts[card // 13, card % 13] += 1
             if ok:

@@ -73,9 +73,13 @@ Why this shape:
 * Swap: a swapped-out wild is *owed*: until a card of its type goes to the
   table (laid off, or placed in a meld) no discard and no other swap is
   offered.  A swap is offered only if some table meld can take a wild (a set,
-  or a run shorter than 13; the meld the wild came from counts), and a
-  lay-off that would make the last such run full is not offered while a wild
-  is owed.  Table melds only grow, so the owed wild can always be laid off.
+  or a run shorter than 13; the meld the wild came from counts) or the hand
+  after the swap can make a new meld (a set, or a run of 3: once made it can
+  take a wild); while a wild is owed, a lay-off that would make the last such
+  run full is offered only if the hand after it can still make a new meld,
+  and with no table meld to take the wild a 13-card run is declared or filled
+  only if it can still take the owed wild itself.  Table melds only grow, so
+  the owed wild can always be placed.
 * Meld slots: 36 = 108 / 3.  Every finished meld holds 3+ cards and a meld is
   declared only with 3+ cards in hand, so at most 35 melds exist when one is
   declared: the cap can never be reached.
