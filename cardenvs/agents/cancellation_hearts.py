@@ -26,7 +26,6 @@ import numpy as np
 
 from cardenvs.cancellation_hearts import observation as O
 from cardenvs.cancellation_hearts.tables import MIN_SEATS
-
 from cardenvs.core.jit import kernel
 
 from .base import RuleAgent

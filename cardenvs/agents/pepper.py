@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from cardenvs.core.jit import kernel
 from cardenvs.pepper import observation as O
 from cardenvs.pepper.tables import (
     BID_BIG,
@@ -39,8 +40,6 @@ from cardenvs.pepper.tables import (
     TRUMP_NONE,
     TRUMP_STRENGTH,
 )
-
-from cardenvs.core.jit import kernel
 
 from .base import RuleAgent
 

@@ -21,13 +21,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from cardenvs.core.jit import kernel
 from cardenvs.spit.observation import OWN_FACE_DOWN_AT, SPIT_PILE_SIZE_AT
 from cardenvs.spit.rules import spit_rules
 
-from cardenvs.core.jit import kernel
-
 from .base import RuleAgent
-
 
 WAIT, PLAY, MOVE, SLAP = range(4)  # the kinds of action (KINDS[kind] is its word)
 KINDS = ("wait", "play", "move", "slap")
