@@ -146,7 +146,7 @@ def decide_rows(obs, mask, out):
     est = np.empty(5)  # scratch: the hand's estimate per trump
     played = np.empty(4, np.int64)  # scratch: the card each relative seat has on the table
     for i in range(obs.shape[0]):
-        out[i] = _decide_row(obs[i], mask[i], est, played)
+        out[i] = _decide_row(obs[i], mask[i], est, played) if mask[i].any() else -1
 
 
 @kernel

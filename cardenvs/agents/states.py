@@ -23,16 +23,19 @@ def decision_states(
     game: str,
     rows: int,
     seed: int = 0,
-    num_envs: int = 256,
+    num_envs: int = 64,
     guide: Agent | None = None,
     explore: float = 1.0,
+    keep: float = 0.05,
     **config: Any,
 ) -> tuple[np.ndarray, np.ndarray]:
     """``rows`` decision states of ``game`` with ``config``: observations
     ``(rows, obs_size)`` (the engine's dtype) and masks ``(rows, n_actions)``
-    bool, every row with a legal action.  For a simultaneous game (Spit)
-    both players' views are recorded, a row each (a player whose only
-    legal action is to wait is left out)."""
+    bool, every row with a legal action.  Each decision is kept with
+    probability ``keep``, so that the rows spread over whole games rather
+    than crowd at their first moves.  For a simultaneous game (Spit) both
+    players' views are recorded, a row each (a player with a single legal
+    action, to wait, is left out)."""
     engine = V.make(game, num_envs=num_envs, seed=seed, **config)
     rng = np.random.default_rng(seed)
     obs, info = engine.reset()
@@ -42,10 +45,10 @@ def decision_states(
     while total < rows:
         mask = np.asarray(info["action_mask"], bool)
         flat_obs, flat_mask = obs.reshape(-1, obs.shape[-1]), mask.reshape(-1, mask.shape[-1])
-        keep = flat_mask.sum(axis=1) > (1 if obs.ndim == 3 else 0)
-        seen_obs.append(flat_obs[keep].copy())
-        seen_mask.append(flat_mask[keep].copy())
-        total += int(keep.sum())
+        kept = (flat_mask.sum(axis=1) > (1 if obs.ndim == 3 else 0)) & (rng.random(len(flat_mask)) < keep)
+        seen_obs.append(flat_obs[kept].copy())
+        seen_mask.append(flat_mask[kept].copy())
+        total += int(kept.sum())
         actions = (rng.random(flat_mask.shape) * flat_mask).argmax(axis=1)
         if guide is not None and explore < 1.0:
             live = np.flatnonzero(flat_mask.any(axis=1) & (rng.random(len(flat_mask)) >= explore))
