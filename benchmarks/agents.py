@@ -81,7 +81,8 @@ def table(results: list[dict]) -> list[str]:
     ]
     for r in results:
         config = ",".join(f"{k}={v}" for k, v in r["config"].items()) or "default"
-        line = f"{r['game']:24} {config:18} {r['rows']:>5} {r['per_row'] * 1e3:>11.1f} {r['per_row'] / r['rows'] * 1e6:>7.2f}"
+        per_row = r["per_row"]
+        line = f"{r['game']:24} {config:18} {r['rows']:>5} {per_row * 1e3:>11.1f} {per_row / r['rows'] * 1e6:>7.2f}"
         if r["batched"] is None:
             line += f" {'-':>11} {'-':>7} {'per-row only':>9}"
         else:

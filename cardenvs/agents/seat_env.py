@@ -304,7 +304,10 @@ class SeatVecEnv(_LearnerVecEnv):
         return self.engine.state.legal.copy()
 
     def _player_for(self, rel: np.ndarray) -> list[tuple[Agent, np.ndarray]]:
-        is_partner = rel == self._partner_rel if self._partner_rel is not None else np.zeros(len(rel), bool)
+        """(agent, rows it plays) pairs: one call per agent, however many seats it plays."""
+        if self._partner_rel is None or self.partner is self.opponents:
+            return [(self.opponents, np.ones(len(rel), bool))]
+        is_partner = rel == self._partner_rel
         return [(self.partner, is_partner), (self.opponents, ~is_partner)]
 
     def _advance(self, reward: np.ndarray, done: np.ndarray, infos: list[dict]) -> None:
@@ -323,7 +326,9 @@ class SeatVecEnv(_LearnerVecEnv):
             for agent, sel in self._player_for(rel):
                 if sel.any():
                     actions[waiting[sel]] = agent.act_batch(self._obs[waiting[sel]], mask[sel])
-            obs, rew, term, trunc, info = self.engine.step(actions, rows=waiting)
+            # (every game waiting: the engine steps the whole batch, without selecting rows)
+            step_rows = None if waiting.size == self.num_envs else waiting
+            obs, rew, term, trunc, info = self.engine.step(actions, rows=step_rows)
             self._obs = obs
             gained = self._learner_reward(waiting, rew)
             again = done[waiting]  # a game that already ended in this step: a new one is under way
