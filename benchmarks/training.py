@@ -40,6 +40,7 @@ from collections import defaultdict
 from typing import Any
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
+CLOCK = time.process_time  # the breakdown counts this process's CPU time: the machine is shared
 sys.path.insert(0, str(ROOT))
 
 import numpy as np  # noqa: E402
@@ -95,11 +96,11 @@ class Timers(defaultdict):
 
         @functools.wraps(fn)
         def timed(*args, **kwargs):
-            t0 = time.perf_counter()
+            t0 = CLOCK()
             try:
                 return fn(*args, **kwargs)
             finally:
-                self[bucket] += time.perf_counter() - t0
+                self[bucket] += CLOCK() - t0
 
         setattr(obj, attr, timed)
 
@@ -112,15 +113,15 @@ class TimedAgent(Agent):
         self.name = agent.name
 
     def act_batch(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
-        t0 = time.perf_counter()
+        t0 = CLOCK()
         try:
             return self.agent.act_batch(obs, mask)
         finally:
-            self.timers[self.bucket] += time.perf_counter() - t0
+            self.timers[self.bucket] += CLOCK() - t0
 
 
-def build(game: str, agents: str, stage: str, timers: Timers, overrides: dict) -> tuple[Any, Any, Any]:
-    """(model, env, config) of the game's default training, instrumented."""
+def build(game: str, agents: str, stage: str, timers: Timers, overrides: dict) -> tuple[Any, Any, Any, str]:
+    """(model, env, config, the rule agent's kind) of the game's default training, instrumented."""
     import torch
 
     from cardenvs.agents.policy import FrozenPolicyAgent
@@ -131,8 +132,6 @@ def build(game: str, agents: str, stage: str, timers: Timers, overrides: dict) -
     torch.set_num_threads(1)  # as cardenvs.agents.training.train
     cfg = train_config(game, advice=game in DEMO_ADVICE, overrides=overrides)
     rule = rule_agent(game, **cfg.eval_config, **({"reference": True} if agents == "reference" else {}))
-    if agents == "reference" and not hasattr(rule, "reference"):
-        rule = rule_agent(game, **cfg.eval_config)  # Push: per-row only
     fixed = TimedAgent(rule, timers, "agents")
     advisor = TimedAgent(rule, timers, "advice") if cfg.advice else None
     env = learner_vec_env(
@@ -157,14 +156,15 @@ def build(game: str, agents: str, stage: str, timers: Timers, overrides: dict) -
     timers.wrap(model.policy, "predict_values", "forward")
     timers.wrap(model, "collect_rollouts", "collect")
     timers.wrap(model, "train", "update")
-    return model, env, cfg
+    # a rule agent without batched rules (Push's, or the code before them) is per-row either way
+    return model, env, cfg, agents if hasattr(rule, "reference") else "per-row"
 
 
 def measure(
     game: str, agents: str, stage: str, rollouts: int, steps: int | None, seconds: float | None, overrides: dict
 ) -> dict:
     timers = Timers()
-    model, env, cfg = build(game, agents, stage, timers, overrides)
+    model, env, cfg, agents = build(game, agents, stage, timers, overrides)
     per_rollout = cfg.num_envs * cfg.n_steps
     if steps:
         rollouts = max(1, -(-steps // per_rollout))
@@ -173,15 +173,19 @@ def measure(
     model.learn(per_rollout)  # warm-up: compiles, first allocations
     print(f"  {label}: warm-up rollout {per_rollout:,} steps in {time.perf_counter() - t0:.1f} s", flush=True)
     timers.clear()
-    start, done = time.perf_counter(), 0
+    start, cpu_start, done = time.perf_counter(), CLOCK(), 0
     for k in range(rollouts):
         model.learn(per_rollout, reset_num_timesteps=False)
         done += per_rollout
-        elapsed = time.perf_counter() - start
-        print(f"  {label}: rollout {k + 1}/{rollouts}: {done:,} steps, {done / elapsed:,.0f} steps/s", flush=True)
+        elapsed, cpu = time.perf_counter() - start, CLOCK() - cpu_start
+        print(
+            f"  {label}: rollout {k + 1}/{rollouts}: {done:,} steps, {done / elapsed:,.0f} steps/s "
+            f"({done / cpu:,.0f} per CPU-second)",
+            flush=True,
+        )
         if seconds is not None and elapsed >= seconds:
             break
-    total = time.perf_counter() - start
+    wall, total = time.perf_counter() - start, CLOCK() - cpu_start
     parts = dict(timers)
     nested = parts.get("nested_advice", 0.0)
     shares = {
@@ -204,22 +208,27 @@ def measure(
         "advice": cfg.advice,
         "num_envs": cfg.num_envs,
         "steps": done,
-        "seconds": total,
-        "rate": done / total,
+        "seconds": wall,
+        "rate": done / wall,
+        "cpu_rate": done / total,
         "shares": {k: v / total for k, v in shares.items()},
     }
 
 
 def table(results: list[dict]) -> list[str]:
-    head = f"{'game':24} {'stage':8} {'agents':9} {'advice':6} {'steps':>7} {'steps/s':>8}"
+    head = f"{'game':24} {'stage':8} {'agents':9} {'advice':6} {'steps':>7} {'steps/s':>8} {'/CPU-s':>8}"
     head += "".join(f" {key:>7}" for key, _ in BUCKETS)
     lines = [head]
     for r in results:
         advice = "yes" if r["advice"] else "no"
-        line = f"{r['game']:24} {r['stage']:8} {r['agents']:9} {advice:6} {r['steps']:>7,} {r['rate']:>8,.0f}"
+        line = f"{r['game']:24} {r['stage']:8} {r['agents']:9} {advice:6} {r['steps']:>7,}"
+        line += f" {r['rate']:>8,.0f} {r['cpu_rate']:>8,.0f}"
         line += "".join(f" {100 * r['shares'][key]:>6.1f}%" for key, _ in BUCKETS)
         lines.append(line)
-    lines.append("columns after steps/s: share of the wall time: " + "; ".join(f"{k} = {text}" for k, text in BUCKETS))
+    lines.append("steps/s: learner steps per wall-clock second; /CPU-s: per CPU-second of this process")
+    lines.append(
+        "then each part's share of the process's CPU time: " + "; ".join(f"{k} = {text}" for k, text in BUCKETS)
+    )
     return lines
 
 
