@@ -254,6 +254,7 @@ def main(argv: list[str] | None = None) -> int:
         help="override a TrainConfig field (a Python literal), e.g. --set num_envs=256 --set 'net_arch=(128, 128)'",
     )
     ap.add_argument("--append", default=None, help="append the results as a section of this file")
+    ap.add_argument("--note", default=None, help="a line for the appended section's heading")
     args = ap.parse_args(argv)
     overrides = {k: ast.literal_eval(v) for k, v in (item.split("=", 1) for item in args.set)}
     results = []
@@ -280,8 +281,9 @@ def main(argv: list[str] | None = None) -> int:
             "1 torch thread (as training.py sets)",
             "# learner steps/s of each game's default training config (examples/train_<game>.py; Pepper advised as",
             "# in make demo), whole MaskablePPO rollouts + updates after one warm-up rollout",
-            "",
         ]
+        head += [f"# {args.note}"] if args.note else []
+        head += [""]
         with open(args.append, "a") as fh:
             fh.write("\n".join(head + lines) + "\n")
     return 0

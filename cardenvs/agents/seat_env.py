@@ -239,9 +239,12 @@ class _LearnerVecEnv(VecEnv):
         return np.einsum("kp,kp->k", self._reward_weights[self.learner_seat[rows]], rew[rows])
 
     def _finish(self, rows: np.ndarray, info: dict, infos: list[dict]) -> None:
-        for i in rows:
-            last = np.asarray(info["final_obs"][i][self.learner_seat[i]])[None]
-            infos[i]["terminal_observation"] = self._learner_view(last, np.zeros((1, self.rules.num_actions), bool))[0]
+        if not len(rows):
+            return
+        last = np.stack([np.asarray(info["final_obs"][i][self.learner_seat[i]]) for i in rows])
+        views = self._learner_view(last, np.zeros((len(rows), self.rules.num_actions), bool))
+        for i, view in zip(rows, views):
+            infos[i]["terminal_observation"] = view
             infos[i]["final_scores"] = info["final_scores"][i]
             infos[i]["seat"] = int(self.learner_seat[i])
 
