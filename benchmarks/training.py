@@ -16,9 +16,13 @@ and its ``n_epochs`` update at a time) after one warm-up rollout; stage
 ``selfplay`` against a frozen snapshot of the learner, as the example's two
 stages do.  ``--agents reference`` plays the rule agents' per-row reference
 (``act_row``, the code before the batched rules), ``batched`` the batched
-rules (Push's rule agent is per-row either way).
+rules (Push's rule agent is per-row either way); ``--advice all`` advises
+every game (as the committed baselines were trained), ``--set`` overrides a
+TrainConfig field (a lighter recipe, say).
 
-The breakdown splits the wall time into: the engine (``engine.step``), the
+It prints learner steps per wall-clock second and per CPU-second of its
+process (on a machine shared with other work the second is the steadier
+figure), and the breakdown splits the process's CPU time into: the engine (``engine.step``), the
 other seats' agents (their ``act_batch``), the advice (the advisor's
 ``act_batch``), the learner env's own Python (the rest of the VecEnv's
 ``step_wait``: rewards, infos, float32 views), the policy's forward passes
@@ -49,6 +53,7 @@ from cardenvs.agents.base import Agent  # noqa: E402
 from cardenvs.registry import GAMES  # noqa: E402
 
 DEMO_ADVICE = {"pepper_v0"}  # make demo: examples/train_pepper.py --advice
+ADVICE = {"demo": DEMO_ADVICE.__contains__, "all": lambda game: True, "none": lambda game: False}
 EXAMPLE = {"cancellation_hearts_v0": "train_cancellation_hearts.py"}
 BUCKETS = [
     ("engine", "engine.step"),
@@ -120,7 +125,9 @@ class TimedAgent(Agent):
             self.timers[self.bucket] += CLOCK() - t0
 
 
-def build(game: str, agents: str, stage: str, timers: Timers, overrides: dict) -> tuple[Any, Any, Any, str]:
+def build(
+    game: str, agents: str, stage: str, timers: Timers, overrides: dict, advice: str
+) -> tuple[Any, Any, Any, str]:
     """(model, env, config, the rule agent's kind) of the game's default training, instrumented."""
     import torch
 
@@ -130,7 +137,7 @@ def build(game: str, agents: str, stage: str, timers: Timers, overrides: dict) -
     from cardenvs.agents.training import _new_model
 
     torch.set_num_threads(1)  # as cardenvs.agents.training.train
-    cfg = train_config(game, advice=game in DEMO_ADVICE, overrides=overrides)
+    cfg = train_config(game, advice=ADVICE[advice](game), overrides=overrides)
     rule = rule_agent(game, **cfg.eval_config, **({"reference": True} if agents == "reference" else {}))
     fixed = TimedAgent(rule, timers, "agents")
     advisor = TimedAgent(rule, timers, "advice") if cfg.advice else None
@@ -161,10 +168,17 @@ def build(game: str, agents: str, stage: str, timers: Timers, overrides: dict) -
 
 
 def measure(
-    game: str, agents: str, stage: str, rollouts: int, steps: int | None, seconds: float | None, overrides: dict
+    game: str,
+    agents: str,
+    stage: str,
+    rollouts: int,
+    steps: int | None,
+    seconds: float | None,
+    overrides: dict,
+    advice: str = "demo",
 ) -> dict:
     timers = Timers()
-    model, env, cfg, agents = build(game, agents, stage, timers, overrides)
+    model, env, cfg, agents = build(game, agents, stage, timers, overrides, advice)
     per_rollout = cfg.num_envs * cfg.n_steps
     if steps:
         rollouts = max(1, -(-steps // per_rollout))
@@ -251,6 +265,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--games", default=",".join(GAMES), help="comma-separated (default: every game)")
     ap.add_argument("--agents", default="batched", help="batched, reference or both (comma-separated)")
     ap.add_argument("--stages", default="fixed", help="fixed, selfplay or both (comma-separated)")
+    ap.add_argument(
+        "--advice",
+        choices=list(ADVICE),
+        default="demo",
+        help="rule-advised learners: where make demo advises (Pepper), every game, or none",
+    )
     ap.add_argument("--rollouts", type=int, default=3, help="timed rollouts (+ update) after the warm-up")
     ap.add_argument("--steps", type=int, default=None, help="timed learner steps instead (rounded up to rollouts)")
     ap.add_argument("--seconds", type=float, default=None, help="stop after the rollout that passes this time")
@@ -272,7 +292,9 @@ def main(argv: list[str] | None = None) -> int:
                 if agents == "reference" and not batched_rules(game):
                     continue  # its rule agent is per-row either way: measured once
                 print(f"{game}, stage {stage}, {agents} rule agents:", flush=True)
-                results.append(measure(game, agents, stage, args.rollouts, args.steps, args.seconds, overrides))
+                results.append(
+                    measure(game, agents, stage, args.rollouts, args.steps, args.seconds, overrides, args.advice)
+                )
     lines = table(results) + ["what bounds it (largest shares):"]
     if overrides:
         lines.insert(0, "training config overrides: " + ", ".join(f"{k}={v!r}" for k, v in overrides.items()))

@@ -4,7 +4,10 @@ evaluation.
 - :mod:`cardenvs.agents.base`: the agent interface (observation + mask -> action,
   batched too), :class:`RandomAgent`, :class:`PolicyAgent` (a trained
   MaskablePPO policy, or a frozen copy of one for self-play).
-- :mod:`cardenvs.agents.pepper`: :class:`PepperRuleAgent`, a rule-based Pepper player.
+- :mod:`cardenvs.agents.pepper`: :class:`PepperRuleAgent`, a rule-based Pepper player
+  (the Hearts and Spit ones beside it; each decides a whole batch in one
+  compiled pass, its per-row reference kept as ``act_row``).
+- :mod:`cardenvs.agents.states`: reachable decision states for testing and timing agents.
 - :mod:`cardenvs.agents.seat_env`: a one-seat Gymnasium env over the AEC env and an
   SB3 ``VecEnv`` over the batched engine (other seats played by agents).
 - :mod:`cardenvs.agents.evaluation`: matches, win rates with confidence intervals,
