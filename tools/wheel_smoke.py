@@ -44,7 +44,8 @@ def main() -> None:
     result = match("pepper_v0", make_agent("pepper_v0", "ppo"), make_agent("pepper_v0", "random"), 4, seed=1)
     print(result)
     for command in ([], ["play"], ["serve"], ["replay"], ["eval"], ["bench"], ["train"]):
-        done = subprocess.run([sys.executable, "-m", "cardenvs.cli", *command, "--help"], capture_output=True, text=True)
+        argv = [sys.executable, "-m", "cardenvs.cli", *command, "--help"]
+        done = subprocess.run(argv, capture_output=True, text=True)
         assert done.returncode == 0, (command, done.stderr)
     cache = pathlib.Path(os.environ.get("HOME", "~")).expanduser() / ".cache" / "numba"
     print(f"numba cache beside the code: none (read-only); in the user's cache: {cache.exists()}")

@@ -30,6 +30,40 @@ class Agent:
         return self.name
 
 
+class RuleAgent(Agent):
+    """A rule-based agent with its decisions written twice: :meth:`act_row`,
+    the readable per-row reference (Python over one observation), and
+    :meth:`_decide`, the same rules over a whole batch (a compiled kernel
+    over the rows), tested to make exactly the same decisions
+    (``tests/test_agents_batched.py``).  :meth:`act_batch` runs the batched
+    rules, or the reference with ``reference=True``."""
+
+    name = "rule"
+
+    def __init__(self, reference: bool = False):
+        self.reference = reference
+
+    def act_batch(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        obs, mask = np.asarray(obs), np.asarray(mask, bool)
+        if self.reference:
+            return np.array([self.act_row(o, m) for o, m in zip(obs, mask)], dtype=np.int64)
+        if obs.dtype not in (np.int8, np.int16):  # one compiled variant per dtype: keep them few
+            obs = obs.astype(np.int16)
+        out = np.empty(len(mask), np.int64)
+        self._decide(obs, mask, out)
+        if len(out) and out.min() < 0:
+            raise ValueError("a row of the mask has no legal action")
+        return out
+
+    def act_row(self, obs: np.ndarray, mask: np.ndarray) -> int:
+        """The per-row reference decision."""
+        raise NotImplementedError
+
+    def _decide(self, obs: np.ndarray, mask: np.ndarray, out: np.ndarray) -> None:
+        """Write every row's decision into ``out`` (-1: the row cannot be decided)."""
+        raise NotImplementedError
+
+
 class RandomAgent(Agent):
     """Uniformly random among the legal actions (seeded)."""
 

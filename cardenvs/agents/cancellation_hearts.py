@@ -14,7 +14,10 @@ Strategy (:class:`HeartsRuleAgent`):
 * **Moon:** ``moon others`` (everyone else +26) when that ends the game with
   this seat strictly lowest, else ``moon self`` (-26 to itself).
 
-It reads only its own observation and mask.
+It reads only its own observation and mask.  The rules are written twice:
+:meth:`HeartsRuleAgent.act_row` decides one row in Python (the reference),
+:func:`decide_rows` a whole batch in one compiled pass;
+``tests/test_agents_batched.py`` checks that they agree.
 """
 
 from __future__ import annotations
@@ -22,8 +25,10 @@ from __future__ import annotations
 import numpy as np
 
 from cardenvs.cancellation_hearts import observation as O
+from cardenvs.cancellation_hearts.tables import MIN_SEATS
+from cardenvs.core.jit import kernel
 
-from .base import Agent
+from .base import RuleAgent
 
 PASS0, PLAY0, MOON_SELF, MOON_OTHERS = 0, 52, 104, 105
 HEARTS, SPADES = 2, 3
@@ -43,13 +48,17 @@ def danger(card: int) -> float:
     return RANK[card]
 
 
-class HeartsRuleAgent(Agent):
+class HeartsRuleAgent(RuleAgent):
     name = "rule"
 
-    def __init__(self, target_score: int = 150):
+    def __init__(self, target_score: int = 150, reference: bool = False):
+        super().__init__(reference)
         self.target_score = target_score
 
-    def act(self, obs: np.ndarray, mask: np.ndarray) -> int:
+    def _decide(self, obs: np.ndarray, mask: np.ndarray, out: np.ndarray) -> None:
+        decide_rows(obs, mask, self.target_score, out)
+
+    def act_row(self, obs: np.ndarray, mask: np.ndarray) -> int:
         legal = np.flatnonzero(mask)
         if MOON_SELF in legal:
             return self._moon(obs)
@@ -78,3 +87,109 @@ class HeartsRuleAgent(Agent):
         if others.max() >= self.target_score and scores[0] < others.min():
             return MOON_OTHERS
         return MOON_SELF
+
+
+# ---------------------------------------------------------------- the batched rules
+# The same decisions as HeartsRuleAgent.act_row, row by row in one compiled
+# pass.  Its ``max``/``min`` keys are unique per card (ties broken by the
+# card), so "the best card" is the same whichever way it is searched.
+
+TRICK_AT, CANCELLED_AT = O.PUBLIC_AT + O.TRICK, O.PUBLIC_AT + O.CANCELLED
+SCORES_AT, PLAYERS_AT = O.PRIVATE_AT + O.SCORES, O.LAYOUT["num_players"].offset
+CARD_PLANES, MAX_SEATS, NUM_PLAYER_COUNTS = O.CARD_PLANES, O.MAX_SEATS, O.LAYOUT["num_players"].size
+DANGER = np.array([danger(c) for c in range(52)], np.int64)
+
+
+@kernel
+def decide_rows(obs, mask, target_score, out):
+    """``out[i]``: the rule agent's action for ``obs[i]``, ``mask[i]`` (-1: none)."""
+    suits = np.empty(MAX_SEATS, np.int64)  # scratch: the trick's cards in play order
+    ranks = np.empty(MAX_SEATS, np.int64)
+    for i in range(obs.shape[0]):
+        out[i] = _decide_row(obs[i], mask[i], target_score, suits, ranks)
+
+
+@kernel
+def _first_max(values, start, stop):
+    best = start
+    for k in range(start + 1, stop):
+        if values[k] > values[best]:
+            best = k
+    return best - start
+
+
+@kernel
+def _decide_row(obs, mask, target_score, suits, ranks):
+    if mask[MOON_SELF]:
+        return _moon_row(obs, target_score)
+    first = -1
+    for a in range(mask.shape[0]):
+        if mask[a]:
+            first = a
+            break
+    if first < 0:
+        return -1
+    if first < PLAY0:  # passing: the most dangerous card
+        pick = -1
+        for a in range(PLAY0):
+            if mask[a] and (pick < 0 or DANGER[a - PASS0] >= DANGER[pick - PASS0]):
+                pick = a
+        return pick
+    played = 0
+    for k in range(MAX_SEATS):
+        at = TRICK_AT + k * CARD_PLANES
+        for j in range(CARD_PLANES):
+            if obs[at + j] != 0:
+                suits[played] = _first_max(obs, at, at + 4)
+                ranks[played] = _first_max(obs, at + 4, at + CARD_PLANES)
+                played += 1
+                break
+    if played == 0:  # leading: the lowest card, hearts last
+        pick, best = -1, 0
+        for c in range(52):
+            key = ((SUIT[c] == HEARTS) * 13 + RANK[c]) * 52 + c
+            if mask[PLAY0 + c] and (pick < 0 or key < best):
+                pick, best = c, key
+        return PLAY0 + pick
+    return PLAY0 + _follow_row(obs, mask, played, suits, ranks)
+
+
+@kernel
+def _follow_row(obs, mask, played, suits, ranks):
+    """The card to play to a trick with ``played`` cards in it."""
+    led = suits[0]
+    winner = -1
+    for k in range(played):
+        if suits[k] == led and not obs[CANCELLED_AT + k] > 0:
+            winner = max(winner, ranks[k])
+    first, following = -1, True
+    for c in range(52):
+        if mask[PLAY0 + c]:
+            if first < 0:
+                first = c
+            following = following and SUIT[c] == led
+    if following:  # duck under the winner, else the lowest card of the suit
+        under, lowest = -1, -1
+        for c in range(52):
+            if mask[PLAY0 + c]:
+                if RANK[c] < winner and (under < 0 or RANK[c] > RANK[under]):
+                    under = c
+                if lowest < 0 or RANK[c] < RANK[lowest]:
+                    lowest = c
+        return under if under >= 0 else lowest
+    pick = -1  # void: dump the most dangerous card
+    for c in range(52):
+        if mask[PLAY0 + c] and (pick < 0 or DANGER[c] >= DANGER[pick]):
+            pick = c
+    return pick
+
+
+@kernel
+def _moon_row(obs, target_score):
+    n = MIN_SEATS + _first_max(obs, PLAYERS_AT, PLAYERS_AT + NUM_PLAYER_COUNTS)
+    own = obs[SCORES_AT]
+    high, low = obs[SCORES_AT + 1] + 26, obs[SCORES_AT + 1] + 26
+    for j in range(2, n):
+        high = max(high, obs[SCORES_AT + j] + 26)
+        low = min(low, obs[SCORES_AT + j] + 26)
+    return MOON_OTHERS if high >= target_score and own < low else MOON_SELF

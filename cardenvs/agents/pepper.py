@@ -16,13 +16,17 @@ Strategy (:class:`PepperRuleAgent`):
   lowest legal card; otherwise it wins as cheaply as it can, or throws its
   lowest card when it cannot win.
 
-It reads only its own observation (no hidden information).
+It reads only its own observation (no hidden information).  The rules are
+written twice: :meth:`PepperRuleAgent.act_row` decides one row in Python
+(the reference), :func:`decide_rows` a whole batch in one compiled pass;
+``tests/test_agents_batched.py`` checks that they agree.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from cardenvs.core.jit import kernel
 from cardenvs.pepper import observation as O
 from cardenvs.pepper.tables import (
     BID_BIG,
@@ -37,7 +41,7 @@ from cardenvs.pepper.tables import (
     TRUMP_STRENGTH,
 )
 
-from .base import Agent
+from .base import RuleAgent
 
 TRUMP_VALUE = np.array([0.4, 0.4, 0.4, 0.6, 0.8, 0.9, 1.0])  # by trump strength 9 T Q K A left right
 
@@ -70,10 +74,13 @@ def throw_value(card: int, trump: int) -> int:
     return 100 + ts if ts >= 0 else int(PLAIN_STRENGTH[card])
 
 
-class PepperRuleAgent(Agent):
+class PepperRuleAgent(RuleAgent):
     name = "rule"
 
-    def act(self, obs: np.ndarray, mask: np.ndarray) -> int:
+    def _decide(self, obs: np.ndarray, mask: np.ndarray, out: np.ndarray) -> None:
+        decide_rows(obs, mask, out)
+
+    def act_row(self, obs: np.ndarray, mask: np.ndarray) -> int:
         obs = np.asarray(obs)
         legal = np.flatnonzero(mask)
         n = 2 + int(obs[O.NUM_PLAYERS : O.NUM_PLAYERS + 3].argmax())
@@ -120,3 +127,143 @@ class PepperRuleAgent(Agent):
         if beating:
             return PLAY0 + int(min(beating, key=lambda c: card_value(c, trump, led)))
         return PLAY0 + int(cheapest)
+
+
+# ---------------------------------------------------------------- the batched rules
+# The same decisions as PepperRuleAgent.act_row, row by row in one compiled
+# pass: every ``max``/``min``/``argmax`` of the reference keeps its first
+# best element, and the hand strengths add the same float64 terms in the
+# same order, so the estimates (and their comparisons) are bit-identical.
+
+HAND, PHASE, TRUMP, LEADER, NUM_PLAYERS = O.HAND, O.PHASE, O.TRUMP, O.LEADER, O.NUM_PLAYERS
+TABLE_AT = O.SEATS + O.TABLE  # relative seat k's table card: TABLE_AT + k * SEAT_PLANES
+SEAT_PLANES, NUM_CARDS = O.SEAT_PLANES, TRUMP_STRENGTH.shape[1]
+
+
+@kernel
+def decide_rows(obs, mask, out):
+    """``out[i]``: the rule agent's action for ``obs[i]``, ``mask[i]`` (-1: none)."""
+    est = np.empty(5)  # scratch: the hand's estimate per trump
+    played = np.empty(4, np.int64)  # scratch: the card each relative seat has on the table
+    for i in range(obs.shape[0]):
+        out[i] = _decide_row(obs[i], mask[i], est, played) if mask[i].any() else -1
+
+
+@kernel
+def _first_max(values):
+    best = 0
+    for k in range(1, values.shape[0]):
+        if values[k] > values[best]:
+            best = k
+    return best
+
+
+@kernel
+def _strength(obs, trump, partners):
+    """:func:`hand_strength` of the hand in ``obs``."""
+    est = 1.0 if partners else 0.0
+    for c in range(NUM_CARDS):
+        if obs[HAND + c] != 0:
+            ts = TRUMP_STRENGTH[trump, c]
+            if ts >= 0:
+                est += TRUMP_VALUE[ts]
+            elif PLAIN_STRENGTH[c] == 5:
+                est += 0.9 if trump == NO_TRUMP else 0.7
+            elif PLAIN_STRENGTH[c] == 4:
+                est += 0.4 if trump == NO_TRUMP else 0.25
+    return est
+
+
+@kernel
+def _decide_row(obs, mask, est, played):
+    n = 2 + _first_max(obs[NUM_PLAYERS : NUM_PLAYERS + 3])
+    partners = n == 4
+    if obs[PHASE] == 0 and obs[PHASE + 1] == 0:
+        return _play_row(obs, mask, n, partners, played)
+    for t in range(5):
+        est[t] = _strength(obs, t, partners)
+    if obs[PHASE] != 0:
+        return _bid_row(est, mask, n)
+    top = max(est[0], est[1], est[2], est[3])
+    return TRUMP0 + _first_max(est) if top + 0.5 >= est[4] else TRUMP_NONE
+
+
+@kernel
+def _bid_row(est, mask, n):
+    best = est.max()
+    tricks = 6 if n == 4 else 8
+    if best >= tricks and mask[BID_LITTLE]:
+        return BID_LITTLE
+    for a in range(1, 8):
+        if mask[a]:
+            if a <= best and best >= 3:
+                return a
+            break
+    if mask[PASS]:
+        return PASS
+    for a in range(BID_BIG + 1):
+        if mask[a]:
+            return a
+    return -1
+
+
+@kernel
+def _value(card, trump, led):
+    """:func:`card_value`."""
+    ts = TRUMP_STRENGTH[trump, card]
+    if ts >= 0:
+        return 100 + ts
+    return PLAIN_STRENGTH[card] if EFFECTIVE_SUIT[trump, card] == led else -1
+
+
+@kernel
+def _throw(card, trump):
+    """:func:`throw_value`."""
+    ts = TRUMP_STRENGTH[trump, card]
+    return 100 + ts if ts >= 0 else PLAIN_STRENGTH[card]
+
+
+@kernel
+def _play_row(obs, mask, n, partners, played):
+    trump = _first_max(obs[TRUMP : TRUMP + 6]) - 1
+    anyone = False
+    for k in range(n):
+        played[k] = -1
+        at = TABLE_AT + k * SEAT_PLANES
+        for c in range(NUM_CARDS):
+            if obs[at + c] != 0:
+                played[k] = c
+                anyone = True
+                break
+    cheapest, right, ace = -1, -1, -1
+    for c in range(NUM_CARDS):
+        if mask[PLAY0 + c]:
+            if cheapest < 0 or _throw(c, trump) < _throw(cheapest, trump):
+                cheapest = c
+            if right < 0 and TRUMP_STRENGTH[trump, c] == 6:
+                right = c
+            if ace < 0 and TRUMP_STRENGTH[trump, c] < 0 and PLAIN_STRENGTH[c] == 5:
+                ace = c
+    if cheapest < 0:
+        return -1
+    if not anyone:  # leading
+        return PLAY0 + (right if right >= 0 else ace if ace >= 0 else cheapest)
+    leader = played[_first_max(obs[LEADER : LEADER + 4])]
+    if leader < 0:
+        return -1
+    led = EFFECTIVE_SUIT[trump, leader]
+    winner, best = -1, -1
+    for k in range(n):
+        if played[k] >= 0:
+            v = _value(played[k], trump, led)
+            if winner < 0 or v > best:
+                winner, best = k, v
+    if partners and winner == 2:
+        return PLAY0 + cheapest
+    pick = -1
+    for c in range(NUM_CARDS):
+        if mask[PLAY0 + c]:
+            v = _value(c, trump, led)
+            if v > best and (pick < 0 or v < _value(pick, trump, led)):
+                pick = c
+    return PLAY0 + (pick if pick >= 0 else cheapest)
