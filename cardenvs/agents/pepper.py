@@ -46,17 +46,25 @@ from .base import RuleAgent
 TRUMP_VALUE = np.array([0.4, 0.4, 0.4, 0.6, 0.8, 0.9, 1.0])  # by trump strength 9 T Q K A left right
 
 
+@kernel
+def card_tricks(trump, c):
+    """Estimated tricks card type ``c`` takes with ``trump`` (0..3, 4 none):
+    the one table both the per-row and the batched bidding read."""
+    ts = TRUMP_STRENGTH[trump, c]
+    if ts >= 0:
+        return TRUMP_VALUE[ts]
+    if PLAIN_STRENGTH[c] == 5:
+        return 0.9 if trump == NO_TRUMP else 0.7
+    if PLAIN_STRENGTH[c] == 4:
+        return 0.4 if trump == NO_TRUMP else 0.25
+    return 0.0
+
+
 def hand_strength(hand: np.ndarray, trump: int, partners: bool) -> float:
     """Estimated tricks of ``hand`` (card types) with ``trump`` (0..3, 4 none)."""
     est = 1.0 if partners else 0.0
     for c in hand:
-        ts = TRUMP_STRENGTH[trump, c]
-        if ts >= 0:
-            est += TRUMP_VALUE[ts]
-        elif PLAIN_STRENGTH[c] == 5:
-            est += 0.9 if trump == NO_TRUMP else 0.7
-        elif PLAIN_STRENGTH[c] == 4:
-            est += 0.4 if trump == NO_TRUMP else 0.25
+        est += card_tricks(trump, c)
     return est
 
 
@@ -164,13 +172,7 @@ def _strength(obs, trump, partners):
     est = 1.0 if partners else 0.0
     for c in range(NUM_CARDS):
         if obs[HAND + c] != 0:
-            ts = TRUMP_STRENGTH[trump, c]
-            if ts >= 0:
-                est += TRUMP_VALUE[ts]
-            elif PLAIN_STRENGTH[c] == 5:
-                est += 0.9 if trump == NO_TRUMP else 0.7
-            elif PLAIN_STRENGTH[c] == 4:
-                est += 0.4 if trump == NO_TRUMP else 0.25
+            est += card_tricks(trump, c)
     return est
 
 
