@@ -91,7 +91,7 @@ def test_seat_vec_env_reward_accounting_per_seat():
             seat = infos[i]["seat"]
             assert seat == i % 4
             assert totals[i] == infos[i]["final_scores"][seat] == infos[i]["episode"]["r"]
-            assert infos[i]["terminal_observation"].shape == (298,)
+            assert infos[i]["terminal_observation"].shape == (299,)
             checked.add(seat)
             totals[i] = 0
     assert checked == {0, 1, 2, 3}
@@ -420,3 +420,15 @@ def test_fresh_advised_policy_plays_like_the_rule_agent_and_round_trips(tmp_path
     assert again.advisor is not None
     res = match("pepper_v0", again, RandomAgent(3), num_games=4, seed=1, max_hands=5)
     assert res.games == 4
+
+
+def test_match_verdict_claims_a_win_only_above_chance():
+    from cardenvs.agents.evaluation import MatchResult
+
+    def result(wins: int, chance: float = 0.5) -> MatchResult:
+        return MatchResult("ppo", "rule", 1000, wins, 0, 0.0, 0.0, chance=chance)
+
+    assert result(560).verdict().startswith("ppo beats rule")  # [52.9%, 59.0%]
+    assert result(520).verdict().startswith("ppo does not beat rule yet")  # [48.9%, 55.1%]
+    assert result(440).verdict().startswith("ppo loses to rule")
+    assert result(200, chance=1 / 6).verdict().startswith("ppo beats rule")  # [17.6%, 22.6%] vs 16.7%

@@ -42,7 +42,7 @@ def test_ansi_render_and_fixed_spaces(cfg):
         assert env.observation_space(agent) is env.observation_space(agent)
         assert env.action_space(agent) is env.action_space(agent)
         assert env.action_space(agent).n == 106
-        assert env.observation_space(agent)["observation"].shape == (477,)
+        assert env.observation_space(agent)["observation"].shape == (478,)
         assert env.observation_space(agent)["action_mask"].dtype == np.int8
 
 
@@ -65,7 +65,7 @@ def test_layout_covers_every_index_exactly_once():
                 for part in field.parts:
                     covered[start + part.offset : start + part.stop] += 1
     assert (covered == 1).all()
-    assert LAYOUT.size == ob.OBS_SIZE == 477
+    assert LAYOUT.size == ob.OBS_SIZE == 478
     assert all(field.meaning for field in LAYOUT)
 
 
@@ -122,7 +122,8 @@ def test_the_writer_puts_every_source_at_its_layout_field(num_players):
                 if holder[row] >= 0:
                     expected[(holder[row] - seat) % n] = 1
                 np.testing.assert_array_equal(field(obs, name), expected)
-            np.testing.assert_array_equal(obs[LAYOUT["trick"].offset :], state.public[row])
+            np.testing.assert_array_equal(obs[LAYOUT["trick"].offset : LAYOUT["num_players"].stop], state.public[row])
+            assert field(obs, "hands_left").tolist() == [0]  # no max_hands
 
 
 def test_the_rules_write_the_public_fields_at_the_layouts_offsets():

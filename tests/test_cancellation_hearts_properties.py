@@ -150,7 +150,7 @@ def test_vector_engine_batch_matches_single_games():
 def test_vector_engine_shapes_and_illegal_actions():
     venv = V.make("cancellation_hearts_v0", num_envs=4, seed=0, num_players=11)
     obs, info = venv.reset()
-    assert obs.shape == (4, 477) and obs.dtype == np.int16 and info["action_mask"].shape == (4, 106)
+    assert obs.shape == (4, 478) and obs.dtype == np.int16 and info["action_mask"].shape == (4, 106)
     check_vector_engine_rejects_illegal_actions("cancellation_hearts_v0", num_players=11)
 
 

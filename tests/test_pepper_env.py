@@ -10,6 +10,7 @@ import pytest
 from pettingzoo.test import api_test, render_test, seed_test
 
 from cardenvs import pepper_v0
+from cardenvs.core.layout import LEFT_MAX
 from cardenvs.pepper import observation
 from cardenvs.pepper.observation import LAYOUT, SEAT
 from cardenvs.pepper.tables import CALL_WORDS, DECK, SUITS
@@ -68,7 +69,7 @@ def test_layout_covers_every_index_exactly_once():
                 start = field.offset + k * field.size + part.offset
                 covered[start : start + part.span] += 1
     assert covered.tolist() == [1] * LAYOUT.size
-    assert LAYOUT.size == observation.OBS_SIZE == pepper_v0.raw_env().rules.obs_size == 298
+    assert LAYOUT.size == observation.OBS_SIZE == pepper_v0.raw_env().rules.obs_size == 299
     assert SEAT.size == observation.SEAT_PLANES == 60
 
 
@@ -89,7 +90,9 @@ def test_bounds_come_from_the_layout():
     tricks = [seats.offset + k * seats.size + SEAT["tricks"].offset for k in range(seats.count)]
     scores = [seats.offset + k * seats.size + SEAT["score"].offset for k in range(seats.count)]
     assert (high[tricks] == 8).all() and (low[scores] == -np.inf).all() and (high[scores] == np.inf).all()
-    others = np.setdiff1d(np.arange(LAYOUT.size), tricks + scores)
+    left = LAYOUT["hands_left"].offset
+    assert low[left] == 0 and high[left] == LEFT_MAX
+    others = np.setdiff1d(np.arange(LAYOUT.size), [*tricks, *scores, left])
     assert (low[others] == 0).all() and (high[others] == 1).all()
 
 
@@ -134,6 +137,7 @@ def expected_observation(raw, viewer: int) -> dict[str, list[int]]:
     want["leader"] = one_hot(LAYOUT["leader"].size, rel(int(state.leader[0])))
     want["dealer"] = one_hot(LAYOUT["dealer"].size, rel(sd["dealer"]))
     want["num_players"] = one_hot(LAYOUT["num_players"].size, n - 2)
+    want["hands_left"] = [raw.rules.max_hands - sd["hand_number"]]
     return want
 
 

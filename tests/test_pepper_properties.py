@@ -145,7 +145,7 @@ def test_vector_engine_final_obs_and_rewards_per_seat():
             assert info["final_obs"][i].shape == (4, obs.shape[1])
             # each seat's final view shows its own (now empty) hand and the score
             assert info["_final_obs"][i]
-        assert obs.shape == (16, 298)
+        assert obs.shape == (16, 299)
     assert seen_final > 0
 
 

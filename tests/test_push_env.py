@@ -38,7 +38,7 @@ def test_spaces_are_the_same_objects_and_mask_is_int8():
         assert env.action_space(agent) is env.action_space(agent)
         assert env.action_space(agent).n == 2371
         assert env.observe(agent)["action_mask"].dtype.name == "int8"
-        assert env.observation_space(agent)["observation"].shape == (4960,)
+        assert env.observation_space(agent)["observation"].shape == (4961,)
 
 
 def test_the_observation_layout_covers_every_index_once_and_is_what_the_writer_uses():
@@ -62,7 +62,7 @@ def test_the_observation_layout_covers_every_index_once_and_is_what_the_writer_u
                     cover(field.parts, at)
 
     cover(O.LAYOUT, 0)
-    assert O.OBS_SIZE == O.LAYOUT.size == 4960 and (covered == 1).all()
+    assert O.OBS_SIZE == O.LAYOUT.size == 4961 and (covered == 1).all()
     names = ["hand", "discard_top", "discard_pile", "stock_size", "seats", "round", "phase", "in_contract"]
     names += ["contract_melds", "pending", "owed_wild", "dealer", "turn", "pending_next", "melds"]
     writer = [O.HAND, O.TOP, O.PILE, O.STOCK, O.SEATS, O.ROUND, O.PHASE, O.IN_CONTRACT]
@@ -83,6 +83,7 @@ def test_the_observation_layout_covers_every_index_once_and_is_what_the_writer_u
     high[193] = np.inf
     for m in range(36):
         high[208 + 132 * m + 123 : 208 + 132 * (m + 1)] = 4
+    high[4960] = 32767  # 0.2: turns left before max_turns, appended
     low, layout_high = O.LAYOUT.bounds()
     assert (low == 0).all() and np.array_equal(layout_high, high)
     env = push_v0.env(rounds=[2])

@@ -347,7 +347,7 @@ def test_observation_encodes_every_meld_as_in_state_dict():
             nonlocal seen
             seat = int(agent.split("_")[1])
             melds = env.unwrapped.state_dict()["melds"]
-            table = obs["observation"][O.MELDS :].reshape(O.NUM_MELDS, O.SLOT_SIZE)
+            table = obs["observation"][O.MELDS : O.LAYOUT["melds"].stop].reshape(O.NUM_MELDS, O.SLOT_SIZE)
             assert table[:, O.USED].sum() == len(melds)
             for m, meld in enumerate(melds):
                 f = table[m]

@@ -15,6 +15,7 @@ from pettingzoo.test import api_test, parallel_api_test, parallel_seed_test, ren
 import cardenvs
 import cardenvs.vector as V
 from cardenvs import spit_v0
+from cardenvs.core.layout import LEFT_MAX
 from cardenvs.core.simultaneous import SimultaneousVectorEnv
 from cardenvs.speed import observation as speed_observation
 from cardenvs.speed.rules import SpeedRules
@@ -141,11 +142,13 @@ def test_observation_space_is_the_layouts(cfg):
         layout = speed_observation.speed_layout(speed_observation.score_bound(cfg.get("target_score")))
         high[86:94] = 52
         high[96:98] = (cfg.get("target_score") or 1) + 52
+        high[98] = LEFT_MAX  # ticks left before max_ticks
     else:
         layout = spit_observation.LAYOUT
         high[17:180:18] = 4  # face-down cards under a stockpile top
         high[197:216:18] = 52  # spit pile sizes
         high[216:218] = 52  # spit cards left
+        high[234] = LEFT_MAX  # ticks left before max_ticks
     assert box.shape == (layout.size,)
     np.testing.assert_array_equal(box.low, np.zeros(layout.size))
     np.testing.assert_array_equal(box.high, high)

@@ -168,7 +168,7 @@ def test_vector_engine_shapes_final_obs_and_illegal_actions():
     n = 16
     venv = V.make("spit_v0", num_envs=n, seed=0, max_ticks=60)
     obs, info = venv.reset()
-    assert obs.shape == (n, 2, 234) and obs.dtype == np.int8
+    assert obs.shape == (n, 2, 235) and obs.dtype == np.int16
     assert info["action_mask"].shape == (n, 2, 33)
     mask = info["action_mask"]
     acts = mask.argmax(-1)
@@ -189,7 +189,7 @@ def test_vector_engine_shapes_final_obs_and_illegal_actions():
         assert rew.shape == (n, 2) and term.shape == (n,) and trunc.shape == (n,)
         for i in np.flatnonzero(term | trunc):
             finished += 1
-            assert info["_final_obs"][i] and info["final_obs"][i].shape == (2, 234)
+            assert info["_final_obs"][i] and info["final_obs"][i].shape == (2, 235)
             # the slot was reset: a fresh deal at tick 0
             assert venv.state_dict(i)["tick"] == 0 and not venv.state_dict(i)["done"]
     assert finished >= n  # every game ends by tick 60 at the latest
@@ -198,14 +198,18 @@ def test_vector_engine_shapes_final_obs_and_illegal_actions():
 def test_speed_vector_engine_shapes():
     venv = V.make("spit_v0", num_envs=8, seed=0, variant="speed")
     obs, info = venv.reset()
-    assert obs.shape == (8, 2, 98) and info["action_mask"].shape == (8, 2, 105)
-    assert obs.dtype == np.int8
+    assert obs.shape == (8, 2, 99) and info["action_mask"].shape == (8, 2, 105)
+    assert obs.dtype == np.int16  # the default max_ticks (5000 ticks left) passes int8
 
 
-@pytest.mark.parametrize("target_score, dtype", [(None, np.int8), (75, np.int8), (76, np.int16), (40000, np.int32)])
-def test_speed_observation_dtype_holds_every_score(target_score, dtype):
-    env = spit_v0.parallel_env(variant="speed", target_score=target_score)
+@pytest.mark.parametrize(
+    "target_score, max_ticks, dtype",
+    [(None, 100, np.int8), (75, None, np.int8), (76, 100, np.int16), (None, 128, np.int16), (40000, 100, np.int32)],
+)
+def test_speed_observation_dtype_holds_every_score(target_score, max_ticks, dtype):
+    env = spit_v0.parallel_env(variant="speed", target_score=target_score, max_ticks=max_ticks)
     obs, _ = env.reset(seed=0)
     box = env.observation_space("player_0")["observation"]
     assert box.dtype == dtype and obs["player_0"]["observation"].dtype == dtype
-    assert box.high[-1] == (target_score or 1) + 52  # the score bound fits: nothing clipped
+    assert box.high[-2] == (target_score or 1) + 52  # the score bound fits: nothing clipped
+    assert obs["player_0"]["observation"][-1] == (max_ticks or 0)  # so do the ticks left

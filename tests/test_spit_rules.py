@@ -546,7 +546,7 @@ def test_observation_encodes_the_visible_table():
     env = make(CORNER)
     obs = env.observations()
     o0, o1 = obs["player_0"]["observation"], obs["player_1"]["observation"]
-    assert o0.shape == (234,) and o0.dtype == np.int8
+    assert o0.shape == (235,) and o0.dtype == np.int16
 
     def card_at(o, slot):
         code = o[slot * 18 : slot * 18 + 17]

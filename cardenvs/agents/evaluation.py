@@ -43,6 +43,7 @@ class MatchResult:
     draws: int  # games where every seat won or lost alike (all tied)
     mean_score: float  # A's seat's final score, mean over games
     mean_opponent_score: float
+    chance: float = 0.5  # the share of games a seat wins by chance (1/2 for teams or two players, else 1/n)
 
     @property
     def win_rate(self) -> float:
@@ -51,6 +52,17 @@ class MatchResult:
     @property
     def ci(self) -> tuple[float, float]:
         return wilson_interval(self.wins, self.games)
+
+    def verdict(self) -> str:
+        """Whether the agent beats its opponent, honestly: only when the
+        Wilson 95% interval lies wholly above chance."""
+        lo, hi = self.ci
+        span = f"{self.win_rate:.1%} [{lo:.1%}, {hi:.1%}] over {self.games} games, chance {self.chance:.1%}"
+        if lo > self.chance:
+            return f"{self.agent} beats {self.opponent}: {span} (the 95% interval lies above chance)"
+        if hi < self.chance:
+            return f"{self.agent} loses to {self.opponent}: {span} (the 95% interval lies below chance)"
+        return f"{self.agent} does not beat {self.opponent} yet: {span} (the 95% interval includes chance)"
 
     def __str__(self) -> str:
         lo, hi = self.ci
@@ -154,6 +166,7 @@ def match(game: str, agent: Agent, opponent: Agent, num_games: int = 200, seed: 
         draws,
         float(scores[idx, a_seat].mean()),
         float(scores[idx, opp_seat].mean()),
+        chance=0.5 if partnerships else 1.0 / n,
     )
 
 

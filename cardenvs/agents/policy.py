@@ -42,6 +42,10 @@ class PolicyAgent(Agent):
     now and then pick a wild bid, which costs far more than predictability.
     A rule-advised model (:mod:`cardenvs.agents.advice`) needs its ``advisor``, the
     game's rule-based agent (``cardenvs.agents.registry.make_agent`` passes it).
+
+    Observation layouts only ever grow at the end (0.2 appended each game's
+    "left before the cap" field): a model trained on a shorter observation
+    reads the first entries, the ones it was trained on.
     """
 
     def __init__(self, model: Any, deterministic: bool = True, name: str = "ppo", advisor: Agent | None = None):
@@ -53,9 +57,15 @@ class PolicyAgent(Agent):
         self.advisor = advisor
         if advice_size(model) and advisor is None:
             raise ValueError("this model was trained with rule advice: pass advisor=<the game's rule agent>")
+        space = getattr(model, "observation_space", None)
+        width = space.shape[-1] - advice_size(model) if space is not None and space.shape else None
+        self.obs_width = width if width is not None else np.iinfo(np.int64).max
 
     def act_batch(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
         mask = np.asarray(mask, bool)
+        obs = np.asarray(obs)
+        if obs.shape[-1] > self.obs_width:
+            obs = obs[..., : self.obs_width]  # a model trained before the layout grew (see the class doc)
         if self.advisor is not None:
             obs = advised_observation(self.advisor, obs, mask)
         actions, _ = self.model.predict(

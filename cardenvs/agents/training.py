@@ -88,9 +88,10 @@ def train(
     )
     model = _new_model(cfg, env)
     curve: list[tuple[int, float]] = []
-    t0 = time.perf_counter()
+    t0, cpu0 = time.perf_counter(), time.process_time()
     _run_stages(cfg, model, env, fixed, advisor, curve, run_dir, progress_bar, log)
     train_seconds = time.perf_counter() - t0
+    train_cpu_seconds = time.process_time() - cpu0  # the budget: CPU time, whatever else shares the machine
     if model_path:
         pathlib.Path(model_path).parent.mkdir(parents=True, exist_ok=True)
         model.save(str(model_path))
@@ -100,6 +101,7 @@ def train(
         "config": asdict(cfg),
         "opponent": opponent,
         "train_seconds": round(train_seconds, 1),
+        "train_cpu_seconds": round(train_cpu_seconds, 1),
         "timesteps": int(model.num_timesteps),
         "results": _evaluate(cfg, model, advisor, rule_agent, log),
     }
@@ -208,6 +210,7 @@ def _evaluate(cfg: TrainConfig, model: Any, advisor: Agent | None, rule_agent: A
     for opp in (RandomAgent(cfg.seed + 1), rule_agent):
         res = match(cfg.game, trained, opp, cfg.eval_games, seed=cfg.seed + 7, **cfg.eval_config)
         log(str(res))
+        log(res.verdict())
         lo, hi = res.ci
         results.append(
             {
@@ -218,6 +221,8 @@ def _evaluate(cfg: TrainConfig, model: Any, advisor: Agent | None, rule_agent: A
                 "ci95": [lo, hi],
                 "mean_score": res.mean_score,
                 "mean_opponent_score": res.mean_opponent_score,
+                "chance": res.chance,
+                "verdict": res.verdict(),
             }
         )
     return results
@@ -328,7 +333,7 @@ def cli(
         **train_kwargs,
     )
     save = args.save if args.save is not None else str(CHECKPOINTS / f"{name}_ppo.zip")
-    train(
+    summary = train(
         cfg,
         rule_agent(game, **eval_cfg),
         args.run_dir or f"runs/{name}",
@@ -336,3 +341,7 @@ def cli(
         opponent=args.opponent,
         progress_bar=not args.no_progress,
     )
+    minutes = summary["train_cpu_seconds"] / 60
+    print(f"\n{name}: {summary['timesteps']:,} learner steps in {minutes:.1f} CPU-minutes of training; in the end:")
+    for result in summary["results"]:
+        print("  " + result["verdict"])

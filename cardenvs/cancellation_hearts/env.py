@@ -6,7 +6,7 @@ other.  ``from cardenvs import cancellation_hearts_v0;
 env = cancellation_hearts_v0.env(num_players=6)``.  Agents ``player_0`` ..
 ``player_{n-1}`` (seat = index, clockwise); actions ``Discrete(106)`` (the
 same for every table size) with an ``action_mask``; observation
-``Box((477,), int16)``, sized for 11 seats.
+``Box((478,), int16)``, sized for 11 seats.
 
 Config: ``num_players`` (6), ``target_score`` (150), ``max_hands`` (None),
 ``passing`` (``"left_right"`` or ``"none"``), ``reward`` (``"win_loss"`` or

@@ -28,7 +28,7 @@ import numpy as np
 
 from ..core.game import BatchState
 from ..core.jit import kernel
-from ..core.layout import Field, Layout
+from ..core.layout import Field, Layout, left_before, left_field
 from .tables import MAX_SEATS, MIN_SEATS, NUM_TYPES
 
 CARD = Layout(
@@ -83,9 +83,10 @@ LAYOUT = Layout(
         Field("phase", 3, "phase one-hot: passing, playing, moon choice (all zero: over)"),
         Field("pass_direction", 3, "pass direction this hand one-hot: none, left, right"),
         Field("num_players", MAX_SEATS - MIN_SEATS + 1, "number of players one-hot: 6 .. 11"),
+        left_field("hands_left", "hands", "max_hands"),
     ]
 )
-OBS_SIZE = LAYOUT.size  # 477
+OBS_SIZE = LAYOUT.size  # 478
 OBS_DTYPE = np.int16  # scores pass 127; everything else would fit int8
 SCORE_LIMIT = np.iinfo(OBS_DTYPE).max  # scores saturate here (unreachable in practice)
 # Bounds (float, with ±inf for the raw scores): the int16 space clips them
@@ -123,10 +124,13 @@ TRICK, CANCELLED, SEEN, CARRIED_POINTS, CARRIED_CARDS, WIDOW_WAITING, HEARTS_BRO
         "num_players",
     )
 )
-PUBLIC_SIZE = OBS_SIZE - PUBLIC_AT
+PUBLIC_SIZE = LAYOUT["num_players"].stop - PUBLIC_AT
+HANDS_LEFT = LAYOUT["hands_left"].offset
 
 
-def encode(state: BatchState, num_players: int, seats: np.ndarray, rows: np.ndarray | None = None) -> np.ndarray:
+def encode(
+    state: BatchState, num_players: int, max_hands: int, seats: np.ndarray, rows: np.ndarray | None = None
+) -> np.ndarray:
     """Observation ``(len(seats), OBS_SIZE)`` int16 of the games in ``rows``
     (default: every row), row i seen by seat ``seats[i]``.
 
@@ -144,6 +148,8 @@ def encode(state: BatchState, num_players: int, seats: np.ndarray, rows: np.ndar
         rows,
         seats,
         num_players,
+        max_hands,
+        state.hand_number,
         state.hands,
         state.private,
         state.public,
@@ -159,7 +165,20 @@ def encode(state: BatchState, num_players: int, seats: np.ndarray, rows: np.ndar
 
 @kernel
 def encode_rows(
-    rows, seats, num_players, hands, private, public, leader, dealer, widow_holder, seen_points, scores, out
+    rows,
+    seats,
+    num_players,
+    max_hands,
+    hand_number,
+    hands,
+    private,
+    public,
+    leader,
+    dealer,
+    widow_holder,
+    seen_points,
+    scores,
+    out,
 ):
     """Fill ``out[i]`` with game ``rows[i]`` seen by seat ``seats[i]`` (0..n-1).
 
@@ -197,3 +216,4 @@ def encode_rows(
         shared, obs_shared = public[row], obs[PUBLIC_AT:]
         for c in range(PUBLIC_SIZE):
             obs_shared[c] = shared[c]
+        obs[HANDS_LEFT] = left_before(max_hands, hand_number[row])

@@ -160,7 +160,7 @@ class CancellationHeartsRules(TurnBasedRules):
 
     # ------------------------------------------------------------ observation
     def observe(self, state: BatchState, seats: np.ndarray, rows: np.ndarray | None = None) -> np.ndarray:
-        return ob.encode(state, self.num_players, seats, rows)
+        return ob.encode(state, self.num_players, self.max_hands or 0, seats, rows)
 
     def seat_scores(self, state: BatchState) -> np.ndarray:
         return state.scores.copy()

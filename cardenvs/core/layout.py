@@ -18,6 +18,8 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
+from .jit import kernel
+
 
 @dataclass(frozen=True)
 class Field:
@@ -95,6 +97,29 @@ class Layout:
         lines = ["| index | size | name | meaning |", "| --- | --- | --- | --- |"]
         lines += [f"| {i} | {s} | `{n}` | {m} |" for i, s, n, m in self.rows()]
         return "\n".join(lines)
+
+
+#: The largest "left before the cap" an observation shows (int16's largest):
+#: a cap further away than this is shown as this many.
+LEFT_MAX = 32767
+
+
+def left_field(name: str, what: str, cap: str, ends: str = "the episode") -> Field:
+    """The field that says how many ``what`` are left before the ``cap``
+    option ends ``ends``, so that the cut is part of what a seat sees (the
+    ending stays Markov): the current one counts, 0 means no cap (or the
+    game is over), at most :data:`LEFT_MAX`."""
+    meaning = f"{what} left before `{cap}` ends {ends}, the current one included (0: no `{cap}`; at most {LEFT_MAX})"
+    return Field(name, 1, meaning, high=LEFT_MAX)
+
+
+@kernel
+def left_before(cap, used):
+    """What :func:`left_field` shows: ``cap - used`` clipped to 0..LEFT_MAX,
+    0 for no cap (``cap`` 0)."""
+    if cap <= 0:
+        return 0
+    return min(max(cap - used, 0), LEFT_MAX)
 
 
 def _range(f: Field) -> str:

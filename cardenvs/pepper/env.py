@@ -5,7 +5,7 @@ A bidding trick-taking game for 2-4 players (4: partnerships {0, 2} v
 Little and Big Pepper), the high bidder names trump, then the hand is played
 out.  ``from cardenvs import pepper_v0; env = pepper_v0.env(num_players=4)``.
 Agents ``player_0`` .. ``player_{n-1}`` (seat = index, clockwise); actions
-``Discrete(39)`` with an ``action_mask``; observation ``Box((298,), int16)``.
+``Discrete(39)`` with an ``action_mask``; observation ``Box((299,), int16)``.
 
 Config: ``num_players`` (4), ``target_score`` (30), ``max_hands`` (50, None =
 no limit), ``reward`` (``"win_loss"`` or ``"score_delta"``), ``all_pass``

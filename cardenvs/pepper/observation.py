@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.jit import kernel
-from ..core.layout import Field, Layout
+from ..core.layout import Field, Layout, left_before, left_field
 from .tables import NUM_CALLS, NUM_TYPES
 
 MAX_SEATS = 4
@@ -57,6 +57,7 @@ LAYOUT = Layout(
         Field("leader", MAX_SEATS, "leader of the current trick, relative seat one-hot"),
         Field("dealer", MAX_SEATS, "dealer, relative seat one-hot"),
         Field("num_players", 3, "number of players one-hot: 2, 3, 4"),
+        left_field("hands_left", "hands", "max_hands"),
     ]
 )
 
@@ -64,9 +65,9 @@ LAYOUT = Layout(
 TABLE, PLAYED, BID, TRICKS, SCORE = (SEAT[name].offset for name in ("table", "played", "bid", "tricks", "score"))
 SEAT_PLANES = SEAT.size
 # Offsets in the observation.
-HAND, SEATS, HIGH_BID, BIDDER, TRUMP, PHASE, LEADER, DEALER, NUM_PLAYERS = (
+HAND, SEATS, HIGH_BID, BIDDER, TRUMP, PHASE, LEADER, DEALER, NUM_PLAYERS, HANDS_LEFT = (
     LAYOUT[name].offset
-    for name in ("hand", "seats", "high_bid", "bidder", "trump", "phase", "leader", "dealer", "num_players")
+    for name in ("hand", "seats", "high_bid", "bidder", "trump", "phase", "leader", "dealer", "num_players", "hands_left")
 )
 PHASE_SIZE = LAYOUT["phase"].size
 OBS_SIZE = LAYOUT.size
@@ -91,6 +92,8 @@ def encode(rules, state, seats: np.ndarray, rows: np.ndarray | None = None) -> n
         rows,
         seats,
         rules.num_players,
+        rules.config.max_hands,
+        state.hand_number,
         state.hands,
         state.public,
         state.high_bid,
@@ -105,7 +108,9 @@ def encode(rules, state, seats: np.ndarray, rows: np.ndarray | None = None) -> n
 
 
 @kernel
-def encode_rows(rows, seats, num_players, hands, public, high_bid, bidder, trump, phase, leader, dealer, out):
+def encode_rows(
+    rows, seats, num_players, max_hands, hand_number, hands, public, high_bid, bidder, trump, phase, leader, dealer, out
+):
     """Fill every entry of ``out[i]``: game ``rows[i]`` seen by seat ``seats[i]``
     (a seat -1 counts from the end, as numpy indexing does: seat n - 1).
 
@@ -153,6 +158,7 @@ def encode_rows(rows, seats, num_players, hands, public, high_bid, bidder, trump
         seen[LEADER + relative(leader[row], seat, num_players)] = 1
         seen[DEALER + relative(dealer[row], seat, num_players)] = 1
         seen[NUM_PLAYERS + num_players - 2] = 1
+        seen[HANDS_LEFT] = left_before(max_hands, hand_number[row])
 
 
 @kernel

@@ -4,7 +4,7 @@ A partnership contract rummy for 4 players (teams {0, 2} v {1, 3}) with 108
 cards (two decks and four jokers; 2s and jokers are wild), played over five
 rounds of 6..10 cards, lowest total penalty wins.  Agents ``player_0`` ..
 ``player_3`` (seat = index, clockwise); actions ``Discrete(2371)``;
-observation ``Box((4960,), int16)`` with an ``int8`` action mask.
+observation ``Box((4961,), int16)`` with an ``int8`` action mask.
 
 Config: ``rounds`` (the round numbers to play, in order; default
 ``[1, 2, 3, 4, 5]``), ``reward`` (``"win_loss"``: +1/-1 per team at the

@@ -32,7 +32,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ..core.jit import kernel
-from ..core.layout import Field, Layout
+from ..core.layout import Field, Layout, left_before, left_field
 from .tables import (
     DONE,
     NATURAL_TYPE,
@@ -139,9 +139,10 @@ LAYOUT = Layout(
             count=NUM_MELDS,
             parts=SLOT,
         ),
+        left_field("turns_left", "turns", "max_turns", ends="the round (the last round: the episode)"),
     ]
 )
-OBS_SIZE = LAYOUT.size  # 4960
+OBS_SIZE = LAYOUT.size  # 4961
 OBS_LOW, OBS_HIGH = LAYOUT.bounds()
 
 # The offsets the writer kernels use, all read from the layout.
@@ -162,6 +163,7 @@ DEALER = LAYOUT["dealer"].offset
 TURN = LAYOUT["turn"].offset
 PEND_NEXT = LAYOUT["pending_next"].offset
 MELDS = LAYOUT["melds"].offset
+TURNS_LEFT = LAYOUT["turns_left"].offset
 SLOT_SIZE = SLOT.size  # 132
 USED, PENDING, OWNER, KIND, SET_RANK, RUN_SUIT, SPAN, POS, SET_CARDS = (
     SLOT[name].offset
@@ -201,7 +203,7 @@ def encode_rows(out, record, rows, seats, config, seen):
 
 @kernel
 def write_heads(out, rows, seats, config, seen):
-    """Everything before the meld slots."""
+    """Everything but the meld slots."""
     for i in range(rows.shape[0]):
         obs = out[i]
         b = rows[i]
@@ -231,6 +233,7 @@ def write_heads(out, rows, seats, config, seen):
         obs[TURN] = seen.turns[b]
         if seen.pend[b] == RUN:
             obs[PEND_NEXT + min(seen.pend_next[b], 13)] = 1
+        obs[TURNS_LEFT] = left_before(config.max_turns, seen.turns[b])
 
 
 @kernel

@@ -4,9 +4,10 @@
 the scores depends on ``target_score``; :data:`LAYOUT` is the default
 config's, and ``LAYOUT.markdown()`` the docs table); every offset the writer
 uses is derived from it.  "Own" is the observing player, "opponent" the
-other one; the centre piles keep their absolute numbers.  98 numbers, all
-small integers: ``int8`` unless the scores can pass 127 (a ``target_score``
-above 75), then ``int16`` (``int32`` past 32715; see :func:`obs_dtype`).
+other one; the centre piles keep their absolute numbers.  99 numbers, all
+small integers: ``int8`` unless the scores or the ticks left can pass 127
+(a ``target_score`` above 75, a ``max_ticks`` above 127: the default
+5000), then ``int16`` (``int32`` past 32715; see :func:`obs_dtype`).
 The card code of the centre tops is Spit's (:data:`cardenvs.spit.observation.CARD`).
 
 Never encoded: the opponent's hand, a stock or side-pile card, the cards
@@ -20,7 +21,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.game import BatchState
-from ..core.layout import Field, Layout
+from ..core.layout import LEFT_MAX, Field, Layout, left_field
 from ..spit.observation import CARD, CARD_CODE
 
 
@@ -39,6 +40,7 @@ def speed_layout(max_score: int) -> Layout:
             Field("seat", 2, "own seat one-hot"),
             Field("own_score", 1, "own score in points (bound: target_score + 52)", high=max_score),
             Field("opponent_score", 1, "the opponent's score in points", high=max_score),
+            left_field("ticks_left", "ticks", "max_ticks"),
         ]
     )
 
@@ -63,19 +65,22 @@ CENTRE_COUNTS = LAYOUT["centre_counts"].offset
 SEAT = LAYOUT["seat"].offset
 OWN_SCORE = LAYOUT["own_score"].offset
 OPPONENT_SCORE = LAYOUT["opponent_score"].offset
+TICKS_LEFT = LAYOUT["ticks_left"].offset
 
 
-def obs_dtype(max_score: int) -> type:
+def obs_dtype(max_score: int, max_ticks: int | None) -> type:
     """The smallest integer dtype that holds every number (scores up to
-    ``max_score``; every other number is at most 52)."""
+    ``max_score``, ticks left up to ``max_ticks`` shown at most LEFT_MAX;
+    every other number is at most 52)."""
+    largest = max(max_score, min(max_ticks or 0, LEFT_MAX))
     for dtype in (np.int8, np.int16, np.int32):
-        if max_score <= np.iinfo(dtype).max:
+        if largest <= np.iinfo(dtype).max:
             return dtype
     return np.int64
 
 
-def observe(state: BatchState, rows: np.ndarray | None, dtype: type) -> np.ndarray:
-    """Observations ``(k, 2, 98)`` in ``dtype`` of the games in ``rows`` (all if None)."""
+def observe(state: BatchState, rows: np.ndarray | None, dtype: type, max_ticks: int | None) -> np.ndarray:
+    """Observations ``(k, 2, 99)`` in ``dtype`` of the games in ``rows`` (all if None)."""
     pick = (lambda a: a) if rows is None else (lambda a: a[rows])
     hand, centre_top = pick(state.hand), pick(state.centre_top)
     k = hand.shape[0]
@@ -95,4 +100,6 @@ def observe(state: BatchState, rows: np.ndarray | None, dtype: type) -> np.ndarr
     scores = pick(state.scores)
     out[:, :, OWN_SCORE] = scores
     out[:, :, OPPONENT_SCORE] = scores[:, ::-1]
+    # the ticks left before the cut (Spit's left_before, whole-batch)
+    out[:, :, TICKS_LEFT] = 0 if max_ticks is None else np.clip(max_ticks - pick(state.ticks), 0, LEFT_MAX)[:, None]
     return out

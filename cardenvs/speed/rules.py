@@ -50,7 +50,7 @@ class SpeedRules(TickRules):
         self.fits = fitting_cards(self.alternate_colors)  # (53, 52)
         self.fits_flat = adjacency(self.alternate_colors).ravel()  # [top * 53 + card]
         max_score = observation.score_bound(self.target_score)
-        self.obs_dtype = observation.obs_dtype(max_score)
+        self.obs_dtype = observation.obs_dtype(max_score, self.max_ticks)
         self.obs_low, self.obs_high = (b.astype(np.float32) for b in observation.speed_layout(max_score).bounds())
 
     # ------------------------------------------------------------------ state
@@ -163,7 +163,7 @@ class SpeedRules(TickRules):
 
     # ------------------------------------------------------------ observation
     def observe(self, state: BatchState, rows: np.ndarray | None = None) -> np.ndarray:
-        return observation.observe(state, rows, self.obs_dtype)
+        return observation.observe(state, rows, self.obs_dtype, self.max_ticks)
 
     # ------------------------------------------------------------ state_dict / render
     def variant_state_dict(self, state: BatchState, row: int) -> dict[str, Any]:

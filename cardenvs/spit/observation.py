@@ -4,9 +4,10 @@
 is the docs table); every offset the writer kernel uses is derived from it.
 "Own" is the observing player, "opponent" the other one; the spit piles
 keep their absolute numbers (pile P of the actions, pile 0 started by
-``player_0``), so the observation carries the observer's seat.  234 numbers,
-all small integers (``int8``): 13 slots of 18 (a card's code of 17 and a
-count), the last slot holding the counters and phase.
+``player_0``), so the observation carries the observer's seat.  235 numbers,
+all small integers (``int16``): 13 slots of 18 (a card's code of 17 and a
+count), the last slot holding the counters and phase, then the ticks left
+before the ``max_ticks`` cut.
 
 A *card code* (:data:`CARD`, shared with Speed) is 17 numbers: the rank
 one-hot (``2 3 4 5 6 7 8 9 T J Q K A``) then the suit one-hot
@@ -22,7 +23,7 @@ import numpy as np
 
 from ..core.game import BatchState
 from ..core.jit import kernel
-from ..core.layout import Field, Layout
+from ..core.layout import Field, Layout, left_before, left_field
 from .tables import NONE, PLAYING, SLAPPING
 
 # --- the card code (shared with Speed) -----------------------------------------
@@ -69,9 +70,10 @@ LAYOUT = Layout(
         Field("slapping", 1, "the phase is slapping (playing and slapping both 0: game over)"),
         Field("seat", 2, "own seat one-hot"),
         Field("padding", 12, "always 0: fills the last slot of 18 (bounded 0..1, as it always was)"),
+        left_field("ticks_left", "ticks", "max_ticks"),
     ]
 )
-OBS_DTYPE = np.int8  # counts are at most 52
+OBS_DTYPE = np.int16  # counts are at most 52, ticks left up to LEFT_MAX
 OBS_LOW, OBS_HIGH = (bound.astype(np.float32) for bound in LAYOUT.bounds())
 
 # The offsets the writer uses (module constants: compiled in).
@@ -83,14 +85,15 @@ SPIT_PILE_SIZE, PILE_SIZE = SPIT_PILE.size, SPIT_PILE["size"].offset
 OWN_SPIT_CARDS = LAYOUT["own_spit_cards"].offset
 OPPONENT_SPIT_CARDS = LAYOUT["opponent_spit_cards"].offset
 PLAYING_AT, SLAPPING_AT, SEAT = LAYOUT["playing"].offset, LAYOUT["slapping"].offset, LAYOUT["seat"].offset
+TICKS_LEFT = LAYOUT["ticks_left"].offset
 
 # For readers of an observation (the rule-based agent): where the numbers are.
 OWN_FACE_DOWN_AT = OWN_STOCKPILES + STOCKPILE_SIZE * np.arange(MAX_STOCKPILES) + FACE_DOWN
 SPIT_PILE_SIZE_AT = SPIT_PILES + SPIT_PILE_SIZE * np.arange(2) + PILE_SIZE
 
 
-def observe(state: BatchState, rows: np.ndarray | None) -> np.ndarray:
-    """Observations ``(k, 2, 234)`` int8 of the games in ``rows`` (all if None)."""
+def observe(state: BatchState, rows: np.ndarray | None, max_ticks: int | None) -> np.ndarray:
+    """Observations ``(k, 2, 235)`` int16 of the games in ``rows`` (all if None)."""
     rows = np.arange(state.batch) if rows is None else np.asarray(rows, np.int64)
     out = np.empty((len(rows), 2, LAYOUT.size), OBS_DTYPE)
     write_observations(
@@ -101,15 +104,19 @@ def observe(state: BatchState, rows: np.ndarray | None) -> np.ndarray:
         state.centre_count,
         state.spit_count,
         state.phase,
+        max_ticks or 0,
+        state.ticks,
         out,
     )
     return out
 
 
 @kernel
-def write_observations(rows, stockpile_top, stockpile_count, centre_top, centre_count, spit_count, phase, out):
+def write_observations(
+    rows, stockpile_top, stockpile_count, centre_top, centre_count, spit_count, phase, max_ticks, ticks, out
+):
     """Write every number of both players' observations of the games
-    ``rows`` into ``out`` (k, 2, 234)."""
+    ``rows`` into ``out`` (k, 2, 235)."""
     size = stockpile_top.shape[2]  # stockpiles; with 4, the fifth slots show no card
     for k in range(rows.shape[0]):
         r = rows[k]
@@ -132,6 +139,7 @@ def write_observations(rows, stockpile_top, stockpile_count, centre_top, centre_
             obs[PLAYING_AT] = phase[r] == PLAYING
             obs[SLAPPING_AT] = phase[r] == SLAPPING
             obs[SEAT + viewer] = 1
+            obs[TICKS_LEFT] = left_before(max_ticks, ticks[r])
 
 
 @kernel

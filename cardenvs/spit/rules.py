@@ -193,7 +193,7 @@ class SpitRules(TickRules):
 
     # ------------------------------------------------------------ observation
     def observe(self, state: BatchState, rows: np.ndarray | None = None) -> np.ndarray:
-        return observation.observe(state, rows)
+        return observation.observe(state, rows, self.max_ticks)
 
     # ------------------------------------------------------------ state_dict / render
     def variant_state_dict(self, state: BatchState, row: int) -> dict[str, Any]:
