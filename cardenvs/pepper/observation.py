@@ -67,7 +67,18 @@ SEAT_PLANES = SEAT.size
 # Offsets in the observation.
 HAND, SEATS, HIGH_BID, BIDDER, TRUMP, PHASE, LEADER, DEALER, NUM_PLAYERS, HANDS_LEFT = (
     LAYOUT[name].offset
-    for name in ("hand", "seats", "high_bid", "bidder", "trump", "phase", "leader", "dealer", "num_players", "hands_left")
+    for name in (
+        "hand",
+        "seats",
+        "high_bid",
+        "bidder",
+        "trump",
+        "phase",
+        "leader",
+        "dealer",
+        "num_players",
+        "hands_left",
+    )
 )
 PHASE_SIZE = LAYOUT["phase"].size
 OBS_SIZE = LAYOUT.size
