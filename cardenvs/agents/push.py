@@ -66,7 +66,7 @@ def is_wild(card: int) -> bool:
 
 class PushRuleAgent(RuleAgent):
     name = "rule"
-    obs_columns = TOP + NUM_TYPES  # the batched rules read the hand and the discard's top only
+    obs_columns = max(HAND, TOP) + NUM_TYPES  # the batched rules read the hand and the discard's top only
 
     def __init__(self, reference: bool = False) -> None:
         super().__init__(reference)
