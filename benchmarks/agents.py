@@ -10,8 +10,8 @@ The states are :func:`cardenvs.agents.states.decision_states`: half from
 random play, half from rule-guided play (20% random moves).  The per-row
 figure is the best of ``--repeats`` passes over the batch, the batched one
 the median of repeated calls for ``--seconds``; both decide the whole batch
-and return its actions (the timing checks they agree).  Push's rule agent is
-per-row only (its batched rules are not written yet): its row shows that.
+and return its actions (the timing checks they agree).  A rule agent
+without batched rules would be timed per row only (its row says so).
 """
 
 from __future__ import annotations

@@ -16,9 +16,8 @@ and its ``n_epochs`` update at a time) after one warm-up rollout; stage
 ``selfplay`` against a frozen snapshot of the learner, as the example's two
 stages do.  ``--agents reference`` plays the rule agents' per-row reference
 (``act_row``, the code before the batched rules), ``batched`` the batched
-rules (Push's rule agent is per-row either way); ``--advice all`` advises
-every game (as the committed baselines were trained), ``--set`` overrides a
-TrainConfig field (a lighter recipe, say).
+rules; ``--advice all`` advises every game (as the committed baselines were
+trained), ``--set`` overrides a TrainConfig field (a lighter recipe, say).
 
 It prints learner steps per wall-clock second and per CPU-second of its
 process (on a machine shared with other work the second is the steadier
@@ -163,7 +162,7 @@ def build(
     timers.wrap(model.policy, "predict_values", "forward")
     timers.wrap(model, "collect_rollouts", "collect")
     timers.wrap(model, "train", "update")
-    # a rule agent without batched rules (Push's, or the code before them) is per-row either way
+    # a rule agent without batched rules (the code before them) is per-row either way
     return model, env, cfg, agents if hasattr(rule, "reference") else "per-row"
 
 

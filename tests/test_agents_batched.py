@@ -18,10 +18,13 @@ import functools
 import numpy as np
 import pytest
 
+from cardenvs.agents import push as push_agent
+from cardenvs.agents.base import RuleAgent
 from cardenvs.agents.cancellation_hearts import MOON_OTHERS, MOON_SELF
 from cardenvs.agents.registry import rule_agent
 from cardenvs.agents.states import decision_states
 from cardenvs.cancellation_hearts import observation as HO
+from cardenvs.push import tables as PT
 
 ROWS = 3000  # per source (random, rule-guided): 6,000 decisions per config
 CONFIGS = [
@@ -33,7 +36,15 @@ CONFIGS = [
     ("spit_v0", {}),
     ("spit_v0", {"stockpiles": 4}),
     ("spit_v0", {"variant": "speed"}),
+    ("push_v0", {}),
+    ("push_v0", {"rounds": (3,)}),
+    ("push_v0", {"rounds": (4, 5)}),
 ]
+# How many of the actions legal somewhere a config's decisions must pick: most
+# of them, but for Push, where most legal actions are swaps and wild lay-offs
+# on the table melds, which the rule agent keeps for last (and there are 36
+# tables' worth of them).
+VARIETY = {"push_v0": 0.15}
 IDS = [
     f"{game.removesuffix('_v0')}-{'-'.join(f'{k}={v}' for k, v in config.items()) or 'default'}"
     for game, config in CONFIGS
@@ -51,9 +62,9 @@ def states(game: str, items: tuple) -> tuple[np.ndarray, np.ndarray]:
 
 def decisions(game: str, config: dict, obs: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(batched, per-row reference) decisions."""
-    batched = rule_agent(game, **config).act_batch(obs, mask)
-    reference = rule_agent(game, reference=True, **config).act_batch(obs, mask)
-    return batched, reference
+    agent, reference_agent = rule_agent(game, **config), rule_agent(game, reference=True, **config)
+    assert isinstance(agent, RuleAgent) and not agent.reference and reference_agent.reference
+    return agent.act_batch(obs, mask), reference_agent.act_batch(obs, mask)
 
 
 @pytest.mark.parametrize(("game", "config"), CONFIGS, ids=IDS)
@@ -64,7 +75,7 @@ def test_batched_rule_agent_equals_the_per_row_reference(game, config):
     np.testing.assert_array_equal(batched, reference)
     assert mask[np.arange(len(mask)), batched].all()
     # the decisions are varied: most of the game's actions are chosen somewhere
-    assert len(np.unique(batched)) >= 0.6 * mask.any(axis=0).sum()
+    assert len(np.unique(batched)) >= VARIETY.get(game, 0.6) * mask.any(axis=0).sum()
     agent = rule_agent(game, **config)
     # float32 observations, as the advised learner holds them (a strided slice)
     wide = np.concatenate([obs.astype(np.float32), np.zeros((len(obs), 3), np.float32)], axis=1)
@@ -100,7 +111,9 @@ def test_hearts_moon_choice_batched_equals_reference(num_players, target_score):
     assert 0.001 < (batched == MOON_OTHERS).mean() < 0.999
 
 
-@pytest.mark.parametrize(("game", "config"), [CONFIGS[0], CONFIGS[3], CONFIGS[5]], ids=[IDS[0], IDS[3], IDS[5]])
+@pytest.mark.parametrize(
+    ("game", "config"), [CONFIGS[0], CONFIGS[3], CONFIGS[5], CONFIGS[8]], ids=[IDS[0], IDS[3], IDS[5], IDS[8]]
+)
 def test_a_row_without_a_legal_action_is_refused(game, config):
     obs, mask = states(game, tuple(config.items()))
     mask = mask[:8].copy()
@@ -108,3 +121,99 @@ def test_a_row_without_a_legal_action_is_refused(game, config):
     with pytest.raises(ValueError, match="no legal action"):
         rule_agent(game, **config).act_batch(obs[:8], mask)
     assert len(rule_agent(game, **config).act_batch(obs[:0], mask[:0])) == 0
+
+
+PUSH_CONFIGS = [c for c in CONFIGS if c[0] == "push_v0"]
+
+
+def push_states() -> tuple[np.ndarray, np.ndarray]:
+    parts = [states(game, tuple(config.items())) for game, config in PUSH_CONFIGS]
+    return np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
+
+
+def test_push_action_tables_agree_with_the_action_texts():
+    """The batched Push rules read per-action tables and id blocks where the
+    reference reads the action texts: every action says the same both ways."""
+    agent = rule_agent("push_v0")
+    words = agent.words
+    naturals = ("nat", "C", "D", "H", "S")
+    blocks = [
+        ("take", PT.TAKE, PT.TAKE + 1),
+        ("push", PT.PUSH, PT.PUSH + 1),
+        ("discard", PT.DISCARD0, PT.SET0),
+        ("set", PT.SET0, PT.RUN0),
+        ("run", PT.RUN0, PT.ADD0),
+        ("add", PT.ADD0, PT.END_SET),
+        ("end", PT.END_SET, PT.FILL0),
+        ("fill", PT.FILL0, PT.MELD0),
+    ]
+    for kind, lo, hi in blocks:
+        assert {w[0] for w in words[lo:hi]} == {kind}
+    assert {w[0] for w in words[PT.MELD0 :]} == {"layoff", "swap"}
+    for a, w in enumerate(words):
+        natural = (w[0] in ("add", "fill") and w[1] in naturals) or (w[0] == "layoff" and w[-1] in naturals)
+        assert bool(push_agent.NATURAL[a]) == natural, agent.texts[a]
+        if w[0] in ("set", "run"):
+            assert push_agent.SPAN[a] == agent._span(a), agent.texts[a]
+        if w[0] == "discard":
+            card = agent._card(w[1])
+            assert card == a - PT.DISCARD0
+            penalty = 2 * push_agent.NATURAL_PENALTY[card % 13]
+            lone, paired = (-1, -1) if push_agent.is_wild(card) else (penalty, penalty // 2)
+            assert (push_agent.LONE_VALUE[card], push_agent.PAIRED_VALUE[card]) == (lone, paired)
+
+
+def test_push_decisions_take_every_rule():
+    """On the reached states, the decisions go through each of the rules: both
+    draws, natural and wild fills and adds, ending a set instead of adding a
+    wild, sets, the longest of runs of different spans, natural lay-offs on
+    sets and runs, discards."""
+    obs, mask = push_states()
+    chosen = rule_agent("push_v0").act_batch(obs, mask)
+    kind, natural = PT.ACTION_KIND[chosen], push_agent.NATURAL[chosen].astype(bool)
+    assert (chosen == PT.TAKE).sum() > 100 and (chosen == PT.PUSH).sum() > 100
+    for k in (PT.ACT_FILL, PT.ACT_ADD, PT.ACT_LAY_OFF_SET, PT.ACT_LAY_OFF_RUN):
+        assert (natural & (kind == k)).sum() > 20, k
+    for k in (PT.ACT_FILL, PT.ACT_ADD):
+        assert (~natural & (kind == k)).sum() > 20, k
+    wild_add = mask[:, PT.ADD0 + 4 : PT.END_SET].any(axis=1) & ~mask[:, PT.ADD0 : PT.ADD0 + 4].any(axis=1)
+    assert (wild_add & (chosen == PT.END_SET)).sum() > 10
+    assert (kind == PT.ACT_DECLARE_SET).sum() > 100 and (kind == PT.ACT_DISCARD).sum() > 1000
+    runs = chosen[kind == PT.ACT_DECLARE_RUN]
+    first_run = mask[kind == PT.ACT_DECLARE_RUN, PT.RUN0 : PT.ADD0].argmax(axis=1) + PT.RUN0
+    longer = push_agent.SPAN[runs] > push_agent.SPAN[first_run]
+    assert len(runs) > 100 and longer.sum() > 50
+
+
+def test_push_random_masks_batched_equals_reference():
+    """Reached observations with random masks (any mix of action kinds, each
+    row its own density, draws mostly cleared, natural discards cleared in
+    some rows): the batched rules still decide as the reference, through its
+    rare branches too (a wild discarded, the first legal action when no rule
+    applies, as when an owed wild must be placed)."""
+    obs, _ = push_states()
+    rng = np.random.default_rng(15)
+    density = np.exp(rng.uniform(np.log(0.0005), np.log(0.05), len(obs)))
+    mask = rng.random((len(obs), PT.NUM_ACTIONS)) < density[:, None]
+    mask[rng.random(len(obs)) < 0.9, : PT.DISCARD0] = False
+    mask[np.ix_(rng.random(len(obs)) < 0.3, PT.DISCARD0 + np.flatnonzero(~PT.IS_WILD))] = False  # wilds only
+    mask[np.arange(len(obs)), rng.integers(PT.NUM_ACTIONS, size=len(obs))] = True
+    batched, reference = decisions("push_v0", {}, obs, mask)
+    np.testing.assert_array_equal(batched, reference)
+    kind = PT.ACTION_KIND[batched]
+    assert np.isin(kind, [PT.ACT_SWAP_RUN, PT.ACT_SWAP_SET]).sum() > 100
+    assert PT.IS_WILD[batched[kind == PT.ACT_DISCARD] - PT.DISCARD0].sum() > 10
+    assert len(np.unique(kind)) == 12
+
+
+def test_push_arrays_of_the_wrong_shape_are_refused():
+    obs, mask = states("push_v0", ())
+    agent = rule_agent("push_v0")
+    for bad_obs, bad_mask in [
+        (obs[:4, :100], mask[:4]),  # too few columns for the hand and the discard's top
+        (obs[:4], mask[:4, :-1]),  # not Push's actions
+        (obs[:4], mask[:3]),
+        (obs[0], mask[0]),
+    ]:
+        with pytest.raises(ValueError):
+            agent.act_batch(bad_obs, bad_mask)

@@ -5,7 +5,7 @@ evaluation.
   batched too), :class:`RandomAgent`, :class:`PolicyAgent` (a trained
   MaskablePPO policy, or a frozen copy of one for self-play).
 - :mod:`cardenvs.agents.pepper`: :class:`PepperRuleAgent`, a rule-based Pepper player
-  (the Hearts and Spit ones beside it; each decides a whole batch in one
+  (the Hearts, Push and Spit ones beside it; each decides a whole batch in one
   compiled pass, its per-row reference kept as ``act_row``).
 - :mod:`cardenvs.agents.states`: reachable decision states for testing and timing agents.
 - :mod:`cardenvs.agents.seat_env`: the learner envs, one learner seat with agents

@@ -39,14 +39,27 @@ class RuleAgent(Agent):
     rules, or the reference with ``reference=True``."""
 
     name = "rule"
+    #: The batched rules read only the observation's first ``obs_columns``
+    #: columns (None: all): only those are converted, when the observations
+    #: come as floats (the advised learner's), which would otherwise cost more
+    #: than the decisions.
+    obs_columns: int | None = None
 
     def __init__(self, reference: bool = False):
         self.reference = reference
 
     def act_batch(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """Raises ValueError for arrays of the wrong shape (the kernels do not
+        check their indices) or a row without a legal action."""
         obs, mask = np.asarray(obs), np.asarray(mask, bool)
+        if obs.ndim != 2 or mask.ndim != 2 or len(obs) != len(mask):
+            raise ValueError(f"need observations (N, obs_size) and masks (N, n_actions), got {obs.shape}, {mask.shape}")
+        if self.obs_columns is not None and obs.shape[1] < self.obs_columns:
+            raise ValueError(f"observations of {obs.shape[1]} columns: the rules read the first {self.obs_columns}")
         if self.reference:
             return np.array([self.act_row(o, m) for o, m in zip(obs, mask)], dtype=np.int64)
+        if self.obs_columns is not None:
+            obs = obs[:, : self.obs_columns]
         if obs.dtype not in (np.int8, np.int16):  # one compiled variant per dtype: keep them few
             obs = obs.astype(np.int16)
         out = np.empty(len(mask), np.int64)

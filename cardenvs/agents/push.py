@@ -13,33 +13,74 @@ Strategy (:class:`PushRuleAgent`), read from its own observation and mask:
   for its own melds.  It never swaps (simple and safe).
 * **Discard:** the natural card with the highest penalty that pairs with
   nothing in hand (K..10: 10, 9..3: 5, A: 15); wilds last.
+
+The rules are written twice: :meth:`PushRuleAgent.act_row` decides one row
+in Python from the action texts (the reference), :func:`decide_rows` a whole
+batch in one compiled pass from per-action tables built once from
+:mod:`cardenvs.push.tables`; ``tests/test_agents_batched.py`` checks that
+they agree.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from cardenvs.core.jit import kernel
+from cardenvs.push.observation import HAND, TOP
 from cardenvs.push.rules import PushRules
+from cardenvs.push.tables import (
+    ACT_ADD,
+    ACT_DECLARE_RUN,
+    ACT_FILL,
+    ACT_LAY_OFF_RUN,
+    ACT_LAY_OFF_SET,
+    ACTION_ARG,
+    ACTION_KIND,
+    ACTION_SUBARG,
+    ADD0,
+    DISCARD0,
+    END_SET,
+    FILL0,
+    IS_WILD,
+    JOKER,
+    MELD0,
+    MELD_BLOCK,
+    NUM_ACTIONS,
+    NUM_TYPES,
+    PUSH,
+    RUN0,
+    SET0,
+    SPAN_HI,
+    SPAN_LO,
+    TAKE,
+)
 
-from .base import Agent
+from .base import RuleAgent
 
 NATURAL_PENALTY = np.array([0, 5, 5, 5, 5, 5, 5, 5, 10, 10, 10, 10, 15])  # ranks 2..A (2 is wild)
-JOKER = 52
 
 
 def is_wild(card: int) -> bool:
     return card == JOKER or card % 13 == 0
 
 
-class PushRuleAgent(Agent):
+class PushRuleAgent(RuleAgent):
     name = "rule"
+    obs_columns = max(HAND, TOP) + NUM_TYPES  # the batched rules read the hand and the discard's top only
 
-    def __init__(self) -> None:
+    def __init__(self, reference: bool = False) -> None:
+        super().__init__(reference)
         rules = PushRules()
         self.texts = [rules.action_to_str(a) for a in range(rules.num_actions)]
         self.words = [t.split() for t in self.texts]
 
-    def act(self, obs: np.ndarray, mask: np.ndarray) -> int:
+    def _decide(self, obs: np.ndarray, mask: np.ndarray, out: np.ndarray) -> None:
+        if mask.shape[1] != NUM_ACTIONS:
+            raise ValueError(f"Push masks have {NUM_ACTIONS} actions, got {mask.shape[1]}")
+        # as bytes (a free view): the kernel ORs them together to skip blocks without a legal action
+        decide_rows(obs, np.ascontiguousarray(mask).view(np.uint8), out)
+
+    def act_row(self, obs: np.ndarray, mask: np.ndarray) -> int:
         legal = [int(a) for a in np.flatnonzero(mask)]
         hand = obs[:53]
         by_kind: dict[str, list[int]] = {}
@@ -102,3 +143,131 @@ class PushRuleAgent(Agent):
         if text == "JK":
             return JOKER
         return "CDHS".index(text[1]) * 13 + "23456789TJQKA".index(text[0])
+
+
+# ---------------------------------------------------------------- the batched rules
+# The same decisions as PushRuleAgent.act_row, row by row in one compiled
+# pass.  The kinds of action sit in blocks of ids (tables.py: draws,
+# discards, declares, adds, end, fills, then 55 actions per table meld), so
+# each rule scans only its kind's block, in id order ("the first legal" of a
+# kind is the lowest id, as in the reference's lists).  What the reference
+# reads from an action's text is precomputed per action id from the action
+# tables of tables.py:
+
+
+def _natural() -> np.ndarray:
+    """Per action: it places a natural card (an add, fill or lay-off of a natural; the reference reads
+    "nat" or a suit letter C D H S in its text)."""
+    kind, arg, subarg = ACTION_KIND, ACTION_ARG, ACTION_SUBARG
+    return (
+        ((kind == ACT_ADD) & (arg < 4))  # add C..S (then 2C..JK: the wilds)
+        | ((kind == ACT_FILL) & (arg == 0))  # fill nat
+        | ((kind == ACT_LAY_OFF_SET) & (subarg < 4))  # layoff m C..S
+        | ((kind == ACT_LAY_OFF_RUN) & (subarg % 6 == 0))  # layoff m low/high nat
+    )
+
+
+NATURAL = _natural().astype(np.uint8)
+# a declared run's span in positions (a low ace is position 0, a high ace 13; a set counts 3)
+SPAN = np.where(ACTION_KIND == ACT_DECLARE_RUN, SPAN_HI[ACTION_SUBARG] - SPAN_LO[ACTION_SUBARG] + 1, 3)
+# a card type's discard value in half points (the reference's doubled, so integers): twice its penalty
+# when it pairs with nothing in hand, its penalty when it does; wilds -1, below every natural
+LONE_VALUE = np.where(IS_WILD, -1, 2 * NATURAL_PENALTY[np.arange(NUM_TYPES) % 13])
+PAIRED_VALUE = np.where(IS_WILD, -1, NATURAL_PENALTY[np.arange(NUM_TYPES) % 13])
+
+
+# where the naturals are laid off in each table meld's block of actions (the same in every block)
+LAYOFF_OFFSETS = np.flatnonzero(NATURAL[MELD0 : MELD0 + MELD_BLOCK])
+assert (NATURAL[MELD0:].reshape(-1, MELD_BLOCK) == NATURAL[MELD0 : MELD0 + MELD_BLOCK]).all()
+
+# The scans below run over constant id ranges (the blocks of tables.py), which
+# lets the compiler drop the negative-index checks and turn the "is anything
+# legal in this block" passes into a few vector operations: a row skips the
+# hundreds of runs and table-meld actions it cannot take in a few dozen
+# cycles.
+
+
+@kernel
+def decide_rows(obs, mask, out):
+    """``out[i]``: the rule agent's action for ``obs[i]``, ``mask[i]`` (uint8; -1: none)."""
+    for i in range(obs.shape[0]):
+        out[i] = _decide_row(obs[i], mask[i])
+
+
+@kernel
+def _decide_row(obs, mask):
+    if mask[TAKE] or mask[PUSH]:
+        return _draw(obs, mask)
+    # building a meld: a run's fill, else a set's add; naturals first
+    first = _first(mask, FILL0, MELD0, False)
+    if first >= 0:
+        natural = _first(mask, FILL0, MELD0, True)
+        return natural if natural >= 0 else first
+    first = _first(mask, ADD0, END_SET, False)
+    if first >= 0:
+        natural = _first(mask, ADD0, END_SET, True)
+        return natural if natural >= 0 else END_SET if mask[END_SET] else first
+    if mask[END_SET]:
+        return END_SET
+    first = _first(mask, SET0, RUN0, False)  # every set spans 3: the first one
+    if first >= 0:
+        return first
+    legal = 0
+    for a in range(RUN0, ADD0):
+        legal |= mask[a]
+    if legal:
+        best = -1
+        for a in range(RUN0, ADD0):  # the longest run, the lowest id among equals
+            if mask[a] and (best < 0 or SPAN[a] > SPAN[best]):
+                best = a
+        return best
+    legal = 0
+    for block in range(MELD0, NUM_ACTIONS, MELD_BLOCK):
+        for j in LAYOFF_OFFSETS:
+            legal |= mask[block + j]
+    if legal:
+        return _first(mask, MELD0, NUM_ACTIONS, True)  # the first natural laid off
+    a = _discard(obs, mask)
+    return a if a >= 0 else _first(mask, 0, NUM_ACTIONS, False)
+
+
+@kernel
+def _first(mask, lo, hi, natural):
+    """The lowest legal action in ``lo..hi-1`` (placing a natural card, if ``natural``); -1 none."""
+    for a in range(lo, hi):
+        if mask[a] and (NATURAL[a] or not natural):
+            return a
+    return -1
+
+
+@kernel
+def _draw(obs, mask):
+    """Take a wild discard or one that matches the rank of a card in hand, else push."""
+    useful = False
+    for c in range(NUM_TYPES):
+        if obs[TOP + c] != 0:  # the top card (the first, as the reference reads the one-hot)
+            useful = c == JOKER or c % 13 == 0
+            if not useful and c != JOKER:
+                for s in range(4):
+                    if obs[HAND + s * 13 + c % 13] > 0:
+                        useful = True
+            break
+    if useful and mask[TAKE]:
+        return TAKE
+    return PUSH if mask[PUSH] else TAKE
+
+
+@kernel
+def _discard(obs, mask):
+    """The legal discard of the highest value (the highest id among equals); -1 none."""
+    best, best_value = -1, -2
+    for a in range(DISCARD0, SET0):
+        if mask[a]:
+            card = a - DISCARD0
+            count = 0
+            for s in range(4):
+                count += obs[HAND + s * 13 + card % 13]
+            value = LONE_VALUE[card] if count <= 1 else PAIRED_VALUE[card]
+            if value >= best_value:
+                best, best_value = a, value
+    return best
