@@ -3,7 +3,9 @@
 For each decision: sample ``worlds`` complete states consistent with what
 the acting seat saw (:func:`cardenvs.search.sample_worlds`), play every
 legal action in every world, then play the hand out with a rollout policy
-(``"random"``), and pick the action with the best mean outcome: the change
+(``"random"`` legal moves, ``"rule"``: the game's rule agent in every seat,
+or any :class:`~cardenvs.agents.base.Agent`, e.g. a trained
+:class:`~cardenvs.agents.policy.PolicyAgent`), and pick the action with the best mean outcome: the change
 of the acting seat's (side's) score over the rest of the hand, negated
 where the lowest score wins.  All worlds x actions of all games deciding
 at once are one batch for the engine.
@@ -31,20 +33,32 @@ PLAY_PHASE = {"pepper_v0": 2, "cancellation_hearts_v0": 1}
 
 class PIMCAgent(Agent):
     """``PIMCAgent(game, worlds=K, rollout="random", budget=None, seed=0)``:
-    ``budget`` seconds per call of :meth:`act_states` (None: one batch of
-    ``worlds``); with a budget, batches of ``worlds`` are added while time is left."""
+    ``rollout`` ``"random"``, ``"rule"`` or an agent (its ``act_batch`` plays
+    every seat of the rollouts); ``budget`` seconds per call of
+    :meth:`act_states` (None: one batch of ``worlds``); with a budget,
+    batches of ``worlds`` are added while time is left."""
 
     def __init__(
-        self, game: str, worlds: int = 32, rollout: str = "random", budget: float | None = None, seed=0, **config
+        self,
+        game: str,
+        worlds: int = 32,
+        rollout: str | Agent = "random",
+        budget: float | None = None,
+        seed=0,
+        **config,
     ):
         super().__init__()
-        if rollout != "random":
-            raise ValueError("rollout must be 'random'")
+        if not (rollout in ("random", "rule") or isinstance(rollout, Agent)):
+            raise ValueError(f"rollout must be 'random', 'rule' or an Agent, got {rollout!r}")
+        if game not in PLAY_PHASE:
+            raise ValueError(f"PIMC plays {sorted(PLAY_PHASE)}, not {game!r}")
         self.game, self.worlds, self.budget = game, worlds, budget
         self.rules = rules_class(game)(**config)
         self.rng = np.random.default_rng(seed)
         self.fallback = make_agent(game, "rule", seed=seed, **config)
-        self.name = f"pimc{worlds}"
+        self.rollout = None if rollout == "random" else self.fallback if rollout == "rule" else rollout
+        label = "" if rollout == "random" else f"-{getattr(self.rollout, 'name', 'agent')}"
+        self.name = f"pimc{worlds}{label}"
 
     def act_batch(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
         raise NotImplementedError("PIMC needs the engine state: use act_states(rules, state, seats)")
@@ -94,20 +108,38 @@ class PIMCAgent(Agent):
             value[fresh] = sign * (rules.seat_scores(runs)[fresh, seat[fresh]] - before[fresh])
             if not np.isnan(value).any():
                 break
-            noise = self.rng.random(runs.legal.shape)
-            rules.step(runs, np.where(runs.legal, noise, -1.0).argmax(axis=1))
+            rules.step(runs, self._rollout_actions(rules, runs))
         totals = np.zeros(legal.shape)
         np.add.at(totals, (world_of // k, action), np.nan_to_num(value))
         return totals
+
+    def _rollout_actions(self, rules, runs) -> np.ndarray:
+        """The rollout policy's move in every game of ``runs`` that has one."""
+        if self.rollout is None:
+            noise = self.rng.random(runs.legal.shape)
+            return np.where(runs.legal, noise, -1.0).argmax(axis=1)
+        actions = np.zeros(runs.batch, np.int64)
+        live = np.flatnonzero(runs.legal.any(axis=1))
+        if live.size:
+            seen = rules.observe(runs, runs.current[live], live)
+            actions[live] = self.rollout.act_batch(seen, runs.legal[live])
+        return actions
 
 
 def play_match(game: str, agent: PIMCAgent, opponent: Agent, num_games: int, seed: int, **config) -> tuple[int, int]:
     """``agent`` against ``opponent`` (partnerships: agent's team = seats
     ``g % 2`` and ``g % 2 + 2`` in game g; else agent at seat ``g % n``),
-    all games at once.  Returns (games agent won, games)."""
+    all games at once (Cancellation Hearts: with the
+    :class:`~cardenvs.search.cancellation_hearts.Tracker` of what each seat
+    saw, which its sampler needs).  Returns (games agent won, games)."""
     rules = rules_class(game)(**config)
     state = rules.new_state(num_games, np.random.default_rng(seed))
     rules.reset(state, np.arange(num_games))
+    known = {}
+    if game == "cancellation_hearts_v0":
+        from ..search.cancellation_hearts import Tracker
+
+        known["tracker"] = Tracker(rules, num_games)
     n = rules.num_players
     g = np.arange(num_games)
     mine = np.zeros((num_games, n), bool)
@@ -120,11 +152,14 @@ def play_match(game: str, agent: PIMCAgent, opponent: Agent, num_games: int, see
         theirs = live[~mine[live, state.current[live]]]
         actions = np.zeros(num_games, np.int64)
         if ours.size:
-            actions[ours] = agent.act_states(rules, state, ours)
+            actions[ours] = agent.act_states(rules, state, ours, **known)
         if theirs.size:
             actions[theirs] = opponent.act_batch(
                 rules.observe(state, state.current[theirs], theirs), state.legal[theirs]
             )
+        if known:  # the tracker watches every game (finished games are not stepped)
+            outcome += known["tracker"].step(rules, state, actions)
+            continue
         part = state.select(live)
         outcome[live] += rules.step(part, actions[live])
         state.assign(live, part)

@@ -62,6 +62,12 @@ class Tracker:
         self.voids[rows] = False
         self.played[rows] = 0
 
+    def select(self, rows) -> Tracker:
+        """A tracker of the games in ``rows`` (copies), as ``BatchState.select``."""
+        part = Tracker.__new__(Tracker)
+        part.voids, part.played = self.voids[rows], self.played[rows]
+        return part
+
     def step(self, rules, state: BatchState, actions: np.ndarray) -> np.ndarray:
         actions = np.asarray(actions, np.int64)
         rows = np.flatnonzero((state.phase == PLAYING) & ~state.done)
