@@ -1,20 +1,42 @@
-"""PIMC vs the rule agent in Pepper (4 players, default config), seats alternating.
+"""PIMC against another agent (default config: 4-player Pepper, 6-player
+Cancellation Hearts), seats rotated, with the Wilson 95% interval and the
+decision rate.
 
-python benchmarks/pimc_match.py GAMES SEED WORLDS   # e.g. 1000 4242 32
+    python benchmarks/pimc_match.py --game pepper_v0 --games 1000 --seed 4242 --worlds 32 --rollout random
+    python benchmarks/pimc_match.py --game cancellation_hearts_v0 --games 300 --seed 5151 --worlds 16 --rollout rule
+    python benchmarks/pimc_match.py --opponent ppo ...     # against the committed PPO baseline
+
+Seeds: tune on others; the README's figures come from seeds used for nothing else.
 """
 
-import sys
+from __future__ import annotations
+
+import argparse
 import time
 
-from cardenvs.agents.evaluation import wilson_interval
+from cardenvs.agents.evaluation import MatchResult
 from cardenvs.agents.pimc import PIMCAgent, play_match
 from cardenvs.agents.registry import make_agent
 
-n = int(sys.argv[1])
-seed = int(sys.argv[2])
-a = PIMCAgent("pepper_v0", worlds=int(sys.argv[3]), seed=seed)
-t = time.perf_counter()
-w, n = play_match("pepper_v0", a, make_agent("pepper_v0", "rule"), n, seed=seed)
-lo, hi = wilson_interval(w, n)
-print(f"pepper 4p: PIMC({sys.argv[3]} worlds, random rollout) vs rule: won {w}/{n} = {w / n:.3f}", flush=True)
-print(f"95% Wilson [{lo:.3f}, {hi:.3f}], {time.perf_counter() - t:.0f}s", flush=True)
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--game", default="pepper_v0", choices=["pepper_v0", "cancellation_hearts_v0"])
+    p.add_argument("--games", type=int, default=1000)
+    p.add_argument("--seed", type=int, default=4242)
+    p.add_argument("--worlds", type=int, default=32)
+    p.add_argument("--rollout", default="random", choices=["random", "rule"])
+    p.add_argument("--opponent", default="rule", help="rule, random or ppo (the committed baseline)")
+    args = p.parse_args()
+    agent = PIMCAgent(args.game, worlds=args.worlds, rollout=args.rollout, seed=args.seed)
+    opponent = make_agent(args.game, args.opponent, seed=args.seed + 1)
+    start = time.perf_counter()
+    wins, games = play_match(args.game, agent, opponent, args.games, seed=args.seed)
+    seconds = time.perf_counter() - start
+    chance = 0.5 if agent.rules.partnerships else 1 / agent.rules.num_players
+    result = MatchResult(agent.name, opponent.name, games, wins, 0, float("nan"), float("nan"), chance=chance)
+    print(f"{args.game}: {result.verdict()}; seed {args.seed}, {seconds:.0f} s", flush=True)
+
+
+if __name__ == "__main__":
+    main()

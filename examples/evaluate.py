@@ -30,21 +30,27 @@ def evaluate(game: str, specs: list[str], games: int, seed: int, config: dict) -
     table = tournament(game, agents, games, seed=seed, **config)
     text = format_table(agents, table)
     details = [str(r) for row in table for r in row if r is not None]
+    verdicts = [r.verdict() for row in table for r in row if r is not None and r.agent == "ppo"]
     cfg = ", ".join(f"{k}={v!r}" for k, v in config.items()) or "default config"
     return (
-        f"**{game}** ({cfg}; {games} games per pairing, seats rotated; "
-        f"{time.perf_counter() - t0:.0f}s)\n\n{text}\n\n" + "\n".join(f"- {d}" for d in details) + "\n"
+        f"**{game}** ({cfg}; {games} games per pairing, seats rotated, seed {seed}; "
+        f"{time.perf_counter() - t0:.0f}s)\n\n{text}\n\n"
+        + "".join(f"**{v}**\n\n" for v in verdicts)
+        + "\n".join(f"- {d}" for d in details)
+        + "\n"
     )
 
 
 INTRO = """Produced by `{command}` with the committed checkpoints
-(`agents/checkpoints/`): full games with default options, seats rotated;
+(`agents/checkpoints/`) on seeds never used in training or model
+selection (training ran on seeds below 100 and selected on seed + 7): full
+games with default options, seats rotated;
 the win rate of the row agent against the column agent, with Wilson 95%
 intervals. In Pepper and Push one agent plays a whole team; in
 Cancellation Hearts the row agent holds one seat against five copies of
 the column agent (chance: 1 in 6), so its mean score next to the
 opponents' mean says more. `ppo` is the rule-advised MaskablePPO baseline
-(`agents/advice.py`); Spit's samples its moves (played greedily it settles
+(`cardenvs/agents/advice.py`); Spit's samples its moves (played greedily it settles
 into waiting). Training: `examples/train_<game>.py` (learning curves and
 summaries beside the checkpoints).
 """
