@@ -63,6 +63,16 @@ class BatchState:
             made = self._bundles[kind] = kind(*(getattr(self, f) for f in kind._fields))
         return made
 
+    def every_row(self) -> np.ndarray:
+        """``np.arange(batch)``, made once (like a bundle): the rows argument
+        of a kernel called for the whole batch.  Shared: never write to it
+        (not flagged read-only, as numba would compile every kernel taking
+        it a second time for a read-only array type)."""
+        rows = self._bundles.get("every_row")
+        if rows is None:
+            rows = self._bundles["every_row"] = np.arange(self.batch)
+        return rows
+
     def copy(self) -> BatchState:
         new = copy.copy(self)
         for k, v in vars(self).items():
