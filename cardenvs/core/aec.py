@@ -85,9 +85,9 @@ class CardGameAECEnv(RulesView, AECEnv):
                 raise
             return self._end_by_illegal_action(agent)
         self._cumulative_rewards[agent] = 0.0
-        rewards = self.rules.step(state, np.array([a]))[0]
-        if rewards.any():
-            self.rewards = dict(zip(self.possible_agents, rewards.tolist()))
+        rewards = self.rules.step(state, np.array([a]))[0].tolist()
+        if any(rewards):
+            self.rewards = dict(zip(self.possible_agents, rewards))
             self._accumulate_rewards()
         else:  # the usual step: nobody scores (adding zeros would change nothing)
             self.rewards = dict.fromkeys(self.possible_agents, 0.0)

@@ -35,7 +35,7 @@ from pettingzoo import AECEnv, ParallelEnv
 from .engine import VectorEnv, final_info
 from .errors import IllegalActionError
 from .game import BatchState, TurnBasedRules
-from .options import action_array, action_id
+from .options import action_array, action_id, legal_int64
 from .view import RulesView
 
 
@@ -167,16 +167,21 @@ class SimultaneousVectorEnv(VectorEnv):
 
     def step(self, actions: np.ndarray):
         state = self._require_state()
-        actions, forfeit = check_joint_actions(self.rules, state.legal, actions, self.illegal_action)
-        rewards = self.rules.step(state, actions)
-        ended = forfeit.any(axis=1)
-        if ended.any():  # illegal_action="terminate": the offenders -1, everyone else 0, the game over
-            rewards[ended] = np.where(forfeit[ended], -1.0, 0.0)
-        done = state.done | ended
-        truncated = state.done & state.truncated & ~ended
+        if legal_int64(actions, state.legal):  # the usual step: every action legal, nobody forfeits
+            rewards = self.rules.step(state, actions.copy())
+            done = state.done.copy()
+            truncated = state.done & state.truncated
+        else:
+            actions, forfeit = check_joint_actions(self.rules, state.legal, actions, self.illegal_action)
+            rewards = self.rules.step(state, actions)
+            ended = forfeit.any(axis=1)
+            if ended.any():  # illegal_action="terminate": the offenders -1, everyone else 0, the game over
+                rewards[ended] = np.where(forfeit[ended], -1.0, 0.0)
+            done = state.done | ended
+            truncated = state.done & state.truncated & ~ended
         terminated = done & ~truncated
         info: dict[str, Any] = {}
-        if done.any():
+        if np.count_nonzero(done):
             rows = np.flatnonzero(done)
             info = final_info(self.rules, state, done, self._cast(self.rules.observe(state, rows)))
             self.rules.reset(state, rows)
