@@ -229,10 +229,14 @@ class TurnBasedRules(GameRules):
         Returns the rewards ``(B, num_players)``."""
         actions = np.asarray(actions, np.int64)
         rewards = np.zeros((state.batch, self.num_players), np.float32)
-        for ph, fn in handlers:
-            if not state.done.any() and (state.phase == ph).all():
-                fn(state, np.arange(state.batch), actions, rewards)
-                return rewards
+        # (np.count_nonzero, not .any()/.all(): a ufunc reduction costs ~1 us at batch 1)
+        if not np.count_nonzero(state.done):
+            phase = state.phase[0]
+            if state.batch == 1 or not np.count_nonzero(state.phase != phase):
+                for ph, fn in handlers:
+                    if ph == phase:
+                        fn(state, state.every_row(), actions, rewards)
+                        return rewards
         active = np.flatnonzero(~state.done)
         phase = state.phase[active]
         for ph, fn in handlers:
