@@ -93,6 +93,73 @@ def measure_parallel(module, name: str, config: dict, seconds: float, warmup: fl
     return tp.Result("cardenvs parallel", name, 1, steps, games, elapsed)
 
 
+def floor_env(num_agents: int, num_actions: int, obs_size: int, obs_dtype: np.dtype):
+    """A PettingZoo AEC env with no rules at all, for the floor of the AEC
+    loop: observing copies a preset observation and mask (as a real env hands
+    out fresh arrays), stepping checks the action and passes the turn.  A
+    game ends after 1,000 steps."""
+    from pettingzoo import AECEnv
+
+    class FloorEnv(AECEnv):
+        metadata = {"name": "floor"}
+
+        def __init__(self) -> None:
+            self.possible_agents = [f"player_{i}" for i in range(num_agents)]
+            self._obs = np.zeros(obs_size, obs_dtype)
+            self._mask = np.zeros(num_actions, np.int8)
+            self._mask[: max(1, num_actions // 4)] = 1
+
+        def reset(self, seed=None, options=None) -> None:
+            self.agents = self.possible_agents[:]
+            self.rewards = dict.fromkeys(self.agents, 0.0)
+            self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
+            self.terminations = dict.fromkeys(self.agents, False)
+            self.truncations = dict.fromkeys(self.agents, False)
+            self.infos = {a: {} for a in self.agents}
+            self.agent_selection = self.agents[0]
+            self._turn = 0
+
+        def observe(self, agent):
+            return {"observation": self._obs.copy(), "action_mask": self._mask.copy()}
+
+        def step(self, action) -> None:
+            if self.terminations[self.agent_selection]:
+                return self._was_dead_step(action)
+            if not self._mask[action]:
+                raise ValueError("illegal")
+            self._turn += 1
+            if self._turn >= 1000:
+                self.terminations = dict.fromkeys(self.agents, True)
+            else:
+                self.agent_selection = self.possible_agents[self._turn % num_agents]
+
+    return FloorEnv()
+
+
+def measure_floor(name: str, config: dict, seconds: float, warmup: float) -> tp.Result:
+    """The benchmark's AEC loop over :func:`floor_env` shaped like game
+    ``name`` (agents, actions, observation): what any PettingZoo AEC env
+    costs in this loop before it applies a rule."""
+    import cardenvs
+
+    raw = cardenvs.make(name, **config).unwrapped
+    space = raw.observation_space(raw.possible_agents[0])["observation"]
+    module = type(
+        "FloorModule",
+        (),
+        {
+            "raw_env": staticmethod(
+                lambda **_: floor_env(
+                    len(raw.possible_agents), raw.action_space(raw.possible_agents[0]).n, space.shape[0], space.dtype
+                )
+            )
+        },
+    )
+    r = tp.measure_aec(module, name, {}, seconds, warmup, raw=True)
+    r.engine = "AEC loop floor (no rules)"
+    return r
+
+
 def measure_vector1(name: str, config: dict, seconds: float, warmup: float) -> tp.Result:
     """The vector engine at batch 1 (throughput.py's loop), in decisions: a
     simultaneous game's batch step is one decision per player."""
@@ -118,6 +185,7 @@ def paths(name: str) -> list[tuple[str, Callable[[float, float], tp.Result]]]:
     if GAMES[name].simultaneous:
         out.append(("parallel_env()", lambda s, w: measure_parallel(module, name, config, s, w)))
     out.append(("vector batch 1", lambda s, w: measure_vector1(name, config, s, w)))
+    out.append(("AEC loop floor (no rules)", lambda s, w: measure_floor(name, config, s, w)))
     return out
 
 
