@@ -269,7 +269,7 @@ class TurnBasedRules(GameRules):
         orders = shuffled_orders(self.deck, state.rng, len(rows))
         k = state.deals[rows]
         fixed = k < state.fixed_count[rows]
-        if fixed.any():
+        if np.count_nonzero(fixed):
             orders[fixed] = state.fixed_decks[rows[fixed], k[fixed]]
         state.deals[rows] += 1
         return orders
