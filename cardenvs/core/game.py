@@ -231,8 +231,8 @@ class TurnBasedRules(GameRules):
         rewards = np.zeros((state.batch, self.num_players), np.float32)
         # (np.count_nonzero, not .any()/.all(): a ufunc reduction costs ~1 us at batch 1)
         if not np.count_nonzero(state.done):
-            phase = state.phase[0]
-            if state.batch == 1 or not np.count_nonzero(state.phase != phase):
+            phase = state.phase[0] if state.batch else handlers[0][0]  # (no rows: the first handler, as ever)
+            if state.batch <= 1 or not np.count_nonzero(state.phase != phase):
                 for ph, fn in handlers:
                     if ph == phase:
                         fn(state, state.every_row(), actions, rewards)
