@@ -201,8 +201,11 @@ def mean_game_length(name: str, config: dict, batch: int, max_seconds: float) ->
 
 # --------------------------------------------------------------------------
 # Our AEC env (batch of one, PettingZoo API)
-def measure_aec(module, name: str, config: dict, seconds: float, warmup: float) -> Result:
-    env = module.env(**config)
+def measure_aec(module, name: str, config: dict, seconds: float, warmup: float, raw: bool = False) -> Result:
+    """Random legal play through the AEC env as users build it (``module.env``,
+    the same as ``cardenvs.make(name)``: PettingZoo's wrappers included), or
+    with ``raw`` the unwrapped ``module.raw_env``."""
+    env = (module.raw_env if raw else module.env)(**config)
     env.reset(seed=0)
     rnd = random.Random(0)
 
@@ -232,12 +235,15 @@ def measure_aec(module, name: str, config: dict, seconds: float, warmup: float) 
 
     run(warmup)
     steps, games, elapsed = run(seconds)
-    return Result("cardenvs AEC", name, 1, steps, games, elapsed, steps_per_game=(steps / games) if games else None)
+    engine = "cardenvs AEC raw_env" if raw else "cardenvs AEC"
+    return Result(engine, name, 1, steps, games, elapsed, steps_per_game=(steps / games) if games else None)
 
 
 # --------------------------------------------------------------------------
 # Peers
-def measure_openspiel(seconds: float, warmup: float) -> list[Result]:
+def measure_openspiel(seconds: float, warmup: float, games: list[str] | None = None) -> list[Result]:
+    """Random legal play of each OpenSpiel game in ``games`` (default
+    :data:`OPENSPIEL_GAMES`) through pyspiel's Python API."""
     try:
         import pyspiel
     except Exception as exc:
@@ -251,7 +257,7 @@ def measure_openspiel(seconds: float, warmup: float) -> list[Result]:
         ver = "?"
     registered = set(pyspiel.registered_names())
     results = []
-    for gname in OPENSPIEL_GAMES:
+    for gname in OPENSPIEL_GAMES if games is None else games:
         if gname not in registered:
             note(f"skipping OpenSpiel {gname}: not in this OpenSpiel build")
             continue

@@ -142,7 +142,10 @@ def encode(
     one-game env, where typing a bundle's arrays costs numba microseconds.
     """
     seats = np.asarray(seats, np.int64) % num_players
-    rows = np.arange(len(seats)) if rows is None else np.asarray(rows, np.int64)
+    if rows is not None:
+        rows = np.asarray(rows, np.int64)
+    else:  # every row (made once per state)
+        rows = state.every_row() if len(seats) == state.batch else np.arange(len(seats))
     out = np.empty((len(seats), OBS_SIZE), OBS_DTYPE)
     encode_rows(
         rows,

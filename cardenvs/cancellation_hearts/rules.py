@@ -153,7 +153,7 @@ class CancellationHeartsRules(TurnBasedRules):
         count = apply(rows, actions, self.config_values, state.bundle(ArrayValues), rewards, ended)
         if count:
             finished, game_over = ended[0, :count], ended[1, :count] == 1
-            if game_over.any():
+            if np.count_nonzero(game_over):
                 self.end_games(state, finished[game_over], DONE)
             if not game_over.all():
                 self.pass_the_deal(state, finished[~game_over])

@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from .errors import IllegalActionError
+from .jit import kernel
 
 ILLEGAL_ACTIONS = ("raise", "terminate")
 SIMULTANEOUS_ILLEGAL_ACTIONS = ("raise", "terminate", "wait")
@@ -106,3 +107,28 @@ def action_array(actions: Any, shape: tuple[int, ...], num_actions: int) -> tupl
     else:
         in_range = (arr >= 0) & (arr < num_actions)
     return np.where(in_range, arr, 0).astype(np.int64), in_range
+
+
+def legal_int64(actions: Any, legal: np.ndarray) -> bool:
+    """Whether ``actions`` is an int64 array of shape ``legal.shape[:-1]``
+    holding only legal actions (``legal``: bool masks on the last axis).
+    The vector engines' usual step, checked in one compiled pass; any other
+    input (another dtype, a wrong shape, an illegal action) returns False for
+    the full checks to raise or handle it."""
+    return (
+        type(actions) is np.ndarray
+        and actions.dtype == np.int64
+        and actions.shape == legal.shape[:-1]
+        and all_legal(actions.reshape(-1), legal.reshape(-1, legal.shape[-1]))
+    )
+
+
+@kernel
+def all_legal(actions, legal):
+    """Whether every ``actions[i]`` is in range and ``legal[i]`` allows it."""
+    n_actions = legal.shape[1]
+    for i in range(actions.shape[0]):
+        a = actions[i]
+        if a < 0 or a >= n_actions or not legal[i, a]:
+            return False
+    return True

@@ -35,7 +35,7 @@ from pettingzoo import AECEnv, ParallelEnv
 from .engine import VectorEnv, final_info
 from .errors import IllegalActionError
 from .game import BatchState, TurnBasedRules
-from .options import action_array, action_id
+from .options import action_array, action_id, legal_int64
 from .view import RulesView
 
 
@@ -167,16 +167,21 @@ class SimultaneousVectorEnv(VectorEnv):
 
     def step(self, actions: np.ndarray):
         state = self._require_state()
-        actions, forfeit = check_joint_actions(self.rules, state.legal, actions, self.illegal_action)
-        rewards = self.rules.step(state, actions)
-        ended = forfeit.any(axis=1)
-        if ended.any():  # illegal_action="terminate": the offenders -1, everyone else 0, the game over
-            rewards[ended] = np.where(forfeit[ended], -1.0, 0.0)
-        done = state.done | ended
-        truncated = state.done & state.truncated & ~ended
+        if legal_int64(actions, state.legal):  # the usual step: every action legal, nobody forfeits
+            rewards = self.rules.step(state, actions.copy())
+            done = state.done.copy()
+            truncated = state.done & state.truncated
+        else:
+            actions, forfeit = check_joint_actions(self.rules, state.legal, actions, self.illegal_action)
+            rewards = self.rules.step(state, actions)
+            ended = forfeit.any(axis=1)
+            if ended.any():  # illegal_action="terminate": the offenders -1, everyone else 0, the game over
+                rewards[ended] = np.where(forfeit[ended], -1.0, 0.0)
+            done = state.done | ended
+            truncated = state.done & state.truncated & ~ended
         terminated = done & ~truncated
         info: dict[str, Any] = {}
-        if done.any():
+        if np.count_nonzero(done):
             rows = np.flatnonzero(done)
             info = final_info(self.rules, state, done, self._cast(self.rules.observe(state, rows)))
             self.rules.reset(state, rows)
@@ -212,10 +217,22 @@ class SimultaneousParallelEnv(RulesView, ParallelEnv):
         mask = self._state.legal[0].astype(np.int8)
         return {a: {"observation": obs[i], "action_mask": mask[i]} for i, a in enumerate(self.possible_agents)}
 
-    def joint_action(self, actions: dict[str, Any]) -> tuple[np.ndarray, np.ndarray]:
+    def joint_action(self, actions: dict[str, Any]) -> tuple[np.ndarray, np.ndarray | None]:
         """``{agent: action}`` -> the ``(1, P)`` actions to play and who acted
-        illegally (see :func:`check_joint_actions`); :class:`IllegalActionError`
-        for a missing agent, ``TypeError`` for a non-integer action."""
+        illegally (see :func:`check_joint_actions`; None when every action is
+        a legal int, the usual case, checked without building arrays);
+        :class:`IllegalActionError` for a missing agent, ``TypeError`` for a
+        non-integer action."""
+        if type(actions) is dict and len(actions) == len(self.possible_agents):
+            legal, n = self._state.legal[0], self.rules.num_actions
+            row = []
+            for seat, agent in enumerate(self.possible_agents):
+                a = actions.get(agent)
+                if type(a) is not int or not 0 <= a < n or not legal[seat, a]:
+                    break
+                row.append(a)
+            else:
+                return np.array([row]), None
         if not isinstance(actions, dict) or set(actions) != set(self.possible_agents):
             raise IllegalActionError(
                 f"actions must be a dict with one action for each of {self.possible_agents}, got {actions!r}"
@@ -234,12 +251,12 @@ class SimultaneousParallelEnv(RulesView, ParallelEnv):
             raise RuntimeError("the game is over: call reset()")
         joint, forfeit = self.joint_action(actions)
         agents = self.agents
-        if forfeit.any():  # illegal_action="terminate": nothing is played
+        if forfeit is not None and forfeit.any():  # illegal_action="terminate": nothing is played
             self._forfeit = int(np.flatnonzero(forfeit[0])[0])
-            rewards = np.where(forfeit[0], -1.0, 0.0)
+            rewards = np.where(forfeit[0], -1.0, 0.0).tolist()
             done, trunc = True, False
         else:
-            rewards = self.rules.step(self._state, joint)[0]
+            rewards = self.rules.step(self._state, joint)[0].tolist()
             done = bool(self._state.done[0])
             trunc = done and bool(self._state.truncated[0])
         obs = self.observations()
@@ -247,9 +264,9 @@ class SimultaneousParallelEnv(RulesView, ParallelEnv):
             obs = {a: {**o, "action_mask": np.zeros_like(o["action_mask"])} for a, o in obs.items()}
         out = (
             obs,
-            {a: float(rewards[i]) for i, a in enumerate(agents)},
-            {a: done and not trunc for a in agents},
-            {a: trunc for a in agents},
+            dict(zip(agents, rewards)),
+            dict.fromkeys(agents, done and not trunc),
+            dict.fromkeys(agents, trunc),
             {a: {} for a in agents},
         )
         if done:
@@ -279,6 +296,7 @@ class SimultaneousAECEnv(AECEnv):
         self.render_mode = render_mode
         self.rules = self.parallel.rules
         self.possible_agents = self.parallel.possible_agents[:]
+        self._seats = {a: i for i, a in enumerate(self.possible_agents)}
         self.agents = self.possible_agents[:]
         self.observation_spaces = self.parallel.observation_spaces
         self.action_spaces = self.parallel.action_spaces
@@ -311,19 +329,11 @@ class SimultaneousAECEnv(AECEnv):
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             return self._was_dead_step(action)
-        seat = self.possible_agents.index(agent)
-        # check this player's action now, against its own mask (the others' masks let anything pass)
-        try:
-            probe_action = action_id(action, self.rules.num_actions)
-        except IllegalActionError:
-            if self.parallel.illegal_action == "raise":
-                raise
-            probe_action = -1
-        probe = np.full((1, self.rules.num_players), self.rules.wait_action, np.int64)
-        probe[0, seat] = probe_action
-        legal = np.ones_like(self.parallel._state.legal)
-        legal[0, seat] = self.parallel._state.legal[0, seat]
-        check_joint_actions(self.rules, legal, probe, self.parallel.illegal_action)
+        seat = self._seats[agent]
+        if type(action) is int and 0 <= action < self.rules.num_actions and self.parallel._state.legal[0, seat, action]:
+            probe_action = action  # a legal int (the usual case): nothing more to check
+        else:  # check this player's action against its own mask (the others' masks let anything pass)
+            probe_action = self._check_alone(seat, action)
         self._pending[agent] = probe_action
         if len(self._pending) < len(self.agents):
             if len(self._pending) == 1:
@@ -339,6 +349,24 @@ class SimultaneousAECEnv(AECEnv):
         self.truncations = dict(truncs)
         self.infos = dict(infos)
         self.agent_selection = self.agents[0]
+
+    def _check_alone(self, seat: int, action: Any) -> int:
+        """``action`` of ``seat`` as the tick will play it (-1: out of range,
+        with ``illegal_action`` other than "raise"), checked against the
+        seat's own mask: :class:`IllegalActionError` or ``TypeError`` as
+        :func:`check_joint_actions` raises them, nothing buffered."""
+        try:
+            probe_action = action_id(action, self.rules.num_actions)
+        except IllegalActionError:
+            if self.parallel.illegal_action == "raise":
+                raise
+            probe_action = -1
+        probe = np.full((1, self.rules.num_players), self.rules.wait_action, np.int64)
+        probe[0, seat] = probe_action
+        legal = np.ones_like(self.parallel._state.legal)
+        legal[0, seat] = self.parallel._state.legal[0, seat]
+        check_joint_actions(self.rules, legal, probe, self.parallel.illegal_action)
+        return probe_action
 
     def render(self, seat: int | None = None) -> Any:
         return self.parallel.render(seat)

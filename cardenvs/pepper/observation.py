@@ -97,7 +97,10 @@ def encode(rules, state, seats: np.ndarray, rows: np.ndarray | None = None) -> n
     costs the call ~1 us at batch 1.)
     """
     seats = np.asarray(seats, np.int64)
-    rows = np.arange(len(seats)) if rows is None else np.asarray(rows, np.int64)
+    if rows is not None:
+        rows = np.asarray(rows, np.int64)
+    else:  # every row (made once per state)
+        rows = state.every_row() if len(seats) == state.batch else np.arange(len(seats))
     out = np.empty((len(seats), OBS_SIZE), OBS_DTYPE)
     encode_rows(
         rows,

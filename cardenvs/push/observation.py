@@ -182,7 +182,10 @@ def encode(state, seats: np.ndarray, rows: np.ndarray | None, config, dtype) -> 
     ``rows`` (default: every row), row i seen by seat ``seats[i]``.  A large
     batch is one of the state's recycled arrays, handed out read-only."""
     seats = np.asarray(seats, np.int64)
-    rows = np.arange(len(seats)) if rows is None else np.asarray(rows, np.int64)
+    if rows is not None:
+        rows = np.asarray(rows, np.int64)
+    else:  # every row (made once per state)
+        rows = state.every_row() if len(seats) == state.batch else np.arange(len(seats))
     out, record = state.outputs.recycled_rows((len(rows), OBS_SIZE), dtype, "observation", -1, (RECORD_SIZE,))
     encode_rows(out, record, rows, seats, config, state.bundle(PLAIN_SEEN))
     return state.outputs.hand_out(out)

@@ -189,7 +189,7 @@ class PushRules(TurnBasedRules):
             ended,
             out_seat,
         )
-        if ended.any():
+        if np.count_nonzero(ended):
             rows = np.flatnonzero(ended)
             self._end_round(state, rows, out_seat[rows], rewards)
         return rewards

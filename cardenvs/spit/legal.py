@@ -31,13 +31,15 @@ def masks(rows, mask_tables, stockpile_top, centre_top, layout_shape, phase, leg
     the corresponding parts of the mask.  Also writes ``stuck`` (k,):
     playing, nobody can play and nobody can expose a card by moving into an
     empty space.  ``mask_tables``: a plain :class:`~.tables.MaskTables`
-    (see ``tables.plain``)."""
+    (see ``tables.plain``).  Returns how many games are stuck (the caller
+    looks no further when none is)."""
     tables = MaskTables(*mask_tables)
     fits, play_mask, move_mask = tables.fits, tables.play_mask, tables.move_mask
     filled_of_shape, expose_of_shape = tables.filled_of_shape, tables.expose_of_shape
     size = stockpile_top.shape[2]
     plays_end = np.uint64(1 + 2 * size)  # actions 1.. are the plays, then the moves, then the slaps
     moves_end = plays_end + np.uint64(size * (size - 1))
+    stuck_games = 0
     for k in range(rows.shape[0]):
         r = rows[k]
         pile0, pile1 = centre_top[r, 0], centre_top[r, 1]
@@ -66,3 +68,5 @@ def masks(rows, mask_tables, stockpile_top, centre_top, layout_shape, phase, leg
             mask[moves_end] = slapping
             mask[moves_end + np.uint64(1)] = slapping
         stuck[k] = playing and not anyone_plays and not can_expose
+        stuck_games += stuck[k]
+    return stuck_games

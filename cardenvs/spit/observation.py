@@ -94,7 +94,7 @@ SPIT_PILE_SIZE_AT = SPIT_PILES + SPIT_PILE_SIZE * np.arange(2) + PILE_SIZE
 
 def observe(state: BatchState, rows: np.ndarray | None, max_ticks: int | None) -> np.ndarray:
     """Observations ``(k, 2, 235)`` int16 of the games in ``rows`` (all if None)."""
-    rows = np.arange(state.batch) if rows is None else np.asarray(rows, np.int64)
+    rows = state.every_row() if rows is None else np.asarray(rows, np.int64)
     out = np.empty((len(rows), 2, LAYOUT.size), OBS_DTYPE)
     write_observations(
         rows,

@@ -60,6 +60,9 @@ class SpitRules(TickRules):
         self.action_tables = action_tables(self.stockpiles, self.shed)
         self.mask_tables = mask_tables(self.stockpiles, self.alternate_colors)
         self.layout_tables = layout_tables(self.stockpiles)
+        # as the kernels are called with them, made once (see tables.plain)
+        self.plain_action_tables = plain(self.action_tables)
+        self.plain_mask_tables = plain(self.mask_tables)
 
     # ------------------------------------------------------------------ state
     def new_state(self, batch: int, rng: np.random.Generator) -> BatchState:
@@ -95,7 +98,7 @@ class SpitRules(TickRules):
         then stalemates and masks."""
         end_rows, end_taker = np.empty(state.batch, np.int64), np.empty((state.batch, 2), np.int64)
         arrays = plain(state.bundle(SpitArrays))
-        ends = apply.act(actions, first, active, plain(self.action_tables), arrays, rewards, end_rows, end_taker)
+        ends = apply.act(actions, first, active, self.plain_action_tables, arrays, rewards, end_rows, end_taker)
         if ends:
             self._new_layouts(state, end_rows[:ends], end_taker[:ends])
         self._settle(state, None)
@@ -121,10 +124,14 @@ class SpitRules(TickRules):
         """Recompute the legal masks of ``rows``; returns which of them are
         stuck: playing, nobody can play and nobody can expose a card by
         moving into an empty space."""
+        return self._masks_counted(state, rows)[0]
+
+    def _masks_counted(self, state: BatchState, rows: np.ndarray) -> tuple[np.ndarray, int]:
+        """:meth:`_masks`, and how many of ``rows`` are stuck."""
         stuck = np.empty(len(rows), bool)
-        legal.masks(
+        count = legal.masks(
             rows,
-            plain(self.mask_tables),
+            self.plain_mask_tables,
             state.stockpile_top,
             state.centre_top,
             state.layout_shape,
@@ -132,7 +139,7 @@ class SpitRules(TickRules):
             state.legal,
             stuck,
         )
-        return stuck
+        return stuck, count
 
     def _spit_until_playable(self, state: BatchState, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Stuck games ``rows``: both players spit, round after round, until a
@@ -152,10 +159,11 @@ class SpitRules(TickRules):
         handled round by round, games in the order of ``rows``, so the
         seeded draws (the coin and the new deck orders) always go to the
         same games."""
-        every = np.arange(state.batch) if rows is None else np.asarray(rows, np.int64)
-        touched = np.flatnonzero(self._masks(state, every))  # positions in ``every``
-        if not touched.size:
+        every = state.every_row() if rows is None else np.asarray(rows, np.int64)
+        stuck, count = self._masks_counted(state, every)
+        if not count:  # the usual tick
             return
+        touched = np.flatnonzero(stuck)  # positions in ``every``
         spat, dry = self._spit_until_playable(state, every[touched])
         waiting, rounds = touched[dry], spat[dry] + 1  # deals to end, and in which round
         for guard in range(10001):

@@ -70,11 +70,17 @@ def finish_games(state: BatchState, rows: np.ndarray, winner: np.ndarray, reward
 def truncate(state: BatchState, max_ticks: int | None) -> None:
     """Games still running after ``max_ticks`` ticks (None: no limit) end as
     a truncated draw, without reward.  Shared with Speed."""
-    if max_ticks is None:
-        return
-    cut = np.flatnonzero(~state.done & (state.ticks >= max_ticks))
-    if cut.size:
-        state.done[cut] = True
-        state.truncated[cut] = True
-        state.phase[cut] = DONE
-        state.legal[cut] = False
+    if max_ticks is not None:
+        truncate_rows(max_ticks, state.done, state.ticks, state.truncated, state.phase, state.legal)
+
+
+@kernel
+def truncate_rows(max_ticks, done, ticks, truncated, phase, legal):
+    """:func:`truncate` (a kernel: at batch 1 the numpy version's four calls
+    cost more than the tick's rules)."""
+    for r in range(done.shape[0]):
+        if not done[r] and ticks[r] >= max_ticks:
+            done[r] = True
+            truncated[r] = True
+            phase[r] = DONE
+            legal[r] = False

@@ -1,0 +1,167 @@
+"""The one-game-at-a-time fast paths (issue #16) behave as the checked paths do.
+
+Each fast path is taken only for the usual input (legal int actions) and
+hands every other input to the old checks; these tests drive both kinds of
+input through the same games and compare.
+"""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+
+import cardenvs
+import cardenvs.vector as V
+from cardenvs import IllegalActionError, spit_v0
+from cardenvs.core.options import legal_int64
+from cardenvs.registry import GAMES
+
+GAME_NAMES = list(GAMES)
+
+
+def test_legal_int64_accepts_only_legal_int64_actions_of_the_right_shape():
+    legal = np.zeros((2, 3, 5), bool)
+    legal[:, :, 1] = True
+    legal[1, 2, 4] = True
+    ok = np.array([[1, 1, 1], [1, 1, 4]], np.int64)
+    assert legal_int64(ok, legal)
+    assert not legal_int64(ok.astype(np.int32), legal)  # another dtype: the full checks decide
+    assert not legal_int64(ok.tolist(), legal)
+    assert not legal_int64(ok[:1], legal)  # wrong shape
+    for bad in (0, 4, 5, -1):  # illegal, legal elsewhere only, out of range, negative
+        actions = ok.copy()
+        actions[0, 2] = bad
+        assert not legal_int64(actions, legal)
+
+
+def test_every_row_is_made_once_per_state_and_not_shared_with_a_subset():
+    venv = V.make("pepper_v0", num_envs=4, seed=0)
+    venv.reset()
+    state = venv.state
+    rows = state.every_row()
+    assert rows is state.every_row()
+    np.testing.assert_array_equal(rows, np.arange(4))
+    part = state.select(np.array([1, 3]))
+    np.testing.assert_array_equal(part.every_row(), np.arange(2))
+    np.testing.assert_array_equal(state.every_row(), np.arange(4))
+
+
+def _random_actions(rng: np.random.Generator, mask: np.ndarray) -> np.ndarray:
+    return (rng.random(mask.shape) * mask).argmax(-1)
+
+
+@pytest.mark.parametrize("game", GAME_NAMES)
+@pytest.mark.parametrize("batch", [1, 3])
+def test_vector_step_is_the_same_with_int64_and_int32_actions(game, batch):
+    """int64 legal actions take the compiled check; int32 ones the numpy checks.
+    The games, rewards and observations must not tell them apart."""
+    fast, checked = (V.make(game, num_envs=batch, seed=5) for _ in range(2))
+    obs_f, info_f = fast.reset()
+    obs_c, info_c = checked.reset()
+    rng = np.random.default_rng(1)
+    for _ in range(300):
+        actions = _random_actions(rng, info_f["action_mask"]).astype(np.int64)
+        out_f = fast.step(actions)
+        out_c = checked.step(actions.astype(np.int32))
+        for a, b in zip(out_f[:4], out_c[:4]):
+            np.testing.assert_array_equal(a, b)
+        info_f, info_c = out_f[4], out_c[4]
+        np.testing.assert_array_equal(info_f["action_mask"], info_c["action_mask"])
+
+
+@pytest.mark.parametrize("game", GAME_NAMES)
+def test_vector_step_with_an_illegal_int64_action_raises_and_changes_nothing(game):
+    venv = V.make(game, num_envs=2, seed=3)
+    _, info = venv.reset()
+    mask = info["action_mask"]
+    before = venv.state_dict(0)
+    actions = _random_actions(np.random.default_rng(0), mask).astype(np.int64)
+    actions[0] = np.flatnonzero(~mask[0].reshape(-1, mask.shape[-1])[0])[0]  # an illegal action in row 0
+    with pytest.raises(IllegalActionError):
+        venv.step(actions)
+    assert venv.state_dict(0) == before
+
+
+def test_vector_step_of_no_rows_changes_nothing():
+    venv = V.make("cancellation_hearts_v0", num_envs=2, seed=0)
+    _, info = venv.reset()
+    before = [venv.state_dict(i) for i in range(2)]
+    _, rewards, terminated, _, _ = venv.step(_random_actions(np.random.default_rng(0), info["action_mask"]), rows=[])
+    assert not rewards.any() and not terminated.any()
+    assert [venv.state_dict(i) for i in range(2)] == before
+
+
+def test_wrapper_calls_before_reset_raise_as_pettingzoo_does():
+    env = cardenvs.make("pepper_v0")
+    with pytest.raises(AttributeError, match="agent_selection cannot be accessed before reset"):
+        env.last()
+    with pytest.raises(RuntimeError):
+        env.step(0)
+    with pytest.raises(RuntimeError):
+        env.observe("player_0")
+
+
+def test_wrapper_iterator_enforces_a_step_per_agent():
+    env = cardenvs.make("pepper_v0")
+    env.reset(seed=0)
+    it = iter(env.agent_iter())
+    assert next(it) == env.unwrapped.agent_selection
+    with pytest.raises(AssertionError, match="need to call step"):
+        next(it)
+
+
+@pytest.mark.parametrize("game", GAME_NAMES)
+def test_aec_play_with_numpy_and_python_int_actions_is_the_same(game):
+    """Python ints take the AEC envs' fast check, numpy integers the old one."""
+    logs = []
+    for kind in (int, np.int64):
+        env = cardenvs.make(game)
+        env.reset(seed=7)
+        rnd = random.Random(0)
+        log = []
+        for _ in env.agent_iter(max_iter=600):
+            obs, reward, term, trunc, _ = env.last()
+            log.append((obs["observation"].tobytes(), obs["action_mask"].tobytes(), reward, term, trunc))
+            if term or trunc:
+                env.step(None)
+                continue
+            legal = np.flatnonzero(obs["action_mask"])
+            env.step(kind(legal[rnd.randrange(len(legal))]))
+        logs.append(log)
+    assert logs[0] == logs[1]
+
+
+def test_spit_aec_view_refuses_an_illegal_int_and_buffers_nothing():
+    env = cardenvs.make("spit_v0")
+    env.reset(seed=0)
+    mask = env.observe("player_0")["action_mask"]
+    illegal = int(np.flatnonzero(mask == 0)[0])
+    with pytest.raises(IllegalActionError):
+        env.step(illegal)
+    assert env.agent_selection == "player_0"
+    with pytest.raises(IllegalActionError):
+        env.step(10**6)
+    assert env.unwrapped._pending == {}
+
+
+def test_spit_parallel_env_checks_int_and_numpy_actions_alike():
+    fast, checked = spit_v0.parallel_env(), spit_v0.parallel_env()
+    obs, _ = fast.reset(seed=2)
+    checked.reset(seed=2)
+    rnd = random.Random(0)
+    for _ in range(400):
+        actions = {a: int(rnd.choice(np.flatnonzero(o["action_mask"]))) for a, o in obs.items()}
+        out_f = fast.step(actions)
+        out_c = checked.step({a: np.int64(x) for a, x in actions.items()})
+        assert out_f[1:] == out_c[1:]
+        for a in out_f[0]:
+            np.testing.assert_array_equal(out_f[0][a]["observation"], out_c[0][a]["observation"])
+        obs = out_f[0]
+        if not fast.agents:
+            obs, _ = fast.reset()
+            checked.reset()
+    bad = {a: int(np.flatnonzero(o["action_mask"] == 0)[0]) for a, o in obs.items()}
+    with pytest.raises(IllegalActionError):
+        fast.step(bad)
