@@ -45,7 +45,8 @@ from ..cancellation_hearts.tables import (
 )
 from ..core.game import BatchState
 from ..core.jit import kernel
-from .base import NUM_SUITS, sample_deals
+from .base import NUM_SUITS, offsets, sample_cards
+from .worlds import repeat_rows, seat_array
 
 
 class Tracker:
@@ -117,34 +118,64 @@ def constraints(seats, receiver, played, voids, state_arrays, unseen, capacity, 
 
 
 @kernel
-def finish_worlds(viewer, receiver, state_arrays, forced, src):
-    """Per world: the forced cards back to the receiver, the widow taker's
-    points, the other seats' pass records, the mask of the seat to act."""
-    s = Arrays(*state_arrays)
+def build_worlds(worlds, seats, receiver, forced, cards, offset, source, state_arrays):
+    """Write each world's hidden places from its compact deal (``cards``,
+    place p's at ``offset[i, p]``; the viewer's hand and set-aside cards
+    from its row of ``source``), the forced cards back to the receiver,
+    the widow taker's points, the pass records (the viewer's own; the other
+    seats' cleared but for what the viewer knows: what it passed is its
+    receiver's receipt, what it received its giver's pass, and while
+    passing what each has set aside in this world) and the mask of the
+    seat to act when that is not the viewer."""
+    src, s = Arrays(*source), Arrays(*state_arrays)
     n = s.hands.shape[1]
-    for w in range(viewer.shape[0]):
-        v, r = viewer[w], receiver[w]
+    for w in range(s.hands.shape[0]):
+        i = w // worlds
+        v, r = seats[i], receiver[i]
+        hands, chosen, private = s.hands[w], s.pass_chosen[w], s.private[w]
+        hands[:, :] = 0
+        chosen[:, :] = 0
+        s.widow[w, :] = 0
+        private[:, :] = 0
+        hands[v, :] = src.hands[i, v]
+        chosen[v, :] = src.pass_chosen[i, v]
+        private[v, :] = src.private[i, v]
+        scatter(cards[w], offset[i], hands, s.widow[w], chosen)
         if r >= 0:
+            giver = (2 * v - r + n) % n
             for t in range(NUM_TYPES):
-                s.hands[w, r, t] += forced[src[w], t]
+                hands[r, t] += forced[i, t]
+                private[r, ob.RECEIVED + t] = private[v, ob.PASSED + t]
+                private[giver, ob.PASSED + t] = private[v, ob.RECEIVED + t]
+        elif s.phase[w] == PASSING:
+            for p in range(n):
+                if p != v:
+                    for t in range(NUM_TYPES):
+                        private[p, ob.PASSED + t] = chosen[p, t]
         holder = s.widow_holder[w]
         if holder >= 0:
             points = s.seen_points[w, holder]
             for t in range(NUM_TYPES):
                 points += np.int64(s.widow[w, t]) * CARD_POINTS[t]
             s.points[w, holder] = points
-        for p in range(n):
-            if p != v:
-                for t in range(NUM_TYPES):
-                    s.private[w, p, ob.PASSED + t] = s.pass_chosen[w, p, t]
-                    s.private[w, p, ob.RECEIVED + t] = 0
-        if r >= 0:
-            giver = (2 * v - r + n) % n
-            for t in range(NUM_TYPES):
-                s.private[w, r, ob.RECEIVED + t] = s.private[w, v, ob.PASSED + t]
-                s.private[w, giver, ob.PASSED + t] = s.private[w, v, ob.RECEIVED + t]
         if s.current[w] != v and s.current[w] >= 0:
             refresh_legal(w, s)
+
+
+@kernel
+def scatter(cards, offset, hands, widow, pass_chosen):
+    """One world's compact deal into its places: the hands (0..n-1), the
+    widow (n), the cards set aside (n + 1 + seat)."""
+    n = hands.shape[0]
+    for p in range(offset.shape[0] - 1):
+        for at in range(offset[p], offset[p + 1]):
+            card = cards[at]
+            if p < n:
+                hands[p, card] += 1
+            elif p == n:
+                widow[card] += 1
+            else:
+                pass_chosen[p - n - 1, card] += 1
 
 
 def sample(rules, state: BatchState, seats, worlds: int, rng: np.random.Generator, tracker=None) -> BatchState:
@@ -153,7 +184,7 @@ def sample(rules, state: BatchState, seats, worlds: int, rng: np.random.Generato
     plays): a state of B * worlds rows, row i's worlds at
     ``i * worlds .. (i + 1) * worlds - 1``."""
     batch, n = state.batch, rules.num_players
-    seats = np.broadcast_to(np.asarray(seats, np.int64), (batch,)).copy()
+    seats = seat_array(seats, batch)
     if tracker is None:
         tracker = Tracker(rules, batch)
     exchanged = (state.pass_dir != NO_PASS) & (state.phase != PASSING)
@@ -165,18 +196,7 @@ def sample(rules, state: BatchState, seats, worlds: int, rng: np.random.Generato
     forced = np.empty((batch, NUM_TYPES), np.int8)
     arrays = state.bundle(ArrayValues)
     constraints(seats, receiver, tracker.played, tracker.voids, arrays, unseen, capacity, allowed, forced)
-    suit_of = np.broadcast_to(SUIT, (batch, NUM_TYPES))
-    deals = sample_deals(unseen, suit_of, capacity, allowed, worlds, rng)
-    src = np.repeat(np.arange(batch), worlds)
-    out = state.select(src)
-    viewer = seats[src]
-    rows = np.arange(out.batch)
-    keep = out.hands[rows, viewer].copy()
-    out.hands[:] = deals[:, :n]
-    out.hands[rows, viewer] = keep
-    out.widow[:] = deals[:, n]
-    keep = out.pass_chosen[rows, viewer].copy()
-    out.pass_chosen[:] = deals[:, n + 1 :]
-    out.pass_chosen[rows, viewer] = keep
-    finish_worlds(viewer, receiver[src], out.bundle(ArrayValues), forced, src)
+    cards, _ = sample_cards(unseen, np.broadcast_to(SUIT, (batch, NUM_TYPES)), capacity, allowed, worlds, rng)
+    out = repeat_rows(state, worlds, rng, fill=("hands", "widow", "pass_chosen", "private"))
+    build_worlds(worlds, seats, receiver, forced, cards, offsets(capacity), arrays, out.bundle(ArrayValues))
     return out

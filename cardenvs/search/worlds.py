@@ -1,0 +1,67 @@
+"""The state side of sampling, game-free: a batch of worlds made from a
+batch of states (every array of row i repeated ``worlds`` times), and the
+worlds' own future.
+
+A world is a whole state the rules can step, so every array of its row is
+copied, except the arrays the game's sampler writes in full itself (its
+hidden places, whose copies would be overwritten: ``fill`` leaves those
+uninitialised).  The copy broadcasts each array into fresh memory, one
+numpy copy per array (several times faster than indexing the rows).
+
+The worlds' future: a sampled world must not know what the real game will
+deal next, so its deals are fresh shuffles from a generator of its own (a
+child of the caller's ``rng``), not the state's fixed decks (decks given
+for the real game's future deals are the real future) nor the state's
+generator (stepping the worlds must not move the real game's draws).
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Collection
+
+import numpy as np
+
+from ..core.game import BatchState
+
+
+def repeat_rows(state: BatchState, worlds: int, rng: np.random.Generator, fill: Collection[str] = ()) -> BatchState:
+    """A state of ``state.batch * worlds`` rows, row i's copies at
+    ``i * worlds .. (i + 1) * worlds - 1``; the arrays named in ``fill`` are
+    allocated but not written (the caller writes every row of them).  Its
+    deals are its own (module doc).  A state with its own output buffers
+    (Push's ``outputs``) gets new ones (``outputs.fork()``)."""
+    out = copy.copy(state)
+    rows = state.batch * worlds
+    for name, value in vars(state).items():
+        if not isinstance(value, np.ndarray):
+            continue
+        shape = (rows, *value.shape[1:])
+        if name == "fixed_decks":  # (the worlds deal fresh shuffles: module doc)
+            setattr(out, name, np.zeros((rows, 0, 0), value.dtype))
+            continue
+        if name in fill:
+            setattr(out, name, np.empty(shape, value.dtype))
+            continue
+        flat = value.reshape(state.batch, 1, -1)  # (one long inner copy per world: several times faster)
+        new = np.empty((state.batch, worlds, flat.shape[2]), value.dtype)
+        new[...] = flat
+        setattr(out, name, new.reshape(shape))
+    out.batch = rows
+    out.rng = np.random.default_rng(rng.integers(0, 2**63 - 1))
+    out.fixed_count[:] = 0
+    if hasattr(state, "outputs"):
+        out.outputs = state.outputs.fork()
+    return out
+
+
+def seat_array(seats, batch: int) -> np.ndarray:
+    """``seats`` (one per row, or one for all) as (batch,) int64; ValueError
+    if a seat is not an integer or the shape does not fit."""
+    array = np.asarray(seats)
+    if array.dtype.kind not in "iu":
+        raise ValueError(f"seats must be integers, got {array.dtype}")
+    try:
+        return np.broadcast_to(array.astype(np.int64), (batch,)).copy()
+    except ValueError:
+        raise ValueError(f"seats must be one seat or one per row ({batch}), got shape {array.shape}") from None
