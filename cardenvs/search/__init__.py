@@ -28,6 +28,8 @@ def sample_worlds(
         from . import pepper as game
     elif name == "cancellation_hearts_v0":
         from . import cancellation_hearts as game
+    elif name == "push_v0":
+        from . import push as game
     else:
         raise ValueError(f"no information-set sampler for {name}")
     return game.sample(rules, state, seats, worlds, rng, **known)

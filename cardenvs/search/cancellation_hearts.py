@@ -46,7 +46,7 @@ from ..cancellation_hearts.tables import (
 from ..core.game import BatchState
 from ..core.jit import kernel
 from .base import NUM_SUITS, offsets, sample_cards
-from .worlds import repeat_rows, seat_array
+from .worlds import check_request, repeat_rows, seat_array
 
 
 class Tracker:
@@ -184,9 +184,12 @@ def sample(rules, state: BatchState, seats, worlds: int, rng: np.random.Generato
     plays): a state of B * worlds rows, row i's worlds at
     ``i * worlds .. (i + 1) * worlds - 1``."""
     batch, n = state.batch, rules.num_players
-    seats = seat_array(seats, batch)
+    check_request(worlds, rng)
+    seats = seat_array(seats, batch, rules.num_players)
     if tracker is None:
         tracker = Tracker(rules, batch)
+    if tracker.voids.shape != (batch, n, NUM_SUITS):
+        raise ValueError(f"the tracker is for {tracker.voids.shape[0]} rows, the state has {batch}")
     exchanged = (state.pass_dir != NO_PASS) & (state.phase != PASSING)
     step = np.where(state.pass_dir == LEFT, 1, -1)
     receiver = np.where(exchanged, (seats + step) % n, -1)

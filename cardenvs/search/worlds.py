@@ -55,13 +55,25 @@ def repeat_rows(state: BatchState, worlds: int, rng: np.random.Generator, fill: 
     return out
 
 
-def seat_array(seats, batch: int) -> np.ndarray:
+def seat_array(seats, batch: int, num_players: int) -> np.ndarray:
     """``seats`` (one per row, or one for all) as (batch,) int64; ValueError
-    if a seat is not an integer or the shape does not fit."""
+    if a seat is not an integer seat of the game or the shape does not fit."""
     array = np.asarray(seats)
     if array.dtype.kind not in "iu":
         raise ValueError(f"seats must be integers, got {array.dtype}")
     try:
-        return np.broadcast_to(array.astype(np.int64), (batch,)).copy()
+        out = np.broadcast_to(array.astype(np.int64), (batch,)).copy()
     except ValueError:
         raise ValueError(f"seats must be one seat or one per row ({batch}), got shape {array.shape}") from None
+    if ((out < 0) | (out >= num_players)).any():
+        raise ValueError(f"seats must be in 0..{num_players - 1}, got {sorted(set(out.tolist()))}")
+    return out
+
+
+def check_request(worlds: int, rng: np.random.Generator) -> None:
+    """ValueError unless ``worlds`` is a positive integer; TypeError unless
+    ``rng`` is a numpy ``Generator`` (the worlds' seeds come from it)."""
+    if isinstance(worlds, (bool, np.bool_)) or not isinstance(worlds, (int, np.integer)) or worlds < 1:
+        raise ValueError(f"worlds must be a positive integer, got {worlds!r}")
+    if not isinstance(rng, np.random.Generator):
+        raise TypeError(f"rng must be a numpy Generator (np.random.default_rng(seed)), got {type(rng).__name__}")
