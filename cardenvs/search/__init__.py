@@ -30,6 +30,8 @@ def sample_worlds(
         from . import cancellation_hearts as game
     elif name == "push_v0":
         from . import push as game
+    elif name == "spit_v0":
+        from . import spit as game
     else:
         raise ValueError(f"no information-set sampler for {name}")
     return game.sample(rules, state, seats, worlds, rng, **known)
