@@ -322,6 +322,33 @@ def draw_takes(seed, dims, groups, group_dims, group_cap, totals, ways, radix, b
 
 
 @kernel
+def fixed_takes(dims, groups, plan, takes):
+    """When every voided dimension is allowed in one group only, that group
+    takes all its cards and each group the free cards to make up its
+    capacity: nothing to draw.  Writes ``takes`` and returns 1 then (0 if a
+    group's free share would be negative: no consistent deal), else -1."""
+    group_dims, group_cap, totals = plan[2], plan[3], plan[4]
+    voided = dims - 1
+    for d in range(voided):
+        allowing = 0
+        for j in range(groups):
+            allowing += group_dims[j] >> d & 1
+        if allowing > 1:
+            return -1
+        if allowing == 0 and totals[d] > 0:  # (cards nobody may hold)
+            return 0
+    for j in range(groups):
+        used = 0
+        for d in range(voided):
+            takes[j, d] = totals[d] if group_dims[j] >> d & 1 else 0
+            used += takes[j, d]
+        takes[j, voided] = group_cap[j] - used
+        if takes[j, voided] < 0:
+            return 0
+    return 1
+
+
+@kernel
 def deal_one_group(seeds, first, end, count, group_of, capacity, offset, cards, work, out):
     """Step 3b for worlds ``first .. end - 1`` of a row whose places are all
     in one group: one shuffle of the unseen cards each, dealt over the
@@ -330,16 +357,15 @@ def deal_one_group(seeds, first, end, count, group_of, capacity, offset, cards, 
     for p in range(capacity.shape[0]):
         if group_of[p] == 0:
             last = capacity[p]
-    for w in range(first, end):
+    for w in range(first, end):  # (the places' slots are consecutive: shuffle the world's row in place)
         for k in range(count):
-            work[k] = cards[k]
-        seeds[w] = shuffle(work, count, count - last, seeds[w])
-        at = 0
-        for p in range(capacity.shape[0]):
-            size, to = capacity[p], offset[p]
-            for k in range(size):
-                out[w, to + k] = work[at + k]
-            at += size
+            out[w, k] = cards[k]
+        seed = seeds[w]
+        for i in range(min(count - last, count - 1)):
+            seed, j = below(seed, count - i)
+            j += i
+            out[w, i], out[w, j] = out[w, j], out[w, i]
+        seeds[w] = seed
 
 
 @kernel
@@ -353,7 +379,7 @@ def deal_groups(seeds, first, end, dims, groups, plan, ways, radix, binom, row, 
     unshuffled tail of one (the last group's share)."""
     group_of, group_dims, group_cap, totals = plan[1], plan[2], plan[3], plan[4]
     capacity, offset, cards, dim_start = row
-    r, take, takes, work, pool, start, fill, last, places, sources = scratch
+    r, take, takes, pool, start, fill, last, places, sources = scratch
     at = 0
     for j in range(groups):
         start[j], last[j], places[j] = at, 0, 0
@@ -363,25 +389,29 @@ def deal_groups(seeds, first, end, dims, groups, plan, ways, radix, binom, row, 
             last[group_of[p]] = capacity[p]
             places[group_of[p]] += 1
     for w in range(first, end):
-        seed = draw_takes(seeds[w], dims, groups, group_dims, group_cap, totals, ways, radix, binom, r, take, takes)
+        seed = seeds[w]
+        if ways.shape[0] > 0:  # (else the takes are fixed: see fixed_takes)
+            seed = draw_takes(seed, dims, groups, group_dims, group_cap, totals, ways, radix, binom, r, take, takes)
         for j in range(groups):
             fill[j], sources[j] = start[j], 0
-        for d in range(dims):
-            n = dim_start[d + 1] - dim_start[d]
-            for k in range(n):
-                work[k] = cards[dim_start[d] + k]
-            seed = shuffle(work, n, n - takes[groups - 1, d], seed)
-            at = 0
+        for d in range(dims):  # (shuffled in place, world after world: any order in gives a uniform one out)
+            at, n = dim_start[d], dim_start[d + 1] - dim_start[d]
+            for i in range(min(n - takes[groups - 1, d], n - 1)):
+                seed, k = below(seed, n - i)
+                cards[at + i], cards[at + i + k] = cards[at + i + k], cards[at + i]
             for j in range(groups):
                 to, size = fill[j], takes[j, d]
                 for k in range(size):
-                    pool[to + k] = work[at + k]
+                    pool[to + k] = cards[at + k]
                 fill[j] = to + size
                 sources[j] += size > 0
                 at += size
         for j in range(groups):
             if places[j] > 1 and (sources[j] > 1 or j == groups - 1):
-                seed = shuffle_span(pool, start[j], group_cap[j], group_cap[j] - last[j], seed)
+                at, n = start[j], group_cap[j]
+                for i in range(min(n - last[j], n - 1)):
+                    seed, k = below(seed, n - i)
+                    pool[at + i], pool[at + i + k] = pool[at + i + k], pool[at + i]
         for j in range(groups):
             fill[j] = start[j]
         for p in range(capacity.shape[0]):
@@ -443,7 +473,6 @@ def sample_rows(unseen, suit_of, capacity, allowed, worlds, seeds, out):
         np.zeros(MAX_DIMS, np.int64),  # r: voided cards left
         np.zeros(MAX_DIMS, np.int64),  # take: one group's counts
         np.zeros((num_places, MAX_DIMS), np.int64),  # takes
-        work,
         np.zeros(most, np.int64),  # pool: the groups' cards, group by group
         np.zeros(num_places, np.int64),  # start of each group in the pool
         np.zeros(num_places, np.int64),  # fill
@@ -462,11 +491,15 @@ def sample_rows(unseen, suit_of, capacity, allowed, worlds, seeds, out):
             impossible += 1
             continue
         first, end = i * worlds, (i + 1) * worlds
-        if groups <= 1:
+        fixed = fixed_takes(dims, groups, plan, scratch[2])
+        if fixed == 1 and groups <= 1:
             deal_one_group(seeds, first, end, count, plan[1], capacity[i], offset, cards, work, out)
             continue
-        ways, radix = count_ways(dims, groups, plan, binom)
-        if ways[0, ways.shape[1] - 1] <= 0.0:  # (the start state: every voided card left)
+        if fixed == 1:
+            ways, radix = np.zeros((0, 1)), scratch[0]  # (no draw: deal_groups keeps the fixed takes)
+        else:
+            ways, radix = count_ways(dims, groups, plan, binom)
+        if fixed == 0 or ways.shape[0] > 0 and ways[0, ways.shape[1] - 1] <= 0.0:  # (start: every voided card left)
             impossible += 1
             continue
         row = (capacity[i], offset, cards, dim_start)

@@ -178,14 +178,12 @@ def scatter(cards, offset, hands, widow, pass_chosen):
                 pass_chosen[p - n - 1, card] += 1
 
 
-def sample(rules, state: BatchState, seats, worlds: int, rng: np.random.Generator, tracker=None) -> BatchState:
-    """``worlds`` complete states per row, uniform over the deals consistent
-    with what ``seats[i]`` has seen in row i (with ``tracker``'s voids and
-    plays): a state of B * worlds rows, row i's worlds at
-    ``i * worlds .. (i + 1) * worlds - 1``."""
+def problem(rules, state: BatchState, seats: np.ndarray, tracker=None) -> tuple[tuple[np.ndarray, ...], ...]:
+    """``((unseen, suit_of, capacity, allowed), (receiver, forced))``: the
+    sampling problem of each row seen by ``seats`` (see :mod:`.base`) and
+    what goes back after it (the receiver of the seat's pass, -1 none, and
+    the passed cards it still holds)."""
     batch, n = state.batch, rules.num_players
-    check_request(worlds, rng)
-    seats = seat_array(seats, batch, rules.num_players)
     if tracker is None:
         tracker = Tracker(rules, batch)
     if tracker.voids.shape != (batch, n, NUM_SUITS):
@@ -199,7 +197,19 @@ def sample(rules, state: BatchState, seats, worlds: int, rng: np.random.Generato
     forced = np.empty((batch, NUM_TYPES), np.int8)
     arrays = state.bundle(ArrayValues)
     constraints(seats, receiver, tracker.played, tracker.voids, arrays, unseen, capacity, allowed, forced)
-    cards, _ = sample_cards(unseen, np.broadcast_to(SUIT, (batch, NUM_TYPES)), capacity, allowed, worlds, rng)
+    return (unseen, np.broadcast_to(SUIT, (batch, NUM_TYPES)), capacity, allowed), (receiver, forced)
+
+
+def sample(rules, state: BatchState, seats, worlds: int, rng: np.random.Generator, tracker=None) -> BatchState:
+    """``worlds`` complete states per row, uniform over the deals consistent
+    with what ``seats[i]`` has seen in row i (with ``tracker``'s voids and
+    plays): a state of B * worlds rows, row i's worlds at
+    ``i * worlds .. (i + 1) * worlds - 1``."""
+    check_request(worlds, rng)
+    seats = seat_array(seats, state.batch, rules.num_players)
+    deal, (receiver, forced) = problem(rules, state, seats, tracker)
+    cards, _ = sample_cards(*deal, worlds, rng)
     out = repeat_rows(state, worlds, rng, fill=("hands", "widow", "pass_chosen", "private"))
-    build_worlds(worlds, seats, receiver, forced, cards, offsets(capacity), arrays, out.bundle(ArrayValues))
+    parts = (cards, offsets(deal[2]), state.bundle(ArrayValues), out.bundle(ArrayValues))
+    build_worlds(worlds, seats, receiver, forced, *parts)
     return out

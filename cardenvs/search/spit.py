@@ -185,31 +185,32 @@ def speed_worlds(targets, rows, seats, cards, offset, seeds, hand, stock, stock_
 
 
 def sample_speed(rules, state: BatchState, seats: np.ndarray, worlds: int, rng: np.random.Generator) -> BatchState:
-    """Speed's worlds seen by ``seats``, the stuck ones drawn again."""
+    """Speed's worlds seen by ``seats``, the stalled ones drawn again."""
     batch = state.batch
     unseen, capacity = np.empty((batch, 52), np.int8), np.empty((batch, 4), np.int64)
     hidden = (state.stock, state.stock_count, state.side_piles, state.side_count, state.side_rebuilt)
     speed_constraints(seats, state.hand, *hidden, unseen, capacity)
-    problem = (unseen, *free_suits(batch, 4))
+    suit_of, allowed = free_suits(batch, 4)
     out = repeat_rows(state, worlds, rng)
+    parts = (out.hand, out.stock, out.stock_count, out.side_piles, out.side_count)
+    cards, seeds = sample_cards(unseen, suit_of, capacity, allowed, worlds, rng)
     targets = np.arange(out.batch)
     rows = targets // worlds
+    speed_worlds(targets, rows, seats, cards, np.repeat(offsets(capacity), worlds, axis=0), seeds, *parts)
     for _ in range(MAX_REDRAWS):
+        targets = targets[stalled(rules, out, targets)]
         if not targets.size:
             break
-        unseen, suit_of, allowed = (part[rows] for part in problem)
-        cards, seeds = sample_cards(unseen, suit_of, capacity[rows], allowed, 1, rng)
-        parts = (out.hand, out.stock, out.stock_count, out.side_piles, out.side_count)
-        speed_worlds(targets, rows, seats, cards, offsets(capacity[rows]), seeds, *parts)
-        targets = targets[stalled(rules, out, targets, seats[rows])]
         rows = targets // worlds
+        cards, seeds = sample_cards(unseen[rows], suit_of[rows], capacity[rows], allowed[rows], 1, rng)
+        speed_worlds(targets, rows, seats, cards, offsets(capacity[rows]), seeds, *parts)
     else:
         raise ValueError(f"{targets.size} world(s): no deal found in which the game goes on")
     speed_legal.write_masks(out, None, speed_legal.playable(rules.fits, out, None))
     return out
 
 
-def stalled(rules, out: BatchState, targets: np.ndarray, viewers: np.ndarray) -> np.ndarray:
+def stalled(rules, out: BatchState, targets: np.ndarray) -> np.ndarray:
     """Which worlds ``targets`` nobody could play in while the game is on
     (the viewer seeing it go on knows the opponent can play)."""
     plays = speed_legal.playable(rules.fits, out, targets).any(axis=(2, 3))  # (k, 2): each seat can play
