@@ -76,3 +76,28 @@ def test_contradictions_are_refused():
     unseen, suit_of, cap, allowed = problem([0, 1, 2], [2, 2], set())  # more places than cards
     with pytest.raises(ValueError):
         sample_cards(unseen, suit_of, cap, allowed, 2, np.random.default_rng(0))
+
+
+@pytest.mark.parametrize("game", ["pepper_v0", "cancellation_hearts_v0", "push_v0"])
+def test_recycled_output_gives_the_same_worlds(game):
+    """``out=`` an earlier result: the same worlds, in that result's memory;
+    the state itself as ``out`` is not written over."""
+    from search_helpers import random_play, states_equal
+
+    from cardenvs.registry import rules_class
+    from cardenvs.search import sample_worlds
+
+    rules = rules_class(game)()
+    rng = np.random.default_rng(0)
+    state = rules.new_state(6, rng)
+    rules.reset(state, np.arange(6))
+    random_play(rules, state, rng, 30)
+    seats = np.where(state.done, 0, state.current)
+    before = state.copy()
+    old = sample_worlds(rules, state, seats, 4, np.random.default_rng(1))
+    fresh = sample_worlds(rules, state, seats, 4, np.random.default_rng(2))
+    again = sample_worlds(rules, state, seats, 4, np.random.default_rng(2), out=old)
+    assert states_equal(fresh, again)
+    assert np.shares_memory(again.hands, old.hands)
+    itself = sample_worlds(rules, state, seats, 1, np.random.default_rng(2), out=state)
+    assert states_equal(state, before) and not np.shares_memory(itself.hands, state.hands)

@@ -202,23 +202,48 @@ def widest_last(groups, group_of, group_dims, group_cap):
 
 
 @kernel
-def next_take(take, r, mask, cap, voided, fresh):
-    """The first (``fresh``: all zero) or next counts ``take`` a group allowed
-    the dimensions ``mask`` takes of the voided dimensions (an odometer,
-    each digit 0..min(r, cap)); False past the last.  The free dimension
-    takes the rest (:func:`take_weight` checks it fits).  (Pruning the
-    digits whose sum passes ``cap`` visits fewer but ran slower, measured.)"""
+def next_take(take, r, mask, cap, voided, fresh, low):
+    """The first (``fresh``) or next counts ``take`` a group allowed the
+    dimensions ``mask`` takes of the voided dimensions (an odometer, each
+    digit ``low[d]``..min(r, cap)); False past the last.  The free dimension
+    takes the rest (:func:`take_weight` checks it fits)."""
     if fresh:
         for d in range(voided):
-            take[d] = 0
+            take[d] = low[d] if mask >> d & 1 else 0
         return True
     for d in range(voided):
         if mask >> d & 1:
             take[d] += 1
             if take[d] <= min(r[d], cap):
                 return True
-            take[d] = 0
+            take[d] = low[d]
     return False
+
+
+@kernel
+def lowest_takes(r, mask, voided, room_after, low):
+    """``low[d]``: the fewest cards of voided dimension d a group allowed
+    ``mask`` must take from ``r`` so that the groups after it (``room_after``:
+    how many they can hold of each) can take the rest.  False if a dimension
+    the group may not take is already too many for them."""
+    for d in range(voided):
+        over = r[d] - room_after[d]
+        low[d] = max(over, 0)
+        if over > 0 and not mask >> d & 1:
+            return False
+    return True
+
+
+@kernel
+def rooms(dims, groups, group_dims, group_cap):
+    """``room[j, d]``: how many cards of voided dimension d the groups j..
+    can hold between them (the states of the dynamic program past it cannot
+    be reached)."""
+    room = np.zeros((groups + 1, MAX_DIMS), np.int64)
+    for j in range(groups - 1, -1, -1):
+        for d in range(dims - 1):
+            room[j, d] = room[j + 1, d] + (group_cap[j] if group_dims[j] >> d & 1 else 0)
+    return room
 
 
 @kernel
@@ -252,31 +277,34 @@ def count_ways(dims, groups, plan, binom):
         states *= radix[d]
     ways = np.zeros((groups + 1, states))
     ways[groups, 0] = 1.0
-    r = np.zeros(MAX_DIMS, np.int64)
-    take = np.zeros(MAX_DIMS, np.int64)
+    room = rooms(dims, groups, group_dims, group_cap)
+    r, take, low = np.zeros(MAX_DIMS, np.int64), np.zeros(MAX_DIMS, np.int64), np.zeros(MAX_DIMS, np.int64)
     left = 0
     for j in range(groups - 1, -1, -1):
         left += group_cap[j]
         for index in range(states):
-            rest, held = index, 0
+            rest, held, fits = index, 0, True
             for d in range(voided):
                 r[d] = rest % radix[d]
                 rest //= radix[d]
                 held += r[d]
+                fits &= r[d] <= room[j, d]
             free_left = left - held
-            if free_left < 0 or free_left > totals[voided]:
+            if not fits or free_left < 0 or free_left > totals[voided]:
+                continue
+            if not lowest_takes(r, group_dims[j], voided, room[j + 1], low):
                 continue
             total = 0.0
             fresh = True
-            while next_take(take, r, group_dims[j], group_cap[j], voided, fresh):
+            while next_take(take, r, group_dims[j], group_cap[j], voided, fresh, low):
                 fresh = False
                 total += take_weight(take, r, free_left, group_cap[j], voided, index, radix, binom, ways, j + 1)
             ways[j, index] = total
-    return ways, radix
+    return ways, radix, room
 
 
 @kernel
-def draw_takes(seed, dims, groups, group_dims, group_cap, totals, ways, radix, binom, r, take, takes):
+def draw_takes(seed, dims, groups, group_dims, group_cap, totals, ways, radix, room, binom, r, take, takes):
     """Step 3a: how many cards of each dimension each group takes
     (``takes`` (groups, dims)), drawn with probability proportional to the
     physical deals (the last group takes what is left); returns the new
@@ -301,7 +329,9 @@ def draw_takes(seed, dims, groups, group_dims, group_cap, totals, ways, radix, b
             seed, u = uniform(seed)
             target = u * ways[j, index]
             fresh = True
-            while next_take(take, r, group_dims[j], group_cap[j], voided, fresh):
+            low = takes[j + 1]  # (scratch: the next group's row is written after this one's)
+            lowest_takes(r, group_dims[j], voided, room[j + 1], low)
+            while next_take(take, r, group_dims[j], group_cap[j], voided, fresh, low):
                 fresh = False
                 weight = take_weight(take, r, left - held, group_cap[j], voided, index, radix, binom, ways, j + 1)
                 if weight > 0.0:  # (rounding may leave target >= 0 after the last term: it keeps the last)
@@ -369,7 +399,7 @@ def deal_one_group(seeds, first, end, count, group_of, capacity, offset, cards, 
 
 
 @kernel
-def deal_groups(seeds, first, end, dims, groups, plan, ways, radix, binom, row, scratch, out):
+def deal_groups(seeds, first, end, dims, groups, plan, ways, radix, room, binom, row, scratch, out):
     """Steps 3a and 3b for worlds ``first .. end - 1`` of a row with several
     groups: the counts each group takes (:func:`draw_takes`), then each
     dimension's cards (``cards[dim_start[d]:dim_start[d + 1]]``) shuffled
@@ -391,7 +421,9 @@ def deal_groups(seeds, first, end, dims, groups, plan, ways, radix, binom, row, 
     for w in range(first, end):
         seed = seeds[w]
         if ways.shape[0] > 0:  # (else the takes are fixed: see fixed_takes)
-            seed = draw_takes(seed, dims, groups, group_dims, group_cap, totals, ways, radix, binom, r, take, takes)
+            seed = draw_takes(
+                seed, dims, groups, group_dims, group_cap, totals, ways, radix, room, binom, r, take, takes
+            )
         for j in range(groups):
             fill[j], sources[j] = start[j], 0
         for d in range(dims):  # (shuffled in place, world after world: any order in gives a uniform one out)
@@ -495,15 +527,15 @@ def sample_rows(unseen, suit_of, capacity, allowed, worlds, seeds, out):
         if fixed == 1 and groups <= 1:
             deal_one_group(seeds, first, end, count, plan[1], capacity[i], offset, cards, work, out)
             continue
-        if fixed == 1:
-            ways, radix = np.zeros((0, 1)), scratch[0]  # (no draw: deal_groups keeps the fixed takes)
+        if fixed == 1:  # (no draw: deal_groups keeps the fixed takes)
+            ways, radix, room = np.zeros((0, 1)), scratch[0], np.zeros((0, MAX_DIMS), np.int64)
         else:
-            ways, radix = count_ways(dims, groups, plan, binom)
+            ways, radix, room = count_ways(dims, groups, plan, binom)
         if fixed == 0 or ways.shape[0] > 0 and ways[0, ways.shape[1] - 1] <= 0.0:  # (start: every voided card left)
             impossible += 1
             continue
         row = (capacity[i], offset, cards, dim_start)
-        deal_groups(seeds, first, end, dims, groups, plan, ways, radix, binom, row, scratch, out)
+        deal_groups(seeds, first, end, dims, groups, plan, ways, radix, room, binom, row, scratch, out)
     return impossible
 
 

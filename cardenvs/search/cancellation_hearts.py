@@ -120,62 +120,63 @@ def constraints(seats, receiver, played, voids, state_arrays, unseen, capacity, 
 @kernel
 def build_worlds(worlds, seats, receiver, forced, cards, offset, source, state_arrays):
     """Write each world's hidden places from its compact deal (``cards``,
-    place p's at ``offset[i, p]``; the viewer's hand and set-aside cards
-    from its row of ``source``), the forced cards back to the receiver,
-    the widow taker's points, the pass records (the viewer's own; the other
-    seats' cleared but for what the viewer knows: what it passed is its
-    receiver's receipt, what it received its giver's pass, and while
-    passing what each has set aside in this world) and the mask of the
-    seat to act when that is not the viewer."""
+    place p's at ``offset[i, p]``: the hands, the widow, the cards set
+    aside; the viewer's hand and set-aside cards from its row of
+    ``source``), the forced cards back to the receiver, the widow taker's
+    points, the pass records (the viewer's own; the other seats' cleared
+    but for what the viewer knows: what it passed is its receiver's receipt,
+    what it received its giver's pass, and while passing what each has set
+    aside in this world) and the mask of the seat to act when that is not
+    the viewer.  (The arrays are taken out of the bundles once: a view per
+    world costs more than its writes.)"""
     src, s = Arrays(*source), Arrays(*state_arrays)
-    n = s.hands.shape[1]
-    for w in range(s.hands.shape[0]):
+    hands, chosen, widow, private = s.hands, s.pass_chosen, s.widow, s.private
+    n = hands.shape[1]
+    for w in range(hands.shape[0]):
         i = w // worlds
         v, r = seats[i], receiver[i]
-        hands, chosen, private = s.hands[w], s.pass_chosen[w], s.private[w]
-        hands[:, :] = 0
-        chosen[:, :] = 0
-        s.widow[w, :] = 0
-        private[:, :] = 0
-        hands[v, :] = src.hands[i, v]
-        chosen[v, :] = src.pass_chosen[i, v]
-        private[v, :] = src.private[i, v]
-        scatter(cards[w], offset[i], hands, s.widow[w], chosen)
+        hands[w] = 0
+        chosen[w] = 0
+        widow[w] = 0
+        private[w] = 0
+        hands[w, v] = src.hands[i, v]
+        chosen[w, v] = src.pass_chosen[i, v]
+        private[w, v] = src.private[i, v]
+        for p in range(offset.shape[1] - 1):
+            for at in range(offset[i, p], offset[i, p + 1]):
+                if p < n:
+                    hands[w, p, cards[w, at]] += 1
+                elif p == n:
+                    widow[w, cards[w, at]] += 1
+                else:
+                    chosen[w, p - n - 1, cards[w, at]] += 1
         if r >= 0:
             giver = (2 * v - r + n) % n
             for t in range(NUM_TYPES):
-                hands[r, t] += forced[i, t]
-                private[r, ob.RECEIVED + t] = private[v, ob.PASSED + t]
-                private[giver, ob.PASSED + t] = private[v, ob.RECEIVED + t]
+                hands[w, r, t] += forced[i, t]
+                private[w, r, ob.RECEIVED + t] = private[w, v, ob.PASSED + t]
+                private[w, giver, ob.PASSED + t] = private[w, v, ob.RECEIVED + t]
         elif s.phase[w] == PASSING:
             for p in range(n):
                 if p != v:
                     for t in range(NUM_TYPES):
-                        private[p, ob.PASSED + t] = chosen[p, t]
+                        private[w, p, ob.PASSED + t] = chosen[w, p, t]
+    finish_worlds(worlds, seats, s)
+
+
+@kernel
+def finish_worlds(worlds, seats, s):
+    """The widow taker's points (the widow is the world's) and the mask of
+    the seat to act when it is not the viewer (its hand is the world's)."""
+    for w in range(s.hands.shape[0]):
         holder = s.widow_holder[w]
         if holder >= 0:
             points = s.seen_points[w, holder]
             for t in range(NUM_TYPES):
                 points += np.int64(s.widow[w, t]) * CARD_POINTS[t]
             s.points[w, holder] = points
-        if s.current[w] != v and s.current[w] >= 0:
+        if s.current[w] != seats[w // worlds] and s.current[w] >= 0:
             refresh_legal(w, s)
-
-
-@kernel
-def scatter(cards, offset, hands, widow, pass_chosen):
-    """One world's compact deal into its places: the hands (0..n-1), the
-    widow (n), the cards set aside (n + 1 + seat)."""
-    n = hands.shape[0]
-    for p in range(offset.shape[0] - 1):
-        for at in range(offset[p], offset[p + 1]):
-            card = cards[at]
-            if p < n:
-                hands[p, card] += 1
-            elif p == n:
-                widow[card] += 1
-            else:
-                pass_chosen[p - n - 1, card] += 1
 
 
 def problem(rules, state: BatchState, seats: np.ndarray, tracker=None) -> tuple[tuple[np.ndarray, ...], ...]:
@@ -200,7 +201,9 @@ def problem(rules, state: BatchState, seats: np.ndarray, tracker=None) -> tuple[
     return (unseen, np.broadcast_to(SUIT, (batch, NUM_TYPES)), capacity, allowed), (receiver, forced)
 
 
-def sample(rules, state: BatchState, seats, worlds: int, rng: np.random.Generator, tracker=None) -> BatchState:
+def sample(
+    rules, state: BatchState, seats, worlds: int, rng: np.random.Generator, tracker=None, out: BatchState | None = None
+) -> BatchState:
     """``worlds`` complete states per row, uniform over the deals consistent
     with what ``seats[i]`` has seen in row i (with ``tracker``'s voids and
     plays): a state of B * worlds rows, row i's worlds at
@@ -209,7 +212,7 @@ def sample(rules, state: BatchState, seats, worlds: int, rng: np.random.Generato
     seats = seat_array(seats, state.batch, rules.num_players)
     deal, (receiver, forced) = problem(rules, state, seats, tracker)
     cards, _ = sample_cards(*deal, worlds, rng)
-    out = repeat_rows(state, worlds, rng, fill=("hands", "widow", "pass_chosen", "private"))
+    out = repeat_rows(state, worlds, rng, fill=("hands", "widow", "pass_chosen", "private"), out=out)
     parts = (cards, offsets(deal[2]), state.bundle(ArrayValues), out.bundle(ArrayValues))
     build_worlds(worlds, seats, receiver, forced, *parts)
     return out

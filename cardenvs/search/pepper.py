@@ -120,7 +120,9 @@ def build_worlds(worlds, seats, cards, offset, source_hands, hands, dead):
                     dead[w, cards[w, at]] += 1
 
 
-def sample(rules, state: BatchState, seats, worlds: int, rng: np.random.Generator) -> BatchState:
+def sample(
+    rules, state: BatchState, seats, worlds: int, rng: np.random.Generator, out: BatchState | None = None
+) -> BatchState:
     """``worlds`` complete states per row, uniform over the deals consistent
     with what ``seats[i]`` has seen in row i: a state of B * worlds rows, row
     i's worlds at ``i * worlds .. (i + 1) * worlds - 1``."""
@@ -128,7 +130,7 @@ def sample(rules, state: BatchState, seats, worlds: int, rng: np.random.Generato
     seats = seat_array(seats, state.batch, rules.num_players)
     unseen, suit_of, capacity, allowed = problem(state, seats)
     cards, _ = sample_cards(unseen, suit_of, capacity, allowed, worlds, rng)
-    out = repeat_rows(state, worlds, rng, fill=("hands", "dead"))
+    out = repeat_rows(state, worlds, rng, fill=("hands", "dead"), out=out)
     build_worlds(worlds, seats, cards, offsets(capacity), state.hands, out.hands, out.dead)
     viewer = np.repeat(seats, worlds)
     stale = np.flatnonzero((out.phase == PLAYING) & ~out.done & (out.current != viewer))

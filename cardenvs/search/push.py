@@ -148,7 +148,9 @@ def build_worlds(targets, rows, seats, known, source_hands, cards, offset, seeds
         seeds[k] = shuffle_span(stock[w], top, count, count - 1, seeds[k])
 
 
-def sample(rules, state: BatchState, seats, worlds: int, rng: np.random.Generator, tracker=None) -> BatchState:
+def sample(
+    rules, state: BatchState, seats, worlds: int, rng: np.random.Generator, tracker=None, out: BatchState | None = None
+) -> BatchState:
     """``worlds`` complete states per row, uniform over the deals consistent
     with what ``seats[i]`` has seen in row i (with ``tracker``'s seen
     cards): a state of B * worlds rows, row i's worlds at
@@ -172,7 +174,7 @@ def sample(rules, state: BatchState, seats, worlds: int, rng: np.random.Generato
         capacity,
         np.ones((batch, NUM_SEATS + 1, NUM_SUITS), bool),
     )
-    out = repeat_rows(state, worlds, rng, fill=("hands",))
+    out = repeat_rows(state, worlds, rng, fill=("hands",), out=out)
     cards, seeds = sample_cards(*problem, worlds, rng)
     build = (seats, known, state.hands, cards, np.repeat(offsets(capacity), worlds, axis=0), seeds)
     build_worlds(np.arange(out.batch), np.repeat(np.arange(batch), worlds), *build, out.hands, out.stock, out.stock_top)

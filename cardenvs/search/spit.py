@@ -96,7 +96,7 @@ def spit_worlds(worlds, cards, offset, seeds, known, known_count, stockpiles, st
                 n += 1
 
 
-def sample_spit(rules, state: BatchState, worlds: int, rng: np.random.Generator) -> BatchState:
+def sample_spit(rules, state: BatchState, worlds: int, rng: np.random.Generator, out=None) -> BatchState:
     """Spit's worlds (the seat does not matter: nothing is private)."""
     batch = state.batch
     unseen, capacity = np.empty((batch, 52), np.int8), np.empty((batch, 2), np.int64)
@@ -105,7 +105,7 @@ def sample_spit(rules, state: BatchState, worlds: int, rng: np.random.Generator)
     spit_constraints(state.gathered, *hidden, unseen, capacity, known, known_count)
     suit_of, allowed = free_suits(batch, 2)
     cards, seeds = sample_cards(unseen, suit_of, capacity, allowed, worlds, rng)
-    out = repeat_rows(state, worlds, rng)
+    out = repeat_rows(state, worlds, rng, out=out)
     hidden = (out.stockpiles, out.stockpile_count, out.spit_cards, out.spit_count)
     spit_worlds(worlds, cards, offsets(capacity), seeds, known, known_count, *hidden)
     return out
@@ -184,14 +184,16 @@ def speed_worlds(targets, rows, seats, cards, offset, seeds, hand, stock, stock_
         seeds[k] = seed
 
 
-def sample_speed(rules, state: BatchState, seats: np.ndarray, worlds: int, rng: np.random.Generator) -> BatchState:
+def sample_speed(
+    rules, state: BatchState, seats: np.ndarray, worlds: int, rng: np.random.Generator, out=None
+) -> BatchState:
     """Speed's worlds seen by ``seats``, the stalled ones drawn again."""
     batch = state.batch
     unseen, capacity = np.empty((batch, 52), np.int8), np.empty((batch, 4), np.int64)
     hidden = (state.stock, state.stock_count, state.side_piles, state.side_count, state.side_rebuilt)
     speed_constraints(seats, state.hand, *hidden, unseen, capacity)
     suit_of, allowed = free_suits(batch, 4)
-    out = repeat_rows(state, worlds, rng)
+    out = repeat_rows(state, worlds, rng, out=out)
     parts = (out.hand, out.stock, out.stock_count, out.side_piles, out.side_count)
     cards, seeds = sample_cards(unseen, suit_of, capacity, allowed, worlds, rng)
     targets = np.arange(out.batch)
@@ -217,12 +219,14 @@ def stalled(rules, out: BatchState, targets: np.ndarray) -> np.ndarray:
     return (out.phase[targets] == PLAYING) & ~out.done[targets] & ~plays.any(axis=1)
 
 
-def sample(rules, state: BatchState, seats, worlds: int, rng: np.random.Generator) -> BatchState:
+def sample(
+    rules, state: BatchState, seats, worlds: int, rng: np.random.Generator, out: BatchState | None = None
+) -> BatchState:
     """``worlds`` complete states per row, uniform over the face-down cards
     consistent with what ``seats[i]`` has seen in row i: a state of
     B * worlds rows, row i's worlds at ``i * worlds .. (i + 1) * worlds - 1``."""
     check_request(worlds, rng)
     seats = seat_array(seats, state.batch, rules.num_players)
     if rules.variant == "speed":
-        return sample_speed(rules, state, seats, worlds, rng)
-    return sample_spit(rules, state, worlds, rng)
+        return sample_speed(rules, state, seats, worlds, rng, out)
+    return sample_spit(rules, state, worlds, rng, out)

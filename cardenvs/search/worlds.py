@@ -25,34 +25,51 @@ import numpy as np
 from ..core.game import BatchState
 
 
-def repeat_rows(state: BatchState, worlds: int, rng: np.random.Generator, fill: Collection[str] = ()) -> BatchState:
+def repeat_rows(
+    state: BatchState, worlds: int, rng: np.random.Generator, fill: Collection[str] = (), out: BatchState | None = None
+) -> BatchState:
     """A state of ``state.batch * worlds`` rows, row i's copies at
     ``i * worlds .. (i + 1) * worlds - 1``; the arrays named in ``fill`` are
-    allocated but not written (the caller writes every row of them).  Its
-    deals are its own (module doc).  A state with its own output buffers
-    (Push's ``outputs``) gets new ones (``outputs.fork()``)."""
-    out = copy.copy(state)
+    left for the caller to write in full.  Its deals are its own (module
+    doc).  A state with its own output buffers (Push's ``outputs``) gets new
+    ones (``outputs.fork()``).  ``out``: an earlier result of the same shape
+    whose arrays are written over instead of new ones (fresh memory costs
+    the system as much again as the copy: it zeroes every page first)."""
+    new = copy.copy(state)
     rows = state.batch * worlds
     for name, value in vars(state).items():
         if not isinstance(value, np.ndarray):
             continue
-        shape = (rows, *value.shape[1:])
         if name == "fixed_decks":  # (the worlds deal fresh shuffles: module doc)
-            setattr(out, name, np.zeros((rows, 0, 0), value.dtype))
+            setattr(new, name, np.zeros((rows, 0, 0), value.dtype))
             continue
-        if name in fill:
-            setattr(out, name, np.empty(shape, value.dtype))
-            continue
-        flat = value.reshape(state.batch, 1, -1)  # (one long inner copy per world: several times faster)
-        new = np.empty((state.batch, worlds, flat.shape[2]), value.dtype)
-        new[...] = flat
-        setattr(out, name, new.reshape(shape))
-    out.batch = rows
-    out.rng = np.random.default_rng(rng.integers(0, 2**63 - 1))
-    out.fixed_count[:] = 0
+        target = reusable(out, name, (rows, *value.shape[1:]), value)
+        if name not in fill:
+            flat = value.reshape(state.batch, 1, -1)  # (one long inner copy per world: several times faster)
+            target.reshape(state.batch, worlds, flat.shape[2])[...] = flat
+        setattr(new, name, target)
+    new.batch = rows
+    new.rng = np.random.default_rng(rng.integers(0, 2**63 - 1))
+    new.fixed_count[:] = 0
     if hasattr(state, "outputs"):
-        out.outputs = state.outputs.fork()
-    return out
+        new.outputs = state.outputs.fork()
+    return new
+
+
+def reusable(out: BatchState | None, name: str, shape: tuple[int, ...], source: np.ndarray) -> np.ndarray:
+    """``out``'s array ``name`` if it has that shape and dtype, is writeable,
+    contiguous and apart from ``source``; else a new one."""
+    old = getattr(out, name, None)
+    if (
+        isinstance(old, np.ndarray)
+        and old.shape == shape
+        and old.dtype == source.dtype
+        and old.flags.writeable
+        and old.flags.c_contiguous
+        and not np.may_share_memory(old, source)
+    ):
+        return old
+    return np.empty(shape, source.dtype)
 
 
 def seat_array(seats, batch: int, num_players: int) -> np.ndarray:
