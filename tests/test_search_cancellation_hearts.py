@@ -125,3 +125,17 @@ def test_passing_phase_and_no_leak():
         a = sample_worlds(rules, position, seats, 20, np.random.default_rng(9), tracker=known)
         b = sample_worlds(rules, other, seats, 20, np.random.default_rng(9), tracker=known)
         assert states_equal(a, b)
+
+
+def test_without_a_tracker_late_in_the_hand():
+    """No tracker: the receiver of the seat's pass may have played what it
+    got (nobody recorded who played what), so those cards are not forced on
+    it; every world still holds the real cards, each hand its size."""
+    rules, state, _, _ = played_out(14, 7, batch=32)
+    seats = state.current.copy()
+    out = sample_worlds(rules, state, seats, 16, np.random.default_rng(3))
+    src = np.repeat(np.arange(state.batch), 16)
+    assert (out.hands >= 0).all()
+    assert np.array_equal(out.hands.sum(-1), state.hands.sum(-1)[src])
+    assert np.array_equal(out.hands.sum(1) + out.widow, (state.hands.sum(1) + state.widow)[src])
+    assert np.array_equal(rules.observe(out, seats[src]), rules.observe(state, seats)[src])

@@ -11,8 +11,9 @@ The state keeps the current trick but not who played the earlier ones, so
 the voids and the cards each seat played this hand come from a
 :class:`Tracker` that watches the steps (``tracker.step(rules, state,
 actions)`` in place of ``rules.step``).  Without one, only the current
-trick's voids are used (the worlds are then consistent with less than the
-seat saw).
+trick's voids are used, and the receiver of the seat's pass is taken to
+hold only the passed cards of which no copy has been seen played (the
+worlds are then consistent with less than the seat saw).
 
 Hidden places: the other seats' hands, the face-down widow (nobody looks at
 it, its taker included), and while passing the cards the other seats have
@@ -78,11 +79,13 @@ class Tracker:
 
 
 @kernel
-def constraints(seats, receiver, played, voids, state_arrays, unseen, capacity, allowed, forced):
+def constraints(seats, receiver, played, tracked, voids, state_arrays, unseen, capacity, allowed, forced):
     """The sampling problem of each row: places 0..n-1 the hands, n the
     widow, n + 1 + s seat s's cards set aside to pass; ``forced`` the cards
     the viewer passed that its receiver still holds (taken out of the
-    problem, added back to the receiver)."""
+    problem, added back to the receiver): as many as it passed less those
+    the receiver played (``played``) or, not ``tracked``, less every copy
+    seen played this hand (the receiver may have played them)."""
     s = Arrays(*state_arrays)
     n = s.hands.shape[1]
     for row in range(seats.shape[0]):
@@ -110,7 +113,8 @@ def constraints(seats, receiver, played, voids, state_arrays, unseen, capacity, 
         r = receiver[row]
         if r >= 0:
             for t in range(NUM_TYPES):
-                keep = s.private[row, viewer, ob.PASSED + t] - played[row, r, t]
+                gone = played[row, r, t] if tracked else s.public[row, ob.SEEN + t]
+                keep = s.private[row, viewer, ob.PASSED + t] - gone
                 if keep > 0:
                     forced[row, t] = keep
                     unseen[row, t] -= keep
@@ -185,6 +189,7 @@ def problem(rules, state: BatchState, seats: np.ndarray, tracker=None) -> tuple[
     what goes back after it (the receiver of the seat's pass, -1 none, and
     the passed cards it still holds)."""
     batch, n = state.batch, rules.num_players
+    tracked = tracker is not None
     if tracker is None:
         tracker = Tracker(rules, batch)
     if tracker.voids.shape != (batch, n, NUM_SUITS):
@@ -197,7 +202,7 @@ def problem(rules, state: BatchState, seats: np.ndarray, tracker=None) -> tuple[
     allowed = np.empty((batch, 2 * n + 1, NUM_SUITS), np.bool_)
     forced = np.empty((batch, NUM_TYPES), np.int8)
     arrays = state.bundle(ArrayValues)
-    constraints(seats, receiver, tracker.played, tracker.voids, arrays, unseen, capacity, allowed, forced)
+    constraints(seats, receiver, tracker.played, tracked, tracker.voids, arrays, unseen, capacity, allowed, forced)
     return (unseen, np.broadcast_to(SUIT, (batch, NUM_TYPES)), capacity, allowed), (receiver, forced)
 
 
