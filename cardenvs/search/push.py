@@ -46,8 +46,9 @@ from ..push.tables import (
     PLAIN_TABLE,
     PLAIN_TURN,
 )
-from .base import NUM_SUITS, offsets, sample_cards, shuffle_span
+from .base import NUM_SUITS, offsets, sample_cards
 from .push_turn import can_finish
+from .streams import shuffle_span
 from .worlds import check_request, repeat_rows, seat_array
 
 NUM_SEATS = 4

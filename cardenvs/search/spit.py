@@ -31,7 +31,8 @@ from ..core.game import BatchState
 from ..core.jit import kernel
 from ..speed import legal as speed_legal
 from ..spit.tables import PLAYING
-from .base import NUM_SUITS, offsets, sample_cards, shuffle_span
+from .base import NUM_SUITS, offsets, sample_cards
+from .streams import shuffle_span
 from .worlds import check_request, repeat_rows, seat_array
 
 MAX_REDRAWS = 10_000
