@@ -252,6 +252,11 @@ def test_no_leak_of_unseen_cards():
         a = sample_worlds(RULES, state, seats, 12, np.random.default_rng(7), tracker=tracker)
         b = sample_worlds(RULES, other, seats, 12, np.random.default_rng(7), tracker=tracker)
         assert states_equal(a, b)
+    rows = np.array([5, 2])  # a subset of the games with its part of the tracker: the same worlds
+    part = sample_worlds(
+        RULES, state.select(rows), seats[rows], 3, np.random.default_rng(2), tracker=tracker.select(rows)
+    )
+    assert (part.hands >= np.repeat(tracker.known[rows], 3, axis=0)).all()
 
 
 def test_buried_wilds_stay_under_the_stock():

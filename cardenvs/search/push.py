@@ -68,6 +68,13 @@ class Tracker:
     def clear(self, rows) -> None:
         self.known[rows] = 0
 
+    def select(self, rows) -> Tracker:
+        """A tracker of the games in ``rows`` (copies), as ``BatchState.select``
+        (what a search agent hands on with a subset of the games)."""
+        part = Tracker.__new__(Tracker)
+        part.known = self.known[rows]
+        return part
+
     def step(self, rules, state: BatchState, actions: np.ndarray) -> np.ndarray:
         actions = np.asarray(actions, np.int64)
         rows = np.flatnonzero(~state.done)
