@@ -91,6 +91,7 @@ def test_worlds_keep_what_the_seat_saw_and_step(num_players):
     assert np.array_equal(out.hands.sum(1) + out.dead, (state.hands.sum(1) + state.dead)[src])
     for name in ("history", "trick", "public", "scores", "trump", "phase", "current", "legal"):
         assert np.array_equal(getattr(out, name), getattr(state, name)[src]), name
+    assert np.array_equal(rules.observe(out, seats[src]), rules.observe(state, seats)[src])
     random_play(rules, out, rng, 40)  # every world is a state the rules can step
 
 

@@ -11,14 +11,15 @@ from .tables import DRAW, IS_WILD, NO_MELD, Cards, MeldBlocks, Table, Turn
 
 
 @kernel
-def deal_rows(rows, orders, per_seat, cards, table, blocks, turn):
+def deal_rows(rows, orders, per_seat, cards, table, blocks, turn, buried):
     """Deal game ``rows[i]`` from the deck order ``orders[i]`` (top first),
     ``per_seat[i]`` cards each (:func:`deal_cards`), with an empty table
-    and a new turn.  (The bundles come as plain tuples: see ``tables.plain``.)"""
+    and a new turn; ``buried[b]``: how many wilds were turned up and put
+    under the stock.  (The bundles come as plain tuples: see ``tables.plain``.)"""
     cards, table, blocks, turn = Cards(*cards), Table(*table), MeldBlocks(*blocks), Turn(*turn)
     for i in range(rows.shape[0]):
         b = rows[i]
-        deal_cards(b, orders[i], per_seat[i], turn.dealer[b], cards)
+        buried[b] = deal_cards(b, orders[i], per_seat[i], turn.dealer[b], cards)
         clear_table(b, table, blocks)
         first_turn(b, turn)
 
@@ -28,7 +29,8 @@ def deal_cards(b, order, per_seat, dealer, cards):
     """``per_seat`` cards to each seat, one at a time clockwise from the
     dealer's left; the upcard is the first natural after the deal, the wilds
     turned before it go (in turn order) to the bottom of the stock, which
-    holds the rest in order."""
+    holds the rest in order.  Returns how many wilds were buried (every
+    seat saw them: the bottom of the stock is known)."""
     num_cards = order.shape[0]
     start = 4 * per_seat
     deal_round_robin(cards.hands, b, order, start, dealer)
@@ -50,6 +52,7 @@ def deal_cards(b, order, per_seat, dealer, cards):
         cards.stock[b, j] = order[min(source, num_cards - 1)] if j < size - 1 else 0
     cards.stock_top[b] = 0
     cards.stock_size[b] = size - 1
+    return max(first - start, 0)
 
 
 @kernel

@@ -106,6 +106,9 @@ class PushRules(TurnBasedRules):
         state.stock = np.zeros((batch, DECK.num_cards), np.int64)  # top at stock_top
         state.stock_top = np.zeros(batch, np.int64)
         state.stock_size = np.zeros(batch, np.int64)
+        # wilds turned up at the deal and put under the stock: every seat saw
+        # them, so the bottom min(buried, stock_size) stock cards are known
+        state.buried = np.zeros(batch, np.int64)
         state.pile = np.zeros((batch, DECK.num_cards), np.int64)  # bottom first
         state.pile_size = np.zeros(batch, np.int64)
         state.pile_counts = np.zeros((batch, NUM_TYPES), np.int8)
@@ -157,6 +160,7 @@ class PushRules(TurnBasedRules):
             state.bundle(PLAIN_TABLE),
             state.bundle(PLAIN_MELD_BLOCKS),
             state.bundle(PLAIN_TURN),
+            state.buried,
         )
 
     def _write_masks(self, state: PushState, rows: np.ndarray) -> None:

@@ -11,8 +11,9 @@ The state keeps the current trick but not who played the earlier ones, so
 the voids and the cards each seat played this hand come from a
 :class:`Tracker` that watches the steps (``tracker.step(rules, state,
 actions)`` in place of ``rules.step``).  Without one, only the current
-trick's voids are used (the worlds are then consistent with less than the
-seat saw).
+trick's voids are used, and the receiver of the seat's pass is taken to
+hold only the passed cards of which no copy has been seen played (the
+worlds are then consistent with less than the seat saw).
 
 Hidden places: the other seats' hands, the face-down widow (nobody looks at
 it, its taker included), and while passing the cards the other seats have
@@ -45,7 +46,8 @@ from ..cancellation_hearts.tables import (
 )
 from ..core.game import BatchState
 from ..core.jit import kernel
-from .base import NUM_SUITS, sample_deals
+from .base import NUM_SUITS, offsets, sample_cards
+from .worlds import check_request, repeat_rows, seat_array
 
 
 class Tracker:
@@ -83,11 +85,13 @@ class Tracker:
 
 
 @kernel
-def constraints(seats, receiver, played, voids, state_arrays, unseen, capacity, allowed, forced):
+def constraints(seats, receiver, played, tracked, voids, state_arrays, unseen, capacity, allowed, forced):
     """The sampling problem of each row: places 0..n-1 the hands, n the
     widow, n + 1 + s seat s's cards set aside to pass; ``forced`` the cards
     the viewer passed that its receiver still holds (taken out of the
-    problem, added back to the receiver)."""
+    problem, added back to the receiver): as many as it passed less those
+    the receiver played (``played``) or, not ``tracked``, less every copy
+    seen played this hand (the receiver may have played them)."""
     s = Arrays(*state_arrays)
     n = s.hands.shape[1]
     for row in range(seats.shape[0]):
@@ -115,7 +119,8 @@ def constraints(seats, receiver, played, voids, state_arrays, unseen, capacity, 
         r = receiver[row]
         if r >= 0:
             for t in range(NUM_TYPES):
-                keep = s.private[row, viewer, ob.PASSED + t] - played[row, r, t]
+                gone = played[row, r, t] if tracked else s.public[row, ob.SEEN + t]
+                keep = s.private[row, viewer, ob.PASSED + t] - gone
                 if keep > 0:
                     forced[row, t] = keep
                     unseen[row, t] -= keep
@@ -123,45 +128,78 @@ def constraints(seats, receiver, played, voids, state_arrays, unseen, capacity, 
 
 
 @kernel
-def finish_worlds(viewer, receiver, state_arrays, forced, src):
-    """Per world: the forced cards back to the receiver, the widow taker's
-    points, the other seats' pass records, the mask of the seat to act."""
-    s = Arrays(*state_arrays)
-    n = s.hands.shape[1]
-    for w in range(viewer.shape[0]):
-        v, r = viewer[w], receiver[w]
+def build_worlds(worlds, seats, receiver, forced, cards, offset, source, state_arrays):
+    """Write each world's hidden places from its compact deal (``cards``,
+    place p's at ``offset[i, p]``: the hands, the widow, the cards set
+    aside; the viewer's hand and set-aside cards from its row of
+    ``source``), the forced cards back to the receiver, the widow taker's
+    points, the pass records (the viewer's own; the other seats' cleared
+    but for what the viewer knows: what it passed is its receiver's receipt,
+    what it received its giver's pass, and while passing what each has set
+    aside in this world) and the mask of the seat to act when that is not
+    the viewer.  (The arrays are taken out of the bundles once: a view per
+    world costs more than its writes.)"""
+    src, s = Arrays(*source), Arrays(*state_arrays)
+    hands, chosen, widow, private = s.hands, s.pass_chosen, s.widow, s.private
+    n = hands.shape[1]
+    for w in range(hands.shape[0]):
+        i = w // worlds
+        v, r = seats[i], receiver[i]
+        hands[w] = 0
+        chosen[w] = 0
+        widow[w] = 0
+        private[w] = 0
+        hands[w, v] = src.hands[i, v]
+        chosen[w, v] = src.pass_chosen[i, v]
+        private[w, v] = src.private[i, v]
+        for p in range(offset.shape[1] - 1):
+            for at in range(offset[i, p], offset[i, p + 1]):
+                if p < n:
+                    hands[w, p, cards[w, at]] += 1
+                elif p == n:
+                    widow[w, cards[w, at]] += 1
+                else:
+                    chosen[w, p - n - 1, cards[w, at]] += 1
         if r >= 0:
+            giver = (2 * v - r + n) % n
             for t in range(NUM_TYPES):
-                s.hands[w, r, t] += forced[src[w], t]
+                hands[w, r, t] += forced[i, t]
+                private[w, r, ob.RECEIVED + t] = private[w, v, ob.PASSED + t]
+                private[w, giver, ob.PASSED + t] = private[w, v, ob.RECEIVED + t]
+        elif s.phase[w] == PASSING:
+            for p in range(n):
+                if p != v:
+                    for t in range(NUM_TYPES):
+                        private[w, p, ob.PASSED + t] = chosen[w, p, t]
+    finish_worlds(worlds, seats, s)
+
+
+@kernel
+def finish_worlds(worlds, seats, s):
+    """The widow taker's points (the widow is the world's) and the mask of
+    the seat to act when it is not the viewer (its hand is the world's)."""
+    for w in range(s.hands.shape[0]):
         holder = s.widow_holder[w]
         if holder >= 0:
             points = s.seen_points[w, holder]
             for t in range(NUM_TYPES):
                 points += np.int64(s.widow[w, t]) * CARD_POINTS[t]
             s.points[w, holder] = points
-        for p in range(n):
-            if p != v:
-                for t in range(NUM_TYPES):
-                    s.private[w, p, ob.PASSED + t] = s.pass_chosen[w, p, t]
-                    s.private[w, p, ob.RECEIVED + t] = 0
-        if r >= 0:
-            giver = (2 * v - r + n) % n
-            for t in range(NUM_TYPES):
-                s.private[w, r, ob.RECEIVED + t] = s.private[w, v, ob.PASSED + t]
-                s.private[w, giver, ob.PASSED + t] = s.private[w, v, ob.RECEIVED + t]
-        if s.current[w] != v and s.current[w] >= 0:
+        if s.current[w] != seats[w // worlds] and s.current[w] >= 0:
             refresh_legal(w, s)
 
 
-def sample(rules, state: BatchState, seats, worlds: int, rng: np.random.Generator, tracker=None) -> BatchState:
-    """``worlds`` complete states per row, uniform over the deals consistent
-    with what ``seats[i]`` has seen in row i (with ``tracker``'s voids and
-    plays): a state of B * worlds rows, row i's worlds at
-    ``i * worlds .. (i + 1) * worlds - 1``."""
+def problem(rules, state: BatchState, seats: np.ndarray, tracker=None) -> tuple[tuple[np.ndarray, ...], ...]:
+    """``((unseen, suit_of, capacity, allowed), (receiver, forced))``: the
+    sampling problem of each row seen by ``seats`` (see :mod:`.base`) and
+    what goes back after it (the receiver of the seat's pass, -1 none, and
+    the passed cards it still holds)."""
     batch, n = state.batch, rules.num_players
-    seats = np.broadcast_to(np.asarray(seats, np.int64), (batch,)).copy()
+    tracked = tracker is not None
     if tracker is None:
         tracker = Tracker(rules, batch)
+    if tracker.voids.shape != (batch, n, NUM_SUITS):
+        raise ValueError(f"the tracker is for {tracker.voids.shape[0]} rows, the state has {batch}")
     exchanged = (state.pass_dir != NO_PASS) & (state.phase != PASSING)
     step = np.where(state.pass_dir == LEFT, 1, -1)
     receiver = np.where(exchanged, (seats + step) % n, -1)
@@ -170,19 +208,22 @@ def sample(rules, state: BatchState, seats, worlds: int, rng: np.random.Generato
     allowed = np.empty((batch, 2 * n + 1, NUM_SUITS), np.bool_)
     forced = np.empty((batch, NUM_TYPES), np.int8)
     arrays = state.bundle(ArrayValues)
-    constraints(seats, receiver, tracker.played, tracker.voids, arrays, unseen, capacity, allowed, forced)
-    suit_of = np.broadcast_to(SUIT, (batch, NUM_TYPES))
-    deals = sample_deals(unseen, suit_of, capacity, allowed, worlds, rng)
-    src = np.repeat(np.arange(batch), worlds)
-    out = state.select(src)
-    viewer = seats[src]
-    rows = np.arange(out.batch)
-    keep = out.hands[rows, viewer].copy()
-    out.hands[:] = deals[:, :n]
-    out.hands[rows, viewer] = keep
-    out.widow[:] = deals[:, n]
-    keep = out.pass_chosen[rows, viewer].copy()
-    out.pass_chosen[:] = deals[:, n + 1 :]
-    out.pass_chosen[rows, viewer] = keep
-    finish_worlds(viewer, receiver[src], out.bundle(ArrayValues), forced, src)
+    constraints(seats, receiver, tracker.played, tracked, tracker.voids, arrays, unseen, capacity, allowed, forced)
+    return (unseen, np.broadcast_to(SUIT, (batch, NUM_TYPES)), capacity, allowed), (receiver, forced)
+
+
+def sample(
+    rules, state: BatchState, seats, worlds: int, rng: np.random.Generator, tracker=None, out: BatchState | None = None
+) -> BatchState:
+    """``worlds`` complete states per row, uniform over the deals consistent
+    with what ``seats[i]`` has seen in row i (with ``tracker``'s voids and
+    plays): a state of B * worlds rows, row i's worlds at
+    ``i * worlds .. (i + 1) * worlds - 1``."""
+    check_request(worlds, rng)
+    seats = seat_array(seats, state.batch, rules.num_players)
+    deal, (receiver, forced) = problem(rules, state, seats, tracker)
+    cards, _ = sample_cards(*deal, worlds, rng)
+    out = repeat_rows(state, worlds, rng, fill=("hands", "widow", "pass_chosen", "private"), out=out)
+    parts = (cards, offsets(deal[2]), state.bundle(ArrayValues), out.bundle(ArrayValues))
+    build_worlds(worlds, seats, receiver, forced, *parts)
     return out

@@ -23,7 +23,8 @@ from ..core.game import BatchState
 from ..core.jit import kernel
 from ..pepper.legal import play_mask
 from ..pepper.tables import EFFECTIVE_SUIT, NO_TRUMP, NUM_TYPES, PLAYING
-from .base import NUM_SUITS, sample_deals
+from .base import NUM_SUITS, offsets, sample_cards
+from .worlds import check_request, repeat_rows, seat_array
 
 
 @kernel
@@ -100,19 +101,38 @@ def problem(state: BatchState, seats: np.ndarray) -> tuple[np.ndarray, ...]:
     return unseen, suit_of, capacity, allowed
 
 
-def sample(rules, state: BatchState, seats, worlds: int, rng: np.random.Generator) -> BatchState:
+@kernel
+def build_worlds(worlds, seats, cards, offset, source_hands, hands, dead):
+    """Each world's hands and dead hand: the viewer's hand from its row,
+    the other places from the world's compact deal (``cards``, place p's
+    from ``offset[i, p]``: the seats, then the dead hand)."""
+    n = hands.shape[1]
+    for w in range(hands.shape[0]):
+        i = w // worlds
+        hands[w] = 0
+        dead[w] = 0
+        hands[w, seats[i]] = source_hands[i, seats[i]]
+        for p in range(n + 1):
+            for at in range(offset[i, p], offset[i, p + 1]):
+                if p < n:
+                    hands[w, p, cards[w, at]] += 1
+                else:
+                    dead[w, cards[w, at]] += 1
+
+
+def sample(
+    rules, state: BatchState, seats, worlds: int, rng: np.random.Generator, out: BatchState | None = None
+) -> BatchState:
     """``worlds`` complete states per row, uniform over the deals consistent
     with what ``seats[i]`` has seen in row i: a state of B * worlds rows, row
     i's worlds at ``i * worlds .. (i + 1) * worlds - 1``."""
-    seats = np.broadcast_to(np.asarray(seats, np.int64), (state.batch,)).copy()
-    deals = sample_deals(*problem(state, seats), worlds, rng)
-    out = state.select(np.repeat(np.arange(state.batch), worlds))
+    check_request(worlds, rng)
+    seats = seat_array(seats, state.batch, rules.num_players)
+    unseen, suit_of, capacity, allowed = problem(state, seats)
+    cards, _ = sample_cards(unseen, suit_of, capacity, allowed, worlds, rng)
+    out = repeat_rows(state, worlds, rng, fill=("hands", "dead"), out=out)
+    build_worlds(worlds, seats, cards, offsets(capacity), state.hands, out.hands, out.dead)
     viewer = np.repeat(seats, worlds)
-    num_players = rules.num_players
-    keep = out.hands[np.arange(out.batch), viewer].copy()
-    out.hands[:] = deals[:, :num_players]
-    out.hands[np.arange(out.batch), viewer] = keep
-    out.dead[:] = deals[:, num_players]
     stale = np.flatnonzero((out.phase == PLAYING) & ~out.done & (out.current != viewer))
     if stale.size:
         refresh_masks(stale, out.legal, out.hands, out.current, out.trump, out.trick, out.leader)

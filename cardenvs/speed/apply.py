@@ -88,3 +88,4 @@ def rebuild_side_piles(state: BatchState, rows: np.ndarray, keys: np.ndarray) ->
     state.centre[rows] = NONE
     state.centre[rows, :, 0] = tops
     state.centre_count[rows] = 1
+    state.side_rebuilt[rows] = True

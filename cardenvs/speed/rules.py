@@ -65,6 +65,9 @@ class SpeedRules(TickRules):
         state.stock_count = np.zeros((batch, 2), np.int64)
         state.side_piles = np.full((batch, 2, 52), NONE, np.int16)
         state.side_count = np.zeros((batch, 2), np.int64)
+        # the side piles were rebuilt from the centre this game: both players
+        # saw those cards, so the side piles' cards are known (not their order)
+        state.side_rebuilt = np.zeros(batch, bool)
         return state
 
     def start_game(self, state: BatchState, rows: np.ndarray) -> None:

@@ -48,6 +48,24 @@ def gather_cards(rows, taker, orders, arrays, cards, counts):
 
 
 @kernel
+def note_gathered(rows, taker, arrays, gathered):
+    """Before :func:`gather_cards`: the face-up cards each player gathers --
+    the spit piles it takes (``taker`` (k, 2)) and its stockpile tops -- go
+    to that player's new layout in everyone's sight (``gathered[r, card]``
+    the seat); its face-down cards keep what was known of them."""
+    state = SpitArrays(*arrays)
+    for k in range(rows.shape[0]):
+        r = rows[k]
+        for p in range(2):
+            for h in range(state.centre_count[r, p]):
+                gathered[r, state.centre[r, p, h]] = taker[k, p]
+        for seat in range(2):
+            for i in range(state.stockpile_top.shape[2]):
+                if state.stockpile_top[r, seat, i] != NONE:
+                    gathered[r, state.stockpile_top[r, seat, i]] = seat
+
+
+@kernel
 def lay_out(rows, cards, counts, layout_tables, arrays):
     """Each player of ``rows`` lays out ``cards`` (k, 2, 52) (``counts`` of
     them, in order): position t of the layout goes to the flat stockpile

@@ -77,12 +77,19 @@ class SpitRules(TickRules):
         state.layout_shape = np.zeros((batch, 2), np.int64)
         state.spit_cards = np.full((batch, 2, 52), NONE, np.int8)
         state.spit_count = np.zeros((batch, 2), np.int64)
+        # the seat each card joined face up when the cards were last gathered
+        # (-1: never; both players saw it go there, so a face-down card is
+        # known to be that seat's until it turns up again): what an
+        # information-set sampler needs, kept here as only the rules see the
+        # moment of gathering
+        state.gathered = np.full((batch, 52), -1, np.int8)
         return state
 
     def start_game(self, state: BatchState, rows: np.ndarray) -> None:
         """The deck is split 26/26 (seat 0: the first 26 cards); each player
         lays out their cards and spits."""
         order = self.deck_orders(state, rows)
+        state.gathered[rows] = -1
         cards = np.stack([order[:, :26], order[:, 26:]], axis=1)
         cards = np.concatenate([cards, np.full_like(cards, NONE)], axis=2).astype(np.int64)
         self._lay_out(state, rows, cards, np.full((len(rows), 2), 26, np.int64))
@@ -111,6 +118,7 @@ class SpitRules(TickRules):
         order = self.deck_orders(state, rows)
         cards = np.full((len(rows), 2, 52), NONE, np.int64)
         counts = np.empty((len(rows), 2), np.int64)
+        deal.note_gathered(rows, taker, plain(state.bundle(SpitArrays)), state.gathered)
         deal.gather_cards(rows, taker, order, plain(state.bundle(SpitArrays)), cards, counts)
         state.hand_number[rows] += 1
         self._lay_out(state, rows, cards, counts)
