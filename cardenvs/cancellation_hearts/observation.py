@@ -140,19 +140,22 @@ def encode(state: BatchState, num_players: int, seats: np.ndarray, rows: np.ndar
     seats = np.asarray(seats, np.int64) % num_players
     rows = np.arange(len(seats)) if rows is None else np.asarray(rows, np.int64)
     out = np.empty((len(seats), OBS_SIZE), OBS_DTYPE)
-    encode_rows(
-        rows,
-        seats,
-        num_players,
-        state.hands,
-        state.private,
-        state.public,
-        state.leader,
-        state.dealer,
-        state.widow_holder,
-        state.seen_points,
-        state.scores,
-        out,
+    state.shards.map(  # (row shards in threads: see cardenvs.core.shards)
+        len(seats),
+        lambda lo, hi: encode_rows(
+            rows[lo:hi],
+            seats[lo:hi],
+            num_players,
+            state.hands,
+            state.private,
+            state.public,
+            state.leader,
+            state.dealer,
+            state.widow_holder,
+            state.seen_points,
+            state.scores,
+            out[lo:hi],
+        ),
     )
     return out
 

@@ -13,6 +13,7 @@ from gymnasium.vector.vector_env import AutoresetMode
 from .errors import IllegalActionError
 from .game import BatchState, TurnBasedRules
 from .options import action_array
+from .shards import Shards
 from .spaces import observation_box
 
 
@@ -50,7 +51,12 @@ class VectorEnv:
     ``single_action_space`` and the batched ``observation_space`` /
     ``action_space``, ``metadata["autoreset_mode"]`` (same step: a finished
     game's slot already holds the next game), ``reset(seed, options)``,
-    ``close()``."""
+    ``close()``.
+
+    ``num_threads`` (default 1): the games are cut into that many row
+    shards of near-equal size, stepped and observed in parallel by a
+    persistent pool of threads (:mod:`.shards`); results are identical for
+    every thread count."""
 
     metadata = {"autoreset_mode": AutoresetMode.SAME_STEP}
 
@@ -61,11 +67,14 @@ class VectorEnv:
         seed: int | None = None,
         illegal_action: str = "raise",
         obs_dtype: np.dtype | None = None,
+        num_threads: int = 1,
     ):
         if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
             raise ValueError(f"num_envs must be a positive integer, got {num_envs!r}")
         if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer))):
             raise ValueError(f"seed must be an int or None, got {seed!r}")
+        self.shards = Shards(num_envs, num_threads)  # (ValueError for a bad num_threads)
+        self.num_threads = self.shards.num_threads
         self.rules = rules
         self.num_envs = int(num_envs)
         self.num_players = rules.num_players
@@ -111,6 +120,7 @@ class VectorEnv:
         else:
             rng = self.state.rng
         state = self.rules.new_state(self.num_envs, rng)
+        state.shards = self.shards
         decks = options.get("decks")
         per_row = isinstance(decks, dict)
         if per_row and set(decks) != {"per_row"}:
@@ -133,9 +143,10 @@ class VectorEnv:
         return self._observe(), self._info()
 
     def close(self) -> None:
-        """Free the games' state (``reset`` starts anew)."""
+        """Free the games' state and stop the threads (``reset`` starts anew)."""
         self.state = None
         self.closed = True
+        self.shards.close()
 
     def _step_rows(self, rows: Any) -> np.ndarray | None:
         """``rows`` (an index array or a bool mask of length ``num_envs``) as

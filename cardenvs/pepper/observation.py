@@ -87,19 +87,22 @@ def encode(rules, state, seats: np.ndarray, rows: np.ndarray | None = None) -> n
     seats = np.asarray(seats, np.int64)
     rows = np.arange(len(seats)) if rows is None else np.asarray(rows, np.int64)
     out = np.empty((len(seats), OBS_SIZE), OBS_DTYPE)
-    encode_rows(
-        rows,
-        seats,
-        rules.num_players,
-        state.hands,
-        state.public,
-        state.high_bid,
-        state.bidder,
-        state.trump,
-        state.phase,
-        state.leader,
-        state.dealer,
-        out,
+    state.shards.map(  # (row shards in threads: see cardenvs.core.shards)
+        len(seats),
+        lambda lo, hi: encode_rows(
+            rows[lo:hi],
+            seats[lo:hi],
+            rules.num_players,
+            state.hands,
+            state.public,
+            state.high_bid,
+            state.bidder,
+            state.trump,
+            state.phase,
+            state.leader,
+            state.dealer,
+            out[lo:hi],
+        ),
     )
     return out
 

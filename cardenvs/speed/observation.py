@@ -76,10 +76,19 @@ def obs_dtype(max_score: int) -> type:
 
 def observe(state: BatchState, rows: np.ndarray | None, dtype: type) -> np.ndarray:
     """Observations ``(k, 2, 98)`` in ``dtype`` of the games in ``rows`` (all if None)."""
-    pick = (lambda a: a) if rows is None else (lambda a: a[rows])
+    k = state.batch if rows is None else len(rows)
+    out = np.empty((k, 2, LAYOUT.size), dtype)
+    state.shards.map(  # (row shards in threads: see cardenvs.core.shards)
+        k, lambda lo, hi: write_observations(state, slice(lo, hi) if rows is None else rows[lo:hi], out[lo:hi])
+    )
+    return out
+
+
+def write_observations(state: BatchState, rows: slice | np.ndarray, out: np.ndarray) -> None:
+    """Write the observations of the games ``rows`` into ``out``."""
+    pick = lambda a: a[rows]  # noqa: E731
     hand, centre_top = pick(state.hand), pick(state.centre_top)
     k = hand.shape[0]
-    out = np.empty((k, 2, LAYOUT.size), dtype)
     out[:, :, HAND : HAND + 52] = hand
     out[:, :, CENTRE_TOPS : CENTRE_TOPS + 2 * CARD.size] = np.take(CARD_CODE, centre_top, axis=0).reshape(
         k, 1, 2 * CARD.size
@@ -95,4 +104,3 @@ def observe(state: BatchState, rows: np.ndarray | None, dtype: type) -> np.ndarr
     scores = pick(state.scores)
     out[:, :, OWN_SCORE] = scores
     out[:, :, OPPONENT_SCORE] = scores[:, ::-1]
-    return out

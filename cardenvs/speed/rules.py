@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from ..core.game import BatchState, choice, positive_int
+from ..core.game import NO_ROWS, BatchState, choice, positive_int
 from ..spit.scoring import finish_games
 from ..spit.tables import NONE, WAIT, adjacency
 from ..spit.tick import TickRules, card_texts
@@ -87,12 +87,14 @@ class SpeedRules(TickRules):
     # ------------------------------------------------------------------ tick
     def play_tick(
         self, state: BatchState, actions: np.ndarray, first: np.ndarray, active: np.ndarray, rewards: np.ndarray
-    ) -> None:
+    ) -> list[np.ndarray]:
         """The faster hands' plays, then the slower ones' (a card lands only
-        if it still fits, and not after the game ended); then stalemates
-        and masks."""
+        if it still fits, and not after the game ended).  Returns the games
+        won by the faster hands, then by the slower, that go on to the next
+        game (a target score not reached)."""
         ended = np.zeros(state.batch, bool)  # the game ended during this tick
         flat_actions, base = actions.reshape(-1), 2 * np.arange(state.batch)
+        next_games = [NO_ROWS, NO_ROWS]
         for k in (0, 1):
             seat = first ^ k
             action = flat_actions[base + seat]
@@ -103,17 +105,24 @@ class SpeedRules(TickRules):
                 )
                 if out_rows.size:
                     ended[out_rows] = True
-                    self._won(state, out_rows, out_seats, rewards)
+                    next_games[k] = self._won(state, out_rows, out_seats, rewards)
+        return next_games
+
+    def follow_up(self, state: BatchState, requests: list[np.ndarray], rewards: np.ndarray) -> None:
+        """The next games are dealt (those won by the faster hands first);
+        then stalemates and masks."""
+        for rows in requests:
+            if rows.size:
+                self._deal(state, rows)
         self._settle(state, None)
 
-    def _won(self, state: BatchState, rows: np.ndarray, seats: np.ndarray, rewards: np.ndarray) -> None:
+    def _won(self, state: BatchState, rows: np.ndarray, seats: np.ndarray, rewards: np.ndarray) -> np.ndarray:
         """``seats`` won the game in ``rows``: the episode ends, or (with a
-        target score not reached) the next game is dealt."""
+        target score not reached) the next game is dealt: returns those rows."""
         scoring.score_game(state, rows, seats)
         over = scoring.match_won(state, rows, seats, self.target_score)
         finish_games(state, rows[over], seats[over], rewards)
-        if (~over).any():
-            self._deal(state, rows[~over])
+        return rows[~over]
 
     def _settle(self, state: BatchState, rows: np.ndarray | None) -> None:
         """Nobody can play: the side piles flip a card each onto the centre

@@ -93,15 +93,18 @@ def observe(state: BatchState, rows: np.ndarray | None) -> np.ndarray:
     """Observations ``(k, 2, 234)`` int8 of the games in ``rows`` (all if None)."""
     rows = np.arange(state.batch) if rows is None else np.asarray(rows, np.int64)
     out = np.empty((len(rows), 2, LAYOUT.size), OBS_DTYPE)
-    write_observations(
-        rows,
-        state.stockpile_top,
-        state.stockpile_count,
-        state.centre_top,
-        state.centre_count,
-        state.spit_count,
-        state.phase,
-        out,
+    state.shards.map(  # (row shards in threads: see cardenvs.core.shards)
+        len(rows),
+        lambda lo, hi: write_observations(
+            rows[lo:hi],
+            state.stockpile_top,
+            state.stockpile_count,
+            state.centre_top,
+            state.centre_count,
+            state.spit_count,
+            state.phase,
+            out[lo:hi],
+        ),
     )
     return out
 

@@ -88,16 +88,24 @@ class SpitRules(TickRules):
     # ------------------------------------------------------------------ tick
     def play_tick(
         self, state: BatchState, actions: np.ndarray, first: np.ndarray, active: np.ndarray, rewards: np.ndarray
-    ) -> None:
-        """Slaps, plays and moves of the ``active`` games (one kernel), then
-        the deals that ended are laid out anew, together: slaps first, then
-        the faster hands going out (the order of the seeded deck orders);
-        then stalemates and masks."""
+    ) -> list[tuple[np.ndarray, np.ndarray]]:
+        """Slaps, plays and moves of the ``active`` games (one kernel).
+        Returns the deals that ended, each with the seat taking spit pile 0
+        and pile 1: by slaps, by the faster hands going out, by the slower."""
         end_rows, end_taker = np.empty(state.batch, np.int64), np.empty((state.batch, 2), np.int64)
         arrays = plain(state.bundle(SpitArrays))
-        ends = apply.act(actions, first, active, plain(self.action_tables), arrays, rewards, end_rows, end_taker)
-        if ends:
-            self._new_layouts(state, end_rows[:ends], end_taker[:ends])
+        slaps, faster, ends = apply.act(
+            actions, first, active, plain(self.action_tables), arrays, rewards, end_rows, end_taker
+        )
+        return [(end_rows[lo:hi], end_taker[lo:hi]) for lo, hi in ((0, slaps), (slaps, faster), (faster, ends))]
+
+    def follow_up(self, state: BatchState, requests: list[Any], rewards: np.ndarray) -> None:
+        """The deals that ended are laid out anew, together, in the order of
+        the seeded deck orders: slaps first, then the faster hands going
+        out, then the slower; then stalemates and masks."""
+        rows = np.concatenate([rows for rows, _ in requests])
+        if rows.size:
+            self._new_layouts(state, rows, np.concatenate([taker for _, taker in requests]))
         self._settle(state, None)
 
     def _new_layouts(self, state: BatchState, rows: np.ndarray, taker: np.ndarray) -> None:
