@@ -302,9 +302,7 @@ class TurnBasedRules(GameRules):
         state.dealer[rows] = (state.dealer[rows] + 1) % self.num_players
         self._deal(state, rows, keys)
 
-    def step_by_phase(
-        self, state: BatchState, actions: np.ndarray, rewards: np.ndarray, handlers
-    ) -> list[np.ndarray]:
+    def step_by_phase(self, state: BatchState, actions: np.ndarray, rewards: np.ndarray, handlers) -> list[np.ndarray]:
         """Apply one action per unfinished game, the rows of each phase by its
         handler: ``handlers`` is ``[(phase, fn), ...]`` with
         ``fn(state, rows, actions_of_rows, rewards)`` returning the rows whose
