@@ -30,7 +30,7 @@ import numpy as np
 
 from .actions import ActionTable
 from .cards import DeckSpec, deck_keys, orders_from_keys
-from .shards import NO_DRAWS, SERIAL, Shards, in_shards, shard_part
+from .shards import NO_DRAWS, SERIAL, Shards, deal_in_shards, in_shards
 
 #: No rows: what :meth:`TurnBasedRules.advance` returns for a request with none.
 NO_ROWS = np.zeros(0, np.int64)
@@ -68,6 +68,13 @@ class BatchState:
         object.__setattr__(self, name, value)
         if name != "_bundles":
             object.__setattr__(self, "_bundles", {})
+
+    def __getstate__(self) -> dict[str, Any]:
+        # A copy (pickle, copy.copy) makes its bundles and views again: a
+        # pickled view would be an array of its own, not a view of the copy's.
+        saved = dict(vars(self))
+        saved["_bundles"] = {}
+        return saved
 
     def bundle(self, kind: type) -> Any:
         """The state's arrays named by the fields of ``kind`` (a
@@ -280,20 +287,8 @@ class TurnBasedRules(GameRules):
     def deal_requests(self, state: BatchState, requests: list[np.ndarray]) -> None:
         """Deal the next hand of each request's rows (:meth:`advance`): the
         shuffle keys drawn here, one draw per non-empty request, in order;
-        the deals made in the shards."""
-        requests = [rows for rows in requests if len(rows)]
-        if not requests:
-            return
-        keys = [deck_keys(self.deck, state.rng, len(rows)) for rows in requests]
-
-        def deal(view: BatchState, lo: int, hi: int) -> list:
-            for rows, drawn in zip(requests, keys):
-                part = shard_part(rows, lo, hi)
-                if part.stop > part.start:
-                    self.deal_next(view, rows[part] - lo, drawn[part])
-            return []
-
-        in_shards(state, deal)
+        the deals made in the shards (:func:`~.shards.deal_in_shards`)."""
+        deal_in_shards(state, self.deck, requests, self.deal_next)
 
     def pass_the_deal(self, state: BatchState, rows: np.ndarray, keys: np.ndarray | None = None) -> None:
         """The next hand (round) of the games in ``rows``: the deal passes to

@@ -15,7 +15,7 @@ the shards advance their rows and say which rows need a deal (in row order);
 the calling thread draws for them, over the whole batch, in the same order
 and with the same calls as one pass would (so results are identical for
 every thread count, and to the single-threaded engine); then the shards deal
-those rows from the drawn keys.  What stays in the calling thread (the
+those rows from the drawn keys (:func:`deal_in_shards`).  What stays in the calling thread (the
 draws, the engine's resets of finished games, a few whole-batch numpy
 checks) is the serial part that bounds the speed-up (benchmarks/README.md).
 """
@@ -28,6 +28,8 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
 
 import numpy as np
+
+from .cards import DeckSpec, deck_keys
 
 T = TypeVar("T")
 
@@ -166,7 +168,31 @@ def merge_requests(parts: list[Sequence[Any]], bounds: Sequence[tuple[int, int]]
     return merged
 
 
-def shard_part(rows: np.ndarray, lo: int, hi: int) -> slice:
-    """The positions of the rows ``lo..hi-1`` in ``rows`` (sorted): the part of
-    a merged request that the shard ``(lo, hi)`` handles."""
-    return slice(int(np.searchsorted(rows, lo)), int(np.searchsorted(rows, hi)))
+def deal_in_shards(
+    state: Any,
+    deck: DeckSpec,
+    requests: Sequence[Any],
+    deal: Callable[..., None],
+    then: Callable[[Any], Sequence[Any]] | None = None,
+) -> list[Any]:
+    """Deal the games of each request (rows, or a tuple of rows and arrays
+    aligned with them; see :func:`in_shards`) from shuffle keys
+    (:func:`~.cards.deck_keys`) drawn here, one draw per non-empty request,
+    in order: in the shards, ``deal(view, rows, keys, *aligned)`` with each
+    shard's part of each request (local rows).  Then, if given,
+    ``then(view)`` in each shard: its requests are returned, merged.
+    (Nothing runs when there is nothing to deal and no ``then``.)"""
+    requests = [r if isinstance(r, tuple) else (r,) for r in requests]
+    requests = [r for r in requests if len(r[0])]
+    if not requests and then is None:
+        return []
+    keys = [deck_keys(deck, state.rng, len(r[0])) for r in requests]
+
+    def run(view: Any, lo: int, hi: int) -> Sequence[Any]:
+        for (rows, *aligned), drawn in zip(requests, keys):
+            mine = np.flatnonzero((rows >= lo) & (rows < hi))
+            if mine.size:
+                deal(view, rows[mine] - lo, drawn[mine], *(a[mine] for a in aligned))
+        return [] if then is None else then(view)
+
+    return in_shards(state, run)

@@ -200,11 +200,6 @@ class PushState(BatchState):
         state.outputs = Outputs()
         return state
 
-    def __getstate__(self) -> dict[str, Any]:
-        saved = dict(vars(self))
-        saved["_bundles"] = {}  # (named tuples of the arrays: made again when needed)
-        return saved
-
     def copy(self) -> PushState:
         new = super().copy()
         new.outputs = self.outputs.fork()

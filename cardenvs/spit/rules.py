@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from ..core.game import BatchState, choice
+from ..core.shards import deal_in_shards
 from ..core.simultaneous import SimultaneousVectorEnv
 from ..speed.rules import SpeedRules
 from . import apply, deal, legal, observation
@@ -102,18 +103,29 @@ class SpitRules(TickRules):
     def follow_up(self, state: BatchState, requests: list[Any], rewards: np.ndarray) -> None:
         """The deals that ended are laid out anew, together, in the order of
         the seeded deck orders: slaps first, then the faster hands going
-        out, then the slower; then stalemates and masks."""
+        out, then the slower; then stalemates and masks (:meth:`_settle`).
+        The deck orders are drawn here; the layouts, masks and spits made in
+        the row shards; the ends of stuck deals (they draw) here."""
         rows = np.concatenate([rows for rows, _ in requests])
-        if rows.size:
-            self._new_layouts(state, rows, np.concatenate([taker for _, taker in requests]))
-        self._settle(state, None)
+        takers = np.concatenate([taker for _, taker in requests])
+        (stalemates,) = deal_in_shards(
+            state,
+            self.deck,
+            [(rows, takers)],
+            lambda view, rows, keys, takers: self._new_layouts(view, rows, takers, keys),
+            lambda view: [self._spit_stalemates(view, np.arange(view.batch))],
+        )
+        self._end_stalemates(state, np.arange(state.batch), *stalemates)
 
-    def _new_layouts(self, state: BatchState, rows: np.ndarray, taker: np.ndarray) -> None:
+    def _new_layouts(
+        self, state: BatchState, rows: np.ndarray, taker: np.ndarray, keys: np.ndarray | None = None
+    ) -> None:
         """End of a deal: each player gathers their stockpile and spit cards
         plus the spit pile(s) they take (``taker`` (k, 2): seat taking spit
         pile 0 and pile 1), in the order of the next deck order (a seeded
-        shuffle, or ``decks[k]``), and lays out a new layout."""
-        order = self.deck_orders(state, rows)
+        shuffle -- from the shuffle ``keys`` if given -- or ``decks[k]``),
+        and lays out a new layout."""
+        order = self.deck_orders(state, rows, keys)
         cards = np.full((len(rows), 2, 52), NONE, np.int64)
         counts = np.empty((len(rows), 2), np.int64)
         deal.gather_cards(rows, taker, order, plain(state.bundle(SpitArrays)), cards, counts)
@@ -161,10 +173,25 @@ class SpitRules(TickRules):
         seeded draws (the coin and the new deck orders) always go to the
         same games."""
         every = np.arange(state.batch) if rows is None else np.asarray(rows, np.int64)
+        self._end_stalemates(state, every, *self._spit_stalemates(state, every))
+
+    def _spit_stalemates(self, state: BatchState, every: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The first half of :meth:`_settle` (no draws): the masks of the
+        games ``every``; the stuck ones spit until playable.  Returns their
+        positions in ``every``, the rounds they spat and whether they are
+        still stuck."""
         touched = np.flatnonzero(self._masks(state, every))  # positions in ``every``
+        spat, dry = self._spit_until_playable(state, every[touched])
+        return touched, spat, dry
+
+    def _end_stalemates(
+        self, state: BatchState, every: np.ndarray, touched: np.ndarray, spat: np.ndarray, dry: np.ndarray
+    ) -> None:
+        """The second half of :meth:`_settle`: the stuck games still stuck
+        end their deals, round by round (seeded draws), and the masks of the
+        games that were stuck are made anew."""
         if not touched.size:
             return
-        spat, dry = self._spit_until_playable(state, every[touched])
         waiting, rounds = touched[dry], spat[dry] + 1  # deals to end, and in which round
         for guard in range(10001):
             if not waiting.size:
