@@ -12,7 +12,7 @@ from gymnasium.vector.vector_env import AutoresetMode
 
 from .errors import IllegalActionError
 from .game import BatchState, TurnBasedRules
-from .options import action_array
+from .options import legal_actions
 from .shards import Shards
 from .spaces import observation_box
 
@@ -176,10 +176,10 @@ class VectorEnv:
         ``illegal_action="terminate"``: then that game ends, its acting seat
         gets -1 and the others 0.  Nothing changes before the checks pass."""
         state = self._require_state()
-        acts, in_range = action_array(actions, (self.num_envs,), self.num_actions)
+        acts, legal = legal_actions(actions, state.legal)
         idx = self._step_rows(rows)
         chosen = self._rows if idx is None else idx
-        ok = in_range[chosen] & state.legal.reshape(-1)[chosen * self.num_actions + acts[chosen]]
+        ok = legal if idx is None else legal[idx]
         forfeit = np.zeros(self.num_envs, bool)
         if not ok.all():
             if self.illegal_action != "terminate":

@@ -35,7 +35,7 @@ from pettingzoo import AECEnv, ParallelEnv
 from .engine import VectorEnv, final_info
 from .errors import IllegalActionError
 from .game import BatchState, TurnBasedRules
-from .options import action_array, action_id
+from .options import action_id, legal_actions
 from .view import RulesView
 
 
@@ -98,20 +98,6 @@ class SimultaneousRules:
         raise NotImplementedError
 
 
-def joint_actions(rules: SimultaneousRules, legal: np.ndarray, actions: Any) -> tuple[np.ndarray, np.ndarray]:
-    """``actions`` ``(k, P)`` checked against ``legal`` ``(k, P, A)``: the
-    actions as int64 (an out-of-range one as ``rules.wait_action``) and
-    which of them are legal.  ``TypeError`` for non-integers, ``ValueError``
-    (a ``ValueError``) for a wrong shape; nothing is modified."""
-    k, n_players, n_actions = legal.shape
-    arr, in_range = action_array(actions, (k, n_players), n_actions)
-    arr = np.where(in_range, arr, rules.wait_action)
-    ok = in_range & np.take(
-        legal.reshape(-1), np.arange(0, k * n_players * n_actions, n_actions).reshape(k, n_players) + arr
-    )
-    return arr, ok
-
-
 def illegal_joint_actions(
     rules: SimultaneousRules, legal: np.ndarray, actions: Any, ok: np.ndarray
 ) -> IllegalActionError:
@@ -136,7 +122,7 @@ def check_joint_actions(
     action raises :class:`IllegalActionError` with ``illegal_action="raise"``,
     is played as ``rules.wait_action`` with ``"wait"``, and is reported in the
     second array (and played as waiting) with ``"terminate"``."""
-    arr, ok = joint_actions(rules, legal, actions)
+    arr, ok = legal_actions(actions, legal)  # (TypeError, or IllegalActionError for a wrong shape)
     if ok.all():
         return arr, ~ok
     if illegal_action == "raise":
@@ -169,7 +155,8 @@ class SimultaneousVectorEnv(VectorEnv):
         state = self._require_state()
         actions, forfeit = check_joint_actions(self.rules, state.legal, actions, self.illegal_action)
         rewards = self.rules.step(state, actions)
-        ended = forfeit.any(axis=1)
+        # (a reduction along an axis of 2 costs ~50 us at 4096 games: only when someone forfeited)
+        ended = forfeit.any(axis=1) if forfeit.any() else np.zeros(self.num_envs, bool)
         if ended.any():  # illegal_action="terminate": the offenders -1, everyone else 0, the game over
             rewards[ended] = np.where(forfeit[ended], -1.0, 0.0)
         done = state.done | ended
