@@ -64,11 +64,11 @@ def play(name: str, config: dict, num_threads: int, steps: int = 240, rows: bool
     """Random legal play of ``BATCH`` games with ``num_threads``: one digest
     per step (everything ``step`` returned, and every 40 steps the state
     dicts of some rows and the state's arrays), and the number of games that
-    finished.  ``rows``: every fifth step moves only some games (turn-based
-    games); ``bad``: the share of actions replaced by random ones (with
+    finished.  ``rows``: every fifth step moves only some games; ``bad``:
+    the share of actions replaced by random ones (with
     ``illegal_action="terminate"``)."""
     venv = V.make(name, num_envs=BATCH, seed=11, num_threads=num_threads, **config)
-    simultaneous = venv.batch_shape != (BATCH,)
+    venv.shards.min_rows = 16  # (shard the small jobs too: the finished games' observations, rows= steps)
     rng = np.random.default_rng(3)
     out = venv.reset()
     digests, finished = [], 0
@@ -80,7 +80,7 @@ def play(name: str, config: dict, num_threads: int, steps: int = 240, rows: bool
         if bad:
             wrong = rng.random(actions.shape) < bad
             actions = np.where(wrong, rng.integers(0, mask.shape[-1], actions.shape), actions)
-        if rows and not simultaneous and t % 5 == 4:
+        if rows and t % 5 == 4:
             out = venv.step(actions, rows=rng.random(BATCH) < 0.5)
         else:
             out = venv.step(actions)
@@ -166,8 +166,10 @@ def test_bad_thread_counts_are_refused(name, bad):
 
 def test_shards_are_contiguous_and_near_equal():
     shards = Shards(257, 3)
-    assert shards.bounds(257) == ((0, 85), (85, 171), (171, 257))
-    assert Shards(10, 4).bounds(10) == ((0, 10),)  # too few rows to be worth a thread
+    assert shards.bounds(257) == ((0, 85), (85, 171), (171, 257))  # the whole batch: as many as threads
+    assert Shards(10, 4).bounds(10) == ((0, 2), (2, 5), (5, 7), (7, 10))
+    # other jobs: no shard smaller than min_rows
+    assert shards.bounds(2 * MIN_SHARD_ROWS - 1) == ((0, 2 * MIN_SHARD_ROWS - 1),)
     assert shards.bounds(2 * MIN_SHARD_ROWS) == ((0, MIN_SHARD_ROWS), (MIN_SHARD_ROWS, 2 * MIN_SHARD_ROWS))
     assert Shards(8, 1).bounds(5) == ((0, 5),)
 

@@ -165,6 +165,18 @@ class VectorEnv:
             raise ValueError(f"rows must be distinct indices in 0..{self.num_envs - 1}, got {rows!r}")
         return np.sort(idx)
 
+    def _step_games(self, state: BatchState, actions: np.ndarray, rows: np.ndarray | None) -> np.ndarray:
+        """Step the games ``rows`` (sorted indices; None: every game) with
+        their rows of ``actions`` (checked); returns the rewards, 0 for the
+        games not stepped."""
+        if rows is None:
+            return self.rules.step(state, actions)
+        part = state.select(rows)
+        rewards = np.zeros((self.num_envs, self.num_players), np.float32)
+        rewards[rows] = self.rules.step(part, actions[rows])
+        state.assign(rows, part)
+        return rewards
+
     def step(self, actions: np.ndarray, rows: np.ndarray | None = None):
         """Step every game with ``actions`` (num_envs,), or only the games in
         ``rows`` (an index array or bool mask; the others stay as they are,
@@ -187,13 +199,7 @@ class VectorEnv:
                 raise IllegalActionError("illegal actions in rows " + ", ".join(f"{i}: {actions[i]}" for i in bad))
             forfeit[chosen[~ok]] = True
             idx = chosen[ok]
-        if idx is None:
-            rewards = self.rules.step(state, acts)
-        else:
-            part = state.select(idx)
-            rewards = np.zeros((self.num_envs, self.num_players), np.float32)
-            rewards[idx] = self.rules.step(part, acts[idx])
-            state.assign(idx, part)
+        rewards = self._step_games(state, acts, idx)
         if forfeit.any():
             rewards[forfeit] = 0.0
             rewards[forfeit, state.current[forfeit]] = -1.0

@@ -33,9 +33,11 @@ from .cards import DeckSpec, deck_keys
 
 T = TypeVar("T")
 
-#: Fewest rows worth a shard of their own: a thread hand-off costs ~10 us,
-#: what a kernel spends on a few dozen rows.  (Results do not depend on it.)
-MIN_SHARD_ROWS = 16
+#: Fewest rows worth a shard of their own when a job is not over the whole
+#: batch (the observations of the finished games, a ``rows=`` step): a
+#: thread hand-off costs ~10 us, what the kernels spend on a few hundred
+#: rows.  (Results do not depend on it.)
+MIN_SHARD_ROWS = 256
 
 
 class Shards:
@@ -48,7 +50,7 @@ class Shards:
     pickled copy, or one inherited through ``fork``, makes its own.
     :meth:`close` stops it (a later :meth:`map` makes a new one)."""
 
-    def __init__(self, num_rows: int, num_threads: int = 1):
+    def __init__(self, num_rows: int, num_threads: int = 1, min_rows: int = MIN_SHARD_ROWS):
         for name, value in (("num_rows", num_rows), ("num_threads", num_threads)):
             if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) or value < 1:
                 raise ValueError(f"{name} must be a positive integer, got {value!r}")
@@ -56,6 +58,7 @@ class Shards:
             raise ValueError(f"num_threads must be at most the number of games ({num_rows}), got {num_threads}")
         self.num_rows = int(num_rows)
         self.num_threads = int(num_threads)
+        self.min_rows = int(min_rows)
         self._bounds: dict[int, tuple[tuple[int, int], ...]] = {}
         self._pool: ThreadPoolExecutor | None = None
         self._pid = 0
@@ -63,13 +66,14 @@ class Shards:
 
     def bounds(self, n: int) -> tuple[tuple[int, int], ...]:
         """The shards ``(lo, hi)`` of ``n`` rows: ``num_threads`` near-equal
-        contiguous pieces (fewer when a piece would be smaller than
-        :data:`MIN_SHARD_ROWS`; one, ``(0, n)``, for up to that many rows)."""
+        contiguous pieces for the whole batch (``n == num_rows``); for other
+        jobs as many, but none smaller than ``min_rows`` (so one, ``(0, n)``,
+        for fewer than twice that)."""
         if self.num_threads == 1:
             return ((0, n),)
         made = self._bounds.get(n)
         if made is None:
-            k = max(1, min(self.num_threads, n // MIN_SHARD_ROWS))
+            k = self.num_threads if n == self.num_rows else max(1, min(self.num_threads, n // self.min_rows))
             made = self._bounds[n] = tuple((i * n // k, (i + 1) * n // k) for i in range(k))
         return made
 
@@ -104,10 +108,10 @@ class Shards:
         self._pool = None
 
     def __getstate__(self) -> dict[str, Any]:
-        return {"num_rows": self.num_rows, "num_threads": self.num_threads}
+        return {"num_rows": self.num_rows, "num_threads": self.num_threads, "min_rows": self.min_rows}
 
     def __setstate__(self, saved: dict[str, Any]) -> None:
-        self.__init__(saved["num_rows"], saved["num_threads"])
+        self.__init__(saved["num_rows"], saved["num_threads"], saved["min_rows"])
 
     def __repr__(self) -> str:
         return f"Shards(num_rows={self.num_rows}, num_threads={self.num_threads})"
