@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import hashlib
 import pickle
+import threading
+import time
 
 import numpy as np
 import pytest
@@ -174,21 +176,39 @@ def test_shards_are_contiguous_and_near_equal():
     assert Shards(8, 1).bounds(5) == ((0, 5),)
 
 
-def test_map_returns_in_shard_order_and_raises_after_every_shard_is_done():
+def test_map_returns_in_shard_order_and_raises_once_no_shard_runs():
     shards = Shards(100, 3)
     assert shards.map(100, lambda lo, hi: (lo, hi)) == [(0, 33), (33, 66), (66, 100)]
-    done = []
+    started, finished = set(), set()
 
     def fail_first(lo, hi):
         if lo == 0:
             raise KeyError("first shard")
-        done.append(lo)
+        started.add(lo)
+        time.sleep(0.05)
+        finished.add(lo)
 
     with pytest.raises(KeyError, match="first shard"):
         shards.map(100, fail_first)
-    assert sorted(done) == [33, 66]
+    assert started == finished  # (a shard not started by then never runs)
     shards.close()
     assert shards.map(100, lambda lo, hi: hi - lo) == [33, 33, 34]  # a closed pool is made anew
+    shards.close()
+
+
+def test_map_runs_the_shards_no_worker_has_started_in_the_calling_thread():
+    """With every worker busy (here: blocked), a map still completes: the
+    calling thread runs the shards nobody picked up."""
+    shards = Shards(300, 3)
+    release, started = threading.Event(), threading.Barrier(3)
+    pool = shards._executor()
+    blockers = [pool.submit(lambda: (started.wait(), release.wait(10))) for _ in range(2)]
+    started.wait()  # both workers are blocked now
+    who = shards.map(300, lambda lo, hi: (lo, threading.current_thread() is threading.main_thread()))
+    assert who == [(0, True), (100, True), (200, True)]
+    release.set()
+    for blocker in blockers:
+        blocker.result()
     shards.close()
 
 

@@ -80,19 +80,24 @@ class Shards:
     def map(self, n: int, fn: Callable[[int, int], T]) -> list[T]:
         """``fn(lo, hi)`` for each shard of ``n`` rows (:meth:`bounds`), all
         at once, the first in the calling thread; their results in shard
-        order.  Returns once every shard is done; an exception of a shard is
-        raised then (the first one, in shard order)."""
+        order.  A shard no worker has started by the time the calling thread
+        is free runs there too (a machine whose cores are busy degrades to
+        one thread, not to waiting for one).  Returns once every shard is
+        done; an exception of a shard is raised then."""
         bounds = self.bounds(n)
         if len(bounds) == 1:
             return [fn(*bounds[0])]
         pool = self._executor()
         futures = [pool.submit(fn, lo, hi) for lo, hi in bounds[1:]]
         try:
-            first = fn(*bounds[0])
+            out = [fn(*bounds[0])]
+            for future, (lo, hi) in zip(futures, bounds[1:]):
+                out.append(fn(lo, hi) if future.cancel() else future.result())
         finally:
             for future in futures:  # never return (or raise) while a shard still runs
-                future.exception()
-        return [first, *(future.result() for future in futures)]
+                if not future.cancel():
+                    future.exception()
+        return out
 
     def _executor(self) -> ThreadPoolExecutor:
         if self._pool is None or self._pid != os.getpid():
