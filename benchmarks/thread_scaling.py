@@ -13,6 +13,11 @@ alike); random legal actions; only the time inside ``venv.step`` counts
 
 * CPU/wall: the process's CPU time over the wall time inside ``step``: how
   many cores the threads really had (about k on an idle machine).
+* x free: the speed-up if every thread had a core of its own, from CPU
+  times measured per thread (which the load disturbs little): one thread's
+  CPU time per step over the critical path with k threads (the calling
+  thread's serial part plus the slowest shard of each phase; thread
+  hand-offs not counted).
 * serial: the share of a single-threaded step spent outside the row shards
   (CPU time of the calling thread: the random draws, resets of finished
   games, action checks, Python glue), and Amdahl's bound from it for 2 and
@@ -62,30 +67,45 @@ class Runner:
         return self.steps * self.batch / self.wall
 
 
-def serial_share(name: str, batch: int, seconds: float) -> float:
-    """The share of a single-threaded step (CPU time of the calling thread)
-    spent outside the row shards (``Shards.map``)."""
-    runner = Runner(name, batch, 1)
+def cpu_paths(name: str, batch: int, threads: int, seconds: float) -> tuple[float, float]:
+    """CPU time per step of an engine with ``threads``, measured per thread
+    (so the machine's load disturbs it little): the calling thread's time
+    outside the row shards (serial), and the critical path -- that plus,
+    for each shard phase, its slowest shard: the step's time if every
+    thread had a core of its own (hand-offs not counted)."""
+    runner = Runner(name, batch, threads)
     runner.run(0.3, count=False)
-    shards, inside = runner.venv.shards, [0.0]
+    shards, inside, slowest = runner.venv.shards, [0.0], [0.0]
     plain_map = shards.map
 
     def timed_map(n, fn):
+        times = []
+
+        def timed(lo, hi):
+            t0 = time.thread_time()
+            try:
+                return fn(lo, hi)
+            finally:
+                times.append(time.thread_time() - t0)
+
         t0 = time.thread_time()
         try:
-            return plain_map(n, fn)
+            return plain_map(n, timed)
         finally:
             inside[0] += time.thread_time() - t0
+            slowest[0] += max(times, default=0.0)
 
     shards.map = timed_map  # (the state's shards are the engine's: observations go through it too)
-    total, deadline = 0.0, time.perf_counter() + seconds
+    total, steps, deadline = 0.0, 0, time.perf_counter() + seconds
     while time.perf_counter() < deadline:
         actions = _random_legal(runner.rng, runner.info["action_mask"])
         t0 = time.thread_time()
         runner.info = runner.venv.step(actions)[-1]
         total += time.thread_time() - t0
+        steps += 1
     runner.venv.close()
-    return 1.0 - inside[0] / total
+    serial = total - inside[0]
+    return serial / steps, (serial + slowest[0]) / steps
 
 
 def amdahl(serial: float, cores: int) -> float:
@@ -103,7 +123,9 @@ def scaling(games: list[str], threads: list[int], batch: int, seconds: float) ->
         for _ in range(rounds):
             for r in runners:
                 r.run(seconds / rounds)
-        serial = serial_share(name, batch, max(1.0, seconds / 2))
+        paths = {k: cpu_paths(name, batch, k, max(1.0, seconds / 2)) for k in sorted({1, *threads})}
+        one_serial, one_total = paths[1]
+        serial = one_serial / one_total
         base = runners[0].steps_per_s
         for k, r in zip(threads, runners):
             rows.append(
@@ -113,6 +135,7 @@ def scaling(games: list[str], threads: list[int], batch: int, seconds: float) ->
                     f"{r.steps_per_s:,.0f}",
                     f"{r.steps_per_s / base:.2f}",
                     f"{r.cpu / r.wall:.2f}",
+                    f"{one_total / paths[k][1]:.2f}",
                     f"{serial:.1%}",
                     f"{amdahl(serial, 2):.2f}",
                     f"{amdahl(serial, 64):.1f}",
@@ -124,7 +147,7 @@ def scaling(games: list[str], threads: list[int], batch: int, seconds: float) ->
 
 
 def print_table(rows: list[list[str]]) -> None:
-    headers = ["game", "threads", "engine steps/s", "x 1st", "CPU/wall", "serial", "Amdahl 2", "Amdahl 64"]
+    headers = ["game", "threads", "engine steps/s", "x 1st", "CPU/wall", "x free", "serial", "Amdahl 2", "Amdahl 64"]
     widths = [max(len(h), *(len(row[i]) for row in rows)) for i, h in enumerate(headers)]
     print("  ".join(h.ljust(w) if i == 0 else h.rjust(w) for i, (h, w) in enumerate(zip(headers, widths))))
     print("  ".join("-" * w for w in widths))
@@ -143,6 +166,8 @@ def run(games: list[str], threads: list[int], batch: int, seconds: float) -> int
     load = os.getloadavg()
     print(f"\n# load average after: {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")
     print("x 1st = engine steps/s over the first thread count's; CPU/wall = cores the threads really had;")
+    print("x free = one thread's CPU time per step over the critical path of k threads' CPU times (serial part +")
+    print("  the slowest shard of each phase): the speed-up if every thread had a free core, hand-offs not counted;")
     print("serial = share of a one-thread step outside the row shards; Amdahl k = 1 / (serial + (1 - serial) / k).")
     return 0
 
