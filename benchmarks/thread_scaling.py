@@ -5,6 +5,7 @@ one batch size.
 
     python benchmarks/throughput.py --threads 1,2             # runs this (batch 4096)
     python benchmarks/thread_scaling.py --threads 1,2,4 --batch 4096 --seconds 3
+    python benchmarks/thread_scaling.py --parts --games pepper_v0,spit_v0,speed   # the serial share by part
 
 Per game, one engine per thread count, all from the same seed, stepped in
 turn in short rounds (a change in the machine's load hits every thread count
@@ -108,6 +109,92 @@ def cpu_paths(name: str, batch: int, threads: int, seconds: float) -> tuple[floa
     return serial / steps, (serial + slowest[0]) / steps
 
 
+# The parts of the serial share (--parts): functions that run in the calling
+# thread, timed (CPU time, outermost call only) by wrapping them in place.
+PARTS = {
+    "checks": [("cardenvs.core.engine", "legal_actions"), ("cardenvs.core.simultaneous", "legal_actions")],
+    "resets": [
+        ("cardenvs.core.engine", "final_info"),
+        ("cardenvs.core.simultaneous", "final_info"),
+        ("cardenvs.core.game", "TurnBasedRules.reset"),
+        ("cardenvs.spit.tick", "TickRules.reset"),
+    ],
+    "draws": [("cardenvs.core.shards", "deck_keys"), ("cardenvs.spit.tick", "faster_hands")],
+    "stalemates": [
+        ("cardenvs.spit.rules", "SpitRules._end_stalemates"),
+        ("cardenvs.speed.rules", "SpeedRules._unstick"),
+    ],
+}
+
+
+def serial_parts(spec: str, batch: int, steps: int = 400) -> dict[str, float]:
+    """The serial share of a one-thread step of ``spec`` (a game, or
+    ``speed``: Spit's variant) by part, as shares of the step's CPU time;
+    ``glue`` is the rest (the engine's and the rules' Python and whole-batch
+    numpy between the shard phases)."""
+    import importlib
+
+    name, config = ("spit_v0", {"variant": "speed"}) if spec == "speed" else (spec, {})
+    spent: dict[str, float] = {}
+    depth = [0]
+    undo = []
+
+    def timed(key, fn):
+        def wrapper(*args, **kwargs):
+            if depth[0]:
+                return fn(*args, **kwargs)
+            depth[0] += 1
+            t0 = time.thread_time()
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                spent[key] = spent.get(key, 0.0) + time.thread_time() - t0
+                depth[0] -= 1
+
+        return wrapper
+
+    for key, places in [*PARTS.items(), ("shards", [("cardenvs.core.shards", "Shards.map")])]:
+        for module, path in places:
+            owner = importlib.import_module(module)
+            *outer, attr = path.split(".")
+            for part in outer:
+                owner = getattr(owner, part)
+            undo.append((owner, attr, owner.__dict__[attr]))
+            setattr(owner, attr, timed(key, owner.__dict__[attr]))
+    try:
+        venv = V.make(name, num_envs=batch, seed=0, **config)
+        rng, info = np.random.default_rng(0), venv.reset()[1]
+        for _ in range(50):
+            info = venv.step(_random_legal(rng, info["action_mask"]))[-1]
+        spent.clear()
+        total = 0.0
+        for _ in range(steps):
+            actions = _random_legal(rng, info["action_mask"])
+            t0 = time.thread_time()
+            info = venv.step(actions)[-1]
+            total += time.thread_time() - t0
+    finally:
+        for owner, attr, fn in undo:
+            setattr(owner, attr, fn)
+    parts = {key: spent.get(key, 0.0) / total for key in PARTS}
+    parts["serial"] = 1.0 - spent.get("shards", 0.0) / total
+    parts["glue"] = parts["serial"] - sum(parts[key] for key in PARTS)
+    parts["step_ms"] = total / steps * 1e3
+    return parts
+
+
+def print_parts(specs: list[str], batch: int) -> None:
+    """The serial share by part, as the markdown table of benchmarks/README.md."""
+    print(f"serial share of a one-thread step at {batch} games, by part (CPU time of the calling thread):\n")
+    print("| game | step (CPU) | serial | glue | resets | draws | checks | stalemates | Amdahl 2 | Amdahl 64 |")
+    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+    for spec in specs:
+        p = serial_parts(spec, batch)
+        cells = [f"{p[k]:.1%}" for k in ("serial", "glue", "resets", "draws", "checks", "stalemates")]
+        amdahls = f"{amdahl(p['serial'], 2):.2f} | {amdahl(p['serial'], 64):.1f}"
+        print(f"| {spec} | {p['step_ms']:.2f} ms | {' | '.join(cells)} | {amdahls} |", flush=True)
+
+
 def amdahl(serial: float, cores: int) -> float:
     return 1.0 / (serial + (1.0 - serial) / cores)
 
@@ -178,9 +265,15 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--batch", type=int, default=BATCH, help=f"games per engine (default {BATCH})")
     ap.add_argument("--seconds", type=float, default=3.0, help="timed seconds per thread count and game (default 3)")
     ap.add_argument("--games", default=",".join(GAMES), help="comma-separated games (default: every game)")
+    ap.add_argument(
+        "--parts", action="store_true", help="instead: the serial share by part (games, and 'speed' for Spit's variant)"
+    )
     args = ap.parse_args(argv)
     threads = [int(x) for x in args.threads.split(",") if x.strip()]
     games = [g.strip() for g in args.games.split(",") if g.strip()]
+    if args.parts:
+        print_parts(games, args.batch)
+        return 0
     return run(games, threads, args.batch, args.seconds)
 
 
