@@ -10,14 +10,15 @@ the very result of one pass over every row.
 
 The one thing that is not row-local is the batch's random generator: what a
 draw returns depends on every draw before it.  So a shard never draws (a
-view's ``rng`` raises): a step is cut in phases (:func:`in_shards`) --
-the shards advance their rows and say which rows need a deal (in row order);
+view's ``rng`` raises): a step is cut in phases (:func:`in_shards`) -- the
+shards advance their rows and say which rows need a deal (in row order);
 the calling thread draws for them, over the whole batch, in the same order
 and with the same calls as one pass would (so results are identical for
-every thread count, and to the single-threaded engine); then the shards deal
-those rows from the drawn keys (:func:`deal_in_shards`).  What stays in the calling thread (the
-draws, the engine's resets of finished games, a few whole-batch numpy
-checks) is the serial part that bounds the speed-up (benchmarks/README.md).
+every thread count, and to the single-threaded engine); then the shards
+deal those rows from the drawn keys (:func:`deal_in_shards`).  What stays
+in the calling thread (the draws, the engine's resets of finished games,
+its Python and whole-batch numpy between the phases) is the serial part
+that bounds the speed-up (benchmarks/README.md, "Thread scaling").
 """
 
 from __future__ import annotations
