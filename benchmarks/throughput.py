@@ -8,6 +8,8 @@ pick a uniformly random legal action, step, and get the next observation.
     python benchmarks/throughput.py --quick         # 0.5 s, batches 1 and 1024
     python benchmarks/throughput.py --games pepper_v0 --batches 1,4096 --no-peers
     python benchmarks/throughput.py --profile       # + cProfile of the largest batch
+    python benchmarks/throughput.py --threads 1,2   # vector engine steps/s per thread count at 4096
+                                                    # (every core: see thread_scaling.py)
 
 See benchmarks/README.md for what each number means.
 """
@@ -27,11 +29,18 @@ for _var in (
     os.environ[_var] = "1"
 
 _PINNED = None
-try:  # pin the whole process (ours and the peers alike) to one core
-    _PINNED = min(os.sched_getaffinity(0))
-    os.sched_setaffinity(0, {_PINNED})
-except (AttributeError, OSError):  # not Linux, or not allowed
-    _PINNED = None
+
+
+def pin_one_core() -> None:
+    """Pin the whole process (ours and the peers alike) to one core: called
+    before any thread starts (threads inherit it), except for ``--threads``."""
+    global _PINNED
+    try:
+        _PINNED = min(os.sched_getaffinity(0))
+        os.sched_setaffinity(0, {_PINNED})
+    except (AttributeError, OSError):  # not Linux, or not allowed
+        _PINNED = None
+
 
 import argparse  # noqa: E402
 import datetime  # noqa: E402
@@ -390,10 +399,12 @@ def machine_info() -> list[str]:
         load = "load average {:.2f} {:.2f} {:.2f} (other processes compete for the core)".format(*os.getloadavg())
     except OSError:
         load = "load average ?"
-    pinned = f"pinned to CPU {_PINNED} (sched_setaffinity)" if _PINNED is not None else "not pinned"
+    if _PINNED is not None:
+        cores = f"ONE core used: pinned to CPU {_PINNED} (sched_setaffinity)"
+    else:
+        cores = "not pinned (every core)"
     return [
-        f"CPU: {cpu} ({os.cpu_count()} logical CPUs on the machine); ONE core used: {pinned}, "
-        f"OMP/OPENBLAS/MKL_NUM_THREADS=1",
+        f"CPU: {cpu} ({os.cpu_count()} logical CPUs on the machine); {cores}, OMP/OPENBLAS/MKL_NUM_THREADS=1",
         f"Python {platform.python_version()} ({platform.python_implementation()}), numpy {np.__version__}, "
         f"{platform.system()} {platform.release()}; {load}",
     ]
@@ -506,7 +517,15 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="also cProfile the largest batch of each game and print the top functions",
     )
+    ap.add_argument(
+        "--threads",
+        default=None,
+        help="instead: the vector engine's steps/s per thread count (e.g. 1,2) at the largest batch "
+        "(default 4096), every core of the machine; see benchmarks/thread_scaling.py",
+    )
     args = ap.parse_args(argv)
+    if args.threads is None:
+        pin_one_core()
 
     seconds = args.seconds if args.seconds is not None else (0.5 if args.quick else 3.0)
     batches = parse_int_list(args.batches) if args.batches else (QUICK_BATCHES if args.quick else DEFAULT_BATCHES)
@@ -519,6 +538,11 @@ def main(argv: list[str] | None = None) -> int:
     for line in machine_info():
         print(f"# {line}")
     print(f"# {code_version()}")
+    if args.threads is not None:
+        from thread_scaling import run as thread_scaling
+
+        batch = max(parse_int_list(args.batches)) if args.batches else 4096
+        return thread_scaling(games, parse_int_list(args.threads), batch, args.seconds or 3.0)
     print(
         f"# {seconds:g} s timed per measurement after {warmup:g} s warm-up (vector engine: timed for at "
         "least one mean game length of steps, so that every stage of a game is in the window); random legal play; "

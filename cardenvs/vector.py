@@ -38,13 +38,22 @@ from .seat_rewards import SeatRewards as SeatRewards  # the self-play reward boo
 __all__ = ["VectorEnv", "make", "rules_class"]
 
 
-def make(name: str, num_envs: int, seed: int | None = None, **config: Any) -> VectorEnv:
+def make(name: str, num_envs: int, seed: int | None = None, num_threads: int = 1, **config: Any) -> VectorEnv:
     """A vector engine running ``num_envs`` games of ``name`` with ``config``.
 
     Turn-based games get a :class:`VectorEnv`; a rules class may name another
-    engine class in ``vector_env_class`` (Spit's simultaneous moves)."""
+    engine class in ``vector_env_class`` (Spit's simultaneous moves).
+
+    ``num_threads`` (a positive int, at most ``num_envs``; ValueError
+    otherwise): the games are cut into that many contiguous shards of
+    near-equal size, stepped and observed at the same time by a pool of
+    threads the engine owns (``close()`` stops it).  Every random draw
+    (deals, resets, Spit's coins) stays in the calling thread, in the
+    order one thread would make it, so results are identical for every
+    thread count with the same seed.  Worth it at large batches (thousands
+    of games) on a machine with free cores; see benchmarks/README.md."""
     factory = rules_class(name)
     rules_config, illegal_action, obs_dtype = view_options(config, factory, spec(name).simultaneous)
     rules = build_rules(factory, rules_config)
     engine = getattr(rules, "vector_env_class", None) or VectorEnv
-    return engine(rules, num_envs, seed, illegal_action=illegal_action, obs_dtype=obs_dtype)
+    return engine(rules, num_envs, seed, illegal_action=illegal_action, obs_dtype=obs_dtype, num_threads=num_threads)

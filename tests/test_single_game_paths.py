@@ -15,25 +15,9 @@ import pytest
 import cardenvs
 import cardenvs.vector as V
 from cardenvs import IllegalActionError, spit_v0
-from cardenvs.core.options import legal_int64
 from cardenvs.registry import GAMES
 
 GAME_NAMES = list(GAMES)
-
-
-def test_legal_int64_accepts_only_legal_int64_actions_of_the_right_shape():
-    legal = np.zeros((2, 3, 5), bool)
-    legal[:, :, 1] = True
-    legal[1, 2, 4] = True
-    ok = np.array([[1, 1, 1], [1, 1, 4]], np.int64)
-    assert legal_int64(ok, legal)
-    assert not legal_int64(ok.astype(np.int32), legal)  # another dtype: the full checks decide
-    assert not legal_int64(ok.tolist(), legal)
-    assert not legal_int64(ok[:1], legal)  # wrong shape
-    for bad in (0, 4, 5, -1):  # illegal, legal elsewhere only, out of range, negative
-        actions = ok.copy()
-        actions[0, 2] = bad
-        assert not legal_int64(actions, legal)
 
 
 def test_every_row_is_made_once_per_state_and_not_shared_with_a_subset():

@@ -249,3 +249,58 @@ def test_render_text():
     speed = spit_v0.parallel_env(render_mode="ansi", variant="speed")
     speed.reset(seed=0)
     assert speed.render() == "spectator's view (every hand shown)\n" + SPEED_RENDER
+
+
+# --- the vector engine's rows= (as the turn-based engine's) ------------------
+@pytest.mark.parametrize("cfg", [{}, {"variant": "speed"}])
+def test_vector_step_rows_plays_those_games_only(cfg):
+    """``step(actions, rows=...)`` plays a tick in the games ``rows`` (an index
+    array or a bool mask): the others keep their state, get 0 and are not
+    done, and their actions -- even illegal ones -- are not looked at."""
+    venv = V.make("spit_v0", 6, seed=3, **cfg)
+    _, info = venv.reset()
+    rng = np.random.default_rng(0)
+    for rows in ([1, 4], np.array([True, False, False, True, True, False])):
+        chosen = np.zeros(6, bool)
+        chosen[rows] = True
+        before = [json.dumps(venv.state_dict(i)) for i in range(6)]
+        mask = info["action_mask"]
+        actions = (rng.random(mask.shape) * mask).argmax(-1)
+        actions[~chosen] = venv.num_actions + 5  # out of range, in rows not played
+        obs, rewards, terminated, truncated, info = venv.step(actions, rows=rows)
+        for i in range(6):
+            state = venv.state_dict(i)
+            if chosen[i]:
+                assert state["tick"] == json.loads(before[i])["tick"] + 1
+            else:
+                assert json.dumps(state) == before[i]
+                assert not rewards[i].any() and not terminated[i] and not truncated[i]
+        np.testing.assert_array_equal(obs, venv.observe())
+
+
+def test_vector_step_rows_checks_before_anything_changes():
+    venv = V.make("spit_v0", 4, seed=0)
+    _, info = venv.reset()
+    legal = info["action_mask"].argmax(-1)
+    before = [json.dumps(venv.state_dict(i)) for i in range(4)]
+    for rows in ([0.5], np.array([True, False]), [7], [-1], [1, 1], [[0, 1]]):
+        with pytest.raises((TypeError, ValueError)):
+            venv.step(legal, rows=rows)
+    wrong = legal.copy()
+    wrong[2] = np.flatnonzero(~info["action_mask"][2, 0])[0], 0  # illegal for player_0 of game 2
+    with pytest.raises(cardenvs.IllegalActionError, match="row 2 player_0"):
+        venv.step(wrong, rows=[1, 2])
+    assert [json.dumps(venv.state_dict(i)) for i in range(4)] == before
+    venv.step(wrong, rows=[0, 1, 3])  # game 2 not played: its action is not looked at
+    assert json.dumps(venv.state_dict(2)) == before[2]
+
+
+def test_vector_step_rows_forfeit_ends_only_the_offenders_game():
+    venv = V.make("spit_v0", 4, seed=0, illegal_action="terminate")
+    _, info = venv.reset()
+    actions = info["action_mask"].argmax(-1)
+    actions[1, 1] = np.flatnonzero(~info["action_mask"][1, 1])[0]
+    actions[3, 0] = venv.num_actions  # out of range, but game 3 is not played
+    _, rewards, terminated, _, info = venv.step(actions, rows=[0, 1, 2])
+    assert terminated.tolist() == [False, True, False, False]
+    assert rewards[1].tolist() == [0.0, -1.0] and info["_final_obs"].tolist() == [False, True, False, False]

@@ -147,21 +147,24 @@ def encode(
     else:  # every row (made once per state)
         rows = state.every_row() if len(seats) == state.batch else np.arange(len(seats))
     out = np.empty((len(seats), OBS_SIZE), OBS_DTYPE)
-    encode_rows(
-        rows,
-        seats,
-        num_players,
-        max_hands,
-        state.hand_number,
-        state.hands,
-        state.private,
-        state.public,
-        state.leader,
-        state.dealer,
-        state.widow_holder,
-        state.seen_points,
-        state.scores,
-        out,
+    state.shards.map(  # (row shards in threads: see cardenvs.core.shards)
+        len(seats),
+        lambda lo, hi: encode_rows(
+            rows[lo:hi],
+            seats[lo:hi],
+            num_players,
+            max_hands,
+            state.hand_number,
+            state.hands,
+            state.private,
+            state.public,
+            state.leader,
+            state.dealer,
+            state.widow_holder,
+            state.seen_points,
+            state.scores,
+            out[lo:hi],
+        ),
     )
     return out
 

@@ -125,38 +125,40 @@ class CancellationHeartsRules(TurnBasedRules):
     def start_game(self, state: BatchState, rows: np.ndarray) -> None:
         self._deal(state, rows)
 
-    def _deal(self, state: BatchState, rows: np.ndarray) -> None:
+    def _deal(self, state: BatchState, rows: np.ndarray, keys: np.ndarray | None = None) -> None:
         """Deal a new hand in ``rows`` (dealer already set) and open it."""
-        deal_hands(rows, self.deck_orders(state, rows), self.config_values, state.bundle(ArrayValues))
+        deal_hands(rows, self.deck_orders(state, rows, keys), self.config_values, state.bundle(ArrayValues))
 
     # ------------------------------------------------------------------ step
-    def step(self, state: BatchState, actions: np.ndarray) -> np.ndarray:
+    def advance(self, state: BatchState, actions: np.ndarray, rewards: np.ndarray) -> list[np.ndarray]:
+        """The plays, passes and moon choices, each phase's rows by its
+        kernel; the hands ended by plays, then by moon choices, are dealt
+        anew (in that order)."""
         return self.step_by_phase(
-            state, actions, ((PLAYING, self._play), (PASSING, self._pass), (MOON_CHOICE, self._moon))
+            state, actions, rewards, ((PLAYING, self._play), (PASSING, self._pass), (MOON_CHOICE, self._moon))
         )
 
     def _pass(self, state: BatchState, rows: np.ndarray, actions: np.ndarray, rewards: np.ndarray) -> None:
         pass_cards(rows, actions, self.config_values, state.bundle(ArrayValues))
 
-    def _play(self, state: BatchState, rows: np.ndarray, actions: np.ndarray, rewards: np.ndarray) -> None:
-        self._then_next_hands(state, rows, play_cards, actions, rewards)
+    def _play(self, state: BatchState, rows: np.ndarray, actions: np.ndarray, rewards: np.ndarray) -> np.ndarray:
+        return self._then_next_hands(state, rows, play_cards, actions, rewards)
 
-    def _moon(self, state: BatchState, rows: np.ndarray, actions: np.ndarray, rewards: np.ndarray) -> None:
-        self._then_next_hands(state, rows, choose_moon, actions, rewards)
+    def _moon(self, state: BatchState, rows: np.ndarray, actions: np.ndarray, rewards: np.ndarray) -> np.ndarray:
+        return self._then_next_hands(state, rows, choose_moon, actions, rewards)
 
     def _then_next_hands(
         self, state: BatchState, rows: np.ndarray, apply: Callable[..., int], actions: np.ndarray, rewards: np.ndarray
-    ) -> None:
-        """Apply ``actions`` in ``rows`` with the kernel ``apply``, then end
-        the games whose last hand it finished and deal the next hand of the others."""
+    ) -> np.ndarray:
+        """Apply ``actions`` in ``rows`` with the kernel ``apply`` and end the
+        games whose last hand it finished; returns the other rows whose hand
+        ended (their next hand is dealt)."""
         ended = np.empty((3, len(rows)), np.int64)  # the rows whose hand ended; 1 where that ended the game; room
         count = apply(rows, actions, self.config_values, state.bundle(ArrayValues), rewards, ended)
-        if count:
-            finished, game_over = ended[0, :count], ended[1, :count] == 1
-            if np.count_nonzero(game_over):
-                self.end_games(state, finished[game_over], DONE)
-            if not game_over.all():
-                self.pass_the_deal(state, finished[~game_over])
+        finished, game_over = ended[0, :count], ended[1, :count] == 1
+        if np.count_nonzero(game_over):
+            self.end_games(state, finished[game_over], DONE)
+        return finished[~game_over]
 
     # ------------------------------------------------------------ observation
     def observe(self, state: BatchState, seats: np.ndarray, rows: np.ndarray | None = None) -> np.ndarray:

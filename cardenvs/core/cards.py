@@ -125,10 +125,18 @@ def standard_deck(ranks: str = RANKS, copies: int = 1, jokers: int = 0) -> DeckS
     return DeckSpec(tuple(cards), tuple(cps))
 
 
-def shuffled_orders(deck: DeckSpec, rng: np.random.Generator, n: int) -> np.ndarray:
-    """``n`` independent shuffles of the deck, shape ``(n, num_cards)``."""
-    perm = np.argsort(rng.random((n, deck.num_cards)), axis=1)
-    return deck.multiset[perm]
+def deck_keys(deck: DeckSpec, rng: np.random.Generator, n: int) -> np.ndarray:
+    """The draw behind ``n`` shuffles of the deck: a random key per card,
+    ``(n, num_cards)`` -- all a shuffle takes from the generator, so the
+    keys can be drawn in one thread and the decks made in others
+    (:func:`orders_from_keys`, row by row)."""
+    return rng.random((n, deck.num_cards))
+
+
+def orders_from_keys(deck: DeckSpec, keys: np.ndarray) -> np.ndarray:
+    """The shuffles that ``keys`` (:func:`deck_keys`) stand for: each row's
+    cards in the order of its keys, ``(n, num_cards)`` local ids."""
+    return deck.multiset[np.argsort(keys, axis=1)]
 
 
 def deal_slots(num_cards: int, num_slots: int, per_slot: int) -> np.ndarray:

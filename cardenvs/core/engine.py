@@ -12,7 +12,8 @@ from gymnasium.vector.vector_env import AutoresetMode
 
 from .errors import IllegalActionError
 from .game import BatchState, TurnBasedRules
-from .options import action_array, legal_int64
+from .options import legal_actions
+from .shards import Shards
 from .spaces import observation_box
 
 
@@ -50,7 +51,12 @@ class VectorEnv:
     ``single_action_space`` and the batched ``observation_space`` /
     ``action_space``, ``metadata["autoreset_mode"]`` (same step: a finished
     game's slot already holds the next game), ``reset(seed, options)``,
-    ``close()``."""
+    ``close()``.
+
+    ``num_threads`` (default 1): the games are cut into that many row
+    shards of near-equal size, stepped and observed in parallel by a
+    persistent pool of threads (:mod:`.shards`); results are identical for
+    every thread count."""
 
     metadata = {"autoreset_mode": AutoresetMode.SAME_STEP}
 
@@ -61,11 +67,14 @@ class VectorEnv:
         seed: int | None = None,
         illegal_action: str = "raise",
         obs_dtype: np.dtype | None = None,
+        num_threads: int = 1,
     ):
         if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
             raise ValueError(f"num_envs must be a positive integer, got {num_envs!r}")
         if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer))):
             raise ValueError(f"seed must be an int or None, got {seed!r}")
+        self.shards = Shards(num_envs, num_threads)  # (ValueError for a bad num_threads)
+        self.num_threads = self.shards.num_threads
         self.rules = rules
         self.num_envs = int(num_envs)
         self.num_players = rules.num_players
@@ -111,6 +120,7 @@ class VectorEnv:
         else:
             rng = self.state.rng
         state = self.rules.new_state(self.num_envs, rng)
+        state.shards = self.shards
         decks = options.get("decks")
         per_row = isinstance(decks, dict)
         if per_row and set(decks) != {"per_row"}:
@@ -133,9 +143,10 @@ class VectorEnv:
         return self._observe(), self._info()
 
     def close(self) -> None:
-        """Free the games' state (``reset`` starts anew)."""
+        """Free the games' state and stop the threads (``reset`` starts anew)."""
         self.state = None
         self.closed = True
+        self.shards.close()
 
     def _step_rows(self, rows: Any) -> np.ndarray | None:
         """``rows`` (an index array or a bool mask of length ``num_envs``) as
@@ -154,6 +165,18 @@ class VectorEnv:
             raise ValueError(f"rows must be distinct indices in 0..{self.num_envs - 1}, got {rows!r}")
         return np.sort(idx)
 
+    def _step_games(self, state: BatchState, actions: np.ndarray, rows: np.ndarray | None) -> np.ndarray:
+        """Step the games ``rows`` (sorted indices; None: every game) with
+        their rows of ``actions`` (checked); returns the rewards, 0 for the
+        games not stepped."""
+        if rows is None:
+            return self.rules.step(state, actions)
+        part = state.select(rows)
+        rewards = np.zeros((self.num_envs, self.num_players), np.float32)
+        rewards[rows] = self.rules.step(part, actions[rows])
+        state.assign(rows, part)
+        return rewards
+
     def step(self, actions: np.ndarray, rows: np.ndarray | None = None):
         """Step every game with ``actions`` (num_envs,), or only the games in
         ``rows`` (an index array or bool mask; the others stay as they are,
@@ -165,28 +188,19 @@ class VectorEnv:
         ``illegal_action="terminate"``: then that game ends, its acting seat
         gets -1 and the others 0.  Nothing changes before the checks pass."""
         state = self._require_state()
+        acts, legal = legal_actions(actions, state.legal)
+        idx = self._step_rows(rows)
+        chosen = self._rows if idx is None else idx
+        ok = legal if idx is None else legal[idx]
         forfeit = np.zeros(self.num_envs, bool)
-        if rows is None and legal_int64(actions, state.legal):  # the usual step: checked in one compiled pass
-            acts, idx = actions.copy(), None
-        else:
-            acts, in_range = action_array(actions, (self.num_envs,), self.num_actions)
-            idx = self._step_rows(rows)
-            chosen = self._rows if idx is None else idx
-            ok = in_range[chosen] & state.legal.reshape(-1)[chosen * self.num_actions + acts[chosen]]
-            if not ok.all():
-                if self.illegal_action != "terminate":
-                    bad = chosen[~ok][:5]
-                    raise IllegalActionError("illegal actions in rows " + ", ".join(f"{i}: {actions[i]}" for i in bad))
-                forfeit[chosen[~ok]] = True
-                idx = chosen[ok]
-        if idx is None:
-            rewards = self.rules.step(state, acts)
-        else:
-            part = state.select(idx)
-            rewards = np.zeros((self.num_envs, self.num_players), np.float32)
-            rewards[idx] = self.rules.step(part, acts[idx])
-            state.assign(idx, part)
-        if np.count_nonzero(forfeit):
+        if not ok.all():
+            if self.illegal_action != "terminate":
+                bad = chosen[~ok][:5]
+                raise IllegalActionError("illegal actions in rows " + ", ".join(f"{i}: {actions[i]}" for i in bad))
+            forfeit[chosen[~ok]] = True
+            idx = chosen[ok]
+        rewards = self._step_games(state, acts, idx)
+        if forfeit.any():
             rewards[forfeit] = 0.0
             rewards[forfeit, state.current[forfeit]] = -1.0
         terminated = state.done | forfeit

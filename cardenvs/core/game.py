@@ -12,6 +12,12 @@ so the PettingZoo view and the vector engine never compute legality
 themselves.  ``step`` updates the state in place (copying every array on
 every step would halve throughput in numpy); callers validate actions against
 ``state.legal`` *before* stepping, so an illegal action never touches it.
+
+Every rule is row-local except the random draws, so a step runs on row
+shards in threads (:mod:`cardenvs.core.shards`): :meth:`TurnBasedRules.step`
+lets :meth:`~TurnBasedRules.advance` move the games of each shard on (no
+draw), draws the shuffles for the hands to deal in the calling thread, then
+deals them in the shards (:meth:`~TurnBasedRules.deal_next`).
 """
 
 from __future__ import annotations
@@ -23,7 +29,11 @@ from typing import Any
 import numpy as np
 
 from .actions import ActionTable
-from .cards import DeckSpec, shuffled_orders
+from .cards import DeckSpec, deck_keys, orders_from_keys
+from .shards import NO_DRAWS, SERIAL, Shards, deal_in_shards, in_shards
+
+#: No rows: what :meth:`TurnBasedRules.advance` returns for a request with none.
+NO_ROWS = np.zeros(0, np.int64)
 
 
 class BatchState:
@@ -34,9 +44,13 @@ class BatchState:
     ``deals`` (B,) deals made so far (indexes the fixed decks);
     ``rng`` the generator used for shuffles; ``fixed_decks`` (B, D, cards)
     deck orders (local ids) that deal k < ``fixed_count`` (B,) of a row uses
-    instead of a shuffle (``options["decks"]``; D is 0 without them).
+    instead of a shuffle (``options["decks"]``; D is 0 without them);
+    ``shards`` how a step cuts the rows for threads (:class:`Shards`; the
+    vector engine sets its own, else one shard).
     Games add their own arrays as attributes.
     """
+
+    shards: Shards = SERIAL
 
     def __init__(self, batch: int, rng: np.random.Generator):
         self.batch = batch
@@ -47,9 +61,20 @@ class BatchState:
     def __setattr__(self, name: str, value: Any) -> None:
         # A bundle holds the arrays themselves: binding any attribute anew
         # forgets the bundles made so far (see :meth:`bundle`).
+        if "_view_of" in self.__dict__:
+            raise AttributeError(
+                f"cannot bind {name!r} on a row view of a state: write into its arrays in place (see BatchState.view)"
+            )
         object.__setattr__(self, name, value)
         if name != "_bundles":
             object.__setattr__(self, "_bundles", {})
+
+    def __getstate__(self) -> dict[str, Any]:
+        # A copy (pickle, copy.copy) makes its bundles and views again: a
+        # pickled view would be an array of its own, not a view of the copy's.
+        saved = dict(vars(self))
+        saved["_bundles"] = {}
+        return saved
 
     def bundle(self, kind: type) -> Any:
         """The state's arrays named by the fields of ``kind`` (a
@@ -72,6 +97,34 @@ class BatchState:
         if rows is None:
             rows = self._bundles["every_row"] = np.arange(self.batch)
         return rows
+
+    def view(self, lo: int, hi: int) -> BatchState:
+        """The games ``lo..hi-1`` as a state of their own whose arrays are
+        views of this state's (``array[lo:hi]``: what a kernel writes there
+        lands here) -- one row shard (:mod:`.shards`).  A view draws no random
+        number (its ``rng`` raises) and binds no attribute (AttributeError:
+        the binding would not reach this state).  Made once and kept, like
+        the bundles, until an attribute of this state is bound anew."""
+        key = ("view", lo, hi)
+        made = self._bundles.get(key)
+        if made is None:
+            made = self._bundles[key] = self._make_view(lo, hi)
+        return made
+
+    def _make_view(self, lo: int, hi: int) -> BatchState:
+        new = copy.copy(self)
+        fields = {k: v[lo:hi] for k, v in vars(self).items() if isinstance(v, np.ndarray)}
+        fields.update(batch=hi - lo, rng=NO_DRAWS, shards=SERIAL, _bundles={}, _view_of=(lo, hi))
+        new.__dict__.update(fields)
+        return new
+
+    def before_shards(self, views: list[BatchState]) -> None:
+        """Called before the row views ``views`` are stepped in threads (by
+        :func:`~.shards.in_shards`): a game whose rows share something
+        mutable hands each view its own here."""
+
+    def after_shards(self, views: list[BatchState]) -> None:
+        """Called once the row views ``views`` are stepped (see :meth:`before_shards`)."""
 
     def copy(self) -> BatchState:
         new = copy.copy(self)
@@ -175,9 +228,20 @@ class TurnBasedRules(GameRules):
         and the dealer are already set by :meth:`reset`)."""
         raise NotImplementedError
 
-    def step(self, state: BatchState, actions: np.ndarray) -> np.ndarray:
-        """Apply one legal action per row; returns rewards ``(B, num_players)``."""
+    def advance(self, state: BatchState, actions: np.ndarray, rewards: np.ndarray) -> list[np.ndarray]:
+        """Apply one legal action per unfinished row of ``state`` (a row view:
+        no draws, see :meth:`step`), adding what each seat earns to ``rewards``
+        ``(B, num_players)``, and end the games that are over.  Returns the
+        rows whose next hand is dealt (by :meth:`deal_next`), as a list of
+        *requests*: the same number at every call, each in row order (empty:
+        :data:`NO_ROWS`); the deals are drawn request by request."""
         raise NotImplementedError
+
+    def deal_next(self, state: BatchState, rows: np.ndarray, keys: np.ndarray) -> None:
+        """Deal the next hand of the games ``rows`` from the shuffle ``keys``
+        (one row of :func:`~.cards.deck_keys` each; no other draw): by default
+        the deal passes on (:meth:`pass_the_deal`)."""
+        self.pass_the_deal(state, rows, keys)
 
     def observe(self, state: BatchState, seats: np.ndarray, rows: np.ndarray | None = None) -> np.ndarray:
         """Observation ``(len(seats), obs_size)`` (dtype ``obs_dtype``) of the games in
@@ -215,35 +279,53 @@ class TurnBasedRules(GameRules):
         state.current[rows] = -1
         state.legal[rows] = False
 
-    def pass_the_deal(self, state: BatchState, rows: np.ndarray) -> None:
-        """The next hand (round) of the games in ``rows``: the deal passes to
-        the next seat clockwise, then the game's ``_deal`` deals it."""
-        state.dealer[rows] = (state.dealer[rows] + 1) % self.num_players
-        self._deal(state, rows)
+    def step(self, state: BatchState, actions: np.ndarray) -> np.ndarray:
+        """Apply one legal action per row; returns rewards ``(B, num_players)``.
 
-    def step_by_phase(self, state: BatchState, actions: np.ndarray, handlers) -> np.ndarray:
-        """Apply one action per unfinished game, the rows of each phase by its
-        handler: ``handlers`` is ``[(phase, fn), ...]`` with
-        ``fn(state, rows, actions_of_rows, rewards)``.  When every game is in
-        the same phase the handler gets all rows at once (no subset copies).
-        Returns the rewards ``(B, num_players)``."""
+        On the row shards of ``state`` (:mod:`.shards`; one unless the vector
+        engine was made with threads): each shard's games move on
+        (:meth:`advance`), then the hands it asks for are shuffled here --
+        request after request, each over the whole batch in row order, as
+        one pass over the rows would -- and dealt in the shards
+        (:meth:`deal_next`).  So the results do not depend on the shards."""
         actions = np.asarray(actions, np.int64)
         rewards = np.zeros((state.batch, self.num_players), np.float32)
-        # (np.count_nonzero, not .any()/.all(): a ufunc reduction costs ~1 us at batch 1)
-        if not np.count_nonzero(state.done):
-            phase = state.phase[0] if state.batch else handlers[0][0]  # (no rows: the first handler, as ever)
-            if state.batch <= 1 or not np.count_nonzero(state.phase != phase):
-                for ph, fn in handlers:
-                    if ph == phase:
-                        fn(state, state.every_row(), actions, rewards)
-                        return rewards
+        requests = in_shards(state, lambda view, lo, hi: self.advance(view, actions[lo:hi], rewards[lo:hi]))
+        self.deal_requests(state, requests)
+        return rewards
+
+    def deal_requests(self, state: BatchState, requests: list[np.ndarray]) -> None:
+        """Deal the next hand of each request's rows (:meth:`advance`): the
+        shuffle keys drawn here, one draw per non-empty request, in order;
+        the deals made in the shards (:func:`~.shards.deal_in_shards`)."""
+        deal_in_shards(state, self.deck, requests, self.deal_next)
+
+    def pass_the_deal(self, state: BatchState, rows: np.ndarray, keys: np.ndarray | None = None) -> None:
+        """The next hand (round) of the games in ``rows``: the deal passes to
+        the next seat clockwise, then the game's ``_deal`` deals it (from the
+        shuffle ``keys`` if given, see :meth:`deck_orders`)."""
+        state.dealer[rows] = (state.dealer[rows] + 1) % self.num_players
+        self._deal(state, rows, keys)
+
+    def step_by_phase(self, state: BatchState, actions: np.ndarray, rewards: np.ndarray, handlers) -> list[np.ndarray]:
+        """Apply one action per unfinished game, the rows of each phase by its
+        handler: ``handlers`` is ``[(phase, fn), ...]`` with
+        ``fn(state, rows, actions_of_rows, rewards)`` returning the rows whose
+        next hand is dealt (or None).  When every game is in the same phase
+        the handler gets all rows at once (no subset copies).  Returns those
+        rows of each handler, in handler order (the requests of :meth:`advance`)."""
+        requests = [NO_ROWS] * len(handlers)
+        for i, (ph, fn) in enumerate(handlers):
+            if not state.done.any() and (state.phase == ph).all():
+                requests[i] = _rows_or_none(fn(state, state.every_row(), actions, rewards))
+                return requests
         active = np.flatnonzero(~state.done)
         phase = state.phase[active]
-        for ph, fn in handlers:
+        for i, (ph, fn) in enumerate(handlers):
             rows = active[phase == ph]
             if rows.size:
-                fn(state, rows, actions[rows], rewards)
-        return rewards
+                requests[i] = _rows_or_none(fn(state, rows, actions[rows], rewards))
+        return requests
 
     def reset(self, state: BatchState, rows: np.ndarray, dealer: Any = None) -> None:
         """Start a new game in ``rows``: the first dealer is random (seeded)
@@ -261,12 +343,15 @@ class TurnBasedRules(GameRules):
         state.dealer[rows] = first
         self.start_game(state, rows)
 
-    def deck_orders(self, state: BatchState, rows: np.ndarray) -> np.ndarray:
+    def deck_orders(self, state: BatchState, rows: np.ndarray, keys: np.ndarray | None = None) -> np.ndarray:
         """The deck order (local ids, top first) for the next deal of each row:
         the row's fixed deck for that deal number if one was given, else a
         shuffle (drawn for every row alike, so fixed decks leave the
-        generator where it would be)."""
-        orders = shuffled_orders(self.deck, state.rng, len(rows))
+        generator where it would be) -- by the shuffle ``keys`` (drawn
+        before, :func:`~.cards.deck_keys`) if given, else drawn here."""
+        if keys is None:
+            keys = deck_keys(self.deck, state.rng, len(rows))
+        orders = orders_from_keys(self.deck, keys)
         k = state.deals[rows]
         fixed = k < state.fixed_count[rows]
         if np.count_nonzero(fixed):
@@ -316,6 +401,10 @@ class TurnBasedRules(GameRules):
         ):
             raise ValueError(f"options['dealer'] must be a seat 0..{self.num_players - 1}, got {dealer!r}")
         return int(dealer)
+
+
+def _rows_or_none(rows: np.ndarray | None) -> np.ndarray:
+    return NO_ROWS if rows is None else rows
 
 
 def choice(name: str, value: Any, allowed: Sequence[Any]) -> Any:

@@ -91,44 +91,48 @@ def action_id(action: Any, num_actions: int) -> int:
     return int(action)
 
 
+def legal_actions(actions: Any, legal: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """A batch of actions, one per mask of ``legal`` (``(*shape, A)`` bool),
+    checked in one compiled pass: the actions as int64 (out of range: 0)
+    and which are legal.  ``TypeError`` for a non-integer array,
+    :class:`IllegalActionError` (a ``ValueError``) for a wrong shape;
+    values of any integer dtype and size are compared exactly."""
+    arr = _integer_array(actions, legal.shape[:-1])
+    # (a uint64 of 2**63 or more turns negative here: out of range all the same)
+    flat = arr.reshape(-1).astype(np.int64, copy=False)
+    acts, ok = np.empty(flat.shape, np.int64), np.empty(flat.shape, bool)
+    _check_actions(flat, legal.reshape(len(flat), -1), acts, ok)
+    return acts.reshape(arr.shape), ok.reshape(arr.shape)
+
+
+@kernel
+def _check_actions(actions, legal, acts, ok):
+    """``acts[i]``: ``actions[i]`` if in range, else 0; ``ok[i]``: it is legal in mask ``legal[i]``."""
+    for i in range(actions.shape[0]):
+        a = actions[i]
+        inside = 0 <= a < legal.shape[1]
+        acts[i] = a if inside else 0
+        ok[i] = inside and legal[i, a]
+
+
+def _integer_array(actions: Any, shape: tuple[int, ...]) -> np.ndarray:
+    arr = np.asarray(actions)
+    if not np.issubdtype(arr.dtype, np.integer) or arr.dtype == np.bool_:
+        raise TypeError(f"actions must be an integer array, got dtype {arr.dtype}")
+    if arr.shape != shape:
+        raise IllegalActionError(f"actions must have shape {shape}, got {arr.shape}")
+    return arr
+
+
 def action_array(actions: Any, shape: tuple[int, ...], num_actions: int) -> tuple[np.ndarray, np.ndarray]:
     """A batch of actions as int64 with the mask of those in range: ``TypeError``
     for a non-integer array, :class:`IllegalActionError` (a ``ValueError``)
     for a wrong shape; values of any
     integer dtype and size are compared exactly (out of range is not an error
     here: the caller decides)."""
-    arr = np.asarray(actions)
-    if not np.issubdtype(arr.dtype, np.integer) or arr.dtype == np.bool_:
-        raise TypeError(f"actions must be an integer array, got dtype {arr.dtype}")
-    if arr.shape != shape:
-        raise IllegalActionError(f"actions must have shape {shape}, got {arr.shape}")
+    arr = _integer_array(actions, shape)
     if arr.dtype.kind == "u":
         in_range = arr < num_actions
     else:
         in_range = (arr >= 0) & (arr < num_actions)
     return np.where(in_range, arr, 0).astype(np.int64), in_range
-
-
-def legal_int64(actions: Any, legal: np.ndarray) -> bool:
-    """Whether ``actions`` is an int64 array of shape ``legal.shape[:-1]``
-    holding only legal actions (``legal``: bool masks on the last axis).
-    The vector engines' usual step, checked in one compiled pass; any other
-    input (another dtype, a wrong shape, an illegal action) returns False for
-    the full checks to raise or handle it."""
-    return (
-        type(actions) is np.ndarray
-        and actions.dtype == np.int64
-        and actions.shape == legal.shape[:-1]
-        and all_legal(actions.reshape(-1), legal.reshape(-1, legal.shape[-1]))
-    )
-
-
-@kernel
-def all_legal(actions, legal):
-    """Whether every ``actions[i]`` is in range and ``legal[i]`` allows it."""
-    n_actions = legal.shape[1]
-    for i in range(actions.shape[0]):
-        a = actions[i]
-        if a < 0 or a >= n_actions or not legal[i, a]:
-            return False
-    return True

@@ -36,16 +36,12 @@ What it gives:
 The vector engine's games reset themselves in the step that ends them
 (same-step autoreset); RLlib wants the new game one step later.  The
 adapter therefore leaves a finished row out of the next engine step
-(``step(actions, rows=...)``) and hands out its new game's first
-observation then.  Spit's engine steps every row at every tick, so there a
-waiting row plays one tick of "wait" for both seats before its first
-observation is handed out (the game's tick count starts at 1 instead of
-0; nothing else changes: both players waiting does nothing).
+(``step(actions, rows=...)``, turn-based and simultaneous engines alike)
+and hands out its new game's first observation then.
 """
 
 from __future__ import annotations
 
-import inspect
 from typing import Any
 
 import gymnasium as gym
@@ -139,10 +135,6 @@ class _Games:
             }
         )
         self.action_space = gym.spaces.Discrete(self.num_actions)
-        self._partial_steps = "rows" in inspect.signature(self.engine.step).parameters
-        self._wait = 0
-        if self.simultaneous and not self._partial_steps:
-            self._wait = cardenvs.make(game, **self.config).unwrapped.str_to_action("wait")
         self.pending = np.zeros(self.num_envs, bool)  # rows whose new game is handed out next step
         self._no_mask = np.zeros(self.num_actions, np.float32)
 
@@ -160,10 +152,7 @@ class _Games:
     def _actions(self, actions: list[dict[str, Any]]) -> np.ndarray:
         if len(actions) != self.num_envs:
             raise ValueError(f"expected {self.num_envs} action dicts (one per game), got {len(actions)}")
-        if self.simultaneous:
-            acts = np.full((self.num_envs, self.num_players), self._wait, np.int64)
-        else:
-            acts = np.zeros(self.num_envs, np.int64)
+        acts = np.zeros(self.engine.batch_shape, np.int64)  # (a waiting row's actions are not looked at)
         for i, act in enumerate(actions):
             if self.pending[i]:
                 continue
@@ -186,10 +175,8 @@ class _Games:
     def step(self, actions: list[dict[str, Any]]) -> tuple[list, list, list, list, list]:
         acts = self._actions(actions)
         pending = self.pending.copy()
-        if pending.any() and self._partial_steps:
-            obs, rewards, terminated, truncated, info = self.engine.step(acts, rows=np.flatnonzero(~pending))
-        else:  # every row (Spit's waiting rows play "wait")
-            obs, rewards, terminated, truncated, info = self.engine.step(acts)
+        rows = np.flatnonzero(~pending) if pending.any() else None  # (the waiting rows are not stepped)
+        obs, rewards, terminated, truncated, info = self.engine.step(acts, rows=rows)
         self._take(obs, info)
         done = terminated | truncated
         final_obs = info.get("final_obs")
@@ -214,8 +201,7 @@ class _Games:
                 out_rew.append(dict(zip(self.agents, rewards[i])))
                 out_term.append({"__all__": False})
                 out_trunc.append({"__all__": False})
-        # a waiting row whose hidden "wait" tick ended its game (max_ticks=1) was reset again: not waiting now
-        self.pending = done & ~pending
+        self.pending = done
         return out_obs, out_rew, out_term, out_trunc, [{} for _ in range(self.num_envs)]
 
 

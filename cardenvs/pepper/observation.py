@@ -102,21 +102,24 @@ def encode(rules, state, seats: np.ndarray, rows: np.ndarray | None = None) -> n
     else:  # every row (made once per state)
         rows = state.every_row() if len(seats) == state.batch else np.arange(len(seats))
     out = np.empty((len(seats), OBS_SIZE), OBS_DTYPE)
-    encode_rows(
-        rows,
-        seats,
-        rules.num_players,
-        rules.config.max_hands,
-        state.hand_number,
-        state.hands,
-        state.public,
-        state.high_bid,
-        state.bidder,
-        state.trump,
-        state.phase,
-        state.leader,
-        state.dealer,
-        out,
+    state.shards.map(  # (row shards in threads: see cardenvs.core.shards)
+        len(seats),
+        lambda lo, hi: encode_rows(
+            rows[lo:hi],
+            seats[lo:hi],
+            rules.num_players,
+            rules.config.max_hands,
+            state.hand_number,
+            state.hands,
+            state.public,
+            state.high_bid,
+            state.bidder,
+            state.trump,
+            state.phase,
+            state.leader,
+            state.dealer,
+            out[lo:hi],
+        ),
     )
     return out
 

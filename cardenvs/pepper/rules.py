@@ -127,28 +127,24 @@ class PepperRules(TurnBasedRules):
     def start_game(self, state: BatchState, rows: np.ndarray) -> None:
         self._deal(state, rows)
 
-    def _deal(self, state: BatchState, rows: np.ndarray) -> None:
+    def _deal(self, state: BatchState, rows: np.ndarray, keys: np.ndarray | None = None) -> None:
         """Deal a new hand in ``rows`` (dealer already set) and open the auction."""
-        deal.open_hands(rows, self.deck_orders(state, rows), self.config_values, state.bundle(TableArrays))
+        orders = self.deck_orders(state, rows, keys)
+        deal.open_hands(rows, orders, self.config_values, state.bundle(TableArrays))
 
     # ------------------------------------------------------------------ step
-    def step(self, state: BatchState, actions: np.ndarray) -> np.ndarray:
+    def advance(self, state: BatchState, actions: np.ndarray, rewards: np.ndarray) -> list[np.ndarray]:
         """Step every unfinished game by its phase: one compiled call
         (:func:`~cardenvs.pepper.apply.step_games`) groups the rows by phase
         and runs each phase's kernel on its rows (one call, not one per phase:
-        each call from Python costs ~1 us at batch 1).  Then the hands played
-        out, and after them those thrown in, are dealt anew: the generator
+        each call from Python costs ~1 us at batch 1).  The hands played out,
+        and after them those thrown in (everyone passed: no score), are dealt
+        anew (:meth:`~cardenvs.core.game.TurnBasedRules.step`): the generator
         draws in that order, as it always has."""
-        actions = np.asarray(actions, np.int64)
-        rewards = np.zeros((state.batch, self.num_players), np.float32)
         dealt = np.empty((2, state.batch), np.int64)
         arrays = state.bundle(TableArrays)
         after_plays, after_bids = apply.step_games(actions, self.config_values, arrays, rewards, dealt)
-        if after_plays:  # hands played out, the game going on
-            self.pass_the_deal(state, dealt[0, :after_plays])
-        if after_bids:  # hands thrown in (everyone passed): no score, the deal passes on
-            self.pass_the_deal(state, dealt[1, :after_bids])
-        return rewards
+        return [dealt[0, :after_plays], dealt[1, :after_bids]]
 
     # ------------------------------------------------------------ observation
     def observe(self, state: BatchState, seats: np.ndarray, rows: np.ndarray | None = None) -> np.ndarray:

@@ -187,7 +187,10 @@ def encode(state, seats: np.ndarray, rows: np.ndarray | None, config, dtype) -> 
     else:  # every row (made once per state)
         rows = state.every_row() if len(seats) == state.batch else np.arange(len(seats))
     out, record = state.outputs.recycled_rows((len(rows), OBS_SIZE), dtype, "observation", -1, (RECORD_SIZE,))
-    encode_rows(out, record, rows, seats, config, state.bundle(PLAIN_SEEN))
+    seen = state.bundle(PLAIN_SEEN)
+    state.shards.map(  # (row shards in threads: see cardenvs.core.shards)
+        len(rows), lambda lo, hi: encode_rows(out[lo:hi], record[lo:hi], rows[lo:hi], seats[lo:hi], config, seen)
+    )
     return state.outputs.hand_out(out)
 
 
@@ -297,7 +300,8 @@ def refresh_blocks(blocks, stamp_clock, rows, slots, table):
 def encode_meld_block(blocks, stamp_clock, b, m, table):
     """Re-encode the kept block of meld slot ``m`` of game ``b`` from the
     meld, and stamp it: 0 if empty, else the next number of ``stamp_clock``
-    (the state's own counter)."""
+    (the state's own counter ``[next, step]``; a row view's steps over its
+    sibling views' stamps, see ``PushState.before_shards``)."""
     block = blocks.meld_obs[b, m]
     block[:] = 0
     kind = table.meld_kind[b, m]
@@ -305,7 +309,7 @@ def encode_meld_block(blocks, stamp_clock, b, m, table):
         blocks.meld_stamp[b, m] = 0
         return
     blocks.meld_stamp[b, m] = stamp_clock[0]
-    stamp_clock[0] += 1
+    stamp_clock[0] += stamp_clock[1]
     block[USED] = 1
     block[PENDING] = m >= table.n_melds[b]
     block[KIND + kind - 1] = 1

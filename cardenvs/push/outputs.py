@@ -68,7 +68,10 @@ class Outputs:
     the counter its meld stamps are drawn from (see the module docstring)."""
 
     def __init__(self, next_stamp: int = 1):
-        self.stamp_clock = np.array([next_stamp], np.int64)  # the next stamp (0 marks an empty slot)
+        # The next stamp (0 marks an empty slot), and the step to the one
+        # after (1; a row view's counter steps over its sibling views' stamps:
+        # PushState.before_shards).
+        self.stamp_clock = np.array([next_stamp, 1], np.int64)
         self._arrays: list[np.ndarray] = []
         self._records: list[tuple[str, np.ndarray]] = []  # per array: (writer, its per-row record)
         self._handed_masks: Any = None  # weak reference to the mask array last handed out
@@ -197,15 +200,29 @@ class PushState(BatchState):
         state.outputs = Outputs()
         return state
 
-    def __getstate__(self) -> dict[str, Any]:
-        saved = dict(vars(self))
-        saved["_bundles"] = {}  # (named tuples of the arrays: made again when needed)
-        return saved
-
     def copy(self) -> PushState:
         new = super().copy()
         new.outputs = self.outputs.fork()
         return new
+
+    # Row views (BatchState.view) stepped in threads must not share the stamp
+    # counter: each view has outputs of its own (a counter, never arrays),
+    # and the views of one run draw from disjoint stamps.
+    def _make_view(self, lo: int, hi: int) -> PushState:
+        view = super()._make_view(lo, hi)
+        view.__dict__["outputs"] = Outputs()
+        return view
+
+    def before_shards(self, views: list[BatchState]) -> None:
+        """View k of K stamps with ``next + k``, ``next + k + K``, ... (this
+        state's next stamp): no two views alike, each stamp new."""
+        start = int(self.outputs.stamp_clock[0])
+        for k, view in enumerate(views):
+            view.outputs.stamp_clock[:] = (start + k, len(views))
+
+    def after_shards(self, views: list[BatchState]) -> None:
+        """This state's counter goes on past every stamp the views drew."""
+        self.outputs.stamp_clock[0] = max(int(view.outputs.stamp_clock[0]) for view in views)
 
     def assign(self, rows: np.ndarray, part: BatchState) -> None:
         """Write the games of ``part`` back into ``rows``, never into mask rows

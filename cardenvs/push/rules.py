@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from ..core.game import BatchState, TurnBasedRules, choice, positive_int
+from ..core.game import NO_ROWS, BatchState, TurnBasedRules, choice, positive_int
 from . import observation
 from .apply import step_rows
 from .deal import deal_rows
@@ -145,11 +145,11 @@ class PushRules(TurnBasedRules):
     def round_number(self, state: BatchState) -> np.ndarray:
         return self.rounds[np.minimum(state.round_i, len(self.rounds) - 1)]
 
-    def _deal(self, state: PushState, rows: np.ndarray) -> None:
+    def _deal(self, state: PushState, rows: np.ndarray, keys: np.ndarray | None = None) -> None:
         """Deal the round ``rounds[round_i]`` in ``rows`` (dealer already set):
-        the deck orders are drawn here (numpy), the cards dealt by
-        :func:`deal.deal_rows`."""
-        orders = self.deck_orders(state, rows)
+        the deck orders are drawn here (numpy; or made from the shuffle
+        ``keys`` drawn before), the cards dealt by :func:`deal.deal_rows`."""
+        orders = self.deck_orders(state, rows, keys)
         rows = np.asarray(rows, np.int64)
         per_seat = 5 + self.rounds[state.round_i[rows]]
         deal_rows(
@@ -176,9 +176,13 @@ class PushRules(TurnBasedRules):
 
     # ------------------------------------------------------------------ step
     def step(self, state: PushState, actions: np.ndarray) -> np.ndarray:
-        actions = np.asarray(actions, np.int64)
-        state.outputs.own_masks(state, every_row_rewritten=True)
-        rewards = np.zeros((state.batch, 4), np.float32)
+        state.outputs.own_masks(state, every_row_rewritten=True)  # (before the shards write masks)
+        return super().step(state, actions)
+
+    def advance(self, state: PushState, actions: np.ndarray, rewards: np.ndarray) -> list[np.ndarray]:
+        """Every game's action and new mask (:func:`apply.step_rows`); then
+        the rounds that ended are scored, and the games over end; the others'
+        next round is dealt (:meth:`deal_next`)."""
         ended = np.zeros(state.batch, bool)  # round over
         out_seat = np.full(state.batch, -1, np.int64)
         step_rows(
@@ -193,14 +197,20 @@ class PushRules(TurnBasedRules):
             ended,
             out_seat,
         )
-        if np.count_nonzero(ended):
-            rows = np.flatnonzero(ended)
-            self._end_round(state, rows, out_seat[rows], rewards)
-        return rewards
+        if not np.count_nonzero(ended):
+            return [NO_ROWS]
+        rows = np.flatnonzero(ended)
+        return [self._end_round(state, rows, out_seat[rows], rewards)]
 
-    def _end_round(self, state: PushState, rows: np.ndarray, out_seat: np.ndarray, rewards: np.ndarray) -> None:
+    def deal_next(self, state: PushState, rows: np.ndarray, keys: np.ndarray) -> None:
+        """The next round of ``rows``: dealt by the next dealer, and its masks."""
+        self.pass_the_deal(state, rows, keys)
+        self._write_masks(state, rows)
+
+    def _end_round(self, state: PushState, rows: np.ndarray, out_seat: np.ndarray, rewards: np.ndarray) -> np.ndarray:
         """Score the round in ``rows``: a team with a player out scores 0, the
-        other team(s) the values of their hands; then deal on or end."""
+        other team(s) the values of their hands; then end the games over.
+        Returns the rows that play on (their next round is dealt)."""
         score_rounds(rows, out_seat, self.kernel_config, state.hands, state.bundle(PLAIN_SCORES), rewards)
         state.round_i[rows] += 1
         over = state.round_i[rows] >= len(self.rounds)
@@ -210,10 +220,7 @@ class PushRules(TurnBasedRules):
             state.round_i[end] = len(self.rounds) - 1
             if self.reward == "win_loss":
                 rewards[end] += win_loss_rewards(state.scores[end])
-        deal = rows[~over]
-        if deal.size:
-            self.pass_the_deal(state, deal)
-            self._write_masks(state, deal)
+        return rows[~over]
 
     # ------------------------------------------------------------------ observation
     def observe(self, state: PushState, seats: np.ndarray, rows: np.ndarray | None = None) -> np.ndarray:

@@ -81,10 +81,20 @@ def obs_dtype(max_score: int, max_ticks: int | None) -> type:
 
 def observe(state: BatchState, rows: np.ndarray | None, dtype: type, max_ticks: int | None) -> np.ndarray:
     """Observations ``(k, 2, 99)`` in ``dtype`` of the games in ``rows`` (all if None)."""
-    pick = (lambda a: a) if rows is None else (lambda a: a[rows])
+    k = state.batch if rows is None else len(rows)
+    out = np.empty((k, 2, LAYOUT.size), dtype)
+    state.shards.map(  # (row shards in threads: see cardenvs.core.shards)
+        k,
+        lambda lo, hi: write_observations(state, slice(lo, hi) if rows is None else rows[lo:hi], max_ticks, out[lo:hi]),
+    )
+    return out
+
+
+def write_observations(state: BatchState, rows: slice | np.ndarray, max_ticks: int | None, out: np.ndarray) -> None:
+    """Write the observations of the games ``rows`` into ``out``."""
+    pick = lambda a: a[rows]  # noqa: E731
     hand, centre_top = pick(state.hand), pick(state.centre_top)
     k = hand.shape[0]
-    out = np.empty((k, 2, LAYOUT.size), dtype)
     out[:, :, HAND : HAND + 52] = hand
     out[:, :, CENTRE_TOPS : CENTRE_TOPS + 2 * CARD.size] = np.take(CARD_CODE, centre_top, axis=0).reshape(
         k, 1, 2 * CARD.size
@@ -102,4 +112,3 @@ def observe(state: BatchState, rows: np.ndarray | None, dtype: type, max_ticks: 
     out[:, :, OPPONENT_SCORE] = scores[:, ::-1]
     # the ticks left before the cut (Spit's left_before, whole-batch)
     out[:, :, TICKS_LEFT] = 0 if max_ticks is None else np.clip(max_ticks - pick(state.ticks), 0, LEFT_MAX)[:, None]
-    return out

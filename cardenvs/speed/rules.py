@@ -16,7 +16,8 @@ from typing import Any
 
 import numpy as np
 
-from ..core.game import BatchState, choice, positive_int
+from ..core.game import NO_ROWS, BatchState, choice, positive_int
+from ..core.shards import deal_in_shards
 from ..spit.scoring import finish_games
 from ..spit.tables import NONE, WAIT, adjacency
 from ..spit.tick import TickRules, card_texts
@@ -84,18 +85,21 @@ class SpeedRules(TickRules):
             self._deal(state, dead)
             self._settle(state, dead)
 
-    def _deal(self, state: BatchState, rows: np.ndarray) -> None:
-        deal.deal_games(state, rows, self.deck_orders(state, rows), self.stock_size, self.side_pile_size)
+    def _deal(self, state: BatchState, rows: np.ndarray, keys: np.ndarray | None = None) -> None:
+        orders = self.deck_orders(state, rows, keys)
+        deal.deal_games(state, rows, orders, self.stock_size, self.side_pile_size)
 
     # ------------------------------------------------------------------ tick
     def play_tick(
         self, state: BatchState, actions: np.ndarray, first: np.ndarray, active: np.ndarray, rewards: np.ndarray
-    ) -> None:
+    ) -> list[np.ndarray]:
         """The faster hands' plays, then the slower ones' (a card lands only
-        if it still fits, and not after the game ended); then stalemates
-        and masks."""
+        if it still fits, and not after the game ended).  Returns the games
+        won by the faster hands, then by the slower, that go on to the next
+        game (a target score not reached)."""
         ended = np.zeros(state.batch, bool)  # the game ended during this tick
         flat_actions, base = actions.reshape(-1), 2 * np.arange(state.batch)
+        next_games = [NO_ROWS, NO_ROWS]
         for k in (0, 1):
             seat = first ^ k
             action = flat_actions[base + seat]
@@ -106,36 +110,54 @@ class SpeedRules(TickRules):
                 )
                 if out_rows.size:
                     ended[out_rows] = True
-                    self._won(state, out_rows, out_seats, rewards)
-        self._settle(state, None)
+                    next_games[k] = self._won(state, out_rows, out_seats, rewards)
+        return next_games
 
-    def _won(self, state: BatchState, rows: np.ndarray, seats: np.ndarray, rewards: np.ndarray) -> None:
+    def follow_up(self, state: BatchState, requests: list[np.ndarray], rewards: np.ndarray) -> None:
+        """The next games are dealt (those won by the faster hands first);
+        then stalemates and masks (:meth:`_settle`).  The deck orders are
+        drawn here; the deals and masks made in the row shards; stalemates
+        (they draw) resolved here."""
+        (stuck,) = deal_in_shards(state, self.deck, requests, self._deal, lambda view: [self._masks(view, None)])
+        self._unstick(state, stuck)
+
+    def _won(self, state: BatchState, rows: np.ndarray, seats: np.ndarray, rewards: np.ndarray) -> np.ndarray:
         """``seats`` won the game in ``rows``: the episode ends, or (with a
-        target score not reached) the next game is dealt."""
+        target score not reached) the next game is dealt: returns those rows."""
         scoring.score_game(state, rows, seats)
         over = scoring.match_won(state, rows, seats, self.target_score)
         finish_games(state, rows[over], seats[over], rewards)
-        if (~over).any():
-            self._deal(state, rows[~over])
+        return rows[~over]
 
     def _settle(self, state: BatchState, rows: np.ndarray | None) -> None:
         """Nobody can play: the side piles flip a card each onto the centre
         pile beside them (rebuilt from the centre when both are empty) until
         somebody can; a game nobody can ever continue is a draw.  Then the
         legal masks of ``rows`` (None: all)."""
+        self._unstick(state, self._masks(state, rows))
+
+    def _masks(self, state: BatchState, rows: np.ndarray | None) -> np.ndarray:
+        """Write the legal masks of the games ``rows`` (None: all); returns
+        those where nobody can play (stuck)."""
         plays = legal.playable(self.fits, state, rows)
+        legal.write_masks(state, rows, plays)
         stuck = legal.stuck(state, rows, plays)
+        return np.flatnonzero(stuck) if rows is None else rows[stuck]
+
+    def _unstick(self, state: BatchState, rows: np.ndarray) -> None:
+        """The stuck games ``rows`` (in row order): their side piles flip,
+        round after round (:meth:`_flip`, seeded draws), until somebody can
+        play or the game is over; then their masks."""
+        stuck = rows
         for guard in range(10001):
-            if not stuck.any():
+            if not stuck.size:
                 break
             if guard == 10000:
                 raise RuntimeError("Speed stalemate resolution did not converge")
-            positions = np.flatnonzero(stuck)
-            stuck_rows = positions if rows is None else rows[positions]
-            self._flip(state, stuck_rows)
-            plays[positions] = legal.playable(self.fits, state, stuck_rows)
-            stuck[positions] = legal.stuck(state, stuck_rows, plays[positions])
-        legal.write_masks(state, rows, plays)
+            self._flip(state, stuck)
+            stuck = stuck[legal.stuck(state, stuck, legal.playable(self.fits, state, stuck))]
+        if rows.size:
+            self._masks(state, rows)
 
     def _flip(self, state: BatchState, rows: np.ndarray) -> None:
         """Stuck games ``rows``: a game nobody can ever continue is a draw

@@ -29,14 +29,16 @@ def act(actions, first, active, action_tables, arrays, rewards, end_rows, end_ta
     The deals that end (to be laid out anew by the caller, in this order:
     slaps, then the faster hands going out, then the slower ones, each in
     row order) are written to ``end_rows`` and ``end_taker`` (the seat taking
-    spit pile 0 and pile 1); returns how many.  ``action_tables`` and
+    spit pile 0 and pile 1); returns how many there are after the slaps,
+    after the faster hands and in all.  ``action_tables`` and
     ``arrays`` are the plain tuples of an :class:`~.tables.ActionTables` and
     a :class:`~.tables.SpitArrays`.
     """
     tables, state = ActionTables(*action_tables), SpitArrays(*arrays)  # named again (see tables.plain)
-    ends = slap(actions, first, active, tables.slap_pile, state.phase, end_rows, end_taker)
+    slaps = slap(actions, first, active, tables.slap_pile, state.phase, end_rows, end_taker)
     went_out = play_and_move(actions, first, active, tables, state, rewards)
-    return end_deals(first, went_out, state, rewards, end_rows, end_taker, ends)
+    faster = end_deals(True, first, went_out, state, rewards, end_rows, end_taker, slaps)
+    return slaps, faster, end_deals(False, first, went_out, state, rewards, end_rows, end_taker, faster)
 
 
 @kernel

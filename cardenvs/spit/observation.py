@@ -96,17 +96,20 @@ def observe(state: BatchState, rows: np.ndarray | None, max_ticks: int | None) -
     """Observations ``(k, 2, 235)`` int16 of the games in ``rows`` (all if None)."""
     rows = state.every_row() if rows is None else np.asarray(rows, np.int64)
     out = np.empty((len(rows), 2, LAYOUT.size), OBS_DTYPE)
-    write_observations(
-        rows,
-        state.stockpile_top,
-        state.stockpile_count,
-        state.centre_top,
-        state.centre_count,
-        state.spit_count,
-        state.phase,
-        max_ticks or 0,
-        state.ticks,
-        out,
+    state.shards.map(  # (row shards in threads: see cardenvs.core.shards)
+        len(rows),
+        lambda lo, hi: write_observations(
+            rows[lo:hi],
+            state.stockpile_top,
+            state.stockpile_count,
+            state.centre_top,
+            state.centre_count,
+            state.spit_count,
+            state.phase,
+            max_ticks or 0,
+            state.ticks,
+            out[lo:hi],
+        ),
     )
     return out
 

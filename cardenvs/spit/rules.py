@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from ..core.game import BatchState, choice
+from ..core.shards import deal_in_shards
 from ..core.simultaneous import SimultaneousVectorEnv
 from ..speed.rules import SpeedRules
 from . import apply, deal, legal, observation
@@ -33,6 +34,11 @@ from .tables import (
     spit_action_table,
 )
 from .tick import TickRules, card_texts
+
+# No stuck games: their positions, spit rounds (both int64) and still-stuck
+# flags (bool: merged with other shards' flags, they must stay a bool mask).
+NO_ROWS, NOT_DRY = np.empty(0, np.int64), np.empty(0, bool)
+NO_ROWS.flags.writeable = NOT_DRY.flags.writeable = False
 
 
 class SpitRules(TickRules):
@@ -98,24 +104,43 @@ class SpitRules(TickRules):
     # ------------------------------------------------------------------ tick
     def play_tick(
         self, state: BatchState, actions: np.ndarray, first: np.ndarray, active: np.ndarray, rewards: np.ndarray
-    ) -> None:
-        """Slaps, plays and moves of the ``active`` games (one kernel), then
-        the deals that ended are laid out anew, together: slaps first, then
-        the faster hands going out (the order of the seeded deck orders);
-        then stalemates and masks."""
+    ) -> list[tuple[np.ndarray, np.ndarray]]:
+        """Slaps, plays and moves of the ``active`` games (one kernel).
+        Returns the deals that ended, each with the seat taking spit pile 0
+        and pile 1: by slaps, by the faster hands going out, by the slower."""
         end_rows, end_taker = np.empty(state.batch, np.int64), np.empty((state.batch, 2), np.int64)
         arrays = plain(state.bundle(SpitArrays))
-        ends = apply.act(actions, first, active, self.plain_action_tables, arrays, rewards, end_rows, end_taker)
-        if ends:
-            self._new_layouts(state, end_rows[:ends], end_taker[:ends])
-        self._settle(state, None)
+        slaps, faster, ends = apply.act(
+            actions, first, active, self.plain_action_tables, arrays, rewards, end_rows, end_taker
+        )
+        return [(end_rows[lo:hi], end_taker[lo:hi]) for lo, hi in ((0, slaps), (slaps, faster), (faster, ends))]
 
-    def _new_layouts(self, state: BatchState, rows: np.ndarray, taker: np.ndarray) -> None:
+    def follow_up(self, state: BatchState, requests: list[Any], rewards: np.ndarray) -> None:
+        """The deals that ended are laid out anew, together, in the order of
+        the seeded deck orders: slaps first, then the faster hands going
+        out, then the slower; then stalemates and masks (:meth:`_settle`).
+        The deck orders are drawn here; the layouts, masks and spits made in
+        the row shards; the ends of stuck deals (they draw) here."""
+        rows = np.concatenate([rows for rows, _ in requests])
+        takers = np.concatenate([taker for _, taker in requests])
+        (stalemates,) = deal_in_shards(
+            state,
+            self.deck,
+            [(rows, takers)],
+            lambda view, rows, keys, takers: self._new_layouts(view, rows, takers, keys),
+            lambda view: [self._spit_stalemates(view, np.arange(view.batch))],
+        )
+        self._end_stalemates(state, np.arange(state.batch), *stalemates)
+
+    def _new_layouts(
+        self, state: BatchState, rows: np.ndarray, taker: np.ndarray, keys: np.ndarray | None = None
+    ) -> None:
         """End of a deal: each player gathers their stockpile and spit cards
         plus the spit pile(s) they take (``taker`` (k, 2): seat taking spit
         pile 0 and pile 1), in the order of the next deck order (a seeded
-        shuffle, or ``decks[k]``), and lays out a new layout."""
-        order = self.deck_orders(state, rows)
+        shuffle -- from the shuffle ``keys`` if given -- or ``decks[k]``),
+        and lays out a new layout."""
+        order = self.deck_orders(state, rows, keys)
         cards = np.full((len(rows), 2, 52), NONE, np.int64)
         counts = np.empty((len(rows), 2), np.int64)
         deal.note_gathered(rows, taker, plain(state.bundle(SpitArrays)), state.gathered)
@@ -168,11 +193,28 @@ class SpitRules(TickRules):
         seeded draws (the coin and the new deck orders) always go to the
         same games."""
         every = state.every_row() if rows is None else np.asarray(rows, np.int64)
+        self._end_stalemates(state, every, *self._spit_stalemates(state, every))
+
+    def _spit_stalemates(self, state: BatchState, every: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The first half of :meth:`_settle` (no draws): the masks of the
+        games ``every``; the stuck ones spit until playable.  Returns their
+        positions in ``every``, the rounds they spat and whether they are
+        still stuck."""
         stuck, count = self._masks_counted(state, every)
-        if not count:  # the usual tick
-            return
+        if not count:  # the usual tick: nobody stuck
+            return NO_ROWS, NO_ROWS, NOT_DRY
         touched = np.flatnonzero(stuck)  # positions in ``every``
         spat, dry = self._spit_until_playable(state, every[touched])
+        return touched, spat, dry
+
+    def _end_stalemates(
+        self, state: BatchState, every: np.ndarray, touched: np.ndarray, spat: np.ndarray, dry: np.ndarray
+    ) -> None:
+        """The second half of :meth:`_settle`: the stuck games still stuck
+        end their deals, round by round (seeded draws), and the masks of the
+        games that were stuck are made anew."""
+        if not touched.size:
+            return
         waiting, rounds = touched[dry], spat[dry] + 1  # deals to end, and in which round
         for guard in range(10001):
             if not waiting.size:

@@ -16,32 +16,32 @@ from .tables import DONE, SLAPPING
 
 
 @kernel
-def end_deals(first, went_out, state, rewards, end_rows, end_taker, ends):
+def end_deals(faster, first, went_out, state, rewards, end_rows, end_taker, ends):
     """The games where seat ``went_out[r]`` (-1: none) played the last card
-    of its layout.  With no spit cards either, that player wins the game
+    of its layout, that seat being the faster hand (``faster``) or the
+    slower one.  With no spit cards either, that player wins the game
     (+1 / -1); otherwise, with both spit piles in the centre, both slap next
     tick, and with one pile the deal ends: the other player takes it.
 
     The deals that end are appended to ``end_rows`` / ``end_taker`` from
-    index ``ends``; returns the new count.  The faster hands' deals end
+    index ``ends``; returns the new count.  (Called for the faster hands
     first: the seeded deck orders of the new layouts go to the rows in that
-    order."""
-    for faster in (True, False):
-        for r in range(went_out.shape[0]):
-            seat = went_out[r]
-            if seat < 0 or (seat == first[r]) != faster:
-                continue
-            if state.spit_count[r, seat] == 0:  # no spit cards either: the game is won
-                win(r, seat, state, rewards)
-            elif state.centre_count[r, 0] == 0 or state.centre_count[r, 1] == 0:
-                # One spit pile: the player who went out takes nothing from the
-                # centre; the other collects the pile with their own cards.
-                end_rows[ends] = r
-                end_taker[ends, 0] = 1 - seat
-                end_taker[ends, 1] = 1 - seat
-                ends += 1
-            else:
-                state.phase[r] = SLAPPING  # both slap a spit pile next tick
+    order.)"""
+    for r in range(went_out.shape[0]):
+        seat = went_out[r]
+        if seat < 0 or (seat == first[r]) != faster:
+            continue
+        if state.spit_count[r, seat] == 0:  # no spit cards either: the game is won
+            win(r, seat, state, rewards)
+        elif state.centre_count[r, 0] == 0 or state.centre_count[r, 1] == 0:
+            # One spit pile: the player who went out takes nothing from the
+            # centre; the other collects the pile with their own cards.
+            end_rows[ends] = r
+            end_taker[ends, 0] = 1 - seat
+            end_taker[ends, 1] = 1 - seat
+            ends += 1
+        else:
+            state.phase[r] = SLAPPING  # both slap a spit pile next tick
     return ends
 
 

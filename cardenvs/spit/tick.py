@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 
 from ..core.game import BatchState, GameRules, choice, positive_int
+from ..core.shards import in_shards
 from ..core.simultaneous import SimultaneousRules, SimultaneousVectorEnv
 from .scoring import truncate
 from .tables import DECK, DONE, NONE, PHASE_NAMES, WAIT
@@ -36,8 +37,9 @@ def faster_hands(state: BatchState) -> np.ndarray:
 
 class TickRules(GameRules, SimultaneousRules):
     """What Spit and Speed share.  A variant sets ``variant``, ``title`` and
-    ``round_name``, and implements ``start_game``, ``play_tick``, ``observe``,
-    ``variant_state_dict``, ``seat_text`` and ``centre_text``.
+    ``round_name``, and implements ``start_game``, ``play_tick``,
+    ``follow_up``, ``observe``, ``variant_state_dict``, ``seat_text`` and
+    ``centre_text``.
 
     Shared options (defaults from the rules file): ``alternate_colors``
     (False), ``max_ticks`` (5000; None = no limit), ``reward``
@@ -109,21 +111,42 @@ class TickRules(GameRules, SimultaneousRules):
 
     # ------------------------------------------------------------------ tick
     def step(self, state: BatchState, actions: np.ndarray) -> np.ndarray:
-        """One tick: ``actions`` (B, 2); returns the rewards (B, 2)."""
+        """One tick: ``actions`` (B, 2); returns the rewards (B, 2).
+
+        The coin is drawn here, for every game; then the plays, on the row
+        shards of ``state`` (:func:`~cardenvs.core.shards.in_shards`: in
+        threads, drawing nothing); then, over the whole batch in this
+        thread, what draws (:meth:`follow_up`: new deals, stalemates) and the
+        ``max_ticks`` cut."""
         actions = np.asarray(actions, np.int64)
         rewards = np.zeros((state.batch, 2), np.float32)
-        active = ~state.done
-        # in place: ``state.ticks += ...`` would rebind the attribute and drop the state's bundles
-        np.add(state.ticks, active, out=state.ticks)
-        self.play_tick(state, actions, faster_hands(state), active, rewards)
+        first = faster_hands(state)
+        requests = in_shards(
+            state, lambda view, lo, hi: self.advance(view, actions[lo:hi], first[lo:hi], rewards[lo:hi])
+        )
+        self.follow_up(state, requests, rewards)
         truncate(state, self.max_ticks)
         return rewards
 
+    def advance(self, state: BatchState, actions: np.ndarray, first: np.ndarray, rewards: np.ndarray) -> list[Any]:
+        """The tick of the games of a row view (no draws): the clock, then
+        the plays (:meth:`play_tick`)."""
+        active = ~state.done
+        # in place: ``state.ticks += ...`` would rebind the attribute and drop the state's bundles
+        np.add(state.ticks, active, out=state.ticks)
+        return self.play_tick(state, actions, first, active, rewards)
+
     def play_tick(
         self, state: BatchState, actions: np.ndarray, first: np.ndarray, active: np.ndarray, rewards: np.ndarray
-    ) -> None:
-        """Apply the actions of the ``active`` games, seat ``first`` first,
-        then the automatic events and the legal masks."""
+    ) -> list[Any]:
+        """Apply the actions of the ``active`` games, seat ``first`` first
+        (no draws); returns the requests for :meth:`follow_up` (see
+        :func:`~cardenvs.core.shards.in_shards`): the games to deal anew."""
+        raise NotImplementedError
+
+    def follow_up(self, state: BatchState, requests: list[Any], rewards: np.ndarray) -> None:
+        """Over the whole batch: deal the games of ``requests`` anew, then
+        the automatic events (stalemates) and the legal masks."""
         raise NotImplementedError
 
     # ------------------------------------------------------------------ results

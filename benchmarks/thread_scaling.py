@@ -1,0 +1,281 @@
+#!/usr/bin/env python
+"""Thread scaling of the vector engine: engine steps/s against
+``num_threads`` (``cardenvs.vector.make(..., num_threads=k)``), each game at
+one batch size.
+
+    python benchmarks/throughput.py --threads 1,2             # runs this (batch 4096)
+    python benchmarks/thread_scaling.py --threads 1,2,4 --batch 4096 --seconds 3
+    python benchmarks/thread_scaling.py --parts --games pepper_v0,spit_v0,speed   # the serial share by part
+
+Per game, one engine per thread count, all from the same seed, stepped in
+turn in short rounds (a change in the machine's load hits every thread count
+alike); random legal actions; only the time inside ``venv.step`` counts
+(apply the actions, resets, next observations and masks).  Printed besides:
+
+* CPU/wall: the process's CPU time over the wall time inside ``step``: how
+  many cores the threads really had (about k on an idle machine).
+* x free: the speed-up if every thread had a core of its own, from CPU
+  times measured per thread (which the load disturbs little): one thread's
+  CPU time per step over the critical path with k threads (the calling
+  thread's serial part plus the slowest shard of each phase; thread
+  hand-offs not counted).
+* serial: the share of a single-threaded step spent outside the row shards
+  (CPU time of the calling thread: the random draws, resets of finished
+  games, action checks, Python glue), and Amdahl's bound from it for 2 and
+  64 cores.  See benchmarks/README.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+
+import numpy as np
+
+import cardenvs.vector as V
+from cardenvs.registry import GAMES
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from throughput import _random_legal  # noqa: E402  (the same random player; importing it pins nothing)
+
+BATCH = 4096
+
+
+class Runner:
+    """One engine and its random player, timed inside ``step``."""
+
+    def __init__(self, name: str, batch: int, threads: int):
+        self.venv = V.make(name, num_envs=batch, seed=0, num_threads=threads)
+        self.rng = np.random.default_rng(0)
+        self.info = self.venv.reset()[1]
+        self.batch, self.steps, self.wall, self.cpu = batch, 0, 0.0, 0.0
+
+    def run(self, seconds: float, count: bool = True) -> None:
+        deadline = time.perf_counter() + seconds
+        while time.perf_counter() < deadline:
+            actions = _random_legal(self.rng, self.info["action_mask"])
+            t0, c0 = time.perf_counter(), time.process_time()
+            self.info = self.venv.step(actions)[-1]
+            if count:
+                self.wall += time.perf_counter() - t0
+                self.cpu += time.process_time() - c0
+                self.steps += 1
+
+    @property
+    def steps_per_s(self) -> float:
+        return self.steps * self.batch / self.wall
+
+
+def cpu_paths(name: str, batch: int, threads: int, seconds: float) -> tuple[float, float]:
+    """CPU time per step of an engine with ``threads``, measured per thread
+    (so the machine's load disturbs it little): the calling thread's time
+    outside the row shards (serial), and the critical path -- that plus,
+    for each shard phase, its slowest shard: the step's time if every
+    thread had a core of its own (hand-offs not counted)."""
+    runner = Runner(name, batch, threads)
+    runner.run(0.3, count=False)
+    shards, inside, slowest = runner.venv.shards, [0.0], [0.0]
+    plain_map = shards.map
+
+    def timed_map(n, fn):
+        times = []
+
+        def timed(lo, hi):
+            t0 = time.thread_time()
+            try:
+                return fn(lo, hi)
+            finally:
+                times.append(time.thread_time() - t0)
+
+        t0 = time.thread_time()
+        try:
+            return plain_map(n, timed)
+        finally:
+            inside[0] += time.thread_time() - t0
+            slowest[0] += max(times, default=0.0)
+
+    shards.map = timed_map  # (the state's shards are the engine's: observations go through it too)
+    total, steps, deadline = 0.0, 0, time.perf_counter() + seconds
+    while time.perf_counter() < deadline:
+        actions = _random_legal(runner.rng, runner.info["action_mask"])
+        t0 = time.thread_time()
+        runner.info = runner.venv.step(actions)[-1]
+        total += time.thread_time() - t0
+        steps += 1
+    runner.venv.close()
+    serial = total - inside[0]
+    return serial / steps, (serial + slowest[0]) / steps
+
+
+# The parts of the serial share (--parts): functions that run in the calling
+# thread, timed (CPU time, outermost call only) by wrapping them in place.
+PARTS = {
+    "checks": [("cardenvs.core.engine", "legal_actions"), ("cardenvs.core.simultaneous", "legal_actions")],
+    "resets": [
+        ("cardenvs.core.engine", "final_info"),
+        ("cardenvs.core.simultaneous", "final_info"),
+        ("cardenvs.core.game", "TurnBasedRules.reset"),
+        ("cardenvs.spit.tick", "TickRules.reset"),
+    ],
+    "draws": [("cardenvs.core.shards", "deck_keys"), ("cardenvs.spit.tick", "faster_hands")],
+    "stalemates": [
+        ("cardenvs.spit.rules", "SpitRules._end_stalemates"),
+        ("cardenvs.speed.rules", "SpeedRules._unstick"),
+    ],
+}
+
+
+def serial_parts(spec: str, batch: int, steps: int = 400) -> dict[str, float]:
+    """The serial share of a one-thread step of ``spec`` (a game, or
+    ``speed``: Spit's variant) by part, as shares of the step's CPU time;
+    ``glue`` is the rest (the engine's and the rules' Python and whole-batch
+    numpy between the shard phases)."""
+    import importlib
+
+    name, config = ("spit_v0", {"variant": "speed"}) if spec == "speed" else (spec, {})
+    spent: dict[str, float] = {}
+    depth = [0]
+    undo = []
+
+    def timed(key, fn):
+        def wrapper(*args, **kwargs):
+            if depth[0]:
+                return fn(*args, **kwargs)
+            depth[0] += 1
+            t0 = time.thread_time()
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                spent[key] = spent.get(key, 0.0) + time.thread_time() - t0
+                depth[0] -= 1
+
+        return wrapper
+
+    for key, places in [*PARTS.items(), ("shards", [("cardenvs.core.shards", "Shards.map")])]:
+        for module, path in places:
+            owner = importlib.import_module(module)
+            *outer, attr = path.split(".")
+            for part in outer:
+                owner = getattr(owner, part)
+            undo.append((owner, attr, owner.__dict__[attr]))
+            setattr(owner, attr, timed(key, owner.__dict__[attr]))
+    try:
+        venv = V.make(name, num_envs=batch, seed=0, **config)
+        rng, info = np.random.default_rng(0), venv.reset()[1]
+        for _ in range(50):
+            info = venv.step(_random_legal(rng, info["action_mask"]))[-1]
+        spent.clear()
+        total = 0.0
+        for _ in range(steps):
+            actions = _random_legal(rng, info["action_mask"])
+            t0 = time.thread_time()
+            info = venv.step(actions)[-1]
+            total += time.thread_time() - t0
+    finally:
+        for owner, attr, fn in undo:
+            setattr(owner, attr, fn)
+    parts = {key: spent.get(key, 0.0) / total for key in PARTS}
+    parts["serial"] = 1.0 - spent.get("shards", 0.0) / total
+    parts["glue"] = parts["serial"] - sum(parts[key] for key in PARTS)
+    parts["step_ms"] = total / steps * 1e3
+    return parts
+
+
+def print_parts(specs: list[str], batch: int) -> None:
+    """The serial share by part, as the markdown table of benchmarks/README.md."""
+    print(f"serial share of a one-thread step at {batch} games, by part (CPU time of the calling thread):\n")
+    print("| game | step (CPU) | serial | glue | resets | draws | checks | stalemates | Amdahl 2 | Amdahl 64 |")
+    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+    for spec in specs:
+        p = serial_parts(spec, batch)
+        cells = [f"{p[k]:.1%}" for k in ("serial", "glue", "resets", "draws", "checks", "stalemates")]
+        amdahls = f"{amdahl(p['serial'], 2):.2f} | {amdahl(p['serial'], 64):.1f}"
+        print(f"| {spec} | {p['step_ms']:.2f} ms | {' | '.join(cells)} | {amdahls} |", flush=True)
+
+
+def amdahl(serial: float, cores: int) -> float:
+    return 1.0 / (serial + (1.0 - serial) / cores)
+
+
+def scaling(games: list[str], threads: list[int], batch: int, seconds: float) -> list[list[str]]:
+    """Measure every game; returns the table rows (also printed as they come)."""
+    rows = []
+    for name in games:
+        runners = [Runner(name, batch, k) for k in threads]
+        for r in runners:
+            r.run(min(1.0, 0.2 * seconds), count=False)  # compile, and games under way
+        rounds = max(1, round(seconds / 0.25))
+        for _ in range(rounds):
+            for r in runners:
+                r.run(seconds / rounds)
+        paths = {k: cpu_paths(name, batch, k, max(1.0, seconds / 2)) for k in sorted({1, *threads})}
+        one_serial, one_total = paths[1]
+        serial = one_serial / one_total
+        base = runners[0].steps_per_s
+        for k, r in zip(threads, runners):
+            rows.append(
+                [
+                    name,
+                    str(k),
+                    f"{r.steps_per_s:,.0f}",
+                    f"{r.steps_per_s / base:.2f}",
+                    f"{r.cpu / r.wall:.2f}",
+                    f"{one_total / paths[k][1]:.2f}",
+                    f"{serial:.1%}",
+                    f"{amdahl(serial, 2):.2f}",
+                    f"{amdahl(serial, 64):.1f}",
+                ]
+            )
+            print("  " + "  ".join(rows[-1]), flush=True)
+            r.venv.close()
+    return rows
+
+
+def print_table(rows: list[list[str]]) -> None:
+    headers = ["game", "threads", "engine steps/s", "x 1st", "CPU/wall", "x free", "serial", "Amdahl 2", "Amdahl 64"]
+    widths = [max(len(h), *(len(row[i]) for row in rows)) for i, h in enumerate(headers)]
+    print("  ".join(h.ljust(w) if i == 0 else h.rjust(w) for i, (h, w) in enumerate(zip(headers, widths))))
+    print("  ".join("-" * w for w in widths))
+    for row in rows:
+        print("  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(row, widths))))
+
+
+def run(games: list[str], threads: list[int], batch: int, seconds: float) -> int:
+    """Print the thread-scaling table (the header lines are the caller's)."""
+    load = os.getloadavg()
+    print(f"# batch {batch}; {seconds:g} s per thread count and game, in rounds of ~0.25 s")
+    print(f"# load average before: {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}; {os.cpu_count()} logical CPUs")
+    rows = scaling(games, threads, batch, seconds)
+    print()
+    print_table(rows)
+    load = os.getloadavg()
+    print(f"\n# load average after: {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")
+    print("x 1st = engine steps/s over the first thread count's; CPU/wall = cores the threads really had;")
+    print("x free = one thread's CPU time per step over the critical path of k threads' CPU times (serial part +")
+    print("  the slowest shard of each phase): the speed-up if every thread had a free core, hand-offs not counted;")
+    print("serial = share of a one-thread step outside the row shards; Amdahl k = 1 / (serial + (1 - serial) / k).")
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--threads", default="1,2", help="comma-separated thread counts (default 1,2)")
+    ap.add_argument("--batch", type=int, default=BATCH, help=f"games per engine (default {BATCH})")
+    ap.add_argument("--seconds", type=float, default=3.0, help="timed seconds per thread count and game (default 3)")
+    ap.add_argument("--games", default=",".join(GAMES), help="comma-separated games (default: every game)")
+    ap.add_argument(
+        "--parts", action="store_true", help="instead: the serial share by part (games, and 'speed' for Spit's variant)"
+    )
+    args = ap.parse_args(argv)
+    threads = [int(x) for x in args.threads.split(",") if x.strip()]
+    games = [g.strip() for g in args.games.split(",") if g.strip()]
+    if args.parts:
+        print_parts(games, args.batch)
+        return 0
+    return run(games, threads, args.batch, args.seconds)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
