@@ -24,10 +24,10 @@ from cardenvs.agents.evaluation import format_table, tournament  # noqa: E402
 from cardenvs.agents.registry import BASELINES, RULE_AGENTS, make_agent  # noqa: E402
 
 
-def evaluate(game: str, specs: list[str], games: int, seed: int, config: dict) -> str:
+def evaluate(game: str, specs: list[str], games: int, seed: int, config: dict, rows: list[str] | None = None) -> str:
     agents = [make_agent(game, s, seed=seed + i, **config) for i, s in enumerate(specs)]
     t0 = time.perf_counter()
-    table = tournament(game, agents, games, seed=seed, **config)
+    table = tournament(game, agents, games, seed=seed, rows=rows, **config)
     text = format_table(agents, table)
     details = [str(r) for row in table for r in row if r is not None]
     verdicts = [r.verdict() for row in table for r in row if r is not None and r.agent == "ppo"]
@@ -78,6 +78,7 @@ def main() -> None:
     p.add_argument("--games", type=int, default=300)
     p.add_argument("--games-for", default="", help="per-game overrides with --all, e.g. 'spit_v0=40,push_v0=30'")
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--rows", nargs="+", default=None, help="only these agents' matches, e.g. --rows ppo")
     p.add_argument("--config", default="{}", help="game options as JSON, e.g. '{\"num_players\": 3}'")
     p.add_argument("--write-readme", action="store_true", help="put the results into README.md")
     args = p.parse_args()
@@ -87,7 +88,7 @@ def main() -> None:
     sections = []
     for game in games:
         specs = [s for s in args.agents if s != "ppo" or BASELINES.get(game, pathlib.Path("-")).exists()]
-        section = evaluate(game, specs, counts.get(game, args.games), args.seed, config)
+        section = evaluate(game, specs, counts.get(game, args.games), args.seed, config, args.rows)
         print(section)
         sections.append(section)
     if args.write_readme:

@@ -432,3 +432,14 @@ def test_match_verdict_claims_a_win_only_above_chance():
     assert result(520).verdict().startswith("ppo does not beat rule yet")  # [48.9%, 55.1%]
     assert result(440).verdict().startswith("ppo loses to rule")
     assert result(200, chance=1 / 6).verdict().startswith("ppo beats rule")  # [17.6%, 22.6%] vs 16.7%
+
+
+def test_tournament_rows_plays_only_those_agents_matches():
+    from cardenvs.agents.evaluation import format_table, tournament
+    from cardenvs.agents.registry import make_agent
+
+    agents = [make_agent("spit_v0", "random", seed=1), make_agent("spit_v0", "rule")]
+    table = tournament("spit_v0", agents, 4, seed=0, rows=["rule"])
+    assert table[0] == [None, None] and table[1][0] is not None and table[1][1] is None
+    lines = format_table(agents, table).splitlines()
+    assert len(lines) == 3 and lines[2].startswith("| rule |")

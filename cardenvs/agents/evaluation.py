@@ -171,14 +171,23 @@ def match(game: str, agent: Agent, opponent: Agent, num_games: int = 200, seed: 
 
 
 def tournament(
-    game: str, agents: Sequence[Agent], num_games: int = 200, seed: int = 0, **config: Any
+    game: str,
+    agents: Sequence[Agent],
+    num_games: int = 200,
+    seed: int = 0,
+    rows: Sequence[str] | None = None,
+    **config: Any,
 ) -> list[list[MatchResult | None]]:
-    """Every agent against every other (rows: agent, columns: opponent)."""
+    """Every agent against every other (rows: agent, columns: opponent);
+    ``rows``: only the matches of the agents with these names as the row
+    agent (the others' cells stay None), e.g. ``["ppo"]`` for a baseline
+    against the rest."""
     table: list[list[MatchResult | None]] = []
     for a in agents:
         row: list[MatchResult | None] = []
         for b in agents:
-            row.append(None if a is b else match(game, a, b, num_games, seed, **config))
+            skip = a is b or (rows is not None and a.name not in rows)
+            row.append(None if skip else match(game, a, b, num_games, seed, **config))
         table.append(row)
     return table
 
@@ -189,6 +198,8 @@ def format_table(agents: Sequence[Agent], table: list[list[MatchResult | None]])
     sep = "| --- |" + " --- |" * len(agents)
     lines = [head, sep]
     for a, row in zip(agents, table):
+        if all(r is None for r in row) and len(agents) > 1:
+            continue  # an agent whose matches were not played (``tournament(rows=...)``)
         cells = []
         for r in row:
             if r is None:

@@ -17,7 +17,7 @@ CHECKPOINTS = pathlib.Path(importlib.import_module("cardenvs.baselines").__file_
 RULE_AGENTS = {name: game.rule_agent for name, game in GAMES.items()}
 # Spit's baseline samples its moves: played greedily it can settle into
 # waiting forever (a draw by truncation).
-STOCHASTIC = {"spit_v0"}
+STOCHASTIC: set[str] = set()  # games whose PPO policies play sampled moves (none: greedy play is stronger now)
 BASELINES = {name: CHECKPOINTS / game.baseline for name, game in GAMES.items()}
 
 

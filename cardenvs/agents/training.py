@@ -51,6 +51,51 @@ class TrainConfig:
     checkpoint_every: int = 100_000
     advice: bool = False  # a rule-advised policy (agents/advice.py)
     advice_weight: float = 4.0  # its initial trust in the advice (a logit bonus)
+    # Model selection: every ``select_every`` learner steps (0: never) the policy plays
+    # ``select_games`` evaluation games against the rule agent on ``select_seed`` (seeds held
+    # out from every final evaluation), and the best policy seen, the last one included, is kept.
+    select_every: int = 0
+    select_games: int = 200
+    select_seed: int = 5000
+
+
+class Selection:
+    """Model selection on held-out seeds (``TrainConfig.select_*``): each
+    candidate policy plays the rule agent on the selection seeds; the best
+    one is saved to ``path`` and becomes the trained model.  A policy's
+    evaluation can only go up and down with training (PPO is not monotone:
+    in Pepper, later policies lost what earlier ones had), so keeping the
+    best on seeds of its own is how the run's result is not left to chance."""
+
+    def __init__(self, cfg: TrainConfig, rule_agent: Agent, advisor: Agent | None, path: pathlib.Path, log):
+        self.cfg, self.rule, self.advisor, self.path, self.log = cfg, rule_agent, advisor, path, log
+        self.history: list[dict[str, float]] = []
+        self.best: tuple[float, int] | None = None  # (win rate, learner steps)
+
+    def consider(self, model: Any) -> None:
+        from .registry import STOCHASTIC
+
+        cfg = self.cfg
+        agent = PolicyAgent(model, deterministic=cfg.game not in STOCHASTIC, name="candidate", advisor=self.advisor)
+        res = match(cfg.game, agent, self.rule, cfg.select_games, seed=cfg.select_seed, **cfg.eval_config)
+        steps = int(model.num_timesteps)
+        self.history.append({"steps": steps, "win_rate": res.win_rate})
+        self.log(f"selection at {steps:,} steps: {res}")
+        if self.best is None or res.win_rate > self.best[0]:
+            self.best = (res.win_rate, steps)
+            model.save(str(self.path))
+
+    def chosen(self, model: Any, env: Any) -> Any:
+        """The best policy of the run (the last one is a candidate too)."""
+        self.consider(model)
+        if self.best is not None and self.best[1] == int(model.num_timesteps):
+            return model
+        return load_model(f"{self.path}.zip", env=env)
+
+    def summary(self) -> dict[str, Any]:
+        cfg = self.cfg
+        chosen = None if self.best is None else self.best[1]
+        return {"seed": cfg.select_seed, "games": cfg.select_games, "chosen_steps": chosen, "history": self.history}
 
 
 def _opponent_names() -> tuple[str, ...]:
@@ -88,8 +133,12 @@ def train(
     )
     model = _new_model(cfg, env)
     curve: list[tuple[int, float]] = []
+    selection = Selection(cfg, rule_agent, advisor, run_dir / "best_model", log) if cfg.select_every else None
     t0, cpu0 = time.perf_counter(), time.process_time()
-    _run_stages(cfg, model, env, fixed, advisor, curve, run_dir, progress_bar, log)
+    _run_stages(cfg, model, env, fixed, advisor, curve, run_dir, progress_bar, log, selection)
+    run_steps = int(model.num_timesteps)
+    if selection is not None:
+        model = selection.chosen(model, env)
     train_seconds = time.perf_counter() - t0
     train_cpu_seconds = time.process_time() - cpu0  # the budget: CPU time, whatever else shares the machine
     if model_path:
@@ -102,9 +151,12 @@ def train(
         "opponent": opponent,
         "train_seconds": round(train_seconds, 1),
         "train_cpu_seconds": round(train_cpu_seconds, 1),
-        "timesteps": int(model.num_timesteps),
+        "timesteps": int(model.num_timesteps),  # the kept policy's learner steps
+        "run_timesteps": run_steps,  # the whole run's (the CPU time is the whole run's)
         "results": _evaluate(cfg, model, advisor, rule_agent, log),
     }
+    if selection is not None:
+        summary["selection"] = selection.summary()
     (run_dir / "summary.json").write_text(json.dumps(summary, indent=2))
     return summary
 
@@ -138,8 +190,11 @@ def _new_model(cfg: TrainConfig, env: Any) -> Any:
     )
 
 
-def _callbacks(cfg: TrainConfig, curve: list[tuple[int, float]], run_dir: pathlib.Path) -> tuple[Any, Any, Any]:
-    """(the learning-curve callback, the snapshot-refresh callback class, the checkpoint callback)."""
+def _callbacks(
+    cfg: TrainConfig, curve: list[tuple[int, float]], run_dir: pathlib.Path, selection: Selection | None
+) -> tuple[Any, Any, Any]:
+    """(the learning-curve callback, the snapshot-refresh callback class, the
+    checkpoint callbacks: checkpoints and, with ``selection``, candidates)."""
     from stable_baselines3.common.callbacks import BaseCallback, CheckpointCallback
 
     class Curve(BaseCallback):
@@ -164,27 +219,41 @@ def _callbacks(cfg: TrainConfig, curve: list[tuple[int, float]], run_dir: pathli
                 self.last = self.num_timesteps
             return True
 
+    class Candidates(BaseCallback):
+        """Hands the policy to the model selection every ``select_every`` steps."""
+
+        def __init__(self):
+            super().__init__()
+            self.last = 0
+
+        def _on_step(self) -> bool:
+            if self.num_timesteps - self.last >= cfg.select_every:
+                selection.consider(self.model)
+                self.last = self.num_timesteps
+            return True
+
     checkpoints = CheckpointCallback(
         save_freq=max(1, cfg.checkpoint_every // cfg.num_envs),
         save_path=str(run_dir / "checkpoints"),
         name_prefix=cfg.game,
     )
-    return Curve(), SelfPlay, checkpoints
+    saving = [checkpoints] if selection is None else [checkpoints, Candidates()]
+    return Curve(), SelfPlay, saving
 
 
-def _run_stages(cfg, model, env, fixed, advisor, curve, run_dir, progress_bar, log) -> None:
+def _run_stages(cfg, model, env, fixed, advisor, curve, run_dir, progress_bar, log, selection=None) -> None:
     """Against the fixed agents, then self-play, then with its own snapshot as partner."""
-    curve_cb, SelfPlay, checkpoints = _callbacks(cfg, curve, run_dir)
+    curve_cb, SelfPlay, saving = _callbacks(cfg, curve, run_dir, selection)
     if cfg.fixed_steps:
         log(f"stage 1: {cfg.fixed_steps:,} steps against {fixed.name} opponents and partner")
-        model.learn(cfg.fixed_steps, callback=[curve_cb, checkpoints], progress_bar=progress_bar)
+        model.learn(cfg.fixed_steps, callback=[curve_cb, *saving], progress_bar=progress_bar)
     if cfg.selfplay_steps:
         snapshot = FrozenPolicyAgent(model, advisor=advisor)
         env.opponents = env.partner = snapshot
         log(f"stage 2: {cfg.selfplay_steps:,} steps of self-play against frozen snapshots")
         model.learn(
             cfg.selfplay_steps,
-            callback=[curve_cb, SelfPlay(snapshot), checkpoints],
+            callback=[curve_cb, SelfPlay(snapshot), *saving],
             reset_num_timesteps=False,
             progress_bar=progress_bar,
         )
@@ -195,7 +264,7 @@ def _run_stages(cfg, model, env, fixed, advisor, curve, run_dir, progress_bar, l
         log(f"stage 3: {cfg.team_steps:,} steps with its own snapshot as partner against {fixed.name} opponents")
         model.learn(
             cfg.team_steps,
-            callback=[curve_cb, SelfPlay(partner), checkpoints],
+            callback=[curve_cb, SelfPlay(partner), *saving],
             reset_num_timesteps=False,
             progress_bar=progress_bar,
         )
@@ -279,6 +348,23 @@ def _parser(doc: str, variants: dict | None, fixed_steps: int, selfplay_steps: i
         default=None,
         help=f"scale the steps to about this many minutes (~{steps_per_second:,.0f} steps/s measured)",
     )
+    p.add_argument("--learning-rate", type=float, default=None, help="PPO's learning rate (default: the game's)")
+    p.add_argument(
+        "--ent-coef",
+        type=float,
+        default=None,
+        help="PPO's entropy bonus (default: the game's; with --advice a bonus also pulls the advice weight down)",
+    )
+    p.add_argument(
+        "--select-every",
+        type=int,
+        default=0,
+        help="every this many learner steps play the rule agent on --select-seed; keep the best policy (0: the last)",
+    )
+    p.add_argument("--select-games", type=int, default=200, help="games per model-selection round")
+    p.add_argument(
+        "--select-seed", type=int, default=5000, help="the model selection's seed (keep it out of evaluations)"
+    )
     p.add_argument("--opponent", choices=_opponent_names(), default="rule")
     p.add_argument("--num-envs", type=int, default=64)
     p.add_argument("--eval-games", type=int, default=300)
@@ -318,6 +404,9 @@ def cli(
         total = int(args.minutes * 60 * steps_per_second)
         fixed = int(total * 0.75)
         selfplay = total - fixed
+    for option in ("learning_rate", "ent_coef"):
+        if getattr(args, option) is not None:
+            train_kwargs[option] = getattr(args, option)
     cfg = TrainConfig(
         game=game,
         env_config=env_cfg,
@@ -330,6 +419,9 @@ def cli(
         num_envs=args.num_envs,
         eval_games=args.eval_games,
         seed=args.seed,
+        select_every=args.select_every,
+        select_games=args.select_games,
+        select_seed=args.select_seed,
         **train_kwargs,
     )
     save = args.save if args.save is not None else str(CHECKPOINTS / f"{name}_ppo.zip")
@@ -342,6 +434,9 @@ def cli(
         progress_bar=not args.no_progress,
     )
     minutes = summary["train_cpu_seconds"] / 60
-    print(f"\n{name}: {summary['timesteps']:,} learner steps in {minutes:.1f} CPU-minutes of training; in the end:")
+    print(
+        f"\n{name}: a run of {summary['run_timesteps']:,} learner steps in {minutes:.1f} CPU-minutes of training; "
+        f"the policy kept ({summary['timesteps']:,} steps) in the end:"
+    )
     for result in summary["results"]:
         print("  " + result["verdict"])
