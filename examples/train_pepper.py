@@ -9,7 +9,7 @@ scoring more than the opponents, not scoring much.  Evaluation plays full
 games (to 30 points, at most 50 hands) with the trained agent on both seats
 of one team.
 
-    python examples/train_pepper.py                      # the defaults (~10 min on 2 cores)
+    python examples/train_pepper.py                      # the defaults (a few minutes on 2 cores)
     python examples/train_pepper.py --minutes 3          # a short run (make demo)
     python examples/train_pepper.py --fixed-steps 1200000 --selfplay-steps 600000   # the committed baseline
 """
@@ -29,4 +29,5 @@ if __name__ == "__main__":
         eval_config={},
         reward_mode="relative",
         gamma=1.0,
+        steps_per_second=5500,  # learner steps per CPU-second with advice (benchmarks/training.py, 2026-12-01)
     )

@@ -27,7 +27,7 @@ if __name__ == "__main__":
         reward_mode="relative",
         gamma=1.0,
         net_arch=(128, 128),  # the input is 4,961 + 2,371 advice columns: 256 wide saves a 16 MB checkpoint
-        steps_per_second=300,
+        steps_per_second=500,  # learner steps per CPU-second with advice (runs of 2026-12-01)
         fixed_steps=200_000,
         selfplay_steps=50_000,
     )

@@ -7,7 +7,7 @@ shed, on top of +-1 for the game) minus the opponent's
 (``reward_mode="relative"``) and ``max_ticks=600``; evaluation plays whole
 games (default options: truncated, a draw, after 5000 ticks).
 
-    python examples/train_spit.py                          # the defaults (~10 min on 2 cores)
+    python examples/train_spit.py                          # the defaults (a few minutes on 2 cores)
     python examples/train_spit.py --variant speed          # saves agents/checkpoints/speed_ppo.zip
 """
 
@@ -26,4 +26,5 @@ if __name__ == "__main__":
         eval_config={},
         variants={"spit": ({}, {}), "speed": ({"variant": "speed"}, {"variant": "speed"})},
         reward_mode="relative",
+        steps_per_second=8000,  # learner steps per CPU-second with advice (runs of 2026-12-01)
     )
