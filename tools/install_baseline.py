@@ -26,13 +26,17 @@ def install(game: str, run: pathlib.Path, model: pathlib.Path | None = None) -> 
 
     target = BASELINES[game]
     model = model or run / "model.zip"
-    for needed in (model, run / "summary.json", run / "learning_curve.png"):
+    for needed in (model, run / "summary.json"):
         if not needed.exists():
             raise FileNotFoundError(f"{needed} is missing: is {run} a finished training run?")
     prefix = target.name.removesuffix("_ppo.zip")
     shutil.copyfile(model, target)
     shutil.copyfile(run / "summary.json", target.with_name(f"{prefix}_summary.json"))
-    shutil.copyfile(run / "learning_curve.png", target.with_name(f"{prefix}_learning_curve.png"))
+    curve = target.with_name(f"{prefix}_learning_curve.png")
+    if (run / "learning_curve.png").exists():
+        shutil.copyfile(run / "learning_curve.png", curve)
+    else:  # a run stopped by hand draws none: no stale picture of another run
+        curve.unlink(missing_ok=True)
     before, after = slim(target)
     print(f"{game}: {model} -> {target} ({before / 1e6:.1f} MB -> {after / 1e6:.1f} MB)")
     return target
