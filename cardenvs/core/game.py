@@ -51,6 +51,15 @@ class BatchState:
         if name != "_bundles":
             object.__setattr__(self, "_bundles", {})
 
+    def __getstate__(self) -> dict[str, Any]:
+        # Bundles are not copied or pickled: a pack (cardenvs.core.jit.pack)
+        # holds the addresses of this state's arrays, not of a copy's.
+        return {k: v for k, v in vars(self).items() if k != "_bundles"}
+
+    def __setstate__(self, saved: dict[str, Any]) -> None:
+        self.__dict__.update(saved)
+        object.__setattr__(self, "_bundles", {})
+
     def bundle(self, kind: type) -> Any:
         """The state's arrays named by the fields of ``kind`` (a
         ``typing.NamedTuple``), as one ``kind``: a named bundle to hand to a
@@ -111,6 +120,22 @@ class GameRules:
 
     def state_dict(self, state: BatchState, row: int = 0) -> dict[str, Any]:
         raise NotImplementedError
+
+    # --- packs of the settings (cardenvs.core.jit.pack) -----------------------
+    #: The attributes :meth:`make_packs` sets: they hold this object's
+    #: addresses, so they are not copied or pickled (a copy makes its own).
+    pack_names: tuple[str, ...] = ()
+
+    def make_packs(self) -> None:
+        """Set the packs named in :attr:`pack_names` (games whose kernels
+        take their settings as a pack call this at the end of ``__init__``)."""
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {k: v for k, v in vars(self).items() if k not in self.pack_names}
+
+    def __setstate__(self, saved: dict[str, Any]) -> None:
+        self.__dict__.update(saved)
+        self.make_packs()
 
     def seat_scores(self, state: BatchState) -> np.ndarray:
         """Game score of every seat ``(B, num_players)`` (a team's total for each partner)."""

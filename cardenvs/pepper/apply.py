@@ -43,8 +43,8 @@ from .tables import (
     PLAY0,
     PLAYING,
     TRUMP0,
-    Config,
-    Table,
+    unpack_config,
+    unpack_table,
 )
 
 
@@ -76,11 +76,11 @@ def rows_by_phase(done, phase, rows):
 def step_games(actions, config, arrays, rewards, dealt):
     """Apply ``actions[row]`` in every unfinished game by its phase: the plays,
     then the bids, then the trump choices (``config``, ``arrays``: the
-    rules' Config and the state's Table as plain tuples, see
+    rules' Config and the state's Table as packs, see
     :mod:`cardenvs.pepper.tables`).  The rows needing a new deal are written
     to ``dealt[0]`` (a hand played out) and ``dealt[1]`` (a hand thrown in),
     in row order; returns how many each."""
-    cfg, s = Config(*config), Table(*arrays)
+    cfg, s = unpack_config(config), unpack_table(arrays)
     rows = np.empty((3, s.phase.shape[0] + 1), np.int64)
     playing, bidding, choosing = rows_by_phase(s.done, s.phase, rows)
     after_plays = apply_plays(rows[0, :playing], actions, cfg, s, rewards, dealt[0]) if playing else 0

@@ -19,6 +19,7 @@ import numpy as np
 
 from ..core.cards import deal_slots
 from ..core.game import BatchState, TurnBasedRules, choice, positive_int
+from ..core.jit import pack
 from . import apply, deal, observation
 from .observation import BID, SEAT_PLANES, TRICKS
 from .tables import (
@@ -26,6 +27,7 @@ from .tables import (
     BID_BIG,
     BID_LITTLE,
     CALL_WORDS,
+    CONFIG_KINDS,
     DECK,
     DONE,
     NO_TRUMP,
@@ -36,7 +38,7 @@ from .tables import (
     PLAYING,
     SUITS,
     Config,
-    TableArrays,
+    TablePack,
 )
 
 
@@ -99,7 +101,13 @@ class PepperRules(TurnBasedRules):
             max_hands=0 if self.max_hands is None else self.max_hands,
             score_delta=self.reward == "score_delta",
         )
-        self.config_values = tuple(self.config)  # as the kernels take it (see tables.Config)
+        self.make_packs()
+
+    pack_names = ("config_pack",)
+
+    def make_packs(self) -> None:
+        # the Config as the kernels take it (see tables.Config)
+        self.config_pack = pack(tuple(self.config), CONFIG_KINDS)
 
     # ------------------------------------------------------------------ state
     def new_state(self, batch: int, rng: np.random.Generator) -> BatchState:
@@ -129,7 +137,7 @@ class PepperRules(TurnBasedRules):
 
     def _deal(self, state: BatchState, rows: np.ndarray) -> None:
         """Deal a new hand in ``rows`` (dealer already set) and open the auction."""
-        deal.open_hands(rows, self.deck_orders(state, rows), self.config_values, state.bundle(TableArrays))
+        deal.open_hands(rows, self.deck_orders(state, rows), self.config_pack, state.bundle(TablePack))
 
     # ------------------------------------------------------------------ step
     def step(self, state: BatchState, actions: np.ndarray) -> np.ndarray:
@@ -142,8 +150,8 @@ class PepperRules(TurnBasedRules):
         actions = np.asarray(actions, np.int64)
         rewards = np.zeros((state.batch, self.num_players), np.float32)
         dealt = np.empty((2, state.batch), np.int64)
-        arrays = state.bundle(TableArrays)
-        after_plays, after_bids = apply.step_games(actions, self.config_values, arrays, rewards, dealt)
+        arrays = state.bundle(TablePack)
+        after_plays, after_bids = apply.step_games(actions, self.config_pack, arrays, rewards, dealt)
         if after_plays:  # hands played out, the game going on
             self.pass_the_deal(state, dealt[0, :after_plays])
         if after_bids:  # hands thrown in (everyone passed): no score, the deal passes on
