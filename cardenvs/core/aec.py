@@ -49,10 +49,16 @@ class CardGameAECEnv(RulesView, AECEnv):
         self._seats = {a: i for i, a in enumerate(self.possible_agents)}
         self._seat_rows = [np.array([i]) for i in range(len(self.possible_agents))]
         self._no_mask = np.zeros(self.rules.num_actions, np.int8)
+        # The rules write the next seat's observation in the step's own call
+        # (step_and_observe) when the game defines it: handed out by the next
+        # observe of that seat, computed as usual otherwise.
+        self._fused = type(self.rules).step_and_observe is not TurnBasedRules.step_and_observe
+        self._ready: tuple[str, np.ndarray, np.ndarray] | None = None
 
     # ------------------------------------------------------------------ API
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
         self._state = state = self._new_game(seed, options)
+        self._ready = None
         self.agents = self.possible_agents[:]
         self.rewards = {a: 0.0 for a in self.agents}
         self._cumulative_rewards = {a: 0.0 for a in self.agents}
@@ -62,6 +68,10 @@ class CardGameAECEnv(RulesView, AECEnv):
         self.agent_selection = self.possible_agents[int(state.current[0])]
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
+        ready = self._ready
+        if ready is not None and agent == ready[0]:  # written by the step: handed out once, then made anew
+            self._ready = None
+            return {"observation": self._cast(ready[1]), "action_mask": ready[2]}
         state = self._require_game()
         seat = self._seats.get(agent)
         if seat is None:
@@ -85,7 +95,13 @@ class CardGameAECEnv(RulesView, AECEnv):
                 raise
             return self._end_by_illegal_action(agent)
         self._cumulative_rewards[agent] = 0.0
-        rewards = self.rules.step(state, np.array([a]))[0].tolist()
+        if self._fused:
+            rules = self.rules
+            seen, mask = np.empty(rules.obs_size, rules.obs_dtype), np.empty(rules.num_actions, np.int8)
+            step_rewards, observed = rules.step_and_observe(state, np.array([a]), seen, mask)
+        else:
+            step_rewards, observed = self.rules.step(state, np.array([a])), False
+        rewards = step_rewards[0].tolist()
         if any(rewards):
             self.rewards = dict(zip(self.possible_agents, rewards))
             self._accumulate_rewards()
@@ -95,6 +111,7 @@ class CardGameAECEnv(RulesView, AECEnv):
             self.terminations = {ag: True for ag in self.agents}
         else:
             self.agent_selection = self.possible_agents[state.current[0]]
+        self._ready = (self.agent_selection, seen, mask) if observed else None
         if self.render_mode == "human":
             self.render()
 
@@ -102,6 +119,7 @@ class CardGameAECEnv(RulesView, AECEnv):
         """``illegal_action="terminate"``: the game ends, ``agent`` gets -1 and
         everyone else 0 (the rules' state is left as it was)."""
         self._forfeit = self.possible_agents.index(agent)
+        self._ready = None  # (a forfeited game shows no mask)
         self._cumulative_rewards[agent] = 0.0
         self.rewards = {a: (-1.0 if a == agent else 0.0) for a in self.agents}
         self.terminations = {a: True for a in self.agents}

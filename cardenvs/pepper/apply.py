@@ -29,7 +29,7 @@ import numpy as np
 
 from ..core.jit import kernel
 from .legal import bid_mask, clockwise, may_pass, play_mask, trump_mask
-from .observation import BID, TABLE
+from .observation import BID, TABLE, encode_rows
 from .scoring import end_tricks, hands_over, score_hands
 from .tables import (
     BID_BIG,
@@ -73,13 +73,17 @@ def rows_by_phase(done, phase, rows):
 
 
 @kernel
-def step_games(actions, config, arrays, rewards, dealt):
+def step_games(actions, config, arrays, rewards, dealt, seen, mask):
     """Apply ``actions[row]`` in every unfinished game by its phase: the plays,
     then the bids, then the trump choices (``config``, ``arrays``: the
     rules' Config and the state's Table as packs, see
     :mod:`cardenvs.pepper.tables`).  The rows needing a new deal are written
     to ``dealt[0]`` (a hand played out) and ``dealt[1]`` (a hand thrown in),
-    in row order; returns how many each."""
+    in row order; returns how many each, and whether ``seen`` and ``mask``
+    were written.  Those are the next observation and int8 legal mask of a
+    batch of one (``(1, OBS_SIZE)``, ``(1, NUM_ACTIONS)``; ``(0, ..)``: none
+    wanted), written when its game goes on without a new deal (the deal is
+    the rules' to make, after this call)."""
     cfg, s = unpack_config(config), unpack_table(arrays)
     rows = np.empty((3, s.phase.shape[0] + 1), np.int64)
     playing, bidding, choosing = rows_by_phase(s.done, s.phase, rows)
@@ -87,7 +91,12 @@ def step_games(actions, config, arrays, rewards, dealt):
     after_bids = apply_bids(rows[1, :bidding], actions, cfg, s, rewards, dealt[1]) if bidding else 0
     if choosing:
         apply_trumps(rows[2, :choosing], actions, s)
-    return after_plays, after_bids
+    observed = seen.shape[0] == 1 == s.done.shape[0] and after_plays == 0 and after_bids == 0 and not s.done[0]
+    if observed:
+        encode_rows(np.zeros(1, np.int64), s.current[:1], config, arrays, seen)
+        for action in range(mask.shape[1]):
+            mask[0, action] = s.legal[0, action]
+    return after_plays, after_bids, observed
 
 
 # ---------------------------------------------------------------- the auction

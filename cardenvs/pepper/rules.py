@@ -41,6 +41,10 @@ from .tables import (
     TablePack,
 )
 
+# What the vector step passes for "no observation" (see PepperRules.step_and_observe).
+_NO_SEEN = np.zeros((0, observation.OBS_SIZE), observation.OBS_DTYPE)
+_NO_MASK = np.zeros((0, NUM_ACTIONS), np.int8)
+
 
 class PepperRules(TurnBasedRules):
     """Batched Pepper rules for one configuration.
@@ -147,16 +151,29 @@ class PepperRules(TurnBasedRules):
         each call from Python costs ~1 us at batch 1).  Then the hands played
         out, and after them those thrown in, are dealt anew: the generator
         draws in that order, as it always has."""
+        return self._step(state, actions, _NO_SEEN, _NO_MASK)[0]
+
+    def step_and_observe(
+        self, state: BatchState, actions: np.ndarray, seen: np.ndarray, mask: np.ndarray
+    ) -> tuple[np.ndarray, bool]:
+        # (the step kernel writes the observation unless a hand is dealt anew or the game ended)
+        return self._step(state, actions, seen.reshape(1, -1), mask.reshape(1, -1))
+
+    def _step(
+        self, state: BatchState, actions: np.ndarray, seen: np.ndarray, mask: np.ndarray
+    ) -> tuple[np.ndarray, bool]:
         actions = np.asarray(actions, np.int64)
         rewards = np.zeros((state.batch, self.num_players), np.float32)
         dealt = np.empty((2, state.batch), np.int64)
         arrays = state.bundle(TablePack)
-        after_plays, after_bids = apply.step_games(actions, self.config_pack, arrays, rewards, dealt)
+        after_plays, after_bids, observed = apply.step_games(
+            actions, self.config_pack, arrays, rewards, dealt, seen, mask
+        )
         if after_plays:  # hands played out, the game going on
             self.pass_the_deal(state, dealt[0, :after_plays])
         if after_bids:  # hands thrown in (everyone passed): no score, the deal passes on
             self.pass_the_deal(state, dealt[1, :after_bids])
-        return rewards
+        return rewards, observed
 
     # ------------------------------------------------------------ observation
     def observe(self, state: BatchState, seats: np.ndarray, rows: np.ndarray | None = None) -> np.ndarray:
