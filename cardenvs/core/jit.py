@@ -48,32 +48,37 @@ def kernel(fn: F) -> F:
 # Calling a compiled kernel from Python costs per argument: numba types and
 # unboxes every array of a tuple one by one (~70 ns each, ~1.8 us for a
 # game's two bundles of 33 values at batch 1, more than the step's work).
-# A *pack* is one int64 array ``(n, 4)`` standing for n values: row k is an
-# array's address and shape (up to 3 dimensions), or a scalar in column 0.
+# A *pack* is one int64 array ``(n, 5)`` standing for n values: row k is an
+# array's address and shape (up to 4 dimensions), or a scalar in column 0
+# (a float as its 64 bits).
 # A kernel is called with the pack (one array: ~0.1 us) and views the arrays
-# again with :func:`view1`/:func:`view2`/:func:`view3` and the scalars with
-# :func:`scalar` (free once compiled).  The views have no owner: the caller
+# again with :func:`view1` .. :func:`view4` and the scalars with
+# :func:`scalar` / :func:`fscalar` (free once compiled).  The views have no owner: the caller
 # keeps the arrays alive while a kernel runs (a state's pack is one of its
 # bundles, dropped when any attribute is bound anew; see BatchState.bundle).
 # Run as Python (no numba, or NUMBA_DISABLE_JIT=1) a pack is the tuple of the
 # values themselves and the views index it: the same kernels either way.
 
-#: What a packed value may be: a C-contiguous array of at most 3 dimensions, or an int/bool.
-PACK_DIMS = 3
+#: What a packed value may be: a C-contiguous array of at most 4 dimensions, an int/bool or a float.
+PACK_DIMS = 4
 
 
 def pack(values: Sequence[Any], kinds: Sequence[tuple[Any, int]]) -> Any:
     """The pack of ``values``: ``kinds[k]`` is ``(dtype, ndim)`` of an array
-    value, or ``(None, 0)`` for an int or bool (stored as an int64).  Checked
+    value, ``(None, 0)`` for an int or bool (stored as an int64) or
+    ``(float, 0)`` for a float (its float64 bits; :func:`fscalar`).  Checked
     before anything is packed (TypeError on a value of another kind, a
     non-contiguous array or a length mismatch): a kernel reading a view of the
     wrong type would read the wrong memory."""
     if len(values) != len(kinds):
         raise TypeError(f"pack: {len(values)} values for {len(kinds)} kinds")
     for k, (value, (dtype, ndim)) in enumerate(zip(values, kinds)):
-        if dtype is None:
-            if not isinstance(value, (int, np.integer, bool, np.bool_)):
-                raise TypeError(f"pack: value {k} must be an int or bool, got {type(value).__name__}")
+        if dtype is None or dtype is float:
+            kind = (int, np.integer, bool, np.bool_) if dtype is None else (int, float, np.integer, np.floating)
+            if not isinstance(value, kind) or isinstance(value, np.ndarray):
+                raise TypeError(
+                    f"pack: value {k} must be a{'n int or bool' if dtype is None else ' float'}, got {value!r}"
+                )
         elif (
             not isinstance(value, np.ndarray)
             or value.dtype != np.dtype(dtype)
@@ -89,6 +94,8 @@ def pack(values: Sequence[Any], kinds: Sequence[tuple[Any, int]]) -> Any:
         if isinstance(value, np.ndarray):
             packed[k, 0] = value.ctypes.data
             packed[k, 1 : 1 + value.ndim] = value.shape
+        elif kinds[k][0] is float:
+            packed[k, 0] = np.float64(value).view(np.int64)
         else:
             packed[k, 0] = int(value)
     return packed
@@ -126,6 +133,17 @@ if COMPILED:  # pragma: no branch - which branch runs depends on the environment
         return _numba.carray(_pointer(packed[k, 0]), (packed[k, 1], packed[k, 2], packed[k, 3]), dtype)
 
     @_inline
+    def view4(packed, k, dtype):
+        """Value ``k`` of a pack: a 4-d array of ``dtype``."""
+        shape = (packed[k, 1], packed[k, 2], packed[k, 3], packed[k, 4])
+        return _numba.carray(_pointer(packed[k, 0]), shape, dtype)
+
+    @_inline
+    def fscalar(packed, k):
+        """Value ``k`` of a pack: a float (float64)."""
+        return packed[k, :1].view(np.float64)[0]
+
+    @_inline
     def scalar(packed, k):
         """Value ``k`` of a pack: an int (int64; a bool packed is 0 or 1)."""
         return packed[k, 0]
@@ -136,7 +154,11 @@ else:
         """Value ``k`` of a pack (run as Python: the value itself)."""
         return packed[k]
 
-    view2 = view3 = view1
+    view2 = view3 = view4 = view1
+
+    def fscalar(packed: Any, k: int) -> Any:
+        """Value ``k`` of a pack (run as Python: the value itself)."""
+        return packed[k]
 
     def scalar(packed: Any, k: int) -> Any:
         """Value ``k`` of a pack (run as Python: the value itself)."""

@@ -78,6 +78,18 @@ class SimultaneousRules:
         """Apply one tick: ``actions`` ``(B, P)``; returns rewards ``(B, P)``."""
         raise NotImplementedError
 
+    def step_and_observe(
+        self, state: BatchState, actions: np.ndarray, seen: np.ndarray, mask: np.ndarray
+    ) -> tuple[np.ndarray, bool]:
+        """:meth:`step`, then -- if the game can do it in the same compiled
+        call -- both players' observations of row 0 written to ``seen``
+        ``(P, obs_size)`` (``obs_dtype``) and their legal masks to ``mask``
+        ``(P, num_actions)`` int8: the batch-of-one views' tick, one call
+        from Python instead of two.  Returns the rewards and whether ``seen``
+        and ``mask`` were written (not: the caller observes as usual).  By
+        default they are not."""
+        return self.step(state, actions), False
+
     def observe(self, state: BatchState, rows: np.ndarray | None = None) -> np.ndarray:
         """Observations ``(len(rows), P, obs_size)`` (dtype ``obs_dtype``), each player's own view."""
         raise NotImplementedError
@@ -203,6 +215,8 @@ class SimultaneousParallelEnv(RulesView, ParallelEnv):
         self.agents: list[str] = []
         self._rng: np.random.Generator | None = None
         self._state = None
+        # the rules observe in the tick's own call when the game defines it (step_and_observe)
+        self._fused = type(self.rules).step_and_observe is not SimultaneousRules.step_and_observe
 
     def reset(self, seed: int | None = None, options: dict | None = None):
         self._state = self._new_game(seed, options)
@@ -211,10 +225,12 @@ class SimultaneousParallelEnv(RulesView, ParallelEnv):
             self.render()
         return self.observations(), {a: {} for a in self.agents}
 
-    def observations(self) -> dict[str, dict[str, np.ndarray]]:
-        """Every player's observation of the current state (with its mask)."""
-        obs = self._cast(self.rules.observe(self._state)[0])
-        mask = self._state.legal[0].astype(np.int8)
+    def observations(self, seen: np.ndarray | None = None, mask: np.ndarray | None = None):
+        """Every player's observation of the current state (with its mask):
+        ``seen`` and ``mask`` if the tick wrote them, else observed now."""
+        if seen is None or mask is None:
+            seen, mask = self.rules.observe(self._state)[0], self._state.legal[0].astype(np.int8)
+        obs = self._cast(seen)
         return {a: {"observation": obs[i], "action_mask": mask[i]} for i, a in enumerate(self.possible_agents)}
 
     def joint_action(self, actions: dict[str, Any]) -> tuple[np.ndarray, np.ndarray | None]:
@@ -251,15 +267,23 @@ class SimultaneousParallelEnv(RulesView, ParallelEnv):
             raise RuntimeError("the game is over: call reset()")
         joint, forfeit = self.joint_action(actions)
         agents = self.agents
+        observed = False
         if forfeit is not None and forfeit.any():  # illegal_action="terminate": nothing is played
             self._forfeit = int(np.flatnonzero(forfeit[0])[0])
             rewards = np.where(forfeit[0], -1.0, 0.0).tolist()
             done, trunc = True, False
         else:
-            rewards = self.rules.step(self._state, joint)[0].tolist()
+            if self._fused:
+                rules = self.rules
+                seen = np.empty((rules.num_players, rules.obs_size), rules.obs_dtype)
+                mask = np.empty((rules.num_players, rules.num_actions), np.int8)
+                step_rewards, observed = rules.step_and_observe(self._state, joint, seen, mask)
+            else:
+                step_rewards = self.rules.step(self._state, joint)
+            rewards = step_rewards[0].tolist()
             done = bool(self._state.done[0])
             trunc = done and bool(self._state.truncated[0])
-        obs = self.observations()
+        obs = self.observations(seen, mask) if observed else self.observations()
         if self._forfeit is not None:
             obs = {a: {**o, "action_mask": np.zeros_like(o["action_mask"])} for a, o in obs.items()}
         out = (

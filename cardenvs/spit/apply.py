@@ -16,8 +16,10 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.jit import kernel
-from .scoring import end_deals
-from .tables import K_MOVE, K_PLAY, NONE, PLAYING, SLAPPING, ActionTables, SpitArrays
+from .legal import masks
+from .observation import write_observations
+from .scoring import end_deals, truncate_rows
+from .tables import K_MOVE, K_PLAY, NONE, PLAYING, SLAPPING, unpack_actions, unpack_arrays, unpack_tick
 
 
 @kernel
@@ -30,13 +32,46 @@ def act(actions, first, active, action_tables, arrays, rewards, end_rows, end_ta
     slaps, then the faster hands going out, then the slower ones, each in
     row order) are written to ``end_rows`` and ``end_taker`` (the seat taking
     spit pile 0 and pile 1); returns how many.  ``action_tables`` and
-    ``arrays`` are the plain tuples of an :class:`~.tables.ActionTables` and
-    a :class:`~.tables.SpitArrays`.
+    ``arrays`` are the packs of an :class:`~.tables.ActionTables` and of
+    the state (see :mod:`.tables`).
     """
-    tables, state = ActionTables(*action_tables), SpitArrays(*arrays)  # named again (see tables.plain)
+    tables, state = unpack_actions(action_tables), unpack_arrays(arrays)  # named again (see tables' packs)
     ends = slap(actions, first, active, tables.slap_pile, state.phase, end_rows, end_taker)
     went_out = play_and_move(actions, first, active, tables, state, rewards)
     return end_deals(first, went_out, state, rewards, end_rows, end_taker, ends)
+
+
+@kernel
+def tick_one(actions, coin, action_tables, mask_tables, arrays, max_ticks, rewards, scratch, seen, mask):
+    """A batch of one's whole tick, for the one-game views (see
+    ``SpitRules.step_and_observe``): the ticks counted, :func:`act` with the
+    faster hand ``coin``, the masks (:func:`~.legal.masks`), the truncation
+    at ``max_ticks`` (-1: none) and both observations ``seen`` (1, 2, size)
+    and int8 masks ``mask`` (1, 2, A) -- in the order :meth:`step` takes them.
+    It stops after :func:`act` when a deal ends, and after the masks when
+    the game is stuck: the rules finish those ticks (``scratch``: act's
+    ``end_rows``, ``end_taker`` and the masks' ``stuck``).  Returns the
+    deals ended and the games stuck (both 0: observed)."""
+    end_rows, end_taker, stuck = scratch
+    state = unpack_arrays(arrays)
+    legal, ticks, truncated = unpack_tick(arrays)
+    active = np.empty(1, np.bool_)
+    active[0] = not state.done[0]
+    ticks[0] += active[0]
+    ends = act(actions, np.full(1, coin, np.int64), active, action_tables, arrays, rewards, end_rows, end_taker)
+    if ends:
+        return ends, 0
+    rows = np.zeros(1, np.int64)
+    stuck_count = masks(rows, mask_tables, arrays, stuck)
+    if stuck_count:
+        return 0, stuck_count
+    if max_ticks >= 0:
+        truncate_rows(max_ticks, state.done, ticks, truncated, state.phase, legal)
+    write_observations(rows, max(max_ticks, 0), arrays, seen)
+    for seat in range(2):
+        for action in range(mask.shape[2]):
+            mask[0, seat, action] = legal[0, seat, action]
+    return 0, 0
 
 
 @kernel
@@ -128,9 +163,8 @@ def spit_until_playable(rows, fits, arrays, spat, dry):
     spit cards run out (a player whose spit cards run out stops).  The
     layouts do not change meanwhile, so the round is found first, then the
     cards are turned.  Writes the rounds spat ``spat`` (k,) and whether the
-    game is still stuck ``dry`` (k,).  ``arrays``: a plain
-    :class:`~.tables.SpitArrays`."""
-    state = SpitArrays(*arrays)
+    game is still stuck ``dry`` (k,).  ``arrays``: the state's pack."""
+    state = unpack_arrays(arrays)
     for k in range(rows.shape[0]):
         r = rows[k]
         rounds = max(state.spit_count[r, 0], state.spit_count[r, 1])

@@ -17,19 +17,23 @@ from typing import Any
 import numpy as np
 
 from ..core.game import BatchState, choice
+from ..core.jit import pack
 from ..core.simultaneous import SimultaneousVectorEnv
 from ..speed.rules import SpeedRules
 from . import apply, deal, legal, observation
+from .scoring import truncate
 from .tables import (
+    ACTION_KINDS,
+    LAYOUT_KINDS,
+    MASK_KINDS,
     NONE,
     SLAPPING,
     STOCKPILE_CHOICES,
     VARIANTS,
-    SpitArrays,
+    StatePack,
     action_tables,
     layout_tables,
     mask_tables,
-    plain,
     spit_action_table,
 )
 from .tick import TickRules, card_texts
@@ -60,9 +64,16 @@ class SpitRules(TickRules):
         self.action_tables = action_tables(self.stockpiles, self.shed)
         self.mask_tables = mask_tables(self.stockpiles, self.alternate_colors)
         self.layout_tables = layout_tables(self.stockpiles)
-        # as the kernels are called with them, made once (see tables.plain)
-        self.plain_action_tables = plain(self.action_tables)
-        self.plain_mask_tables = plain(self.mask_tables)
+        # as the kernels are called with them (see the packs in .tables)
+        self.make_packs()
+
+    pack_names = ("action_pack", "mask_pack", "layout_pack")
+
+    def make_packs(self) -> None:
+        # the tables as the kernels take them (see tables' packs)
+        self.action_pack = pack(tuple(self.action_tables), ACTION_KINDS)
+        self.mask_pack = pack(tuple(self.mask_tables), MASK_KINDS)
+        self.layout_pack = pack(tuple(self.layout_tables), LAYOUT_KINDS)
 
     # ------------------------------------------------------------------ state
     def new_state(self, batch: int, rng: np.random.Generator) -> BatchState:
@@ -97,8 +108,8 @@ class SpitRules(TickRules):
         the faster hands going out (the order of the seeded deck orders);
         then stalemates and masks."""
         end_rows, end_taker = np.empty(state.batch, np.int64), np.empty((state.batch, 2), np.int64)
-        arrays = plain(state.bundle(SpitArrays))
-        ends = apply.act(actions, first, active, self.plain_action_tables, arrays, rewards, end_rows, end_taker)
+        arrays = state.bundle(StatePack)
+        ends = apply.act(actions, first, active, self.action_pack, arrays, rewards, end_rows, end_taker)
         if ends:
             self._new_layouts(state, end_rows[:ends], end_taker[:ends])
         self._settle(state, None)
@@ -111,14 +122,14 @@ class SpitRules(TickRules):
         order = self.deck_orders(state, rows)
         cards = np.full((len(rows), 2, 52), NONE, np.int64)
         counts = np.empty((len(rows), 2), np.int64)
-        deal.gather_cards(rows, taker, order, plain(state.bundle(SpitArrays)), cards, counts)
+        deal.gather_cards(rows, taker, order, state.bundle(StatePack), cards, counts)
         state.hand_number[rows] += 1
         self._lay_out(state, rows, cards, counts)
 
     def _lay_out(self, state: BatchState, rows: np.ndarray, cards: np.ndarray, counts: np.ndarray) -> None:
         """Each player of ``rows`` lays out ``cards`` (k, 2, 52) int64
         (``counts`` of them, in order) and turns a spit card."""
-        deal.lay_out(rows, cards, counts, plain(self.layout_tables), plain(state.bundle(SpitArrays)))
+        deal.lay_out(rows, cards, counts, self.layout_pack, state.bundle(StatePack))
 
     def _masks(self, state: BatchState, rows: np.ndarray) -> np.ndarray:
         """Recompute the legal masks of ``rows``; returns which of them are
@@ -129,16 +140,7 @@ class SpitRules(TickRules):
     def _masks_counted(self, state: BatchState, rows: np.ndarray) -> tuple[np.ndarray, int]:
         """:meth:`_masks`, and how many of ``rows`` are stuck."""
         stuck = np.empty(len(rows), bool)
-        count = legal.masks(
-            rows,
-            self.plain_mask_tables,
-            state.stockpile_top,
-            state.centre_top,
-            state.layout_shape,
-            state.phase,
-            state.legal,
-            stuck,
-        )
+        count = legal.masks(rows, self.mask_pack, state.bundle(StatePack), stuck)
         return stuck, count
 
     def _spit_until_playable(self, state: BatchState, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -146,7 +148,7 @@ class SpitRules(TickRules):
         stockpile top fits a spit pile or the spit cards run out.  Returns
         the rounds spat, and whether the game is still stuck."""
         spat, dry = np.empty(len(rows), np.int64), np.empty(len(rows), bool)
-        apply.spit_until_playable(rows, self.mask_tables.fits, plain(state.bundle(SpitArrays)), spat, dry)
+        apply.spit_until_playable(rows, self.mask_tables.fits, state.bundle(StatePack), spat, dry)
         return spat, dry
 
     def _settle(self, state: BatchState, rows: np.ndarray | None) -> None:
@@ -161,8 +163,11 @@ class SpitRules(TickRules):
         same games."""
         every = state.every_row() if rows is None else np.asarray(rows, np.int64)
         stuck, count = self._masks_counted(state, every)
-        if not count:  # the usual tick
-            return
+        if count:  # (not in the usual tick)
+            self._resolve_stalemates(state, every, stuck)
+
+    def _resolve_stalemates(self, state: BatchState, every: np.ndarray, stuck: np.ndarray) -> None:
+        """:meth:`_settle` of the games ``every[stuck]``, found stuck by the masks just made."""
         touched = np.flatnonzero(stuck)  # positions in ``every``
         spat, dry = self._spit_until_playable(state, every[touched])
         waiting, rounds = touched[dry], spat[dry] + 1  # deals to end, and in which round
@@ -198,6 +203,42 @@ class SpitRules(TickRules):
         seat = np.where(left[:, 0] > left[:, 1], 0, np.where(left[:, 1] > left[:, 0], 1, coin))
         self._new_layouts(state, one, np.stack([seat, seat], axis=1))
         return positions[one_pile][self._masks(state, one)]
+
+    def step_and_observe(
+        self, state: BatchState, actions: np.ndarray, seen: np.ndarray, mask: np.ndarray
+    ) -> tuple[np.ndarray, bool]:
+        """The tick of a batch of one in one compiled call
+        (:func:`~.apply.tick_one`): the tick as :meth:`step` plays it, then
+        both observations and masks -- unless a deal ends or the game is
+        stuck, which the rules finish here as :meth:`step` does (and the
+        caller observes).  The coin is the same draw as :func:`.tick.faster_hands`'
+        (``Generator.random()`` and ``random(1)`` take the same double)."""
+        if state.batch != 1:
+            return self.step(state, actions), False
+        rewards = np.zeros((1, 2), np.float32)
+        coin = int(state.rng.random() < 0.5)
+        end_rows, end_taker, stuck = np.empty(1, np.int64), np.empty((1, 2), np.int64), np.empty(1, bool)
+        ends, stuck_count = apply.tick_one(
+            np.asarray(actions, np.int64),
+            coin,
+            self.action_pack,
+            self.mask_pack,
+            state.bundle(StatePack),
+            -1 if self.max_ticks is None else self.max_ticks,
+            rewards,
+            (end_rows, end_taker, stuck),
+            seen.reshape(1, 2, -1),
+            mask.reshape(1, 2, -1),
+        )
+        if ends:
+            self._new_layouts(state, end_rows[:ends], end_taker[:ends])
+            self._settle(state, None)
+        elif stuck_count:
+            self._resolve_stalemates(state, state.every_row(), stuck)
+        else:  # truncated (at max_ticks) and observed in the kernel
+            return rewards, True
+        truncate(state, self.max_ticks)
+        return rewards, False
 
     # ------------------------------------------------------------ observation
     def observe(self, state: BatchState, rows: np.ndarray | None = None) -> np.ndarray:
