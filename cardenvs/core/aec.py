@@ -49,11 +49,11 @@ class CardGameAECEnv(RulesView, AECEnv):
         self._seats = {a: i for i, a in enumerate(self.possible_agents)}
         self._seat_rows = [np.array([i]) for i in range(len(self.possible_agents))]
         self._no_mask = np.zeros(self.rules.num_actions, np.int8)
-        # The rules write the next seat's observation in the step's own call
-        # (step_and_observe) when the game defines it: handed out by the next
-        # observe of that seat, computed as usual otherwise.
-        self._fused = type(self.rules).step_and_observe is not TurnBasedRules.step_and_observe
-        self._ready: tuple[str, np.ndarray, np.ndarray] | None = None
+        # The buffers of the rules' one-call step (None: the game has none):
+        # it writes the next seat's observation, handed out by the next
+        # observe of that seat (``_ready``), computed as usual otherwise.
+        self._one = self.rules.one_game()
+        self._ready: str | None = None
 
     # ------------------------------------------------------------------ API
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
@@ -69,9 +69,11 @@ class CardGameAECEnv(RulesView, AECEnv):
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         ready = self._ready
-        if ready is not None and agent == ready[0]:  # written by the step: handed out once, then made anew
+        if ready is not None and agent == ready:  # written by the step: handed out once, then made anew
             self._ready = None
-            return {"observation": self._cast(ready[1]), "action_mask": ready[2]}
+            one = self._one
+            seen = one.seen[0].copy() if self.obs_dtype is None else one.seen[0].astype(self.obs_dtype)
+            return {"observation": seen, "action_mask": one.mask[0].copy()}
         state = self._require_game()
         seat = self._seats.get(agent)
         if seat is None:
@@ -95,10 +97,10 @@ class CardGameAECEnv(RulesView, AECEnv):
                 raise
             return self._end_by_illegal_action(agent)
         self._cumulative_rewards[agent] = 0.0
-        if self._fused:
-            rules = self.rules
-            seen, mask = np.empty(rules.obs_size, rules.obs_dtype), np.empty(rules.num_actions, np.int8)
-            step_rewards, observed = rules.step_and_observe(state, np.array([a]), seen, mask)
+        one = self._one
+        if one is not None:
+            observed = self.rules.step_one(state, a, one)
+            step_rewards = one.rewards
         else:
             step_rewards, observed = self.rules.step(state, np.array([a])), False
         rewards = step_rewards[0].tolist()
@@ -111,7 +113,7 @@ class CardGameAECEnv(RulesView, AECEnv):
             self.terminations = {ag: True for ag in self.agents}
         else:
             self.agent_selection = self.possible_agents[state.current[0]]
-        self._ready = (self.agent_selection, seen, mask) if observed else None
+        self._ready = self.agent_selection if observed else None
         if self.render_mode == "human":
             self.render()
 

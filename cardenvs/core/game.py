@@ -24,6 +24,7 @@ import numpy as np
 
 from .actions import ActionTable
 from .cards import DeckSpec, shuffled_orders
+from .onegame import OneGame
 
 
 class BatchState:
@@ -204,17 +205,19 @@ class TurnBasedRules(GameRules):
         """Apply one legal action per row; returns rewards ``(B, num_players)``."""
         raise NotImplementedError
 
-    def step_and_observe(
-        self, state: BatchState, actions: np.ndarray, seen: np.ndarray, mask: np.ndarray
-    ) -> tuple[np.ndarray, bool]:
-        """:meth:`step`, then -- if the game can do it in the same compiled
-        call -- the observation of row 0 by its seat to act next written to
-        ``seen`` ``(obs_size,)`` (``obs_dtype``) and its legal mask to
-        ``mask`` ``(num_actions,)`` int8: the batch-of-one views' step, one
-        call from Python instead of two.  Returns the rewards and whether
-        ``seen`` and ``mask`` were written (not: the caller observes as
-        usual).  By default they are not."""
-        return self.step(state, actions), False
+    def one_game(self) -> OneGame | None:
+        """The buffers of a one-game view's fused step (:meth:`step_one`),
+        or None: the game has none and the views step and observe as usual."""
+        return None
+
+    def step_one(self, state: BatchState, action: int, one: OneGame) -> bool:
+        """The step of a batch of one with the legal ``action``, in one
+        compiled call where it can: the rewards written to ``one.rewards``
+        and, unless something is left to Python (a new deal, ...), the
+        observation of the seat to act next to ``one.seen`` and its mask to
+        ``one.mask``; returns whether those were written.  Only for games
+        whose :meth:`one_game` is not None."""
+        raise NotImplementedError
 
     def observe(self, state: BatchState, seats: np.ndarray, rows: np.ndarray | None = None) -> np.ndarray:
         """Observation ``(len(seats), obs_size)`` (dtype ``obs_dtype``) of the games in

@@ -35,6 +35,7 @@ from pettingzoo import AECEnv, ParallelEnv
 from .engine import VectorEnv, final_info
 from .errors import IllegalActionError
 from .game import BatchState, TurnBasedRules
+from .onegame import OneGame
 from .options import action_array, action_id, legal_int64
 from .view import RulesView
 
@@ -78,17 +79,19 @@ class SimultaneousRules:
         """Apply one tick: ``actions`` ``(B, P)``; returns rewards ``(B, P)``."""
         raise NotImplementedError
 
-    def step_and_observe(
-        self, state: BatchState, actions: np.ndarray, seen: np.ndarray, mask: np.ndarray
-    ) -> tuple[np.ndarray, bool]:
-        """:meth:`step`, then -- if the game can do it in the same compiled
-        call -- both players' observations of row 0 written to ``seen``
-        ``(P, obs_size)`` (``obs_dtype``) and their legal masks to ``mask``
-        ``(P, num_actions)`` int8: the batch-of-one views' tick, one call
-        from Python instead of two.  Returns the rewards and whether ``seen``
-        and ``mask`` were written (not: the caller observes as usual).  By
-        default they are not."""
-        return self.step(state, actions), False
+    def one_game(self) -> OneGame | None:
+        """The buffers of a one-game view's fused tick (:meth:`step_one`),
+        or None: the game has none and the views step and observe as usual."""
+        return None
+
+    def step_one(self, state: BatchState, actions: np.ndarray, one: OneGame) -> bool:
+        """The tick of a batch of one (``actions`` ``(1, P)``, as :meth:`step`
+        takes them) in one compiled call where it can: the rewards written
+        to ``one.rewards`` and, unless something is left to Python, every
+        player's observation to ``one.seen`` and mask to ``one.mask``;
+        returns whether those were written.  Only for games whose
+        :meth:`one_game` is not None."""
+        raise NotImplementedError
 
     def observe(self, state: BatchState, rows: np.ndarray | None = None) -> np.ndarray:
         """Observations ``(len(rows), P, obs_size)`` (dtype ``obs_dtype``), each player's own view."""
@@ -215,8 +218,8 @@ class SimultaneousParallelEnv(RulesView, ParallelEnv):
         self.agents: list[str] = []
         self._rng: np.random.Generator | None = None
         self._state = None
-        # the rules observe in the tick's own call when the game defines it (step_and_observe)
-        self._fused = type(self.rules).step_and_observe is not SimultaneousRules.step_and_observe
+        # the buffers of the rules' one-call tick (None: the game has none)
+        self._one = self.rules.one_game()
 
     def reset(self, seed: int | None = None, options: dict | None = None):
         self._state = self._new_game(seed, options)
@@ -273,17 +276,16 @@ class SimultaneousParallelEnv(RulesView, ParallelEnv):
             rewards = np.where(forfeit[0], -1.0, 0.0).tolist()
             done, trunc = True, False
         else:
-            if self._fused:
-                rules = self.rules
-                seen = np.empty((rules.num_players, rules.obs_size), rules.obs_dtype)
-                mask = np.empty((rules.num_players, rules.num_actions), np.int8)
-                step_rewards, observed = rules.step_and_observe(self._state, joint, seen, mask)
+            one = self._one
+            if one is not None:
+                observed = self.rules.step_one(self._state, joint, one)
+                step_rewards = one.rewards
             else:
                 step_rewards = self.rules.step(self._state, joint)
             rewards = step_rewards[0].tolist()
             done = bool(self._state.done[0])
             trunc = done and bool(self._state.truncated[0])
-        obs = self.observations(seen, mask) if observed else self.observations()
+        obs = self.observations(self._one.seen[0].copy(), self._one.mask[0].copy()) if observed else self.observations()
         if self._forfeit is not None:
             obs = {a: {**o, "action_mask": np.zeros_like(o["action_mask"])} for a, o in obs.items()}
         out = (

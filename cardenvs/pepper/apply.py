@@ -27,9 +27,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core.jit import kernel
+from ..core.jit import kernel, view2
 from .legal import bid_mask, clockwise, may_pass, play_mask, trump_mask
-from .observation import BID, TABLE, encode_rows
+from .observation import BID, OBS_DTYPE, TABLE, encode_rows
 from .scoring import end_tricks, hands_over, score_hands
 from .tables import (
     BID_BIG,
@@ -97,6 +97,22 @@ def step_games(actions, config, arrays, rewards, dealt, seen, mask):
         for action in range(mask.shape[1]):
             mask[0, action] = s.legal[0, action]
     return after_plays, after_bids, observed
+
+
+@kernel
+def step_one(action, config, arrays, one):
+    """:func:`step_games` for a batch of one with ``action`` (an int) and the
+    buffers of a one-game view (``one``: the pack of a
+    :class:`~cardenvs.core.onegame.OneGame`: rewards, observation, mask).
+    Returns whether the hand is to be dealt anew, and whether the
+    observation and mask were written."""
+    rewards, seen, mask = view2(one, 0, np.float32), view2(one, 1, OBS_DTYPE), view2(one, 2, np.int8)
+    rewards[0, :] = 0
+    dealt = np.empty((2, 1), np.int64)
+    after_plays, after_bids, observed = step_games(
+        np.full(1, action, np.int64), config, arrays, rewards, dealt, seen, mask
+    )
+    return after_plays + after_bids > 0, observed
 
 
 # ---------------------------------------------------------------- the auction

@@ -20,6 +20,7 @@ import numpy as np
 from ..core.cards import deal_slots
 from ..core.game import BatchState, TurnBasedRules, choice, positive_int
 from ..core.jit import pack
+from ..core.onegame import OneGame
 from . import apply, deal, observation
 from .observation import BID, SEAT_PLANES, TRICKS
 from .tables import (
@@ -41,9 +42,10 @@ from .tables import (
     TablePack,
 )
 
-# What the vector step passes for "no observation" (see PepperRules.step_and_observe).
+# What the batched step passes for "no observation" (see apply.step_games), and the row of a batch of one.
 _NO_SEEN = np.zeros((0, observation.OBS_SIZE), observation.OBS_DTYPE)
 _NO_MASK = np.zeros((0, NUM_ACTIONS), np.int8)
+_ROW_0 = np.zeros(1, np.int64)
 
 
 class PepperRules(TurnBasedRules):
@@ -151,29 +153,30 @@ class PepperRules(TurnBasedRules):
         each call from Python costs ~1 us at batch 1).  Then the hands played
         out, and after them those thrown in, are dealt anew: the generator
         draws in that order, as it always has."""
-        return self._step(state, actions, _NO_SEEN, _NO_MASK)[0]
-
-    def step_and_observe(
-        self, state: BatchState, actions: np.ndarray, seen: np.ndarray, mask: np.ndarray
-    ) -> tuple[np.ndarray, bool]:
-        # (the step kernel writes the observation unless a hand is dealt anew or the game ended)
-        return self._step(state, actions, seen.reshape(1, -1), mask.reshape(1, -1))
-
-    def _step(
-        self, state: BatchState, actions: np.ndarray, seen: np.ndarray, mask: np.ndarray
-    ) -> tuple[np.ndarray, bool]:
         actions = np.asarray(actions, np.int64)
         rewards = np.zeros((state.batch, self.num_players), np.float32)
         dealt = np.empty((2, state.batch), np.int64)
         arrays = state.bundle(TablePack)
-        after_plays, after_bids, observed = apply.step_games(
-            actions, self.config_pack, arrays, rewards, dealt, seen, mask
-        )
+        after_plays, after_bids = apply.step_games(
+            actions, self.config_pack, arrays, rewards, dealt, _NO_SEEN, _NO_MASK
+        )[:2]
         if after_plays:  # hands played out, the game going on
             self.pass_the_deal(state, dealt[0, :after_plays])
         if after_bids:  # hands thrown in (everyone passed): no score, the deal passes on
             self.pass_the_deal(state, dealt[1, :after_bids])
-        return rewards, observed
+        return rewards
+
+    def one_game(self) -> OneGame:
+        return OneGame(self)
+
+    def step_one(self, state: BatchState, action: int, one: OneGame) -> bool:
+        """:meth:`step` of a batch of one, and the next observation and mask
+        in the same call (:func:`~cardenvs.pepper.apply.step_one`) unless the
+        hand is dealt anew (the deal is drawn here, as :meth:`step` draws it)."""
+        redeal, observed = apply.step_one(action, self.config_pack, state.bundle(TablePack), one.pack)
+        if redeal:
+            self.pass_the_deal(state, _ROW_0)
+        return observed
 
     # ------------------------------------------------------------ observation
     def observe(self, state: BatchState, seats: np.ndarray, rows: np.ndarray | None = None) -> np.ndarray:

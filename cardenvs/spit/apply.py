@@ -15,9 +15,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core.jit import kernel
+from ..core.jit import kernel, view1, view2, view3
 from .legal import masks
-from .observation import write_observations
+from .observation import OBS_DTYPE, write_observations
 from .scoring import end_deals, truncate_rows
 from .tables import K_MOVE, K_PLAY, NONE, PLAYING, SLAPPING, unpack_actions, unpack_arrays, unpack_tick
 
@@ -42,17 +42,20 @@ def act(actions, first, active, action_tables, arrays, rewards, end_rows, end_ta
 
 
 @kernel
-def tick_one(actions, coin, action_tables, mask_tables, arrays, max_ticks, rewards, scratch, seen, mask):
+def tick_one(actions, coin, action_tables, mask_tables, arrays, max_ticks, one):
     """A batch of one's whole tick, for the one-game views (see
-    ``SpitRules.step_and_observe``): the ticks counted, :func:`act` with the
+    ``SpitRules.step_one``): the ticks counted, :func:`act` with the
     faster hand ``coin``, the masks (:func:`~.legal.masks`), the truncation
-    at ``max_ticks`` (-1: none) and both observations ``seen`` (1, 2, size)
-    and int8 masks ``mask`` (1, 2, A) -- in the order :meth:`step` takes them.
+    at ``max_ticks`` (-1: none) and both observations and int8 masks -- in
+    the order :meth:`step` takes them.  ``one``: the pack of a
+    :class:`~cardenvs.core.onegame.OneGame` (rewards, observations, masks,
+    then act's ``end_rows`` and ``end_taker`` and the masks' ``stuck``).
     It stops after :func:`act` when a deal ends, and after the masks when
-    the game is stuck: the rules finish those ticks (``scratch``: act's
-    ``end_rows``, ``end_taker`` and the masks' ``stuck``).  Returns the
-    deals ended and the games stuck (both 0: observed)."""
-    end_rows, end_taker, stuck = scratch
+    the game is stuck: the rules finish those ticks.  Returns the deals
+    ended and the games stuck (both 0: observed)."""
+    rewards, seen, mask = view2(one, 0, np.float32), view3(one, 1, OBS_DTYPE), view3(one, 2, np.int8)
+    end_rows, end_taker, stuck = view1(one, 3, np.int64), view2(one, 4, np.int64), view1(one, 5, np.bool_)
+    rewards[0, :] = 0
     state = unpack_arrays(arrays)
     legal, ticks, truncated = unpack_tick(arrays)
     active = np.empty(1, np.bool_)

@@ -18,6 +18,7 @@ import numpy as np
 
 from ..core.game import BatchState, choice
 from ..core.jit import pack
+from ..core.onegame import OneGame
 from ..core.simultaneous import SimultaneousVectorEnv
 from ..speed.rules import SpeedRules
 from . import apply, deal, legal, observation
@@ -204,41 +205,40 @@ class SpitRules(TickRules):
         self._new_layouts(state, one, np.stack([seat, seat], axis=1))
         return positions[one_pile][self._masks(state, one)]
 
-    def step_and_observe(
-        self, state: BatchState, actions: np.ndarray, seen: np.ndarray, mask: np.ndarray
-    ) -> tuple[np.ndarray, bool]:
+    def one_game(self) -> OneGame:
+        # scratch: the rows and takers of the deals that end, and which games are stuck (see apply.tick_one)
+        return OneGame(
+            self, every_seat=True, scratch=(np.empty(1, np.int64), np.empty((1, 2), np.int64), np.empty(1, bool))
+        )
+
+    def step_one(self, state: BatchState, actions: np.ndarray, one: OneGame) -> bool:
         """The tick of a batch of one in one compiled call
         (:func:`~.apply.tick_one`): the tick as :meth:`step` plays it, then
         both observations and masks -- unless a deal ends or the game is
         stuck, which the rules finish here as :meth:`step` does (and the
         caller observes).  The coin is the same draw as :func:`.tick.faster_hands`'
         (``Generator.random()`` and ``random(1)`` take the same double)."""
-        if state.batch != 1:
-            return self.step(state, actions), False
-        rewards = np.zeros((1, 2), np.float32)
         coin = int(state.rng.random() < 0.5)
-        end_rows, end_taker, stuck = np.empty(1, np.int64), np.empty((1, 2), np.int64), np.empty(1, bool)
+        max_ticks = -1 if self.max_ticks is None else self.max_ticks
         ends, stuck_count = apply.tick_one(
             np.asarray(actions, np.int64),
             coin,
             self.action_pack,
             self.mask_pack,
             state.bundle(StatePack),
-            -1 if self.max_ticks is None else self.max_ticks,
-            rewards,
-            (end_rows, end_taker, stuck),
-            seen.reshape(1, 2, -1),
-            mask.reshape(1, 2, -1),
+            max_ticks,
+            one.pack,
         )
+        if not ends and not stuck_count:  # (truncated at max_ticks and observed in the kernel)
+            return True
+        end_rows, end_taker, stuck = one.scratch
         if ends:
             self._new_layouts(state, end_rows[:ends], end_taker[:ends])
             self._settle(state, None)
-        elif stuck_count:
+        else:
             self._resolve_stalemates(state, state.every_row(), stuck)
-        else:  # truncated (at max_ticks) and observed in the kernel
-            return rewards, True
         truncate(state, self.max_ticks)
-        return rewards, False
+        return False
 
     # ------------------------------------------------------------ observation
     def observe(self, state: BatchState, rows: np.ndarray | None = None) -> np.ndarray:
