@@ -269,6 +269,11 @@ class SimultaneousParallelEnv(RulesView, ParallelEnv):
         if not self.agents:
             raise RuntimeError("the game is over: call reset()")
         joint, forfeit = self.joint_action(actions)
+        return self._play(joint, forfeit)
+
+    def _play(self, joint: np.ndarray, forfeit: np.ndarray | None):
+        """:meth:`step` with the checked ``(1, P)`` actions (and who acted
+        illegally, see :meth:`joint_action`)."""
         agents = self.agents
         observed = False
         if forfeit is not None and forfeit.any():  # illegal_action="terminate": nothing is played
@@ -327,6 +332,7 @@ class SimultaneousAECEnv(AECEnv):
         self.observation_spaces = self.parallel.observation_spaces
         self.action_spaces = self.parallel.action_spaces
         self._pending: dict[str, int] = {}
+        self._checked_alone = False  # an action of this tick went through _check_alone (not a legal int)
         self._obs: dict[str, dict] = {}
 
     def observation_space(self, agent: str) -> spaces.Space:
@@ -344,6 +350,7 @@ class SimultaneousAECEnv(AECEnv):
         self.truncations = {a: False for a in self.agents}
         self.infos = {a: {} for a in self.agents}
         self._pending = {}
+        self._checked_alone = False
         self.agent_selection = self.agents[0]
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
@@ -360,20 +367,28 @@ class SimultaneousAECEnv(AECEnv):
             probe_action = action  # a legal int (the usual case): nothing more to check
         else:  # check this player's action against its own mask (the others' masks let anything pass)
             probe_action = self._check_alone(seat, action)
-        self._pending[agent] = probe_action
-        if len(self._pending) < len(self.agents):
-            if len(self._pending) == 1:
+            self._checked_alone = True
+        pending = self._pending
+        pending[agent] = probe_action
+        if len(pending) < len(self.agents):
+            if len(pending) == 1:
                 self._clear_rewards()
             self.agent_selection = self.agents[self.agents.index(agent) + 1]
             return
-        obs, rewards, terms, truncs, infos = self.parallel.step(self._pending)
+        if self._checked_alone or len(self.agents) != len(self.possible_agents):
+            obs, rewards, terms, truncs, infos = self.parallel.step(pending)
+        else:  # every action a legal int, checked as it came: the parallel env's own checks would pass
+            joint = np.array([[pending[a] for a in self.possible_agents]])
+            obs, rewards, terms, truncs, infos = self.parallel._play(joint, None)
         self._pending = {}
+        self._checked_alone = False
         self._obs = obs
-        self.rewards = dict(rewards)
+        # (the parallel env's dicts are new every tick: kept, not copied; the cumulative rewards are a copy)
+        self.rewards = rewards
         self._cumulative_rewards = dict(rewards)
-        self.terminations = dict(terms)
-        self.truncations = dict(truncs)
-        self.infos = dict(infos)
+        self.terminations = terms
+        self.truncations = truncs
+        self.infos = infos
         self.agent_selection = self.agents[0]
 
     def _check_alone(self, seat: int, action: Any) -> int:
