@@ -49,6 +49,7 @@ class CardGameAECEnv(RulesView, AECEnv):
         self._seats = {a: i for i, a in enumerate(self.possible_agents)}
         self._seat_rows = [np.array([i]) for i in range(len(self.possible_agents))]
         self._no_mask = np.zeros(self.rules.num_actions, np.int8)
+        self._num_actions = self.rules.num_actions
         # The buffers of the rules' one-call step (None: the game has none):
         # it writes the next seat's observation, handed out by the next
         # observe of that seat (``_ready``), computed as usual otherwise.
@@ -90,12 +91,15 @@ class CardGameAECEnv(RulesView, AECEnv):
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             return self._was_dead_step(action)
-        try:
-            a = check_action(self.rules, state.legal[0], action)
-        except IllegalActionError:
-            if self.illegal_action != "terminate":
-                raise
-            return self._end_by_illegal_action(agent)
+        if type(action) is int and 0 <= action < self._num_actions and state.legal[0, action]:
+            a = action  # a legal int (what agents step): check_action's checks would pass
+        else:
+            try:
+                a = check_action(self.rules, state.legal[0], action)
+            except IllegalActionError:
+                if self.illegal_action != "terminate":
+                    raise
+                return self._end_by_illegal_action(agent)
         self._cumulative_rewards[agent] = 0.0
         one = self._one
         if one is not None:
