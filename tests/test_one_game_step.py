@@ -240,3 +240,10 @@ def test_state_packs_cover_the_arrays_named():
         assert len(packed) == len(kind._fields)
         if jit.COMPILED:
             assert [int(a) for a in packed[:, 0]] == [getattr(state, f).ctypes.data for f in kind._fields]
+
+
+def test_a_copied_one_game_hands_out_views_of_its_own_arrays():
+    one = OneGame(PepperRules())
+    for twin in (copy.deepcopy(one), pickle.loads(pickle.dumps(one))):
+        assert np.shares_memory(twin.seen_row, twin.seen) and np.shares_memory(twin.mask_row, twin.mask)
+        assert not np.shares_memory(twin.seen_row, one.seen)

@@ -73,8 +73,8 @@ class CardGameAECEnv(RulesView, AECEnv):
         if ready is not None and agent == ready:  # written by the step: handed out once, then made anew
             self._ready = None
             one = self._one
-            seen = one.seen[0].copy() if self.obs_dtype is None else one.seen[0].astype(self.obs_dtype)
-            return {"observation": seen, "action_mask": one.mask[0].copy()}
+            seen = one.seen_row.copy() if self.obs_dtype is None else one.seen_row.astype(self.obs_dtype)
+            return {"observation": seen, "action_mask": one.mask_row.copy()}
         state = self._require_game()
         seat = self._seats.get(agent)
         if seat is None:

@@ -24,8 +24,9 @@ class OneGame:
     ``seen`` ``(1, obs_size)`` (``(1, P, obs_size)`` with ``every_seat``:
     a simultaneous game's observations), ``mask`` ``(1, num_actions)`` int8
     (``(1, P, num_actions)``), then the game's ``scratch`` arrays, all in
-    :attr:`pack` in that order.  Not copied or pickled with its pack (which
-    holds these arrays' addresses): a copy makes its own."""
+    :attr:`pack` in that order; ``seen_row``, ``mask_row``: the views of row 0
+    the views hand out copies of.  Not copied or pickled with its pack (which
+    holds these arrays' addresses) and views: a copy makes its own."""
 
     def __init__(self, rules: Any, every_seat: bool = False, scratch: tuple[np.ndarray, ...] = ()):
         seats = (rules.num_players,) if every_seat else ()
@@ -33,15 +34,16 @@ class OneGame:
         self.seen = np.zeros((1, *seats, rules.obs_size), rules.obs_dtype)
         self.mask = np.zeros((1, *seats, rules.num_actions), np.int8)
         self.scratch = scratch
-        self._pack()
+        self._bind()
 
-    def _pack(self) -> None:
+    def _bind(self) -> None:
         values = (self.rewards, self.seen, self.mask, *self.scratch)
         self.pack = pack(values, [(v.dtype, v.ndim) for v in values])
+        self.seen_row, self.mask_row = self.seen[0], self.mask[0]
 
     def __getstate__(self) -> dict[str, Any]:
-        return {k: v for k, v in vars(self).items() if k != "pack"}
+        return {k: v for k, v in vars(self).items() if k not in ("pack", "seen_row", "mask_row")}
 
     def __setstate__(self, saved: dict[str, Any]) -> None:
         self.__dict__.update(saved)
-        self._pack()
+        self._bind()

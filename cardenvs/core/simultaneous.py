@@ -290,7 +290,10 @@ class SimultaneousParallelEnv(RulesView, ParallelEnv):
             rewards = step_rewards[0].tolist()
             done = bool(self._state.done[0])
             trunc = done and bool(self._state.truncated[0])
-        obs = self.observations(self._one.seen[0].copy(), self._one.mask[0].copy()) if observed else self.observations()
+        if observed:  # written by the tick: copies for the caller to keep
+            obs = self.observations(self._one.seen_row.copy(), self._one.mask_row.copy())
+        else:
+            obs = self.observations()
         if self._forfeit is not None:
             obs = {a: {**o, "action_mask": np.zeros_like(o["action_mask"])} for a, o in obs.items()}
         out = (
