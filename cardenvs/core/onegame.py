@@ -23,9 +23,11 @@ class OneGame:
     """Buffers of a batch-of-one step: ``rewards`` ``(1, P)`` float32,
     ``seen`` ``(1, obs_size)`` (``(1, P, obs_size)`` with ``every_seat``:
     a simultaneous game's observations), ``mask`` ``(1, num_actions)`` int8
-    (``(1, P, num_actions)``), then the game's ``scratch`` arrays, all in
-    :attr:`pack` in that order; ``seen_row``, ``mask_row``: the views of row 0
-    the views hand out copies of.  Not copied or pickled with its pack (which
+    (``(1, P, num_actions)``), ``actions`` ``(1, P)`` int64 with
+    ``every_seat`` (else ``(1,)``: where a view may write the actions to
+    play), then the game's ``scratch`` arrays, all in :attr:`pack` in that
+    order; ``seen_row``, ``mask_row``: the views of row 0 the views hand out
+    copies of.  Not copied or pickled with its pack (which
     holds these arrays' addresses) and views: a copy makes its own."""
 
     def __init__(self, rules: Any, every_seat: bool = False, scratch: tuple[np.ndarray, ...] = ()):
@@ -33,11 +35,12 @@ class OneGame:
         self.rewards = np.zeros((1, rules.num_players), np.float32)
         self.seen = np.zeros((1, *seats, rules.obs_size), rules.obs_dtype)
         self.mask = np.zeros((1, *seats, rules.num_actions), np.int8)
+        self.actions = np.zeros((1, *seats), np.int64)
         self.scratch = scratch
         self._bind()
 
     def _bind(self) -> None:
-        values = (self.rewards, self.seen, self.mask, *self.scratch)
+        values = (self.rewards, self.seen, self.mask, self.actions, *self.scratch)
         self.pack = pack(values, [(v.dtype, v.ndim) for v in values])
         self.seen_row, self.mask_row = self.seen[0], self.mask[0]
 

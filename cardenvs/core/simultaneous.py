@@ -239,19 +239,23 @@ class SimultaneousParallelEnv(RulesView, ParallelEnv):
     def joint_action(self, actions: dict[str, Any]) -> tuple[np.ndarray, np.ndarray | None]:
         """``{agent: action}`` -> the ``(1, P)`` actions to play and who acted
         illegally (see :func:`check_joint_actions`; None when every action is
-        a legal int, the usual case, checked without building arrays);
+        a legal int, the usual case, checked without building arrays: written
+        to the rules' one-game buffer when there is one);
         :class:`IllegalActionError` for a missing agent, ``TypeError`` for a
         non-integer action."""
         if type(actions) is dict and len(actions) == len(self.possible_agents):
-            legal, n = self._state.legal[0], self.rules.num_actions
-            row = []
+            legal, n = self._state.legal, self.rules.num_actions
+            row = [] if self._one is None else self._one.actions[0]
             for seat, agent in enumerate(self.possible_agents):
                 a = actions.get(agent)
-                if type(a) is not int or not 0 <= a < n or not legal[seat, a]:
+                if type(a) is not int or not 0 <= a < n or not legal[0, seat, a]:
                     break
-                row.append(a)
+                if self._one is None:
+                    row.append(a)
+                else:
+                    row[seat] = a
             else:
-                return np.array([row]), None
+                return (np.array([row]) if self._one is None else self._one.actions), None
         if not isinstance(actions, dict) or set(actions) != set(self.possible_agents):
             raise IllegalActionError(
                 f"actions must be a dict with one action for each of {self.possible_agents}, got {actions!r}"

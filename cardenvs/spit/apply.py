@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core.jit import kernel, view1, view2, view3
+from ..core.jit import kernel, scalar, view1, view2, view3
 from .legal import masks
 from .observation import OBS_DTYPE, write_observations
 from .scoring import end_deals, truncate_rows
@@ -42,30 +42,31 @@ def act(actions, first, active, action_tables, arrays, rewards, end_rows, end_ta
 
 
 @kernel
-def tick_one(actions, coin, action_tables, mask_tables, arrays, max_ticks, one):
+def tick_one(coin, tables, arrays, one):
     """A batch of one's whole tick, for the one-game views (see
     ``SpitRules.step_one``): the ticks counted, :func:`act` with the
     faster hand ``coin``, the masks (:func:`~.legal.masks`), the truncation
-    at ``max_ticks`` (-1: none) and both observations and int8 masks -- in
+    at the rules' ``max_ticks`` and both observations and int8 masks -- in
     the order :meth:`step` takes them.  ``one``: the pack of a
     :class:`~cardenvs.core.onegame.OneGame` (rewards, observations, masks,
-    then act's ``end_rows`` and ``end_taker`` and the masks' ``stuck``).
-    It stops after :func:`act` when a deal ends, and after the masks when
-    the game is stuck: the rules finish those ticks.  Returns the deals
-    ended and the games stuck (both 0: observed)."""
+    the actions, then act's ``end_rows`` and ``end_taker`` and the masks'
+    ``stuck``).  It stops after :func:`act` when a deal ends, and after the
+    masks when the game is stuck: the rules finish those ticks.  Returns the
+    deals ended and the games stuck (both 0: observed)."""
     rewards, seen, mask = view2(one, 0, np.float32), view3(one, 1, OBS_DTYPE), view3(one, 2, np.int8)
-    end_rows, end_taker, stuck = view1(one, 3, np.int64), view2(one, 4, np.int64), view1(one, 5, np.bool_)
+    actions, end_rows, end_taker = view2(one, 3, np.int64), view1(one, 4, np.int64), view2(one, 5, np.int64)
+    stuck, max_ticks = view1(one, 6, np.bool_), scalar(tables, 15)
     rewards[0, :] = 0
     state = unpack_arrays(arrays)
     legal, ticks, truncated = unpack_tick(arrays)
     active = np.empty(1, np.bool_)
     active[0] = not state.done[0]
     ticks[0] += active[0]
-    ends = act(actions, np.full(1, coin, np.int64), active, action_tables, arrays, rewards, end_rows, end_taker)
+    ends = act(actions, np.full(1, coin, np.int64), active, tables, arrays, rewards, end_rows, end_taker)
     if ends:
         return ends, 0
     rows = np.zeros(1, np.int64)
-    stuck_count = masks(rows, mask_tables, arrays, stuck)
+    stuck_count = masks(rows, tables, arrays, stuck)
     if stuck_count:
         return 0, stuck_count
     if max_ticks >= 0:

@@ -24,12 +24,10 @@ from ..speed.rules import SpeedRules
 from . import apply, deal, legal, observation
 from .scoring import truncate
 from .tables import (
-    ACTION_KINDS,
-    LAYOUT_KINDS,
-    MASK_KINDS,
     NONE,
     SLAPPING,
     STOCKPILE_CHOICES,
+    TABLES_KINDS,
     VARIANTS,
     StatePack,
     action_tables,
@@ -68,13 +66,12 @@ class SpitRules(TickRules):
         # as the kernels are called with them (see the packs in .tables)
         self.make_packs()
 
-    pack_names = ("action_pack", "mask_pack", "layout_pack")
+    pack_names = ("tables_pack",)
 
     def make_packs(self) -> None:
         # the tables as the kernels take them (see tables' packs)
-        self.action_pack = pack(tuple(self.action_tables), ACTION_KINDS)
-        self.mask_pack = pack(tuple(self.mask_tables), MASK_KINDS)
-        self.layout_pack = pack(tuple(self.layout_tables), LAYOUT_KINDS)
+        tables = (*self.action_tables, *self.mask_tables, *self.layout_tables)
+        self.tables_pack = pack((*tables, -1 if self.max_ticks is None else self.max_ticks), TABLES_KINDS)
 
     # ------------------------------------------------------------------ state
     def new_state(self, batch: int, rng: np.random.Generator) -> BatchState:
@@ -110,7 +107,7 @@ class SpitRules(TickRules):
         then stalemates and masks."""
         end_rows, end_taker = np.empty(state.batch, np.int64), np.empty((state.batch, 2), np.int64)
         arrays = state.bundle(StatePack)
-        ends = apply.act(actions, first, active, self.action_pack, arrays, rewards, end_rows, end_taker)
+        ends = apply.act(actions, first, active, self.tables_pack, arrays, rewards, end_rows, end_taker)
         if ends:
             self._new_layouts(state, end_rows[:ends], end_taker[:ends])
         self._settle(state, None)
@@ -130,7 +127,7 @@ class SpitRules(TickRules):
     def _lay_out(self, state: BatchState, rows: np.ndarray, cards: np.ndarray, counts: np.ndarray) -> None:
         """Each player of ``rows`` lays out ``cards`` (k, 2, 52) int64
         (``counts`` of them, in order) and turns a spit card."""
-        deal.lay_out(rows, cards, counts, self.layout_pack, state.bundle(StatePack))
+        deal.lay_out(rows, cards, counts, self.tables_pack, state.bundle(StatePack))
 
     def _masks(self, state: BatchState, rows: np.ndarray) -> np.ndarray:
         """Recompute the legal masks of ``rows``; returns which of them are
@@ -141,7 +138,7 @@ class SpitRules(TickRules):
     def _masks_counted(self, state: BatchState, rows: np.ndarray) -> tuple[np.ndarray, int]:
         """:meth:`_masks`, and how many of ``rows`` are stuck."""
         stuck = np.empty(len(rows), bool)
-        count = legal.masks(rows, self.mask_pack, state.bundle(StatePack), stuck)
+        count = legal.masks(rows, self.tables_pack, state.bundle(StatePack), stuck)
         return stuck, count
 
     def _spit_until_playable(self, state: BatchState, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -218,16 +215,10 @@ class SpitRules(TickRules):
         stuck, which the rules finish here as :meth:`step` does (and the
         caller observes).  The coin is the same draw as :func:`.tick.faster_hands`'
         (``Generator.random()`` and ``random(1)`` take the same double)."""
-        coin = int(state.rng.random() < 0.5)
-        max_ticks = -1 if self.max_ticks is None else self.max_ticks
+        if actions is not one.actions:  # (the parallel env writes them there)
+            one.actions[:] = actions
         ends, stuck_count = apply.tick_one(
-            np.asarray(actions, np.int64),
-            coin,
-            self.action_pack,
-            self.mask_pack,
-            state.bundle(StatePack),
-            max_ticks,
-            one.pack,
+            state.rng.random() < 0.5, self.tables_pack, state.bundle(StatePack), one.pack
         )
         if not ends and not stuck_count:  # (truncated at max_ticks and observed in the kernel)
             return True

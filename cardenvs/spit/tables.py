@@ -203,9 +203,14 @@ class SpitArrays(NamedTuple):
 # and the unpack kernels list the fields in the same order.
 
 _I64_1, _I64_2, _I8_3 = (np.int64, 1), (np.int64, 2), (np.int8, 3)
-ACTION_KINDS = (*(_I64_1,) * 6, (float, 0))
-MASK_KINDS = ((np.bool_, 2), (np.bool_, 2), (np.bool_, 2), _I64_1, (np.bool_, 1))
-LAYOUT_KINDS = (_I64_1, _I64_2, _I64_1)
+#: The rules' pack (``rules.tables_pack``): the :class:`ActionTables` (values 0-6), the
+#: :class:`MaskTables` (7-11), the :class:`LayoutTables` (12-14), then ``max_ticks`` (15; -1: none).
+TABLES_KINDS = (
+    *(*(_I64_1,) * 6, (float, 0)),
+    *((np.bool_, 2), (np.bool_, 2), (np.bool_, 2), _I64_1, (np.bool_, 1)),
+    *(_I64_1, _I64_2, _I64_1),
+    (None, 0),
+)
 #: The state's pack: the :class:`SpitArrays`, then what a tick reads besides (the masks, ticks, truncation).
 STATE_FIELDS = (*SpitArrays._fields, "legal", "ticks", "truncated")
 STATE_KINDS = (
@@ -220,7 +225,7 @@ StatePack = pack_kind(STATE_FIELDS, STATE_KINDS)
 
 @kernel
 def unpack_actions(p):
-    """The :class:`ActionTables` of a pack made with :data:`ACTION_KINDS`."""
+    """The :class:`ActionTables` of the rules' pack (:data:`TABLES_KINDS`)."""
     return ActionTables(
         view1(p, 0, np.int64),
         view1(p, 1, np.int64),
@@ -234,20 +239,20 @@ def unpack_actions(p):
 
 @kernel
 def unpack_masks(p):
-    """The :class:`MaskTables` of a pack made with :data:`MASK_KINDS`."""
+    """The :class:`MaskTables` of the rules' pack (:data:`TABLES_KINDS`)."""
     return MaskTables(
-        view2(p, 0, np.bool_),
-        view2(p, 1, np.bool_),
-        view2(p, 2, np.bool_),
-        view1(p, 3, np.int64),
-        view1(p, 4, np.bool_),
+        view2(p, 7, np.bool_),
+        view2(p, 8, np.bool_),
+        view2(p, 9, np.bool_),
+        view1(p, 10, np.int64),
+        view1(p, 11, np.bool_),
     )
 
 
 @kernel
 def unpack_layout(p):
-    """The :class:`LayoutTables` of a pack made with :data:`LAYOUT_KINDS`."""
-    return LayoutTables(view1(p, 0, np.int64), view2(p, 1, np.int64), view1(p, 2, np.int64))
+    """The :class:`LayoutTables` of the rules' pack (:data:`TABLES_KINDS`)."""
+    return LayoutTables(view1(p, 12, np.int64), view2(p, 13, np.int64), view1(p, 14, np.int64))
 
 
 @kernel
