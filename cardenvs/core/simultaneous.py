@@ -385,7 +385,13 @@ class SimultaneousAECEnv(AECEnv):
         if self._checked_alone or len(self.agents) != len(self.possible_agents):
             obs, rewards, terms, truncs, infos = self.parallel.step(pending)
         else:  # every action a legal int, checked as it came: the parallel env's own checks would pass
-            joint = np.array([[pending[a] for a in self.possible_agents]])
+            one = self.parallel._one
+            if one is None:
+                joint = np.array([[pending[a] for a in self.possible_agents]])
+            else:  # (written where the rules' one-call tick reads them)
+                joint = one.actions
+                for i, a in enumerate(self.possible_agents):
+                    joint[0, i] = pending[a]
             obs, rewards, terms, truncs, infos = self.parallel._play(joint, None)
         self._pending = {}
         self._checked_alone = False
