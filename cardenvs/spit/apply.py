@@ -62,13 +62,11 @@ def tick_one(coin, tables, arrays, one):
     active = np.empty(1, np.bool_)
     active[0] = not state.done[0]
     ticks[0] += active[0]
-    ends = act(actions, np.full(1, coin, np.int64), active, tables, arrays, rewards, end_rows, end_taker)
-    if ends:
-        return ends, 0
+    first = np.full(1, coin, np.int64)
+    ends, stuck_count = tick_rows(actions, first, active, tables, arrays, rewards, end_rows, end_taker, stuck)
+    if ends or stuck_count:
+        return ends, stuck_count
     rows = np.zeros(1, np.int64)
-    stuck_count = masks(rows, tables, arrays, stuck)
-    if stuck_count:
-        return 0, stuck_count
     if max_ticks >= 0:
         truncate_rows(max_ticks, state.done, ticks, truncated, state.phase, legal)
     write_observations(rows, max(max_ticks, 0), arrays, seen)
@@ -76,6 +74,18 @@ def tick_one(coin, tables, arrays, one):
         for action in range(mask.shape[2]):
             mask[0, seat, action] = legal[0, seat, action]
     return 0, 0
+
+
+@kernel
+def tick_rows(actions, first, active, tables, arrays, rewards, end_rows, end_taker, stuck):
+    """:func:`act`, then -- unless a deal ends, which the rules lay out anew
+    before any mask -- the masks of every row (:func:`~.legal.masks`,
+    ``stuck`` (B,)): a tick's two kernels in one call.  Returns the deals
+    ended and the games stuck."""
+    ends = act(actions, first, active, tables, arrays, rewards, end_rows, end_taker)
+    if ends:
+        return ends, 0
+    return 0, masks(np.arange(actions.shape[0]), tables, arrays, stuck)
 
 
 @kernel

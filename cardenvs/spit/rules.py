@@ -101,16 +101,35 @@ class SpitRules(TickRules):
     def play_tick(
         self, state: BatchState, actions: np.ndarray, first: np.ndarray, active: np.ndarray, rewards: np.ndarray
     ) -> None:
-        """Slaps, plays and moves of the ``active`` games (one kernel), then
-        the deals that ended are laid out anew, together: slaps first, then
-        the faster hands going out (the order of the seeded deck orders);
-        then stalemates and masks."""
-        end_rows, end_taker = np.empty(state.batch, np.int64), np.empty((state.batch, 2), np.int64)
+        """Slaps, plays and moves of the ``active`` games and the masks (one
+        kernel), then the deals that ended are laid out anew, together: slaps
+        first, then the faster hands going out (the order of the seeded deck
+        orders); then stalemates and masks."""
+        batch = state.batch
+        end_rows, end_taker, stuck = np.empty(batch, np.int64), np.empty((batch, 2), np.int64), np.empty(batch, bool)
         arrays = state.bundle(StatePack)
-        ends = apply.act(actions, first, active, self.tables_pack, arrays, rewards, end_rows, end_taker)
+        ends, stuck_count = apply.tick_rows(
+            actions, first, active, self.tables_pack, arrays, rewards, end_rows, end_taker, stuck
+        )
+        self._finish_tick(state, ends, stuck_count, end_rows, end_taker, stuck)
+
+    def _finish_tick(
+        self,
+        state: BatchState,
+        ends: int,
+        stuck_count: int,
+        end_rows: np.ndarray,
+        end_taker: np.ndarray,
+        stuck: np.ndarray,
+    ) -> None:
+        """After :func:`~.apply.tick_rows`: the ``ends`` deals that ended
+        are laid out anew and the masks made (:meth:`_settle`), or the
+        ``stuck_count`` stalemates the masks found are resolved."""
         if ends:
             self._new_layouts(state, end_rows[:ends], end_taker[:ends])
-        self._settle(state, None)
+            self._settle(state, None)
+        elif stuck_count:
+            self._resolve_stalemates(state, state.every_row(), stuck)
 
     def _new_layouts(self, state: BatchState, rows: np.ndarray, taker: np.ndarray) -> None:
         """End of a deal: each player gathers their stockpile and spit cards
@@ -222,12 +241,7 @@ class SpitRules(TickRules):
         )
         if not ends and not stuck_count:  # (truncated at max_ticks and observed in the kernel)
             return True
-        end_rows, end_taker, stuck = one.scratch
-        if ends:
-            self._new_layouts(state, end_rows[:ends], end_taker[:ends])
-            self._settle(state, None)
-        else:
-            self._resolve_stalemates(state, state.every_row(), stuck)
+        self._finish_tick(state, ends, stuck_count, *one.scratch)
         truncate(state, self.max_ticks)
         return False
 
