@@ -49,10 +49,17 @@ class CardGameAECEnv(RulesView, AECEnv):
         self._seats = {a: i for i, a in enumerate(self.possible_agents)}
         self._seat_rows = [np.array([i]) for i in range(len(self.possible_agents))]
         self._no_mask = np.zeros(self.rules.num_actions, np.int8)
+        self._num_actions = self.rules.num_actions
+        # The buffers of the rules' one-call step (None: the game has none):
+        # it writes the next seat's observation, handed out by the next
+        # observe of that seat (``_ready``), computed as usual otherwise.
+        self._one = self.rules.one_game()
+        self._ready: str | None = None
 
     # ------------------------------------------------------------------ API
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
         self._state = state = self._new_game(seed, options)
+        self._ready = None
         self.agents = self.possible_agents[:]
         self.rewards = {a: 0.0 for a in self.agents}
         self._cumulative_rewards = {a: 0.0 for a in self.agents}
@@ -62,6 +69,12 @@ class CardGameAECEnv(RulesView, AECEnv):
         self.agent_selection = self.possible_agents[int(state.current[0])]
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
+        ready = self._ready
+        if ready is not None and agent == ready:  # written by the step: handed out once, then made anew
+            self._ready = None
+            one = self._one
+            seen = one.seen_row.copy() if self.obs_dtype is None else one.seen_row.astype(self.obs_dtype)
+            return {"observation": seen, "action_mask": one.mask_row.copy()}
         state = self._require_game()
         seat = self._seats.get(agent)
         if seat is None:
@@ -78,14 +91,23 @@ class CardGameAECEnv(RulesView, AECEnv):
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             return self._was_dead_step(action)
-        try:
-            a = check_action(self.rules, state.legal[0], action)
-        except IllegalActionError:
-            if self.illegal_action != "terminate":
-                raise
-            return self._end_by_illegal_action(agent)
+        if type(action) is int and 0 <= action < self._num_actions and state.legal[0, action]:
+            a = action  # a legal int (what agents step): check_action's checks would pass
+        else:
+            try:
+                a = check_action(self.rules, state.legal[0], action)
+            except IllegalActionError:
+                if self.illegal_action != "terminate":
+                    raise
+                return self._end_by_illegal_action(agent)
         self._cumulative_rewards[agent] = 0.0
-        rewards = self.rules.step(state, np.array([a]))[0].tolist()
+        one = self._one
+        if one is not None:
+            observed = self.rules.step_one(state, a, one)
+            step_rewards = one.rewards
+        else:
+            step_rewards, observed = self.rules.step(state, np.array([a])), False
+        rewards = step_rewards[0].tolist()
         if any(rewards):
             self.rewards = dict(zip(self.possible_agents, rewards))
             self._accumulate_rewards()
@@ -95,6 +117,7 @@ class CardGameAECEnv(RulesView, AECEnv):
             self.terminations = {ag: True for ag in self.agents}
         else:
             self.agent_selection = self.possible_agents[state.current[0]]
+        self._ready = self.agent_selection if observed else None
         if self.render_mode == "human":
             self.render()
 
@@ -102,6 +125,7 @@ class CardGameAECEnv(RulesView, AECEnv):
         """``illegal_action="terminate"``: the game ends, ``agent`` gets -1 and
         everyone else 0 (the rules' state is left as it was)."""
         self._forfeit = self.possible_agents.index(agent)
+        self._ready = None  # (a forfeited game shows no mask)
         self._cumulative_rewards[agent] = 0.0
         self.rewards = {a: (-1.0 if a == agent else 0.0) for a in self.agents}
         self.terminations = {a: True for a in self.agents}

@@ -30,6 +30,7 @@ import numpy as np
 
 from .actions import ActionTable
 from .cards import DeckSpec, deck_keys, orders_from_keys
+from .onegame import OneGame
 from .shards import NO_DRAWS, SERIAL, Shards, deal_in_shards, in_shards
 
 #: No rows: what :meth:`TurnBasedRules.advance` returns for a request with none.
@@ -70,8 +71,10 @@ class BatchState:
             object.__setattr__(self, "_bundles", {})
 
     def __getstate__(self) -> dict[str, Any]:
-        # A copy (pickle, copy.copy) makes its bundles and views again: a
-        # pickled view would be an array of its own, not a view of the copy's.
+        # A copy (pickle, copy.copy) makes its bundles, packs and views
+        # again: a pack (cardenvs.core.jit.pack) holds the addresses of this
+        # state's arrays, and a pickled view would be an array of its own,
+        # not a view of the copy's.
         saved = dict(vars(self))
         saved["_bundles"] = {}
         return saved
@@ -165,6 +168,22 @@ class GameRules:
     def state_dict(self, state: BatchState, row: int = 0) -> dict[str, Any]:
         raise NotImplementedError
 
+    # --- packs of the settings (cardenvs.core.jit.pack) -----------------------
+    #: The attributes :meth:`make_packs` sets: they hold this object's
+    #: addresses, so they are not copied or pickled (a copy makes its own).
+    pack_names: tuple[str, ...] = ()
+
+    def make_packs(self) -> None:
+        """Set the packs named in :attr:`pack_names` (games whose kernels
+        take their settings as a pack call this at the end of ``__init__``)."""
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {k: v for k, v in vars(self).items() if k not in self.pack_names}
+
+    def __setstate__(self, saved: dict[str, Any]) -> None:
+        self.__dict__.update(saved)
+        self.make_packs()
+
     def seat_scores(self, state: BatchState) -> np.ndarray:
         """Game score of every seat ``(B, num_players)`` (a team's total for each partner)."""
         raise NotImplementedError
@@ -242,6 +261,20 @@ class TurnBasedRules(GameRules):
         (one row of :func:`~.cards.deck_keys` each; no other draw): by default
         the deal passes on (:meth:`pass_the_deal`)."""
         self.pass_the_deal(state, rows, keys)
+
+    def one_game(self) -> OneGame | None:
+        """The buffers of a one-game view's fused step (:meth:`step_one`),
+        or None: the game has none and the views step and observe as usual."""
+        return None
+
+    def step_one(self, state: BatchState, action: int, one: OneGame) -> bool:
+        """The step of a batch of one with the legal ``action``, in one
+        compiled call where it can: the rewards written to ``one.rewards``
+        and, unless something is left to Python (a new deal, ...), the
+        observation of the seat to act next to ``one.seen`` and its mask to
+        ``one.mask``; returns whether those were written.  Only for games
+        whose :meth:`one_game` is not None."""
+        raise NotImplementedError
 
     def observe(self, state: BatchState, seats: np.ndarray, rows: np.ndarray | None = None) -> np.ndarray:
         """Observation ``(len(seats), obs_size)`` (dtype ``obs_dtype``) of the games in

@@ -20,8 +20,10 @@ compiler.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import TypeVar
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar
+
+import numpy as np
 
 try:  # pragma: no cover - which branch runs depends on the environment
     import numba as _numba
@@ -30,8 +32,9 @@ except ImportError:  # pragma: no cover
 
 F = TypeVar("F", bound=Callable)
 
-#: True when kernels are compiled (numba importable), False when they run as Python.
-COMPILED = _numba is not None
+#: True when kernels are compiled (numba importable and not disabled by
+#: ``NUMBA_DISABLE_JIT=1``), False when they run as Python.
+COMPILED = _numba is not None and not _numba.config.DISABLE_JIT
 
 
 def kernel(fn: F) -> F:
@@ -39,3 +42,140 @@ def kernel(fn: F) -> F:
     if _numba is None:
         return fn
     return _numba.njit(cache=True, nogil=True)(fn)
+
+
+# ---------------------------------------------------------------- packs
+# Calling a compiled kernel from Python costs per argument: numba types and
+# unboxes every array of a tuple one by one (~70 ns each, ~1.8 us for a
+# game's two bundles of 33 values at batch 1, more than the step's work).
+# A *pack* is one int64 array ``(n, 5)`` standing for n values: row k is an
+# array's address and shape (up to 4 dimensions), or a scalar in column 0
+# (a float as its 64 bits).
+# A kernel is called with the pack (one array: ~0.1 us) and views the arrays
+# again with :func:`view1` .. :func:`view4` and the scalars with
+# :func:`scalar` / :func:`fscalar` (free once compiled).  The views have no owner: the caller
+# keeps the arrays alive while a kernel runs (a state's pack is one of its
+# bundles, dropped when any attribute is bound anew; see BatchState.bundle).
+# Run as Python (no numba, or NUMBA_DISABLE_JIT=1) a pack is the tuple of the
+# values themselves and the views index it: the same kernels either way.
+
+#: What a packed value may be: a C-contiguous array of at most 4 dimensions, an int/bool or a float.
+PACK_DIMS = 4
+
+
+def pack(values: Sequence[Any], kinds: Sequence[tuple[Any, int]]) -> Any:
+    """The pack of ``values``: ``kinds[k]`` is ``(dtype, ndim)`` of an array
+    value, ``(None, 0)`` for an int or bool (stored as an int64) or
+    ``(float, 0)`` for a float (its float64 bits; :func:`fscalar`).  Checked
+    before anything is packed (TypeError on a value of another kind, a
+    non-contiguous array or a length mismatch): a kernel reading a view of the
+    wrong type would read the wrong memory."""
+    if len(values) != len(kinds):
+        raise TypeError(f"pack: {len(values)} values for {len(kinds)} kinds")
+    for k, (value, (dtype, ndim)) in enumerate(zip(values, kinds)):
+        if dtype is None or dtype is float:
+            kind = (int, np.integer, bool, np.bool_) if dtype is None else (int, float, np.integer, np.floating)
+            if not isinstance(value, kind) or isinstance(value, np.ndarray):
+                raise TypeError(
+                    f"pack: value {k} must be a{'n int or bool' if dtype is None else ' float'}, got {value!r}"
+                )
+        elif (
+            not isinstance(value, np.ndarray)
+            or value.dtype != np.dtype(dtype)
+            or value.ndim != ndim
+            or ndim > PACK_DIMS
+            or not value.flags.c_contiguous
+        ):
+            raise TypeError(f"pack: value {k} must be a C-contiguous {np.dtype(dtype)} array of {ndim} dimensions")
+    if not COMPILED:
+        return tuple(values)
+    packed = np.zeros((len(values), 1 + PACK_DIMS), np.int64)
+    for k, value in enumerate(values):
+        if isinstance(value, np.ndarray):
+            packed[k, 0] = value.ctypes.data
+            packed[k, 1 : 1 + value.ndim] = value.shape
+        elif kinds[k][0] is float:
+            packed[k, 0] = np.float64(value).view(np.int64)
+        else:
+            packed[k, 0] = int(value)
+    return packed
+
+
+if COMPILED:  # pragma: no branch - which branch runs depends on the environment
+    from numba import types as _types
+    from numba.core import cgutils as _cgutils
+    from numba.extending import intrinsic as _intrinsic
+
+    @_intrinsic
+    def _pointer(typingctx, address):  # noqa: ARG001 - numba's intrinsic signature
+        """The int64 ``address`` as a pointer (for ``numba.carray``)."""
+
+        def codegen(context, builder, signature, args):
+            return builder.inttoptr(args[0], _cgutils.voidptr_t)
+
+        return _types.voidptr(_types.int64), codegen
+
+    _inline = _numba.njit(cache=True, nogil=True, inline="always")
+
+    @_inline
+    def view1(packed, k, dtype):
+        """Value ``k`` of a pack: a 1-d array of ``dtype``."""
+        return _numba.carray(_pointer(packed[k, 0]), (packed[k, 1],), dtype)
+
+    @_inline
+    def view2(packed, k, dtype):
+        """Value ``k`` of a pack: a 2-d array of ``dtype``."""
+        return _numba.carray(_pointer(packed[k, 0]), (packed[k, 1], packed[k, 2]), dtype)
+
+    @_inline
+    def view3(packed, k, dtype):
+        """Value ``k`` of a pack: a 3-d array of ``dtype``."""
+        return _numba.carray(_pointer(packed[k, 0]), (packed[k, 1], packed[k, 2], packed[k, 3]), dtype)
+
+    @_inline
+    def view4(packed, k, dtype):
+        """Value ``k`` of a pack: a 4-d array of ``dtype``."""
+        shape = (packed[k, 1], packed[k, 2], packed[k, 3], packed[k, 4])
+        return _numba.carray(_pointer(packed[k, 0]), shape, dtype)
+
+    @_inline
+    def fscalar(packed, k):
+        """Value ``k`` of a pack: a float (float64)."""
+        return packed[k, :1].view(np.float64)[0]
+
+    @_inline
+    def scalar(packed, k):
+        """Value ``k`` of a pack: an int (int64; a bool packed is 0 or 1)."""
+        return packed[k, 0]
+
+else:
+
+    def view1(packed: Any, k: int, dtype: Any) -> Any:
+        """Value ``k`` of a pack (run as Python: the value itself)."""
+        return packed[k]
+
+    view2 = view3 = view4 = view1
+
+    def fscalar(packed: Any, k: int) -> Any:
+        """Value ``k`` of a pack (run as Python: the value itself)."""
+        return packed[k]
+
+    def scalar(packed: Any, k: int) -> Any:
+        """Value ``k`` of a pack (run as Python: the value itself)."""
+        return packed[k]
+
+
+def pack_kind(fields: Sequence[str], kinds: Sequence[tuple[Any, int]]) -> type:
+    """A kind for :meth:`~cardenvs.core.game.BatchState.bundle`: the state's
+    values named ``fields`` (of ``kinds``, see :func:`pack`) as one pack,
+    made once per state as bundles are."""
+    if len(fields) != len(kinds):
+        raise TypeError(f"pack_kind: {len(fields)} fields for {len(kinds)} kinds")
+
+    class Pack:
+        _fields = tuple(fields)
+
+        def __new__(cls, *values: Any) -> Any:
+            return pack(values, kinds)
+
+    return Pack

@@ -35,6 +35,7 @@ from pettingzoo import AECEnv, ParallelEnv
 from .engine import VectorEnv, final_info
 from .errors import IllegalActionError
 from .game import BatchState, TurnBasedRules
+from .onegame import OneGame
 from .options import action_id, legal_actions
 from .view import RulesView
 
@@ -76,6 +77,20 @@ class SimultaneousRules:
 
     def step(self, state: BatchState, actions: np.ndarray) -> np.ndarray:
         """Apply one tick: ``actions`` ``(B, P)``; returns rewards ``(B, P)``."""
+        raise NotImplementedError
+
+    def one_game(self) -> OneGame | None:
+        """The buffers of a one-game view's fused tick (:meth:`step_one`),
+        or None: the game has none and the views step and observe as usual."""
+        return None
+
+    def step_one(self, state: BatchState, actions: np.ndarray, one: OneGame) -> bool:
+        """The tick of a batch of one (``actions`` ``(1, P)``, as :meth:`step`
+        takes them) in one compiled call where it can: the rewards written
+        to ``one.rewards`` and, unless something is left to Python, every
+        player's observation to ``one.seen`` and mask to ``one.mask``;
+        returns whether those were written.  Only for games whose
+        :meth:`one_game` is not None."""
         raise NotImplementedError
 
     def observe(self, state: BatchState, rows: np.ndarray | None = None) -> np.ndarray:
@@ -200,6 +215,8 @@ class SimultaneousParallelEnv(RulesView, ParallelEnv):
         self.agents: list[str] = []
         self._rng: np.random.Generator | None = None
         self._state = None
+        # the buffers of the rules' one-call tick (None: the game has none)
+        self._one = self.rules.one_game()
 
     def reset(self, seed: int | None = None, options: dict | None = None):
         self._state = self._new_game(seed, options)
@@ -208,28 +225,34 @@ class SimultaneousParallelEnv(RulesView, ParallelEnv):
             self.render()
         return self.observations(), {a: {} for a in self.agents}
 
-    def observations(self) -> dict[str, dict[str, np.ndarray]]:
-        """Every player's observation of the current state (with its mask)."""
-        obs = self._cast(self.rules.observe(self._state)[0])
-        mask = self._state.legal[0].astype(np.int8)
+    def observations(self, seen: np.ndarray | None = None, mask: np.ndarray | None = None):
+        """Every player's observation of the current state (with its mask):
+        ``seen`` and ``mask`` if the tick wrote them, else observed now."""
+        if seen is None or mask is None:
+            seen, mask = self.rules.observe(self._state)[0], self._state.legal[0].astype(np.int8)
+        obs = self._cast(seen)
         return {a: {"observation": obs[i], "action_mask": mask[i]} for i, a in enumerate(self.possible_agents)}
 
     def joint_action(self, actions: dict[str, Any]) -> tuple[np.ndarray, np.ndarray | None]:
         """``{agent: action}`` -> the ``(1, P)`` actions to play and who acted
         illegally (see :func:`check_joint_actions`; None when every action is
-        a legal int, the usual case, checked without building arrays);
+        a legal int, the usual case, checked without building arrays: written
+        to the rules' one-game buffer when there is one);
         :class:`IllegalActionError` for a missing agent, ``TypeError`` for a
         non-integer action."""
         if type(actions) is dict and len(actions) == len(self.possible_agents):
-            legal, n = self._state.legal[0], self.rules.num_actions
-            row = []
+            legal, n = self._state.legal, self.rules.num_actions
+            row = [] if self._one is None else self._one.actions[0]
             for seat, agent in enumerate(self.possible_agents):
                 a = actions.get(agent)
-                if type(a) is not int or not 0 <= a < n or not legal[seat, a]:
+                if type(a) is not int or not 0 <= a < n or not legal[0, seat, a]:
                     break
-                row.append(a)
+                if self._one is None:
+                    row.append(a)
+                else:
+                    row[seat] = a
             else:
-                return np.array([row]), None
+                return (np.array([row]) if self._one is None else self._one.actions), None
         if not isinstance(actions, dict) or set(actions) != set(self.possible_agents):
             raise IllegalActionError(
                 f"actions must be a dict with one action for each of {self.possible_agents}, got {actions!r}"
@@ -247,16 +270,31 @@ class SimultaneousParallelEnv(RulesView, ParallelEnv):
         if not self.agents:
             raise RuntimeError("the game is over: call reset()")
         joint, forfeit = self.joint_action(actions)
+        return self._play(joint, forfeit)
+
+    def _play(self, joint: np.ndarray, forfeit: np.ndarray | None):
+        """:meth:`step` with the checked ``(1, P)`` actions (and who acted
+        illegally, see :meth:`joint_action`)."""
         agents = self.agents
+        observed = False
         if forfeit is not None and forfeit.any():  # illegal_action="terminate": nothing is played
             self._forfeit = int(np.flatnonzero(forfeit[0])[0])
             rewards = np.where(forfeit[0], -1.0, 0.0).tolist()
             done, trunc = True, False
         else:
-            rewards = self.rules.step(self._state, joint)[0].tolist()
+            one = self._one
+            if one is not None:
+                observed = self.rules.step_one(self._state, joint, one)
+                step_rewards = one.rewards
+            else:
+                step_rewards = self.rules.step(self._state, joint)
+            rewards = step_rewards[0].tolist()
             done = bool(self._state.done[0])
             trunc = done and bool(self._state.truncated[0])
-        obs = self.observations()
+        if observed:  # written by the tick: copies for the caller to keep
+            obs = self.observations(self._one.seen_row.copy(), self._one.mask_row.copy())
+        else:
+            obs = self.observations()
         if self._forfeit is not None:
             obs = {a: {**o, "action_mask": np.zeros_like(o["action_mask"])} for a, o in obs.items()}
         out = (
@@ -298,6 +336,7 @@ class SimultaneousAECEnv(AECEnv):
         self.observation_spaces = self.parallel.observation_spaces
         self.action_spaces = self.parallel.action_spaces
         self._pending: dict[str, int] = {}
+        self._checked_alone = False  # an action of this tick went through _check_alone (not a legal int)
         self._obs: dict[str, dict] = {}
 
     def observation_space(self, agent: str) -> spaces.Space:
@@ -315,6 +354,7 @@ class SimultaneousAECEnv(AECEnv):
         self.truncations = {a: False for a in self.agents}
         self.infos = {a: {} for a in self.agents}
         self._pending = {}
+        self._checked_alone = False
         self.agent_selection = self.agents[0]
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
@@ -331,20 +371,34 @@ class SimultaneousAECEnv(AECEnv):
             probe_action = action  # a legal int (the usual case): nothing more to check
         else:  # check this player's action against its own mask (the others' masks let anything pass)
             probe_action = self._check_alone(seat, action)
-        self._pending[agent] = probe_action
-        if len(self._pending) < len(self.agents):
-            if len(self._pending) == 1:
+            self._checked_alone = True
+        pending = self._pending
+        pending[agent] = probe_action
+        if len(pending) < len(self.agents):
+            if len(pending) == 1:
                 self._clear_rewards()
             self.agent_selection = self.agents[self.agents.index(agent) + 1]
             return
-        obs, rewards, terms, truncs, infos = self.parallel.step(self._pending)
+        if self._checked_alone or len(self.agents) != len(self.possible_agents):
+            obs, rewards, terms, truncs, infos = self.parallel.step(pending)
+        else:  # every action a legal int, checked as it came: the parallel env's own checks would pass
+            one = self.parallel._one
+            if one is None:
+                joint = np.array([[pending[a] for a in self.possible_agents]])
+            else:  # (written where the rules' one-call tick reads them)
+                joint = one.actions
+                for i, a in enumerate(self.possible_agents):
+                    joint[0, i] = pending[a]
+            obs, rewards, terms, truncs, infos = self.parallel._play(joint, None)
         self._pending = {}
+        self._checked_alone = False
         self._obs = obs
-        self.rewards = dict(rewards)
+        # (the parallel env's dicts are new every tick: kept, not copied; the cumulative rewards are a copy)
+        self.rewards = rewards
         self._cumulative_rewards = dict(rewards)
-        self.terminations = dict(terms)
-        self.truncations = dict(truncs)
-        self.infos = dict(infos)
+        self.terminations = terms
+        self.truncations = truncs
+        self.infos = infos
         self.agent_selection = self.agents[0]
 
     def _check_alone(self, seat: int, action: Any) -> int:

@@ -27,9 +27,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core.jit import kernel
+from ..core.jit import kernel, view2
 from .legal import bid_mask, clockwise, may_pass, play_mask, trump_mask
-from .observation import BID, TABLE
+from .observation import BID, OBS_DTYPE, TABLE, encode_rows
 from .scoring import end_tricks, hands_over, score_hands
 from .tables import (
     BID_BIG,
@@ -43,8 +43,8 @@ from .tables import (
     PLAY0,
     PLAYING,
     TRUMP0,
-    Config,
-    Table,
+    unpack_config,
+    unpack_table,
 )
 
 
@@ -73,21 +73,46 @@ def rows_by_phase(done, phase, rows):
 
 
 @kernel
-def step_games(actions, config, arrays, rewards, dealt):
+def step_games(actions, config, arrays, rewards, dealt, seen, mask):
     """Apply ``actions[row]`` in every unfinished game by its phase: the plays,
     then the bids, then the trump choices (``config``, ``arrays``: the
-    rules' Config and the state's Table as plain tuples, see
+    rules' Config and the state's Table as packs, see
     :mod:`cardenvs.pepper.tables`).  The rows needing a new deal are written
     to ``dealt[0]`` (a hand played out) and ``dealt[1]`` (a hand thrown in),
-    in row order; returns how many each."""
-    cfg, s = Config(*config), Table(*arrays)
+    in row order; returns how many each, and whether ``seen`` and ``mask``
+    were written.  Those are the next observation and int8 legal mask of a
+    batch of one (``(1, OBS_SIZE)``, ``(1, NUM_ACTIONS)``; ``(0, ..)``: none
+    wanted), written when its game goes on without a new deal (the deal is
+    the rules' to make, after this call)."""
+    cfg, s = unpack_config(config), unpack_table(arrays)
     rows = np.empty((3, s.phase.shape[0] + 1), np.int64)
     playing, bidding, choosing = rows_by_phase(s.done, s.phase, rows)
     after_plays = apply_plays(rows[0, :playing], actions, cfg, s, rewards, dealt[0]) if playing else 0
     after_bids = apply_bids(rows[1, :bidding], actions, cfg, s, rewards, dealt[1]) if bidding else 0
     if choosing:
         apply_trumps(rows[2, :choosing], actions, s)
-    return after_plays, after_bids
+    observed = seen.shape[0] == 1 == s.done.shape[0] and after_plays == 0 and after_bids == 0 and not s.done[0]
+    if observed:
+        encode_rows(np.zeros(1, np.int64), s.current[:1], config, arrays, seen)
+        for action in range(mask.shape[1]):
+            mask[0, action] = s.legal[0, action]
+    return after_plays, after_bids, observed
+
+
+@kernel
+def step_one(action, config, arrays, one):
+    """:func:`step_games` for a batch of one with ``action`` (an int) and the
+    buffers of a one-game view (``one``: the pack of a
+    :class:`~cardenvs.core.onegame.OneGame`: rewards, observation, mask).
+    Returns whether the hand is to be dealt anew, and whether the
+    observation and mask were written."""
+    rewards, seen, mask = view2(one, 0, np.float32), view2(one, 1, OBS_DTYPE), view2(one, 2, np.int8)
+    rewards[0, :] = 0
+    dealt = np.empty((2, 1), np.int64)
+    after_plays, after_bids, observed = step_games(
+        np.full(1, action, np.int64), config, arrays, rewards, dealt, seen, mask
+    )
+    return after_plays + after_bids > 0, observed
 
 
 # ---------------------------------------------------------------- the auction

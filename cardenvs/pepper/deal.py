@@ -10,7 +10,7 @@ from __future__ import annotations
 from ..core.jit import kernel
 from .legal import bid_mask, clockwise, may_pass
 from .observation import SCORE, SEAT_PLANES
-from .tables import BIDDING, NO_BID, NUM_TYPES, Config, Table
+from .tables import BIDDING, NO_BID, NUM_TYPES, unpack_config, unpack_table
 
 
 @kernel
@@ -18,7 +18,7 @@ def open_hands(rows, orders, config, arrays):
     """Deal deck ``orders[i]`` (card types, top first) in game ``rows[i]`` and
     open its auction (``config``, ``arrays``: the rules'
     :class:`~cardenvs.pepper.tables.Config` and the state's
-    :class:`~cardenvs.pepper.tables.Table` as plain tuples).
+    :class:`~cardenvs.pepper.tables.Table` as packs).
 
     Deck position k goes to slot ``cfg.slot_of_position[k]``: slot j < n is
     the seat j + 1 places left of the dealer; every other card (the dead hand
@@ -26,7 +26,7 @@ def open_hands(rows, orders, config, arrays):
     public planes hold only the game scores), and the player left of the
     dealer bids first.
     """
-    cfg, s = Config(*config), Table(*arrays)
+    cfg, s = unpack_config(config), unpack_table(arrays)
     num_players, slot_of_position = cfg.num_players, cfg.slot_of_position
     hands, dead, public, history = s.hands, s.dead, s.public, s.history  # (locals: see apply's module doc)
     for i in range(rows.shape[0]):

@@ -19,6 +19,8 @@ import numpy as np
 
 from ..core.cards import deal_slots
 from ..core.game import BatchState, TurnBasedRules, choice, positive_int
+from ..core.jit import pack
+from ..core.onegame import OneGame
 from . import apply, deal, observation
 from .observation import BID, SEAT_PLANES, TRICKS
 from .tables import (
@@ -26,6 +28,7 @@ from .tables import (
     BID_BIG,
     BID_LITTLE,
     CALL_WORDS,
+    CONFIG_KINDS,
     DECK,
     DONE,
     NO_TRUMP,
@@ -36,8 +39,13 @@ from .tables import (
     PLAYING,
     SUITS,
     Config,
-    TableArrays,
+    TablePack,
 )
+
+# What the batched step passes for "no observation" (see apply.step_games), and the row of a batch of one.
+_NO_SEEN = np.zeros((0, observation.OBS_SIZE), observation.OBS_DTYPE)
+_NO_MASK = np.zeros((0, NUM_ACTIONS), np.int8)
+_ROW_0 = np.zeros(1, np.int64)
 
 
 class PepperRules(TurnBasedRules):
@@ -99,7 +107,13 @@ class PepperRules(TurnBasedRules):
             max_hands=0 if self.max_hands is None else self.max_hands,
             score_delta=self.reward == "score_delta",
         )
-        self.config_values = tuple(self.config)  # as the kernels take it (see tables.Config)
+        self.make_packs()
+
+    pack_names = ("config_pack",)
+
+    def make_packs(self) -> None:
+        # the Config as the kernels take it (see tables.Config)
+        self.config_pack = pack(tuple(self.config), CONFIG_KINDS)
 
     # ------------------------------------------------------------------ state
     def new_state(self, batch: int, rng: np.random.Generator) -> BatchState:
@@ -130,7 +144,7 @@ class PepperRules(TurnBasedRules):
     def _deal(self, state: BatchState, rows: np.ndarray, keys: np.ndarray | None = None) -> None:
         """Deal a new hand in ``rows`` (dealer already set) and open the auction."""
         orders = self.deck_orders(state, rows, keys)
-        deal.open_hands(rows, orders, self.config_values, state.bundle(TableArrays))
+        deal.open_hands(rows, orders, self.config_pack, state.bundle(TablePack))
 
     # ------------------------------------------------------------------ step
     def advance(self, state: BatchState, actions: np.ndarray, rewards: np.ndarray) -> list[np.ndarray]:
@@ -142,9 +156,23 @@ class PepperRules(TurnBasedRules):
         anew (:meth:`~cardenvs.core.game.TurnBasedRules.step`): the generator
         draws in that order, as it always has."""
         dealt = np.empty((2, state.batch), np.int64)
-        arrays = state.bundle(TableArrays)
-        after_plays, after_bids = apply.step_games(actions, self.config_values, arrays, rewards, dealt)
+        arrays = state.bundle(TablePack)  # (a row view's own pack: its arrays are slices of the batch's)
+        after_plays, after_bids = apply.step_games(
+            actions, self.config_pack, arrays, rewards, dealt, _NO_SEEN, _NO_MASK
+        )[:2]
         return [dealt[0, :after_plays], dealt[1, :after_bids]]
+
+    def one_game(self) -> OneGame:
+        return OneGame(self)
+
+    def step_one(self, state: BatchState, action: int, one: OneGame) -> bool:
+        """:meth:`step` of a batch of one, and the next observation and mask
+        in the same call (:func:`~cardenvs.pepper.apply.step_one`) unless the
+        hand is dealt anew (the deal is drawn here, as :meth:`step` draws it)."""
+        redeal, observed = apply.step_one(action, self.config_pack, state.bundle(TablePack), one.pack)
+        if redeal:
+            self.pass_the_deal(state, _ROW_0)
+        return observed
 
     # ------------------------------------------------------------ observation
     def observe(self, state: BatchState, seats: np.ndarray, rows: np.ndarray | None = None) -> np.ndarray:

@@ -1,4 +1,4 @@
-"""Pepper's constants and fixed tables (no numba): the deck, the phases, the
+"""Pepper's constants and fixed tables: the deck, the phases, the
 action ids and their texts, the card tables the kernels read (effective suit,
 trump strength, suit membership, trick strength), and the two named bundles
 the kernels take (:class:`Config` of the rules' settings, :class:`Table` of
@@ -19,6 +19,7 @@ import numpy as np
 
 from ..core.actions import ActionTable
 from ..core.cards import standard_deck
+from ..core.jit import kernel, pack_kind, scalar, view1, view2, view3
 
 DECK = standard_deck("9TJQKA")  # 24 card types, one copy each
 NUM_TYPES = DECK.num_types
@@ -110,12 +111,12 @@ CARD_STRENGTH = _card_strengths()
 
 # ---------------------------------------------------------------- the kernels' bundles
 # The kernels read the rules' settings as ``cfg`` (a Config) and the state's
-# arrays as ``s`` (a Table).  From Python they are passed as plain tuples
-# (``rules.config_values``, ``state.bundle(TableArrays)``) and named again
-# first thing in the called kernel (``Config(*config)``, free once compiled):
-# numba types a NamedTuple argument in Python (~1.2 us each per call at batch
-# 1) but a plain tuple in C (measured: a step kernel called with the two
-# bundles took 4.3 us, with the two tuples 1.8 us).
+# arrays as ``s`` (a Table).  From Python each is passed as one pack
+# (:func:`cardenvs.core.jit.pack`: ``rules.config_pack``,
+# ``state.bundle(TablePack)``) and named again first thing in the called
+# kernel (``unpack_config``, ``unpack_table``, free once compiled): a call
+# with the two bundles as plain tuples of their 33 values cost ~1.8 us at
+# batch 1 (numba types and unboxes every array), with the two packs ~0.2 us.
 
 
 class Config(NamedTuple):
@@ -136,9 +137,45 @@ class Config(NamedTuple):
     score_delta: bool  # reward="score_delta" (else win/loss at the end)
 
 
+#: What each field of a :class:`Config` is, for its pack (see :func:`unpack_config`).
+CONFIG_KINDS = (
+    (None, 0),
+    (None, 0),
+    (np.int64, 1),
+    (None, 0),
+    (np.int64, 1),
+    (np.bool_, 1),
+    (None, 0),
+    (None, 0),
+    (None, 0),
+    (None, 0),
+    (None, 0),
+    (None, 0),
+)
+
+
+@kernel
+def unpack_config(p):
+    """The :class:`Config` of a pack made with :data:`CONFIG_KINDS`."""
+    return Config(
+        scalar(p, 0),
+        scalar(p, 1),
+        view1(p, 2, np.int64),
+        scalar(p, 3),
+        view1(p, 4, np.int64),
+        view1(p, 5, np.bool_),
+        scalar(p, 6) != 0,
+        scalar(p, 7),
+        scalar(p, 8),
+        scalar(p, 9),
+        scalar(p, 10),
+        scalar(p, 11) != 0,
+    )
+
+
 class Table(NamedTuple):
     """The state's arrays the kernels read and write (the fields of
-    ``PepperRules.new_state`` of the same names; ``state.bundle(Table)``)."""
+    ``PepperRules.new_state`` of the same names; ``state.bundle(TablePack)``)."""
 
     dealer: np.ndarray
     current: np.ndarray
@@ -163,13 +200,43 @@ class Table(NamedTuple):
     trick_winners: np.ndarray
 
 
-class TableArrays:
-    """The arrays of a :class:`Table`, in its order, as a plain tuple:
-    ``state.bundle(TableArrays)`` is what the kernels are called with from
-    Python (made once per state, as bundles are; see above for why not the
-    NamedTuple itself)."""
+_I64_1, _I64_2, _BOOL_1, _BOOL_2 = (np.int64, 1), (np.int64, 2), (np.bool_, 1), (np.bool_, 2)
+#: The dtype and dimensions of each field of a :class:`Table` (see :func:`unpack_table`).
+TABLE_KINDS = (
+    *(_I64_1, _I64_1, _I64_1, _BOOL_1, _BOOL_2),  # dealer, current, phase, done, legal
+    *(_I64_1, _I64_2, (np.int8, 3), (np.int8, 2)),  # hand_number, scores, hands, dead
+    *(_I64_1, _I64_1, _BOOL_2, _I64_1, _I64_2),  # high_bid, bidder, passed, trump, trick
+    *(_I64_1, _I64_1, _I64_1, (np.int16, 3)),  # leader, in_trick, trick_no, public
+    *((np.int64, 3), _I64_2, _I64_2),  # history, trick_leaders, trick_winners
+)
 
-    _fields = Table._fields
+#: ``state.bundle(TablePack)``: the state's :class:`Table` as one pack (made once per state).
+TablePack = pack_kind(Table._fields, TABLE_KINDS)
 
-    def __new__(cls, *arrays: np.ndarray) -> tuple[np.ndarray, ...]:
-        return arrays
+
+@kernel
+def unpack_table(p):
+    """The :class:`Table` of a pack made with :data:`TABLE_KINDS`."""
+    return Table(
+        view1(p, 0, np.int64),
+        view1(p, 1, np.int64),
+        view1(p, 2, np.int64),
+        view1(p, 3, np.bool_),
+        view2(p, 4, np.bool_),
+        view1(p, 5, np.int64),
+        view2(p, 6, np.int64),
+        view3(p, 7, np.int8),
+        view2(p, 8, np.int8),
+        view1(p, 9, np.int64),
+        view1(p, 10, np.int64),
+        view2(p, 11, np.bool_),
+        view1(p, 12, np.int64),
+        view2(p, 13, np.int64),
+        view1(p, 14, np.int64),
+        view1(p, 15, np.int64),
+        view1(p, 16, np.int64),
+        view3(p, 17, np.int16),
+        view3(p, 18, np.int64),
+        view2(p, 19, np.int64),
+        view2(p, 20, np.int64),
+    )

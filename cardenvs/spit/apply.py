@@ -15,9 +15,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core.jit import kernel
-from .scoring import end_deals
-from .tables import K_MOVE, K_PLAY, NONE, PLAYING, SLAPPING, ActionTables, SpitArrays
+from ..core.jit import kernel, scalar, view1, view2, view3
+from .legal import masks
+from .observation import OBS_DTYPE, write_observations
+from .scoring import end_deals, truncate_rows
+from .tables import K_MOVE, K_PLAY, NONE, PLAYING, SLAPPING, unpack_actions, unpack_arrays, unpack_tick
 
 
 @kernel
@@ -30,15 +32,66 @@ def act(actions, first, active, action_tables, arrays, rewards, end_rows, end_ta
     slaps, then the faster hands going out, then the slower ones, each in
     row order) are written to ``end_rows`` and ``end_taker`` (the seat taking
     spit pile 0 and pile 1); returns how many there are after the slaps,
-    after the faster hands and in all.  ``action_tables`` and
-    ``arrays`` are the plain tuples of an :class:`~.tables.ActionTables` and
-    a :class:`~.tables.SpitArrays`.
+    after the faster hands and in all.  ``action_tables`` and ``arrays``
+    are the packs of an :class:`~.tables.ActionTables` and of the state
+    (see :mod:`.tables`).
     """
-    tables, state = ActionTables(*action_tables), SpitArrays(*arrays)  # named again (see tables.plain)
+    tables, state = unpack_actions(action_tables), unpack_arrays(arrays)  # named again (see tables' packs)
     slaps = slap(actions, first, active, tables.slap_pile, state.phase, end_rows, end_taker)
     went_out = play_and_move(actions, first, active, tables, state, rewards)
     faster = end_deals(True, first, went_out, state, rewards, end_rows, end_taker, slaps)
     return slaps, faster, end_deals(False, first, went_out, state, rewards, end_rows, end_taker, faster)
+
+
+@kernel
+def tick_one(coin, tables, arrays, one):
+    """A batch of one's whole tick, for the one-game views (see
+    ``SpitRules.step_one``): the ticks counted, :func:`act` with the
+    faster hand ``coin``, the masks (:func:`~.legal.masks`), the truncation
+    at the rules' ``max_ticks`` and both observations and int8 masks -- in
+    the order :meth:`step` takes them.  ``one``: the pack of a
+    :class:`~cardenvs.core.onegame.OneGame` (rewards, observations, masks,
+    the actions, then act's ``end_rows`` and ``end_taker`` and the masks'
+    ``stuck``).  It stops after :func:`act` when a deal ends, and after the
+    masks when the game is stuck: the rules finish those ticks.  Returns
+    what :func:`tick_rows` returns (the last two both 0: observed)."""
+    rewards, seen, mask = view2(one, 0, np.float32), view3(one, 1, OBS_DTYPE), view3(one, 2, np.int8)
+    actions, end_rows, end_taker = view2(one, 3, np.int64), view1(one, 4, np.int64), view2(one, 5, np.int64)
+    stuck, max_ticks = view1(one, 6, np.bool_), scalar(tables, 15)
+    rewards[0, :] = 0
+    state = unpack_arrays(arrays)
+    legal, ticks, truncated = unpack_tick(arrays)
+    active = np.empty(1, np.bool_)
+    active[0] = not state.done[0]
+    ticks[0] += active[0]
+    first = np.full(1, coin, np.int64)
+    slaps, faster, ends, stuck_count = tick_rows(
+        actions, first, active, tables, arrays, rewards, end_rows, end_taker, stuck
+    )
+    if ends or stuck_count:
+        return slaps, faster, ends, stuck_count
+    rows = np.zeros(1, np.int64)
+    if max_ticks >= 0:
+        truncate_rows(max_ticks, state.done, ticks, truncated, state.phase, legal)
+    write_observations(rows, max(max_ticks, 0), arrays, seen)
+    for seat in range(2):
+        for action in range(mask.shape[2]):
+            mask[0, seat, action] = legal[0, seat, action]
+    return 0, 0, 0, 0
+
+
+@kernel
+def tick_rows(actions, first, active, tables, arrays, rewards, end_rows, end_taker, stuck):
+    """:func:`act`, then -- unless a deal ends, which the rules lay out anew
+    before any mask -- the masks of every row (:func:`~.legal.masks`,
+    ``stuck`` (B,)): a tick's two kernels in one call.  Returns what
+    :func:`act` returns (the deals ended after the slaps, after the faster
+    hands and in all), then how many games are stuck (0 when a deal ends:
+    no masks made)."""
+    slaps, faster, ends = act(actions, first, active, tables, arrays, rewards, end_rows, end_taker)
+    if ends:
+        return slaps, faster, ends, 0
+    return 0, 0, 0, masks(np.arange(actions.shape[0]), tables, arrays, stuck)
 
 
 @kernel
@@ -130,9 +183,8 @@ def spit_until_playable(rows, fits, arrays, spat, dry):
     spit cards run out (a player whose spit cards run out stops).  The
     layouts do not change meanwhile, so the round is found first, then the
     cards are turned.  Writes the rounds spat ``spat`` (k,) and whether the
-    game is still stuck ``dry`` (k,).  ``arrays``: a plain
-    :class:`~.tables.SpitArrays`."""
-    state = SpitArrays(*arrays)
+    game is still stuck ``dry`` (k,).  ``arrays``: the state's pack."""
+    state = unpack_arrays(arrays)
     for k in range(rows.shape[0]):
         r = rows[k]
         rounds = max(state.spit_count[r, 0], state.spit_count[r, 1])

@@ -2,7 +2,7 @@
 gathering each player's cards at the end of a deal and laying out a new one.
 
 Each is a loop over batch rows that reads and writes the state's arrays (a
-plain :class:`~cardenvs.spit.tables.SpitArrays`, see ``tables.plain``) in
+pack of a :class:`~cardenvs.spit.tables.SpitArrays`, see :mod:`.tables`) in
 place.  No kernel draws a random number: the deck orders are drawn by the
 rules with the batch's numpy generator and passed in.
 """
@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.jit import kernel
-from .tables import NONE, PLAYING, LayoutTables, SpitArrays
+from .tables import NONE, PLAYING, unpack_arrays, unpack_layout
 
 
 @kernel
@@ -24,7 +24,7 @@ def gather_cards(rows, taker, orders, arrays, cards, counts):
     they take (``taker`` (k, 2): the seat taking pile 0 and pile 1), in the
     order the cards have in the row's deck order ``orders`` (k, 52).
     """
-    state = SpitArrays(*arrays)
+    state = unpack_arrays(arrays)
     owner = np.empty(NONE + 1, np.int64)  # column NONE takes the writes of empty slots
     size = state.stockpiles.shape[2]
     for k in range(rows.shape[0]):
@@ -53,7 +53,7 @@ def note_gathered(rows, taker, arrays, gathered):
     the spit piles it takes (``taker`` (k, 2)) and its stockpile tops -- go
     to that player's new layout in everyone's sight (``gathered[r, card]``
     the seat); its face-down cards keep what was known of them."""
-    state = SpitArrays(*arrays)
+    state = unpack_arrays(arrays)
     for k in range(rows.shape[0]):
         r = rows[k]
         for p in range(2):
@@ -73,8 +73,8 @@ def lay_out(rows, cards, counts, layout_tables, arrays):
     a pile its face-up top), as far as the cards go; the rest, in order, are
     the spit cards (first = top), and the top one is turned onto the
     player's own spit pile at once.  The games are playing again.
-    ``layout_tables``: a plain :class:`~.tables.LayoutTables`."""
-    tables, state = LayoutTables(*layout_tables), SpitArrays(*arrays)
+    ``layout_tables``: the pack of a :class:`~.tables.LayoutTables`."""
+    tables, state = unpack_layout(layout_tables), unpack_arrays(arrays)
     size = state.stockpiles.shape[2]
     layout_size = tables.layout_slot.shape[0]
     for k in range(rows.shape[0]):

@@ -17,11 +17,11 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.jit import kernel
-from .tables import PLAYING, SLAPPING, MaskTables
+from .tables import PLAYING, SLAPPING, unpack_arrays, unpack_masks, unpack_tick
 
 
 @kernel
-def masks(rows, mask_tables, stockpile_top, centre_top, layout_shape, phase, legal, stuck):
+def masks(rows, mask_tables, arrays, stuck):
     """The legal actions ``legal[r, seat]`` of the games ``rows``, in the
     order of the action ids.
 
@@ -30,10 +30,17 @@ def masks(rows, mask_tables, stockpile_top, centre_top, layout_shape, phase, leg
     shape); ``play_mask[play bits]`` and ``move_mask[filled bits]`` are
     the corresponding parts of the mask.  Also writes ``stuck`` (k,):
     playing, nobody can play and nobody can expose a card by moving into an
-    empty space.  ``mask_tables``: a plain :class:`~.tables.MaskTables`
-    (see ``tables.plain``).  Returns how many games are stuck (the caller
+    empty space.  ``mask_tables``, ``arrays``: the packs of the
+    :class:`~.tables.MaskTables` and of the state (see :mod:`.tables`).  Returns how many games are stuck (the caller
     looks no further when none is)."""
-    tables = MaskTables(*mask_tables)
+    tables, state = unpack_masks(mask_tables), unpack_arrays(arrays)
+    stockpile_top, centre_top, layout_shape, phase = (
+        state.stockpile_top,
+        state.centre_top,
+        state.layout_shape,
+        state.phase,
+    )
+    legal = unpack_tick(arrays)[0]
     fits, play_mask, move_mask = tables.fits, tables.play_mask, tables.move_mask
     filled_of_shape, expose_of_shape = tables.filled_of_shape, tables.expose_of_shape
     size = stockpile_top.shape[2]

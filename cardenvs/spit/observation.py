@@ -24,7 +24,7 @@ import numpy as np
 from ..core.game import BatchState
 from ..core.jit import kernel
 from ..core.layout import Field, Layout, left_before, left_field
-from .tables import NONE, PLAYING, SLAPPING
+from .tables import NONE, PLAYING, SLAPPING, StatePack, unpack_arrays, unpack_tick
 
 # --- the card code (shared with Speed) -----------------------------------------
 CARD = Layout(
@@ -96,30 +96,21 @@ def observe(state: BatchState, rows: np.ndarray | None, max_ticks: int | None) -
     """Observations ``(k, 2, 235)`` int16 of the games in ``rows`` (all if None)."""
     rows = state.every_row() if rows is None else np.asarray(rows, np.int64)
     out = np.empty((len(rows), 2, LAYOUT.size), OBS_DTYPE)
+    arrays = state.bundle(StatePack)
     state.shards.map(  # (row shards in threads: see cardenvs.core.shards)
-        len(rows),
-        lambda lo, hi: write_observations(
-            rows[lo:hi],
-            state.stockpile_top,
-            state.stockpile_count,
-            state.centre_top,
-            state.centre_count,
-            state.spit_count,
-            state.phase,
-            max_ticks or 0,
-            state.ticks,
-            out[lo:hi],
-        ),
+        len(rows), lambda lo, hi: write_observations(rows[lo:hi], max_ticks or 0, arrays, out[lo:hi])
     )
     return out
 
 
 @kernel
-def write_observations(
-    rows, stockpile_top, stockpile_count, centre_top, centre_count, spit_count, phase, max_ticks, ticks, out
-):
+def write_observations(rows, max_ticks, arrays, out):
     """Write every number of both players' observations of the games
-    ``rows`` into ``out`` (k, 2, 235)."""
+    ``rows`` into ``out`` (k, 2, 235) (``arrays``: the state's pack, see
+    :mod:`.tables`; a call with the 8 arrays it reads one by one cost more)."""
+    state, ticks = unpack_arrays(arrays), unpack_tick(arrays)[1]
+    stockpile_top, stockpile_count, centre_top = state.stockpile_top, state.stockpile_count, state.centre_top
+    centre_count, spit_count, phase = state.centre_count, state.spit_count, state.phase
     size = stockpile_top.shape[2]  # stockpiles; with 4, the fifth slots show no card
     for k in range(rows.shape[0]):
         r = rows[k]

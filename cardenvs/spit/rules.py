@@ -17,20 +17,23 @@ from typing import Any
 import numpy as np
 
 from ..core.game import BatchState, choice
+from ..core.jit import pack
+from ..core.onegame import OneGame
 from ..core.shards import deal_in_shards
 from ..core.simultaneous import SimultaneousVectorEnv
 from ..speed.rules import SpeedRules
 from . import apply, deal, legal, observation
+from .scoring import truncate
 from .tables import (
     NONE,
     SLAPPING,
     STOCKPILE_CHOICES,
+    TABLES_KINDS,
     VARIANTS,
-    SpitArrays,
+    StatePack,
     action_tables,
     layout_tables,
     mask_tables,
-    plain,
     spit_action_table,
 )
 from .tick import TickRules, card_texts
@@ -39,6 +42,23 @@ from .tick import TickRules, card_texts
 # flags (bool: merged with other shards' flags, they must stay a bool mask).
 NO_ROWS, NOT_DRY = np.empty(0, np.int64), np.empty(0, bool)
 NO_ROWS.flags.writeable = NOT_DRY.flags.writeable = False
+
+
+def tick_requests(
+    slaps: int,
+    faster: int,
+    ends: int,
+    stuck_count: int,
+    end_rows: np.ndarray,
+    end_taker: np.ndarray,
+    stuck: np.ndarray,
+) -> list[Any]:
+    """What :func:`~.apply.tick_rows` wrote, as the requests of
+    :meth:`SpitRules.follow_up`: the rows and takers of the deals that
+    ended by slaps, by the faster hands and by the slower, then the rows
+    the masks found stuck (none when a deal ended: no masks were made)."""
+    ended = [(end_rows[lo:hi], end_taker[lo:hi]) for lo, hi in ((0, slaps), (slaps, faster), (faster, ends))]
+    return [*ended, np.flatnonzero(stuck) if stuck_count else NO_ROWS]
 
 
 class SpitRules(TickRules):
@@ -66,9 +86,15 @@ class SpitRules(TickRules):
         self.action_tables = action_tables(self.stockpiles, self.shed)
         self.mask_tables = mask_tables(self.stockpiles, self.alternate_colors)
         self.layout_tables = layout_tables(self.stockpiles)
-        # as the kernels are called with them, made once (see tables.plain)
-        self.plain_action_tables = plain(self.action_tables)
-        self.plain_mask_tables = plain(self.mask_tables)
+        # as the kernels are called with them (see the packs in .tables)
+        self.make_packs()
+
+    pack_names = ("tables_pack",)
+
+    def make_packs(self) -> None:
+        # the tables as the kernels take them (see tables' packs)
+        tables = (*self.action_tables, *self.mask_tables, *self.layout_tables)
+        self.tables_pack = pack((*tables, -1 if self.max_ticks is None else self.max_ticks), TABLES_KINDS)
 
     # ------------------------------------------------------------------ state
     def new_state(self, batch: int, rng: np.random.Generator) -> BatchState:
@@ -104,25 +130,35 @@ class SpitRules(TickRules):
     # ------------------------------------------------------------------ tick
     def play_tick(
         self, state: BatchState, actions: np.ndarray, first: np.ndarray, active: np.ndarray, rewards: np.ndarray
-    ) -> list[tuple[np.ndarray, np.ndarray]]:
-        """Slaps, plays and moves of the ``active`` games (one kernel).
-        Returns the deals that ended, each with the seat taking spit pile 0
-        and pile 1: by slaps, by the faster hands going out, by the slower."""
-        end_rows, end_taker = np.empty(state.batch, np.int64), np.empty((state.batch, 2), np.int64)
-        arrays = plain(state.bundle(SpitArrays))
-        slaps, faster, ends = apply.act(
-            actions, first, active, self.plain_action_tables, arrays, rewards, end_rows, end_taker
-        )
-        return [(end_rows[lo:hi], end_taker[lo:hi]) for lo, hi in ((0, slaps), (slaps, faster), (faster, ends))]
+    ) -> list[Any]:
+        """Slaps, plays and moves of the ``active`` games and, unless a deal
+        ends in these games, their masks (one kernel,
+        :func:`~.apply.tick_rows`).  Returns the requests of
+        :meth:`follow_up`: the deals that ended, each with the seat taking
+        spit pile 0 and pile 1 -- by slaps, by the faster hands going out,
+        by the slower -- then the games the masks found stuck."""
+        batch = state.batch
+        end_rows, end_taker, stuck = np.empty(batch, np.int64), np.empty((batch, 2), np.int64), np.empty(batch, bool)
+        arrays = state.bundle(StatePack)  # (a row view's own pack: its arrays are slices of the batch's)
+        counts = apply.tick_rows(actions, first, active, self.tables_pack, arrays, rewards, end_rows, end_taker, stuck)
+        return tick_requests(*counts, end_rows, end_taker, stuck)
 
     def follow_up(self, state: BatchState, requests: list[Any], rewards: np.ndarray) -> None:
         """The deals that ended are laid out anew, together, in the order of
         the seeded deck orders: slaps first, then the faster hands going
         out, then the slower; then stalemates and masks (:meth:`_settle`).
         The deck orders are drawn here; the layouts, masks and spits made in
-        the row shards; the ends of stuck deals (they draw) here."""
-        rows = np.concatenate([rows for rows, _ in requests])
-        takers = np.concatenate([taker for _, taker in requests])
+        the row shards; the ends of stuck deals (they draw) here.  When no
+        deal ended, the tick made every mask (:meth:`play_tick`): only the
+        games it found stuck are left to settle."""
+        *ended, stuck = requests
+        rows = np.concatenate([rows for rows, _ in ended])
+        if not rows.size:  # (the usual tick)
+            if stuck.size:
+                spat, dry = self._spit_until_playable(state, stuck)
+                self._end_stalemates(state, state.every_row(), stuck, spat, dry)
+            return
+        takers = np.concatenate([taker for _, taker in ended])
         (stalemates,) = deal_in_shards(
             state,
             self.deck,
@@ -143,15 +179,16 @@ class SpitRules(TickRules):
         order = self.deck_orders(state, rows, keys)
         cards = np.full((len(rows), 2, 52), NONE, np.int64)
         counts = np.empty((len(rows), 2), np.int64)
-        deal.note_gathered(rows, taker, plain(state.bundle(SpitArrays)), state.gathered)
-        deal.gather_cards(rows, taker, order, plain(state.bundle(SpitArrays)), cards, counts)
+        arrays = state.bundle(StatePack)
+        deal.note_gathered(rows, taker, arrays, state.gathered)
+        deal.gather_cards(rows, taker, order, arrays, cards, counts)
         state.hand_number[rows] += 1
         self._lay_out(state, rows, cards, counts)
 
     def _lay_out(self, state: BatchState, rows: np.ndarray, cards: np.ndarray, counts: np.ndarray) -> None:
         """Each player of ``rows`` lays out ``cards`` (k, 2, 52) int64
         (``counts`` of them, in order) and turns a spit card."""
-        deal.lay_out(rows, cards, counts, plain(self.layout_tables), plain(state.bundle(SpitArrays)))
+        deal.lay_out(rows, cards, counts, self.tables_pack, state.bundle(StatePack))
 
     def _masks(self, state: BatchState, rows: np.ndarray) -> np.ndarray:
         """Recompute the legal masks of ``rows``; returns which of them are
@@ -162,16 +199,7 @@ class SpitRules(TickRules):
     def _masks_counted(self, state: BatchState, rows: np.ndarray) -> tuple[np.ndarray, int]:
         """:meth:`_masks`, and how many of ``rows`` are stuck."""
         stuck = np.empty(len(rows), bool)
-        count = legal.masks(
-            rows,
-            self.plain_mask_tables,
-            state.stockpile_top,
-            state.centre_top,
-            state.layout_shape,
-            state.phase,
-            state.legal,
-            stuck,
-        )
+        count = legal.masks(rows, self.tables_pack, state.bundle(StatePack), stuck)
         return stuck, count
 
     def _spit_until_playable(self, state: BatchState, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -179,7 +207,7 @@ class SpitRules(TickRules):
         stockpile top fits a spit pile or the spit cards run out.  Returns
         the rounds spat, and whether the game is still stuck."""
         spat, dry = np.empty(len(rows), np.int64), np.empty(len(rows), bool)
-        apply.spit_until_playable(rows, self.mask_tables.fits, plain(state.bundle(SpitArrays)), spat, dry)
+        apply.spit_until_playable(rows, self.mask_tables.fits, state.bundle(StatePack), spat, dry)
         return spat, dry
 
     def _settle(self, state: BatchState, rows: np.ndarray | None) -> None:
@@ -248,6 +276,28 @@ class SpitRules(TickRules):
         seat = np.where(left[:, 0] > left[:, 1], 0, np.where(left[:, 1] > left[:, 0], 1, coin))
         self._new_layouts(state, one, np.stack([seat, seat], axis=1))
         return positions[one_pile][self._masks(state, one)]
+
+    def one_game(self) -> OneGame:
+        # scratch: the rows and takers of the deals that end, and which games are stuck (see apply.tick_one)
+        return OneGame(
+            self, every_seat=True, scratch=(np.empty(1, np.int64), np.empty((1, 2), np.int64), np.empty(1, bool))
+        )
+
+    def step_one(self, state: BatchState, actions: np.ndarray, one: OneGame) -> bool:
+        """The tick of a batch of one in one compiled call
+        (:func:`~.apply.tick_one`): the tick as :meth:`step` plays it, then
+        both observations and masks -- unless a deal ends or the game is
+        stuck, which the rules finish here as :meth:`step` does (and the
+        caller observes).  The coin is the same draw as :func:`.tick.faster_hands`'
+        (``Generator.random()`` and ``random(1)`` take the same double)."""
+        if actions is not one.actions:  # (the parallel env writes them there)
+            one.actions[:] = actions
+        counts = apply.tick_one(state.rng.random() < 0.5, self.tables_pack, state.bundle(StatePack), one.pack)
+        if not counts[2] and not counts[3]:  # (truncated at max_ticks and observed in the kernel)
+            return True
+        self.follow_up(state, tick_requests(*counts, *one.scratch), one.rewards)
+        truncate(state, self.max_ticks)
+        return False
 
     # ------------------------------------------------------------ observation
     def observe(self, state: BatchState, rows: np.ndarray | None = None) -> np.ndarray:

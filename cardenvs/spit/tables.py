@@ -22,7 +22,7 @@ S = 5: 33 actions (play 1-10, move 11-30, slap 31-32); S = 4: 23 actions.
 The kernels read the per-config tables as named bundles
 (:class:`ActionTables`, :class:`MaskTables`, :class:`LayoutTables`, built once
 per config) and the state's arrays as one (:class:`SpitArrays`).  They are
-handed to a kernel as plain tuples (:func:`plain`) and named again inside it.
+handed to a kernel as packs (:func:`cardenvs.core.jit.pack`) and named again inside it.
 """
 
 from __future__ import annotations
@@ -33,6 +33,7 @@ import numpy as np
 
 from ..core.actions import ActionTable
 from ..core.cards import standard_deck
+from ..core.jit import fscalar, kernel, pack_kind, view1, view2, view3, view4
 
 # --- shared with Speed ------------------------------------------------------
 DECK = standard_deck()  # local id == global id: suit * 13 + rank
@@ -194,10 +195,89 @@ class SpitArrays(NamedTuple):
     scores: np.ndarray  # (B, 2)
 
 
-def plain(bundle: tuple) -> tuple:
-    """A named bundle as a plain tuple, for a kernel call: numba types a plain
-    tuple of arrays on its fast (C) path but a ``NamedTuple`` in Python, at
-    about 0.3-0.5 us per field on every call (measured: the bundles cost Spit's
-    one-game env about 20% of its speed).  The kernel names it again
-    (``SpitArrays(*arrays)``), which costs nothing compiled."""
-    return tuple(bundle)
+# ---------------------------------------------------------------- packs
+# The kernels take the rules' tables and the state's arrays as packs
+# (:func:`cardenvs.core.jit.pack`: one int64 array each, ~0.1 us a call at
+# batch 1 where a plain tuple of the 14 SpitArrays cost ~1 us) and name them
+# again first thing (``unpack_*``, free once compiled).  The kinds below
+# and the unpack kernels list the fields in the same order.
+
+_I64_1, _I64_2, _I8_3 = (np.int64, 1), (np.int64, 2), (np.int8, 3)
+#: The rules' pack (``rules.tables_pack``): the :class:`ActionTables` (values 0-6), the
+#: :class:`MaskTables` (7-11), the :class:`LayoutTables` (12-14), then ``max_ticks`` (15; -1: none).
+TABLES_KINDS = (
+    *(*(_I64_1,) * 6, (float, 0)),
+    *((np.bool_, 2), (np.bool_, 2), (np.bool_, 2), _I64_1, (np.bool_, 1)),
+    *(_I64_1, _I64_2, _I64_1),
+    (None, 0),
+)
+#: The state's pack: the :class:`SpitArrays`, then what a tick reads besides (the masks, ticks, truncation).
+STATE_FIELDS = (*SpitArrays._fields, "legal", "ticks", "truncated")
+STATE_KINDS = (
+    *((np.int8, 4), _I8_3, _I8_3, _I64_2, _I64_2),  # stockpiles, stockpile_count, stockpile_top, layout_count, shape
+    *(_I8_3, _I64_2, _I8_3, _I64_2, _I64_2),  # spit_cards, spit_count, centre, centre_count, centre_top
+    *(_I64_1, (np.bool_, 1), _I64_1, _I64_2),  # phase, done, winner, scores
+    *((np.bool_, 3), _I64_1, (np.bool_, 1)),  # legal, ticks, truncated
+)
+#: ``state.bundle(StatePack)``: the state's arrays as one pack (made once per state).
+StatePack = pack_kind(STATE_FIELDS, STATE_KINDS)
+
+
+@kernel
+def unpack_actions(p):
+    """The :class:`ActionTables` of the rules' pack (:data:`TABLES_KINDS`)."""
+    return ActionTables(
+        view1(p, 0, np.int64),
+        view1(p, 1, np.int64),
+        view1(p, 2, np.int64),
+        view1(p, 3, np.int64),
+        view1(p, 4, np.int64),
+        view1(p, 5, np.int64),
+        np.float32(fscalar(p, 6)),
+    )
+
+
+@kernel
+def unpack_masks(p):
+    """The :class:`MaskTables` of the rules' pack (:data:`TABLES_KINDS`)."""
+    return MaskTables(
+        view2(p, 7, np.bool_),
+        view2(p, 8, np.bool_),
+        view2(p, 9, np.bool_),
+        view1(p, 10, np.int64),
+        view1(p, 11, np.bool_),
+    )
+
+
+@kernel
+def unpack_layout(p):
+    """The :class:`LayoutTables` of the rules' pack (:data:`TABLES_KINDS`)."""
+    return LayoutTables(view1(p, 12, np.int64), view2(p, 13, np.int64), view1(p, 14, np.int64))
+
+
+@kernel
+def unpack_arrays(p):
+    """The :class:`SpitArrays` of a state's pack (:data:`STATE_KINDS`)."""
+    return SpitArrays(
+        view4(p, 0, np.int8),
+        view3(p, 1, np.int8),
+        view3(p, 2, np.int8),
+        view2(p, 3, np.int64),
+        view2(p, 4, np.int64),
+        view3(p, 5, np.int8),
+        view2(p, 6, np.int64),
+        view3(p, 7, np.int8),
+        view2(p, 8, np.int64),
+        view2(p, 9, np.int64),
+        view1(p, 10, np.int64),
+        view1(p, 11, np.bool_),
+        view1(p, 12, np.int64),
+        view2(p, 13, np.int64),
+    )
+
+
+@kernel
+def unpack_tick(p):
+    """What a tick reads of a state's pack besides its :class:`SpitArrays`:
+    ``legal``, ``ticks``, ``truncated``."""
+    return view3(p, 14, np.bool_), view1(p, 15, np.int64), view1(p, 16, np.bool_)

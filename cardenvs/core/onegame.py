@@ -1,0 +1,52 @@
+"""The buffers of a one-game view's fused step (:class:`OneGame`).
+
+The PettingZoo views hold a batch of one, and at batch 1 a step's fixed
+costs are what counts: every numpy array made and every array passed to a
+compiled kernel costs ~0.1-0.2 us, as much as the rules' work.  A game that
+can step and observe in one compiled call (``rules.step_one``) writes the
+rewards, the next observation(s) and mask(s) into the view's
+:class:`OneGame`, made once with the view: its arrays are passed to the
+kernel as one pack (:func:`cardenvs.core.jit.pack`), and the view hands out
+copies of them.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .jit import pack
+
+
+class OneGame:
+    """Buffers of a batch-of-one step: ``rewards`` ``(1, P)`` float32,
+    ``seen`` ``(1, obs_size)`` (``(1, P, obs_size)`` with ``every_seat``:
+    a simultaneous game's observations), ``mask`` ``(1, num_actions)`` int8
+    (``(1, P, num_actions)``), ``actions`` ``(1, P)`` int64 with
+    ``every_seat`` (else ``(1,)``: where a view may write the actions to
+    play), then the game's ``scratch`` arrays, all in :attr:`pack` in that
+    order; ``seen_row``, ``mask_row``: the views of row 0 the views hand out
+    copies of.  Not copied or pickled with its pack (which
+    holds these arrays' addresses) and views: a copy makes its own."""
+
+    def __init__(self, rules: Any, every_seat: bool = False, scratch: tuple[np.ndarray, ...] = ()):
+        seats = (rules.num_players,) if every_seat else ()
+        self.rewards = np.zeros((1, rules.num_players), np.float32)
+        self.seen = np.zeros((1, *seats, rules.obs_size), rules.obs_dtype)
+        self.mask = np.zeros((1, *seats, rules.num_actions), np.int8)
+        self.actions = np.zeros((1, *seats), np.int64)
+        self.scratch = scratch
+        self._bind()
+
+    def _bind(self) -> None:
+        values = (self.rewards, self.seen, self.mask, self.actions, *self.scratch)
+        self.pack = pack(values, [(v.dtype, v.ndim) for v in values])
+        self.seen_row, self.mask_row = self.seen[0], self.mask[0]
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {k: v for k, v in vars(self).items() if k not in ("pack", "seen_row", "mask_row")}
+
+    def __setstate__(self, saved: dict[str, Any]) -> None:
+        self.__dict__.update(saved)
+        self._bind()
