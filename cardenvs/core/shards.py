@@ -154,6 +154,8 @@ def in_shards(state: Any, fn: Callable[[Any, int, int], Sequence[Any]]) -> list[
     each piece is).  ``state.before_shards`` / ``after_shards`` are called
     around (a game keeping a counter across rows hands each view its own)."""
     bounds = state.shards.bounds(state.batch)
+    if len(bounds) == 1:  # one shard (the default): the state itself, no view to make, nothing to merge
+        return list(fn(state, 0, state.batch))
     views = {lo: state.view(lo, hi) for lo, hi in bounds}
     state.before_shards(list(views.values()))
     try:
