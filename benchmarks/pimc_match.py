@@ -14,7 +14,7 @@ from __future__ import annotations
 import argparse
 import time
 
-from cardenvs.agents.evaluation import MatchResult
+from cardenvs.agents.evaluation import MatchResult, seat_chance
 from cardenvs.agents.pimc import PIMCAgent, play_match
 from cardenvs.agents.registry import make_agent
 
@@ -33,8 +33,9 @@ def main() -> None:
     start = time.perf_counter()
     wins, games = play_match(args.game, agent, opponent, args.games, seed=args.seed)
     seconds = time.perf_counter() - start
-    chance = 0.5 if agent.rules.partnerships else 1 / agent.rules.num_players
-    result = MatchResult(agent.name, opponent.name, games, wins, 0, float("nan"), float("nan"), chance=chance)
+    result = MatchResult(
+        agent.name, opponent.name, games, wins, 0, float("nan"), float("nan"), chance=seat_chance(agent.rules)
+    )
     print(f"{args.game}: {result.verdict()}; seed {args.seed}, {seconds:.0f} s", flush=True)
 
 

@@ -72,6 +72,12 @@ class MatchResult:
         )
 
 
+def seat_chance(rules: Any) -> float:
+    """The share of games one agent wins by chance in a match (see the module
+    docstring): 1/2 for two teams or two players, else 1/n."""
+    return 0.5 if getattr(rules, "partnerships", False) else 1.0 / rules.num_players
+
+
 def play_games(
     game: str, seat_agents: Sequence[Agent] | Any, num_games: int, seed: int = 0, num_envs: int = 128, **config: Any
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -166,7 +172,7 @@ def match(game: str, agent: Agent, opponent: Agent, num_games: int = 200, seed: 
         draws,
         float(scores[idx, a_seat].mean()),
         float(scores[idx, opp_seat].mean()),
-        chance=0.5 if partnerships else 1.0 / n,
+        chance=seat_chance(rules),
     )
 
 

@@ -58,13 +58,13 @@ class PolicyAgent(Agent):
         if advice_size(model) and advisor is None:
             raise ValueError("this model was trained with rule advice: pass advisor=<the game's rule agent>")
         space = getattr(model, "observation_space", None)
-        width = space.shape[-1] - advice_size(model) if space is not None and space.shape else None
-        self.obs_width = width if width is not None else np.iinfo(np.int64).max
+        # the observation entries the model was trained on (None: not known, e.g. a frozen snapshot)
+        self.obs_width = space.shape[-1] - advice_size(model) if space is not None and space.shape else None
 
     def act_batch(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
         mask = np.asarray(mask, bool)
         obs = np.asarray(obs)
-        if obs.shape[-1] > self.obs_width:
+        if self.obs_width is not None and obs.shape[-1] > self.obs_width:
             obs = obs[..., : self.obs_width]  # a model trained before the layout grew (see the class doc)
         if self.advisor is not None:
             obs = advised_observation(self.advisor, obs, mask)

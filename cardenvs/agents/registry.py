@@ -17,7 +17,6 @@ CHECKPOINTS = pathlib.Path(importlib.import_module("cardenvs.baselines").__file_
 RULE_AGENTS = {name: game.rule_agent for name, game in GAMES.items()}
 # Spit's baseline samples its moves: played greedily it can settle into
 # waiting forever (a draw by truncation).
-STOCHASTIC: set[str] = set()  # games whose PPO policies play sampled moves (none: greedy play is stronger now)
 BASELINES = {name: CHECKPOINTS / game.baseline for name, game in GAMES.items()}
 
 
@@ -53,7 +52,6 @@ def make_agent(game: str, spec: str, seed: int = 0, **config) -> Agent:
         advisor = rule_agent(game, **config) if advice_size(model) else None
         return PolicyAgent(
             model,
-            deterministic=game not in STOCHASTIC,
             advisor=advisor,
             name="ppo" if spec == "ppo" else f"ppo({path.name})",
         )

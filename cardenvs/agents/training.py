@@ -73,10 +73,8 @@ class Selection:
         self.best: tuple[float, int] | None = None  # (win rate, learner steps)
 
     def consider(self, model: Any) -> None:
-        from .registry import STOCHASTIC
-
         cfg = self.cfg
-        agent = PolicyAgent(model, deterministic=cfg.game not in STOCHASTIC, name="candidate", advisor=self.advisor)
+        agent = PolicyAgent(model, name="candidate", advisor=self.advisor)
         res = match(cfg.game, agent, self.rule, cfg.select_games, seed=cfg.select_seed, **cfg.eval_config)
         steps = int(model.num_timesteps)
         self.history.append({"steps": steps, "win_rate": res.win_rate})
@@ -272,9 +270,7 @@ def _run_stages(cfg, model, env, fixed, advisor, curve, run_dir, progress_bar, l
 
 def _evaluate(cfg: TrainConfig, model: Any, advisor: Agent | None, rule_agent: Agent, log) -> list[dict]:
     """The trained policy against random and the rule-based agent."""
-    from .registry import STOCHASTIC
-
-    trained = PolicyAgent(model, deterministic=cfg.game not in STOCHASTIC, name="ppo", advisor=advisor)
+    trained = PolicyAgent(model, name="ppo", advisor=advisor)
     results = []
     for opp in (RandomAgent(cfg.seed + 1), rule_agent):
         res = match(cfg.game, trained, opp, cfg.eval_games, seed=cfg.seed + 7, **cfg.eval_config)

@@ -122,6 +122,14 @@ def left_before(cap, used):
     return min(max(cap - used, 0), LEFT_MAX)
 
 
+def left_before_rows(cap: int | None, used: np.ndarray) -> np.ndarray:
+    """:func:`left_before` of every row of ``used`` (whole-batch numpy writers;
+    ``cap`` None or 0: no cap)."""
+    if not cap:
+        return np.zeros_like(used)
+    return np.clip(cap - used, 0, LEFT_MAX)
+
+
 def _range(f: Field) -> str:
     if f.parts is not None or (f.low, f.high) == (0.0, 1.0):
         return ""

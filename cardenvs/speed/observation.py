@@ -21,7 +21,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.game import BatchState
-from ..core.layout import LEFT_MAX, Field, Layout, left_field
+from ..core.layout import LEFT_MAX, Field, Layout, left_before_rows, left_field
 from ..spit.observation import CARD, CARD_CODE
 
 
@@ -110,5 +110,4 @@ def write_observations(state: BatchState, rows: slice | np.ndarray, max_ticks: i
     scores = pick(state.scores)
     out[:, :, OWN_SCORE] = scores
     out[:, :, OPPONENT_SCORE] = scores[:, ::-1]
-    # the ticks left before the cut (Spit's left_before, whole-batch)
-    out[:, :, TICKS_LEFT] = 0 if max_ticks is None else np.clip(max_ticks - pick(state.ticks), 0, LEFT_MAX)[:, None]
+    out[:, :, TICKS_LEFT] = left_before_rows(max_ticks, pick(state.ticks))[:, None]

@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from ..core.game import BatchState, choice
+from ..core.game import NO_ROWS, BatchState, choice
 from ..core.jit import pack
 from ..core.onegame import OneGame
 from ..core.shards import deal_in_shards
@@ -38,10 +38,10 @@ from .tables import (
 )
 from .tick import TickRules, card_texts
 
-# No stuck games: their positions, spit rounds (both int64) and still-stuck
-# flags (bool: merged with other shards' flags, they must stay a bool mask).
-NO_ROWS, NOT_DRY = np.empty(0, np.int64), np.empty(0, bool)
-NO_ROWS.flags.writeable = NOT_DRY.flags.writeable = False
+# No stuck games: no still-stuck flags (bool: merged with other shards'
+# flags, they must stay a bool mask; positions and rounds are NO_ROWS).
+NOT_DRY = np.empty(0, bool)
+NOT_DRY.flags.writeable = False
 
 
 def tick_requests(
