@@ -313,6 +313,9 @@ def test_train_scripts_run_end_to_end(script, tmp_path):
             str(tmp_path),
             "--save",
             str(tmp_path / "model.zip"),
+            "--set",
+            "n_epochs=2",
+            *(["--env", "max_ticks=700"] if script == "train_spit.py" else []),
         ],
         cwd=root,
         capture_output=True,
@@ -323,6 +326,29 @@ def test_train_scripts_run_end_to_end(script, tmp_path):
     summary = json.loads((tmp_path / "summary.json").read_text())
     assert [r["opponent"] for r in summary["results"]] == ["random", "rule"]
     assert (tmp_path / "model.zip").exists() and (tmp_path / "learning_curve.png").exists()
+    assert summary["config"]["n_epochs"] == 2  # --set reached the run and its record
+    if script == "train_spit.py":
+        assert summary["config"]["env_config"]["max_ticks"] == 700
+
+
+def test_training_overrides_parse_literals_and_refuse_unknown_fields_and_types():
+    from cardenvs.agents.training import TRAIN_FIELDS, parse_overrides
+
+    got = parse_overrides(["advice_weight=2", "net_arch=(64, 64)", "reward_mode=seat"], TRAIN_FIELDS, "--set")
+    assert got == {"advice_weight": 2, "net_arch": (64, 64), "reward_mode": "seat"}
+    assert parse_overrides(["max_ticks=900", "reward=cards_shed"], None, "--env") == {
+        "max_ticks": 900,
+        "reward": "cards_shed",
+    }
+    for bad, words in [
+        (["advice_wieght=2"], "unknown field 'advice_wieght'"),
+        (["n_epochs=2.5"], "n_epochs takes a int"),
+        (["advice=1"], "advice takes a bool"),
+        (["net_arch=wide"], "net_arch takes a tuple"),
+        (["n_epochs"], "NAME=VALUE"),
+    ]:
+        with pytest.raises(ValueError, match=words):
+            parse_overrides(bad, TRAIN_FIELDS, "--set")
 
 
 @pytest.mark.slow

@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 import pathlib
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
 import numpy as np
@@ -316,6 +316,47 @@ def plot_curve(curve: list[tuple[int, float]], path: pathlib.Path, title: str) -
     plt.close(fig)
 
 
+# the fields --set may override, with their defaults (a value must have the default's type)
+TRAIN_FIELDS = {f.name: f.default for f in fields(TrainConfig) if f.name not in ("game", "env_config", "eval_config")}
+
+
+def parse_overrides(items: list[str], allowed: dict[str, Any] | None, flag: str) -> dict[str, Any]:
+    """``["a=1", "b=(2,3)", "c=text"]`` -> ``{"a": 1, "b": (2, 3), "c": "text"}``: each
+    value is a Python literal, else kept as text.  With ``allowed`` (name ->
+    default), a name outside it or a value of another type than its default
+    (an int where a float is due is fine) is a ValueError naming the flag."""
+    import ast
+
+    out: dict[str, Any] = {}
+    for item in items:
+        name, sep, text = item.partition("=")
+        name = name.strip()
+        if not sep or not name:
+            raise ValueError(f"{flag} takes NAME=VALUE, got {item!r}")
+        if allowed is not None and name not in allowed:
+            raise ValueError(f"{flag}: unknown field {name!r}; one of {sorted(allowed)}")
+        try:
+            value = ast.literal_eval(text)
+        except (ValueError, SyntaxError):
+            value = text
+        if allowed is not None and not _same_kind(value, allowed[name]):
+            raise ValueError(f"{flag}: {name} takes a {type(allowed[name]).__name__}, got {text!r}")
+        out[name] = value
+    return out
+
+
+def _same_kind(value: Any, default: Any) -> bool:
+    if default is None or isinstance(default, str):  # init_model, reward_mode
+        return value is None or isinstance(value, str)
+    if isinstance(default, bool) or isinstance(value, bool):
+        return isinstance(value, bool) and isinstance(default, bool)
+    if isinstance(default, float):
+        return isinstance(value, (int, float))
+    if isinstance(default, tuple):
+        return isinstance(value, (tuple, list)) and all(isinstance(x, int) for x in value)
+    return isinstance(value, type(default))
+
+
 def _parser(doc: str, variants: dict | None, fixed_steps: int, selfplay_steps: int, steps_per_second: float):
     import argparse
 
@@ -361,6 +402,20 @@ def _parser(doc: str, variants: dict | None, fixed_steps: int, selfplay_steps: i
     p.add_argument(
         "--select-seed", type=int, default=5000, help="the model selection's seed (keep it out of evaluations)"
     )
+    p.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="FIELD=VALUE",
+        help="override any TrainConfig field, e.g. --set advice_weight=2 --set net_arch=(128,128) (repeatable)",
+    )
+    p.add_argument(
+        "--env",
+        action="append",
+        default=[],
+        metavar="OPTION=VALUE",
+        help="an option of the training episodes, e.g. --env max_ticks=1000 (repeatable)",
+    )
     p.add_argument("--opponent", choices=_opponent_names(), default="rule")
     p.add_argument("--num-envs", type=int, default=64)
     p.add_argument("--eval-games", type=int, default=300)
@@ -400,13 +455,7 @@ def cli(
         total = int(args.minutes * 60 * steps_per_second)
         fixed = int(total * 0.75)
         selfplay = total - fixed
-    for option in ("learning_rate", "ent_coef"):
-        if getattr(args, option) is not None:
-            train_kwargs[option] = getattr(args, option)
-    cfg = TrainConfig(
-        game=game,
-        env_config=env_cfg,
-        eval_config=eval_cfg,
+    options = dict(
         fixed_steps=fixed,
         selfplay_steps=selfplay,
         team_steps=args.team_steps,
@@ -420,6 +469,12 @@ def cli(
         select_seed=args.select_seed,
         **train_kwargs,
     )
+    for option in ("learning_rate", "ent_coef"):
+        if getattr(args, option) is not None:
+            options[option] = getattr(args, option)
+    options.update(parse_overrides(args.set, TRAIN_FIELDS, "--set"))  # the command line wins
+    env_cfg.update(parse_overrides(args.env, None, "--env"))
+    cfg = TrainConfig(game=game, env_config=env_cfg, eval_config=eval_cfg, **options)
     save = args.save if args.save is not None else str(CHECKPOINTS / f"{name}_ppo.zip")
     summary = train(
         cfg,
