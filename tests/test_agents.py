@@ -315,7 +315,11 @@ def test_train_scripts_run_end_to_end(script, tmp_path):
             str(tmp_path / "model.zip"),
             "--set",
             "n_epochs=2",
-            *(["--env", "max_ticks=700"] if script == "train_spit.py" else []),
+            *(
+                ["--env", "max_ticks=700", "--advice", "--set", "advice_weight=2.5"]
+                if script == "train_spit.py"
+                else []
+            ),
         ],
         cwd=root,
         capture_output=True,
@@ -329,6 +333,7 @@ def test_train_scripts_run_end_to_end(script, tmp_path):
     assert summary["config"]["n_epochs"] == 2  # --set reached the run and its record
     if script == "train_spit.py":
         assert summary["config"]["env_config"]["max_ticks"] == 700
+        assert abs(summary["advice_weight_kept"] - 2.5) < 0.5  # started at 2.5, a few updates since
 
 
 def test_training_overrides_parse_literals_and_refuse_unknown_fields_and_types():

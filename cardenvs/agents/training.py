@@ -153,6 +153,8 @@ def train(
         "run_timesteps": run_steps,  # the whole run's (the CPU time is the whole run's)
         "results": _evaluate(cfg, model, advisor, rule_agent, log),
     }
+    if cfg.advice:  # how far the kept policy came to trust the rule agent (it starts at cfg.advice_weight)
+        summary["advice_weight_kept"] = round(float(model.policy.advice_weight.detach()), 4)
     if selection is not None:
         summary["selection"] = selection.summary()
     (run_dir / "summary.json").write_text(json.dumps(summary, indent=2))
