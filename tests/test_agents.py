@@ -316,7 +316,7 @@ def test_train_scripts_run_end_to_end(script, tmp_path):
             "--set",
             "n_epochs=2",
             *(
-                ["--env", "max_ticks=700", "--advice", "--set", "advice_weight=2.5"]
+                ["--env", "max_ticks=700", "--advice", "--set", "advice_weight=2.5", "--set", "checkpoint_every=128"]
                 if script == "train_spit.py"
                 else []
             ),
@@ -334,6 +334,7 @@ def test_train_scripts_run_end_to_end(script, tmp_path):
     if script == "train_spit.py":
         assert summary["config"]["env_config"]["max_ticks"] == 700
         assert abs(summary["advice_weight_kept"] - 2.5) < 0.5  # started at 2.5, a few updates since
+        assert "256 steps, " in out.stdout and "CPU-min" in out.stdout  # progress lines without the bar
 
 
 def test_training_overrides_parse_literals_and_refuse_unknown_fields_and_types():

@@ -191,10 +191,15 @@ def _new_model(cfg: TrainConfig, env: Any) -> Any:
 
 
 def _callbacks(
-    cfg: TrainConfig, curve: list[tuple[int, float]], run_dir: pathlib.Path, selection: Selection | None
+    cfg: TrainConfig,
+    curve: list[tuple[int, float]],
+    run_dir: pathlib.Path,
+    selection: Selection | None,
+    log=None,
 ) -> tuple[Any, Any, Any]:
     """(the learning-curve callback, the snapshot-refresh callback class, the
-    checkpoint callbacks: checkpoints and, with ``selection``, candidates)."""
+    checkpoint callbacks: checkpoints, with ``selection`` candidates, with
+    ``log`` a progress line at every checkpoint, for runs without a progress bar)."""
     from stable_baselines3.common.callbacks import BaseCallback, CheckpointCallback
 
     class Curve(BaseCallback):
@@ -237,13 +242,35 @@ def _callbacks(
         save_path=str(run_dir / "checkpoints"),
         name_prefix=cfg.game,
     )
+
+    class Progress(BaseCallback):
+        """A line per ``checkpoint_every`` steps: steps, CPU time, mean recent return."""
+
+        def __init__(self):
+            super().__init__()
+            self.last, self.cpu0 = 0, time.process_time()
+
+        def _on_step(self) -> bool:
+            if self.num_timesteps - self.last >= cfg.checkpoint_every:
+                self.last = self.num_timesteps
+                cpu = time.process_time() - self.cpu0
+                recent = [r for _, r in curve[-200:]]
+                mean = f"{np.mean(recent):+.3f}" if recent else "-"
+                log(
+                    f"{self.num_timesteps:,} steps, {cpu / 60:.1f} CPU-min since this stage began, "
+                    f"mean return of the last {len(recent)} episodes {mean}"
+                )
+            return True
+
     saving = [checkpoints] if selection is None else [checkpoints, Candidates()]
+    if log is not None:
+        saving.append(Progress())
     return Curve(), SelfPlay, saving
 
 
 def _run_stages(cfg, model, env, fixed, advisor, curve, run_dir, progress_bar, log, selection=None) -> None:
     """Against the fixed agents, then self-play, then with its own snapshot as partner."""
-    curve_cb, SelfPlay, saving = _callbacks(cfg, curve, run_dir, selection)
+    curve_cb, SelfPlay, saving = _callbacks(cfg, curve, run_dir, selection, None if progress_bar else log)
     if cfg.fixed_steps:
         log(f"stage 1: {cfg.fixed_steps:,} steps against {fixed.name} opponents and partner")
         model.learn(cfg.fixed_steps, callback=[curve_cb, *saving], progress_bar=progress_bar)
