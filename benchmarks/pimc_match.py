@@ -25,18 +25,25 @@ def main() -> None:
     p.add_argument("--games", type=int, default=1000)
     p.add_argument("--seed", type=int, default=4242)
     p.add_argument("--worlds", type=int, default=32)
-    p.add_argument("--rollout", default="random", choices=["random", "rule"])
+    p.add_argument(
+        "--rollout", default="random", choices=["random", "rule", "ppo"], help="ppo: the committed baseline plays out"
+    )
     p.add_argument("--opponent", default="rule", help="rule, random or ppo (the committed baseline)")
     args = p.parse_args()
-    agent = PIMCAgent(args.game, worlds=args.worlds, rollout=args.rollout, seed=args.seed)
+    rollout = make_agent(args.game, "ppo") if args.rollout == "ppo" else args.rollout
+    agent = PIMCAgent(args.game, worlds=args.worlds, rollout=rollout, seed=args.seed)
     opponent = make_agent(args.game, args.opponent, seed=args.seed + 1)
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
     wins, games = play_match(args.game, agent, opponent, args.games, seed=args.seed)
-    seconds = time.perf_counter() - start
+    seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
     result = MatchResult(
         agent.name, opponent.name, games, wins, 0, float("nan"), float("nan"), chance=seat_chance(agent.rules)
     )
-    print(f"{args.game}: {result.verdict()}; seed {args.seed}, {seconds:.0f} s", flush=True)
+    print(
+        f"{args.game}: {result.verdict()}; seed {args.seed}, {seconds:.0f} s, "
+        f"{agent.searched:,} searched decisions, {agent.searched / cpu:,.0f} per CPU-second (whole match)",
+        flush=True,
+    )
 
 
 if __name__ == "__main__":

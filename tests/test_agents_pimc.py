@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from cardenvs.agents.base import RandomAgent
-from cardenvs.agents.pimc import PIMCAgent, play_match
+from cardenvs.agents.pimc import PLAY_PHASE, PIMCAgent, play_match
 from cardenvs.registry import rules_class
 from cardenvs.search.cancellation_hearts import Tracker
 
@@ -51,6 +51,17 @@ def test_decisions_are_legal_and_reproducible(game, steps, rollout):
         picks.append(agent.act_states(rules, state, rows, **known))
     assert state.legal[rows, picks[0]].all()
     np.testing.assert_array_equal(picks[0], picks[1])
+    assert agent.searched == (state.phase[rows] == PLAY_PHASE[game]).sum() > 0  # the rest went to the fallback
+
+
+def test_the_trained_policy_can_play_the_rollouts():
+    from cardenvs.agents.registry import make_agent
+
+    rules, state, known = states_in_play("pepper_v0", 4, 9, seed=5)
+    rows = np.flatnonzero(~state.done)
+    agent = PIMCAgent("pepper_v0", worlds=2, rollout=make_agent("pepper_v0", "ppo"), seed=1)
+    assert agent.name == "pimc2-ppo"
+    assert state.legal[rows, agent.act_states(rules, state, rows, **known)].all()
 
 
 @pytest.mark.parametrize("rollout", ["random", "rule"])

@@ -59,6 +59,7 @@ class PIMCAgent(Agent):
         self.rollout = None if rollout == "random" else self.fallback if rollout == "rule" else rollout
         label = "" if rollout == "random" else f"-{getattr(self.rollout, 'name', 'agent')}"
         self.name = f"pimc{worlds}{label}"
+        self.searched = 0  # decisions made by search (the rest went to the fallback)
 
     def act_batch(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
         raise NotImplementedError("PIMC needs the engine state: use act_states(rules, state, seats)")
@@ -74,6 +75,7 @@ class PIMCAgent(Agent):
             obs = rules.observe(state, state.current[other], other)
             actions[~play] = self.fallback.act_batch(obs, state.legal[other])
         if play.any():
+            self.searched += int(play.sum())
             part = state.select(rows[play])
             kept = {k: v.select(rows[play]) for k, v in known.items()}
             actions[play] = self._search(rules, part, seats[play], kept)
