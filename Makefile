@@ -32,7 +32,7 @@ $(VENV)/.installed-dev: pyproject.toml | $(PY)
 ## and rule-based play
 DEMO_MINUTES ?= 3
 demo: $(VENV)/.installed-dev
-	$(PY) examples/train_pepper.py --advice --minutes $(DEMO_MINUTES) --select-every 250000 --select-games 100 --eval-games 200 --run-dir runs/demo --save ""
+	$(PY) examples/train_pepper.py --advice --minutes $(DEMO_MINUTES) --select-every 1000000 --select-games 200 --eval-games 200 --run-dir runs/demo --save ""
 
 ## test: the test suite (long training runs deselected; see test-full)
 test: $(VENV)/.installed-dev

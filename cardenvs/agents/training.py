@@ -446,7 +446,7 @@ def _parser(doc: str, variants: dict | None, fixed_steps: int, selfplay_steps: i
         help="an option of the training episodes, e.g. --env max_ticks=1000 (repeatable)",
     )
     p.add_argument("--opponent", choices=_opponent_names(), default="rule")
-    p.add_argument("--num-envs", type=int, default=64)
+    p.add_argument("--num-envs", type=int, default=None, help="games stepped at once (default: the game's)")
     p.add_argument("--eval-games", type=int, default=300)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--run-dir", default=None, help="default runs/<name>")
@@ -482,7 +482,7 @@ def cli(
     fixed, selfplay = args.fixed_steps, args.selfplay_steps
     if args.minutes is not None:
         total = int(args.minutes * 60 * steps_per_second)
-        fixed = int(total * 0.75)
+        fixed = int(total * fixed_steps / max(1, fixed_steps + selfplay_steps))  # the defaults' split
         selfplay = total - fixed
     options = dict(
         fixed_steps=fixed,
@@ -490,7 +490,6 @@ def cli(
         team_steps=args.team_steps,
         init_model=args.init,
         advice=args.advice,
-        num_envs=args.num_envs,
         eval_games=args.eval_games,
         seed=args.seed,
         select_every=args.select_every,
@@ -498,7 +497,7 @@ def cli(
         select_seed=args.select_seed,
         **train_kwargs,
     )
-    for option in ("learning_rate", "ent_coef"):
+    for option in ("learning_rate", "ent_coef", "num_envs"):
         if getattr(args, option) is not None:
             options[option] = getattr(args, option)
     options.update(parse_overrides(args.set, TRAIN_FIELDS, "--set"))  # the command line wins
