@@ -316,7 +316,19 @@ def test_train_scripts_run_end_to_end(script, tmp_path):
             "--set",
             "n_epochs=2",
             *(
-                ["--env", "max_ticks=700", "--advice", "--set", "advice_weight=2.5", "--set", "checkpoint_every=128"]
+                [
+                    "--env",
+                    "max_ticks=700",
+                    "--advice",
+                    "--set",
+                    "advice_weight=2.5",
+                    "--set",
+                    "checkpoint_every=128",
+                    "--select-every",
+                    "128",
+                    "--select-games",
+                    "6",
+                ]
                 if script == "train_spit.py"
                 else []
             ),
@@ -335,6 +347,13 @@ def test_train_scripts_run_end_to_end(script, tmp_path):
         assert summary["config"]["env_config"]["max_ticks"] == 700
         assert abs(summary["advice_weight_kept"] - 2.5) < 0.5  # started at 2.5, a few updates since
         assert "256 steps, " in out.stdout and "CPU-min" in out.stdout  # progress lines without the bar
+        from cardenvs.agents.evaluation import match
+        from cardenvs.agents.registry import make_agent
+
+        rule = make_agent("spit_v0", "rule")
+        selection = summary["selection"]
+        assert len(selection["history"]) >= 2 and selection["games"] == 6
+        assert selection["rule_reference"] == match("spit_v0", rule, rule, 6, seed=selection["seed"]).win_rate
 
 
 def test_training_overrides_parse_literals_and_refuse_unknown_fields_and_types():

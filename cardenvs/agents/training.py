@@ -65,20 +65,29 @@ class Selection:
     one is saved to ``path`` and becomes the trained model.  A policy's
     evaluation can only go up and down with training (PPO is not monotone:
     in Pepper, later policies lost what earlier ones had), so keeping the
-    best on seeds of its own is how the run's result is not left to chance."""
+    best on seeds of its own is how the run's result is not left to chance.
+
+    Every candidate meets the same deals, so the deals' luck is the same for
+    all of them, but not zero: the rule agent in the candidate's place (the
+    *reference*, played once) shows where "as good as the rule agent" lies
+    on these seeds (in Push, 60% of 100 games on seed 5000)."""
 
     def __init__(self, cfg: TrainConfig, rule_agent: Agent, advisor: Agent | None, path: pathlib.Path, log):
         self.cfg, self.rule, self.advisor, self.path, self.log = cfg, rule_agent, advisor, path, log
         self.history: list[dict[str, float]] = []
         self.best: tuple[float, int] | None = None  # (win rate, learner steps)
+        self.reference: float | None = None  # the rule agent's own win rate in the candidate's place
 
     def consider(self, model: Any) -> None:
         cfg = self.cfg
+        if self.reference is None:
+            ref = match(cfg.game, self.rule, self.rule, cfg.select_games, seed=cfg.select_seed, **cfg.eval_config)
+            self.reference = ref.win_rate
         agent = PolicyAgent(model, name="candidate", advisor=self.advisor)
         res = match(cfg.game, agent, self.rule, cfg.select_games, seed=cfg.select_seed, **cfg.eval_config)
         steps = int(model.num_timesteps)
         self.history.append({"steps": steps, "win_rate": res.win_rate})
-        self.log(f"selection at {steps:,} steps: {res}")
+        self.log(f"selection at {steps:,} steps: {res} (the rule agent in its place: {self.reference:.1%})")
         if self.best is None or res.win_rate > self.best[0]:
             self.best = (res.win_rate, steps)
             model.save(str(self.path))
@@ -93,7 +102,13 @@ class Selection:
     def summary(self) -> dict[str, Any]:
         cfg = self.cfg
         chosen = None if self.best is None else self.best[1]
-        return {"seed": cfg.select_seed, "games": cfg.select_games, "chosen_steps": chosen, "history": self.history}
+        return {
+            "seed": cfg.select_seed,
+            "games": cfg.select_games,
+            "rule_reference": self.reference,
+            "chosen_steps": chosen,
+            "history": self.history,
+        }
 
 
 def _opponent_names() -> tuple[str, ...]:
