@@ -164,6 +164,11 @@ class CancellationHeartsRules(TurnBasedRules):
     def observe(self, state: BatchState, seats: np.ndarray, rows: np.ndarray | None = None) -> np.ndarray:
         return ob.encode(state, self.num_players, self.max_hands or 0, seats, rows)
 
+    def observe_into(self, state: BatchState, seats: np.ndarray, out: np.ndarray) -> None:
+        if out.dtype != self.obs_dtype:  # (obs_dtype="float32": the kernel writes int8/int16)
+            return super().observe_into(state, seats, out)
+        ob.encode(state, self.num_players, self.max_hands or 0, seats, None, out)
+
     def seat_scores(self, state: BatchState) -> np.ndarray:
         return state.scores.copy()
 

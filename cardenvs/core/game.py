@@ -23,7 +23,7 @@ deals them in the shards (:meth:`~TurnBasedRules.deal_next`).
 from __future__ import annotations
 
 import copy
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -281,6 +281,12 @@ class TurnBasedRules(GameRules):
         ``rows`` (default all), row i seen by seat ``seats[i]``."""
         raise NotImplementedError
 
+    def observe_into(self, state: BatchState, seats: np.ndarray, out: np.ndarray) -> None:
+        """:meth:`observe` of every row of ``state`` written into ``out``
+        (``(batch, obs_size)``, of any float or integer dtype); a game whose
+        kernel can write there directly overrides this copy."""
+        out[...] = self.observe(state, seats)
+
     def action_masks(self, state: BatchState) -> np.ndarray:
         """The legal-action masks of every row, as the vector engine hands them
         out (``info["action_mask"]``) for the caller to keep: a copy of
@@ -319,13 +325,40 @@ class TurnBasedRules(GameRules):
         engine was made with threads): each shard's games move on
         (:meth:`advance`), then the hands it asks for are shuffled here --
         request after request, each over the whole batch in row order, as
-        one pass over the rows would -- and dealt in the shards
-        (:meth:`deal_next`).  So the results do not depend on the shards."""
+        one pass over the rows would -- and dealt (:meth:`deal_next`).  So
+        the results do not depend on the shards."""
+        return self.step_then(state, actions)[0]
+
+    #: Whether :meth:`observe_into` and the masks may be written on row
+    #: views in threads (:meth:`step_then`'s ``then``): a game whose
+    #: observations or masks go through buffers its rows share (Push's
+    #: recycled outputs) says False, and the vector engine observes the
+    #: whole batch after the step instead.
+    outputs_in_shards: bool = True
+
+    def step_then(
+        self, state: BatchState, actions: np.ndarray, then: Callable[[BatchState, int, int], None] | None = None
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """:meth:`step`, and ``then(view, lo, hi)`` in each shard right after
+        its games moved on (the vector engine writes the shard's
+        observations and masks there: one hand-off per step, not one per
+        phase).  Returns the rewards and the rows dealt anew after that (in
+        row order): what ``then`` wrote for them is stale."""
         actions = np.asarray(actions, np.int64)
         rewards = np.zeros((state.batch, self.num_players), np.float32)
-        requests = in_shards(state, lambda view, lo, hi: self.advance(view, actions[lo:hi], rewards[lo:hi]))
+
+        def shard(view: BatchState, lo: int, hi: int) -> list[np.ndarray]:
+            requests = self.advance(view, actions[lo:hi], rewards[lo:hi])
+            if then is not None:
+                then(view, lo, hi)
+            return requests
+
+        requests = in_shards(state, shard)
         self.deal_requests(state, requests)
-        return rewards
+        dealt = [r for r in requests if len(r)]
+        if len(dealt) > 1:
+            return rewards, np.unique(np.concatenate(dealt))
+        return rewards, dealt[0] if dealt else NO_ROWS
 
     def deal_requests(self, state: BatchState, requests: list[np.ndarray]) -> None:
         """Deal the next hand of each request's rows (:meth:`advance`): the

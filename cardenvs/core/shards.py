@@ -199,6 +199,13 @@ def deal_in_shards(
     if not requests and then is None:
         return []
     keys = [deck_keys(deck, state.rng, len(r[0])) for r in requests]
+    if then is None and sum(len(r[0]) for r in requests) < state.shards.min_rows:
+        # A few rows (the usual step: a few percent of the games need a new
+        # hand): dealt here, in one call per request.  A deal's Python holds
+        # the GIL, so shards would only take turns, after a hand-off each.
+        for (rows, *aligned), drawn in zip(requests, keys):
+            deal(state, rows, drawn, *aligned)
+        return []
 
     def run(view: Any, lo: int, hi: int) -> Sequence[Any]:
         for (rows, *aligned), drawn in zip(requests, keys):
