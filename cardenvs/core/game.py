@@ -29,9 +29,10 @@ from typing import Any
 import numpy as np
 
 from .actions import ActionTable
-from .cards import DeckSpec, deck_keys, orders_from_keys
+from .cards import DeckSpec, orders_from_keys
 from .onegame import OneGame
 from .shards import NO_DRAWS, SERIAL, Shards, deal_in_shards, in_shards
+from .streams import RowStreams
 
 #: No rows: what :meth:`TurnBasedRules.advance` returns for a request with none.
 NO_ROWS = np.zeros(0, np.int64)
@@ -52,6 +53,9 @@ class BatchState:
     """
 
     shards: Shards = SERIAL
+    #: Per-game streams (:mod:`.streams`, the vector engine's opt-in
+    #: ``rng="per_game"``), or None: every draw from ``rng``.
+    streams: RowStreams | None = None
 
     def __init__(self, batch: int, rng: np.random.Generator):
         self.batch = batch
@@ -90,6 +94,23 @@ class BatchState:
         if made is None:
             made = self._bundles[kind] = kind(*(getattr(self, f) for f in kind._fields))
         return made
+
+    def random(self, rows: np.ndarray, width: int | None = None) -> np.ndarray:
+        """Uniform floats for the games ``rows``: ``(len(rows),)``, or
+        ``(len(rows), width)``.  From the batch's generator (the very call
+        ``rng.random(len(rows))`` / ``rng.random((len(rows), width))``), or
+        with per-game streams from each row's own (:mod:`.streams`) -- which
+        a row view may draw from, its rows' streams being its own."""
+        if self.streams is not None:
+            return self.streams.random(self, rows, width)
+        return self.rng.random(len(rows) if width is None else (len(rows), width))
+
+    def integers(self, high: int, rows: np.ndarray) -> np.ndarray:
+        """A uniform int in ``0..high-1`` for each of the games ``rows``:
+        ``rng.integers(high, size=len(rows))``, or from the per-game streams."""
+        if self.streams is not None:
+            return (self.streams.random(self, rows) * high).astype(np.int64)
+        return self.rng.integers(high, size=len(rows))
 
     def every_row(self) -> np.ndarray:
         """``np.arange(batch)``, made once (like a bundle): the rows argument
@@ -337,28 +358,36 @@ class TurnBasedRules(GameRules):
     outputs_in_shards: bool = True
 
     def step_then(
-        self, state: BatchState, actions: np.ndarray, then: Callable[[BatchState, int, int], None] | None = None
-    ) -> tuple[np.ndarray, np.ndarray]:
+        self, state: BatchState, actions: np.ndarray, then: Callable[[BatchState, int, int], list] | None = None
+    ) -> tuple[np.ndarray, np.ndarray, list]:
         """:meth:`step`, and ``then(view, lo, hi)`` in each shard right after
         its games moved on (the vector engine writes the shard's
         observations and masks there: one hand-off per step, not one per
-        phase).  Returns the rewards and the rows dealt anew after that (in
-        row order): what ``then`` wrote for them is stale."""
+        phase).  With per-game streams (``state.streams``) a shard deals its
+        games' next hands itself, before ``then``: no draw is left to the
+        calling thread.  Returns the rewards, the rows dealt anew after
+        ``then`` (in row order: what it wrote for them is stale) and the
+        requests ``then`` returned (merged over the shards, see
+        :func:`~.shards.in_shards`)."""
         actions = np.asarray(actions, np.int64)
         rewards = np.zeros((state.batch, self.num_players), np.float32)
+        count: list[int] = []
 
-        def shard(view: BatchState, lo: int, hi: int) -> list[np.ndarray]:
+        def shard(view: BatchState, lo: int, hi: int) -> list[Any]:
             requests = self.advance(view, actions[lo:hi], rewards[lo:hi])
-            if then is not None:
-                then(view, lo, hi)
-            return requests
+            if view.streams is not None:  # (the view's rows draw from their own streams)
+                self.deal_requests(view, requests)
+                requests = [NO_ROWS] * len(requests)
+            count[:] = [len(requests)]
+            return [*requests, *(then(view, lo, hi) if then is not None else ())]
 
-        requests = in_shards(state, shard)
+        merged = in_shards(state, shard)
+        requests, extra = merged[: count[0]], merged[count[0] :]
         self.deal_requests(state, requests)
         dealt = [r for r in requests if len(r)]
         if len(dealt) > 1:
-            return rewards, np.unique(np.concatenate(dealt))
-        return rewards, dealt[0] if dealt else NO_ROWS
+            return rewards, np.unique(np.concatenate(dealt)), extra
+        return rewards, dealt[0] if dealt else NO_ROWS, extra
 
     def deal_requests(self, state: BatchState, requests: list[np.ndarray]) -> None:
         """Deal the next hand of each request's rows (:meth:`advance`): the
@@ -399,7 +428,7 @@ class TurnBasedRules(GameRules):
         from zero, then the game's :meth:`start_game` deals."""
         rows = np.asarray(rows, np.int64)
         if dealer is None:
-            first = state.rng.integers(self.num_players, size=len(rows))
+            first = state.integers(self.num_players, rows)
         else:
             first = np.broadcast_to(np.asarray(dealer, np.int64), len(rows))
         state.done[rows] = False
@@ -416,7 +445,7 @@ class TurnBasedRules(GameRules):
         generator where it would be) -- by the shuffle ``keys`` (drawn
         before, :func:`~.cards.deck_keys`) if given, else drawn here."""
         if keys is None:
-            keys = deck_keys(self.deck, state.rng, len(rows))
+            keys = state.random(rows, self.deck.num_cards)  # (deck_keys' draw)
         orders = orders_from_keys(self.deck, keys)
         k = state.deals[rows]
         fixed = k < state.fixed_count[rows]

@@ -30,7 +30,7 @@ from typing import Any, TypeVar
 
 import numpy as np
 
-from .cards import DeckSpec, deck_keys
+from .cards import DeckSpec
 
 T = TypeVar("T")
 
@@ -171,12 +171,17 @@ def merge_requests(parts: list[Sequence[Any]], bounds: Sequence[tuple[int, int]]
         return list(parts[0])
     merged: list[Any] = []
     for pieces in zip(*parts):
-        if isinstance(pieces[0], tuple):
-            columns = list(zip(*pieces))
-            rows = np.concatenate([p + lo for p, (lo, _) in zip(columns[0], bounds)])
+        tuples = isinstance(pieces[0], tuple)
+        # (the usual request has rows in few shards or none: only those are joined)
+        some = [(p, lo) for p, (lo, _) in zip(pieces, bounds) if len(p[0] if tuples else p)]
+        if not some:
+            merged.append(pieces[0])
+        elif tuples:
+            columns = list(zip(*(p for p, _ in some)))
+            rows = np.concatenate([p + lo for p, (_, lo) in zip(columns[0], some)])
             merged.append((rows, *(np.concatenate(c) for c in columns[1:])))
         else:
-            merged.append(np.concatenate([p + lo for p, (lo, _) in zip(pieces, bounds)]))
+            merged.append(np.concatenate([p + lo for p, lo in some]))
     return merged
 
 
@@ -198,7 +203,7 @@ def deal_in_shards(
     requests = [r for r in requests if len(r[0])]
     if not requests and then is None:
         return []
-    keys = [deck_keys(deck, state.rng, len(r[0])) for r in requests]
+    keys = [state.random(r[0], deck.num_cards) for r in requests]  # (deck_keys' draw, rows' own with streams)
     if then is None and sum(len(r[0]) for r in requests) < state.shards.min_rows:
         # A few rows (the usual step: a few percent of the games need a new
         # hand): dealt here, in one call per request.  A deal's Python holds

@@ -173,7 +173,7 @@ class SpeedRules(TickRules):
             return
         dry = rows[(state.side_count[rows] == 0).all(axis=1)]
         if dry.size:
-            keys = state.rng.random((len(dry), state.centre.shape[1] * state.centre.shape[2]))
+            keys = state.random(dry, state.centre.shape[1] * state.centre.shape[2])
             apply.rebuild_side_piles(state, dry, keys)
         apply.flip_side_piles(state, rows)
 
