@@ -28,6 +28,9 @@ CASES = [(name, SHORT.get(name, {})) for name in GAMES] + [
     ("pepper_v0", {"num_players": 2, "all_pass": "redeal", "max_hands": 2}),
     ("spit_v0", {"variant": "speed", "max_ticks": 60}),
     ("spit_v0", {"max_ticks": 40, "obs_dtype": "float32"}),
+    ("pepper_v0", {"max_hands": 1, "rng": "per_game"}),
+    ("cancellation_hearts_v0", {"max_hands": 1, "passing": "none", "rng": "per_game"}),
+    ("spit_v0", {"max_ticks": 40, "rng": "per_game"}),
 ]
 IDS = [f"{name}-{'-'.join(f'{k}={v}' for k, v in config.items())}" for name, config in CASES]
 

@@ -286,10 +286,10 @@ class VectorEnv:
         ``(len(done), P)``, then a new game in each (its deal drawn from
         ``state``: the batch's generator, or the rows' own streams)."""
         rules, n = self.rules, self.num_players
-        scores = rules.seat_scores(state)[done]
         if not len(done):  # (a shard's share of none: empties of the right types, to merge with the others')
             dtype = rules.obs_dtype if self.obs_dtype is None else self.obs_dtype
-            return np.zeros((0, n, rules.obs_size), dtype), scores
+            return np.zeros((0, n, rules.obs_size), dtype), np.zeros((0, n), np.int64)
+        scores = rules.seat_scores(state)[done]
         seen = rules.observe(state, np.tile(np.arange(n), len(done)), np.repeat(done, n))
         rules.forget_fixed_decks(state, done)
         rules.reset(state, done)

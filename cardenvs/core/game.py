@@ -375,8 +375,9 @@ class TurnBasedRules(GameRules):
 
         def shard(view: BatchState, lo: int, hi: int) -> list[Any]:
             requests = self.advance(view, actions[lo:hi], rewards[lo:hi])
-            if view.streams is not None:  # (the view's rows draw from their own streams)
-                self.deal_requests(view, requests)
+            if view.streams is not None:  # (the view's rows draw from their own streams, in any order)
+                dealt = [r for r in requests if len(r)]
+                self.deal_requests(view, [np.concatenate(dealt)] if len(dealt) > 1 else dealt)
                 requests = [NO_ROWS] * len(requests)
             count[:] = [len(requests)]
             return [*requests, *(then(view, lo, hi) if then is not None else ())]

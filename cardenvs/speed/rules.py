@@ -190,6 +190,9 @@ class SpeedRules(TickRules):
     def observe(self, state: BatchState, rows: np.ndarray | None = None) -> np.ndarray:
         return observation.observe(state, rows, self.obs_dtype, self.max_ticks)
 
+    def observe_into(self, state: BatchState, out: np.ndarray) -> None:
+        observation.observe(state, None, out.dtype, self.max_ticks, out)
+
     # ------------------------------------------------------------ state_dict / render
     def variant_state_dict(self, state: BatchState, row: int) -> dict[str, Any]:
         b = row

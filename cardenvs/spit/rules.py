@@ -305,6 +305,11 @@ class SpitRules(TickRules):
     def observe(self, state: BatchState, rows: np.ndarray | None = None) -> np.ndarray:
         return observation.observe(state, rows, self.max_ticks)
 
+    def observe_into(self, state: BatchState, out: np.ndarray) -> None:
+        if out.dtype != self.obs_dtype:  # (obs_dtype="float32": the kernel writes int16)
+            return super().observe_into(state, out)
+        observation.observe(state, None, self.max_ticks, out)
+
     # ------------------------------------------------------------ state_dict / render
     def variant_state_dict(self, state: BatchState, row: int) -> dict[str, Any]:
         b, size = row, self.stockpiles
