@@ -8,13 +8,12 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from test_core_threads import CASES, IDS, SHORT, assert_same, play
 
 import cardenvs.vector as V
 from cardenvs.core.jit import COMPILED
 from cardenvs.core.streams import RowStreams, stream_values
 from cardenvs.registry import GAMES
-
-from test_core_threads import CASES, IDS, SHORT, assert_same, play
 
 
 @pytest.fixture
