@@ -199,10 +199,10 @@ def deal_in_shards(
     shard's part of each request (local rows).  Then, if given,
     ``then(view)`` in each shard: its requests are returned, merged.
     (Nothing runs when there is nothing to deal and no ``then``.)"""
+    if then is None and not any(len(r[0] if isinstance(r, tuple) else r) for r in requests):
+        return []  # (the usual step: nothing to deal)
     requests = [r if isinstance(r, tuple) else (r,) for r in requests]
     requests = [r for r in requests if len(r[0])]
-    if not requests and then is None:
-        return []
     keys = [state.random(r[0], deck.num_cards) for r in requests]  # (deck_keys' draw, rows' own with streams)
     if then is None and sum(len(r[0]) for r in requests) < state.shards.min_rows:
         # A few rows (the usual step: a few percent of the games need a new
