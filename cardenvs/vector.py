@@ -49,11 +49,13 @@ def make(
     ``num_threads`` (a positive int, at most ``num_envs``; ValueError
     otherwise): the games are cut into that many contiguous shards of
     near-equal size, stepped and observed at the same time by a pool of
-    threads the engine owns (``close()`` stops it).  Every random draw
-    (deals, resets, Spit's coins) stays in the calling thread, in the
-    order one thread would make it, so results are identical for every
-    thread count with the same seed.  Worth it at large batches (thousands
-    of games) on a machine with free cores; see benchmarks/README.md.
+    threads the engine owns (``close()`` stops it), in one hand-off per
+    step.  Every random draw (deals, resets, Spit's coins) stays in the
+    calling thread, in the order one thread would make it, so results are
+    identical for every thread count with the same seed.  Worth it at
+    large batches (thousands of games) on a machine with free cores; see
+    benchmarks/README.md.  A batch of one (``num_envs=1``) steps in one
+    call of the rules where the game has one, as the PettingZoo envs do.
 
     ``rng``: ``"shared"`` (default: every draw from one generator seeded by
     ``seed``, as above) or ``"per_game"``: each game slot draws from a

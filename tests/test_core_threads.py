@@ -33,6 +33,7 @@ CASES = [(name, SHORT.get(name, {})) for name in GAMES] + [
     ("spit_v0", {"variant": "speed", "max_ticks": 80}),
     ("spit_v0", {"variant": "speed", "target_score": 2, "max_ticks": 150}),
     ("pepper_v0", {"num_players": 2, "all_pass": "redeal", "max_hands": 3}),
+    ("cancellation_hearts_v0", {"max_hands": 1, "passing": "none", "obs_dtype": "float32"}),
 ]
 IDS = [f"{name}-{'-'.join(f'{k}={v}' for k, v in config.items())}" for name, config in CASES]
 

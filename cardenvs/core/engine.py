@@ -79,7 +79,7 @@ class VectorEnv:
         if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer))):
             raise ValueError(f"seed must be an int or None, got {seed!r}")
         self.shards = Shards(num_envs, num_threads)  # (ValueError for a bad num_threads)
-        self.rng = check_rng_mode(rng)
+        self.rng_mode = check_rng_mode(rng)
         self.num_threads = self.shards.num_threads
         self.rules = rules
         self.num_envs = int(num_envs)
@@ -130,7 +130,7 @@ class VectorEnv:
             rng = self.state.rng
         state = self.rules.new_state(self.num_envs, rng)
         state.shards = self.shards
-        if self.rng == "per_game":
+        if self.rng_mode == "per_game":
             self._per_game_streams(state, seed)
         decks = options.get("decks")
         per_row = isinstance(decks, dict)

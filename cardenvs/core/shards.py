@@ -9,16 +9,23 @@ stepped by its own thread on views of the arrays (:meth:`BatchState.view
 the very result of one pass over every row.
 
 The one thing that is not row-local is the batch's random generator: what a
-draw returns depends on every draw before it.  So a shard never draws (a
-view's ``rng`` raises): a step is cut in phases (:func:`in_shards`) -- the
-shards advance their rows and say which rows need a deal (in row order);
-the calling thread draws for them, over the whole batch, in the same order
-and with the same calls as one pass would (so results are identical for
-every thread count, and to the single-threaded engine); then the shards
-deal those rows from the drawn keys (:func:`deal_in_shards`).  What stays
-in the calling thread (the draws, the engine's resets of finished games,
-its Python and whole-batch numpy between the phases) is the serial part
-that bounds the speed-up (benchmarks/README.md, "Thread scaling").
+draw returns depends on every draw before it.  So a shard never draws from
+it (a view's ``rng`` raises).  The vector engine's step is one hand-off
+(:func:`in_shards`): each shard moves its games on, says which rows need a
+deal (in row order) and writes its rows' observations and masks; then the
+calling thread draws for the rows to deal, over the whole batch, in the
+same order and with the same calls as one pass would (so results are
+identical for every thread count, and to the single-threaded engine),
+deals them from the drawn keys (:func:`deal_in_shards`: in the shards when
+they are many), resets the finished games and observes those rows again.
+What stays in the calling thread is the serial part that bounds the
+speed-up (benchmarks/README.md, "Thread scaling").
+
+With per-game streams (``vector.make(..., rng="per_game")``,
+:mod:`.streams`) a row's draws depend on that row alone, so a view draws
+for its rows itself: the shards deal and reset their own games in the same
+hand-off, and only the merging of what they found is left to the calling
+thread.
 """
 
 from __future__ import annotations
