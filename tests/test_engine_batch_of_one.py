@@ -12,6 +12,7 @@ import hashlib
 
 import numpy as np
 import pytest
+from test_core_threads import _digest
 
 import cardenvs.vector as V
 from cardenvs.core.errors import IllegalActionError
@@ -33,22 +34,6 @@ CASES = [(name, SHORT.get(name, {})) for name in GAMES] + [
     ("spit_v0", {"max_ticks": 40, "rng": "per_game"}),
 ]
 IDS = [f"{name}-{'-'.join(f'{k}={v}' for k, v in config.items())}" for name, config in CASES]
-
-
-def _digest(value, h) -> None:
-    if isinstance(value, dict):
-        for key in sorted(value):
-            h.update(key.encode())
-            _digest(value[key], h)
-    elif isinstance(value, (tuple, list)) or (isinstance(value, np.ndarray) and value.dtype == object):
-        h.update(b"[%d]" % len(value))
-        for item in value:
-            _digest(item, h)
-    elif isinstance(value, np.ndarray):
-        h.update(f"{value.dtype}{value.shape}".encode())
-        h.update(np.ascontiguousarray(value).tobytes())
-    else:
-        h.update(repr(value).encode())
 
 
 def batched(venv):
