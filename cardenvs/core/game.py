@@ -448,10 +448,11 @@ class TurnBasedRules(GameRules):
         if keys is None:
             keys = state.random(rows, self.deck.num_cards)  # (deck_keys' draw)
         orders = orders_from_keys(self.deck, keys)
-        k = state.deals[rows]
-        fixed = k < state.fixed_count[rows]
-        if np.count_nonzero(fixed):
-            orders[fixed] = state.fixed_decks[rows[fixed], k[fixed]]
+        if state.fixed_decks.shape[1]:  # (no row has fixed decks: the usual batch)
+            k = state.deals[rows]
+            fixed = k < state.fixed_count[rows]
+            if np.count_nonzero(fixed):
+                orders[fixed] = state.fixed_decks[rows[fixed], k[fixed]]
         state.deals[rows] += 1
         return orders
 
