@@ -17,7 +17,10 @@ Every rule is row-local except the random draws, so a step runs on row
 shards in threads (:mod:`cardenvs.core.shards`): :meth:`TurnBasedRules.step`
 lets :meth:`~TurnBasedRules.advance` move the games of each shard on (no
 draw), draws the shuffles for the hands to deal in the calling thread, then
-deals them in the shards (:meth:`~TurnBasedRules.deal_next`).
+deals them (:meth:`~TurnBasedRules.deal_next`; in the shards when they are
+many).  With per-game streams (:mod:`.streams`) every draw is a row's own,
+through :meth:`BatchState.random` / :meth:`BatchState.integers`, and each
+shard deals its games itself.
 """
 
 from __future__ import annotations
