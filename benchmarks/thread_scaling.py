@@ -6,6 +6,7 @@ one batch size.
     python benchmarks/throughput.py --threads 1,2             # runs this (batch 4096)
     python benchmarks/thread_scaling.py --threads 1,2,4 --batch 4096 --seconds 3
     python benchmarks/thread_scaling.py --parts --games pepper_v0,spit_v0,speed   # the serial share by part
+    python benchmarks/thread_scaling.py --rng shared,per_game   # both seeding modes (vector.make(rng=...))
 
 Per game, one engine per thread count, all from the same seed, stepped in
 turn in short rounds (a change in the machine's load hits every thread count
@@ -19,10 +20,10 @@ alike); random legal actions; only the time inside ``venv.step`` counts
   CPU time per step over the critical path with k threads (the calling
   thread's serial part plus the slowest shard of each phase; thread
   hand-offs not counted).
-* serial: the share of a single-threaded step spent outside the row shards
-  (CPU time of the calling thread: the random draws, resets of finished
-  games, action checks, Python glue), and Amdahl's bound from it for 2 and
-  64 cores.  See benchmarks/README.md.
+* serial: the CPU time the calling thread spends outside the row shards
+  with the most threads (the random draws, deals and resets left to it,
+  action checks, Python glue), as a share of a one-thread step, and
+  Amdahl's bound from it for 2 and 64 cores.  See benchmarks/README.md.
 """
 
 from __future__ import annotations
@@ -46,8 +47,8 @@ BATCH = 4096
 class Runner:
     """One engine and its random player, timed inside ``step``."""
 
-    def __init__(self, name: str, batch: int, threads: int):
-        self.venv = V.make(name, num_envs=batch, seed=0, num_threads=threads)
+    def __init__(self, name: str, batch: int, threads: int, rng: str = "shared"):
+        self.venv = V.make(name, num_envs=batch, seed=0, num_threads=threads, rng=rng)
         self.rng = np.random.default_rng(0)
         self.info = self.venv.reset()[1]
         self.batch, self.steps, self.wall, self.cpu = batch, 0, 0.0, 0.0
@@ -68,13 +69,13 @@ class Runner:
         return self.steps * self.batch / self.wall
 
 
-def cpu_paths(name: str, batch: int, threads: int, seconds: float) -> tuple[float, float]:
+def cpu_paths(name: str, batch: int, threads: int, seconds: float, rng: str = "shared") -> tuple[float, float]:
     """CPU time per step of an engine with ``threads``, measured per thread
     (so the machine's load disturbs it little): the calling thread's time
     outside the row shards (serial), and the critical path -- that plus,
     for each shard phase, its slowest shard: the step's time if every
     thread had a core of its own (hand-offs not counted)."""
-    runner = Runner(name, batch, threads)
+    runner = Runner(name, batch, threads, rng)
     runner.run(0.3, count=False)
     shards, inside, slowest = runner.venv.shards, [0.0], [0.0]
     plain_map = shards.map
@@ -119,7 +120,7 @@ PARTS = {
         ("cardenvs.core.game", "TurnBasedRules.reset"),
         ("cardenvs.spit.tick", "TickRules.reset"),
     ],
-    "draws": [("cardenvs.core.shards", "deck_keys"), ("cardenvs.spit.tick", "faster_hands")],
+    "draws": [("cardenvs.core.game", "BatchState.random"), ("cardenvs.core.game", "BatchState.integers")],
     "stalemates": [
         ("cardenvs.spit.rules", "SpitRules._end_stalemates"),
         ("cardenvs.speed.rules", "SpeedRules._unstick"),
@@ -199,25 +200,28 @@ def amdahl(serial: float, cores: int) -> float:
     return 1.0 / (serial + (1.0 - serial) / cores)
 
 
-def scaling(games: list[str], threads: list[int], batch: int, seconds: float) -> list[list[str]]:
+def scaling(games: list[str], threads: list[int], batch: int, seconds: float, rng: str = "shared") -> list[list[str]]:
     """Measure every game; returns the table rows (also printed as they come)."""
     rows = []
     for name in games:
-        runners = [Runner(name, batch, k) for k in threads]
+        runners = [Runner(name, batch, k, rng) for k in threads]
         for r in runners:
             r.run(min(1.0, 0.2 * seconds), count=False)  # compile, and games under way
         rounds = max(1, round(seconds / 0.25))
         for _ in range(rounds):
             for r in runners:
                 r.run(seconds / rounds)
-        paths = {k: cpu_paths(name, batch, k, max(1.0, seconds / 2)) for k in sorted({1, *threads})}
-        one_serial, one_total = paths[1]
-        serial = one_serial / one_total
+        paths = {k: cpu_paths(name, batch, k, max(1.0, seconds / 2), rng) for k in sorted({1, *threads})}
+        one_total = paths[1][1]
+        # (with one thread the step runs as one shard, without the shard phases: the serial part is
+        # measured with the most threads, as a share of one thread's step)
+        serial = paths[max(paths)][0] / one_total
         base = runners[0].steps_per_s
         for k, r in zip(threads, runners):
             rows.append(
                 [
                     name,
+                    rng,
                     str(k),
                     f"{r.steps_per_s:,.0f}",
                     f"{r.steps_per_s / base:.2f}",
@@ -234,7 +238,18 @@ def scaling(games: list[str], threads: list[int], batch: int, seconds: float) ->
 
 
 def print_table(rows: list[list[str]]) -> None:
-    headers = ["game", "threads", "engine steps/s", "x 1st", "CPU/wall", "x free", "serial", "Amdahl 2", "Amdahl 64"]
+    headers = [
+        "game",
+        "rng",
+        "threads",
+        "engine steps/s",
+        "x 1st",
+        "CPU/wall",
+        "x free",
+        "serial",
+        "Amdahl 2",
+        "Amdahl 64",
+    ]
     widths = [max(len(h), *(len(row[i]) for row in rows)) for i, h in enumerate(headers)]
     print("  ".join(h.ljust(w) if i == 0 else h.rjust(w) for i, (h, w) in enumerate(zip(headers, widths))))
     print("  ".join("-" * w for w in widths))
@@ -242,12 +257,12 @@ def print_table(rows: list[list[str]]) -> None:
         print("  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(row, widths))))
 
 
-def run(games: list[str], threads: list[int], batch: int, seconds: float) -> int:
+def run(games: list[str], threads: list[int], batch: int, seconds: float, rngs: tuple[str, ...] = ("shared",)) -> int:
     """Print the thread-scaling table (the header lines are the caller's)."""
     load = os.getloadavg()
     print(f"# batch {batch}; {seconds:g} s per thread count and game, in rounds of ~0.25 s")
     print(f"# load average before: {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}; {os.cpu_count()} logical CPUs")
-    rows = scaling(games, threads, batch, seconds)
+    rows = [row for rng in rngs for row in scaling(games, threads, batch, seconds, rng)]
     print()
     print_table(rows)
     load = os.getloadavg()
@@ -255,7 +270,8 @@ def run(games: list[str], threads: list[int], batch: int, seconds: float) -> int
     print("x 1st = engine steps/s over the first thread count's; CPU/wall = cores the threads really had;")
     print("x free = one thread's CPU time per step over the critical path of k threads' CPU times (serial part +")
     print("  the slowest shard of each phase): the speed-up if every thread had a free core, hand-offs not counted;")
-    print("serial = share of a one-thread step outside the row shards; Amdahl k = 1 / (serial + (1 - serial) / k).")
+    print("serial = CPU time of the calling thread outside the row shards with the most threads, as a share of")
+    print("  one thread's step (the draws, checks, merges, Python glue); Amdahl k = 1 / (serial + (1 - serial) / k).")
     return 0
 
 
@@ -265,6 +281,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--batch", type=int, default=BATCH, help=f"games per engine (default {BATCH})")
     ap.add_argument("--seconds", type=float, default=3.0, help="timed seconds per thread count and game (default 3)")
     ap.add_argument("--games", default=",".join(GAMES), help="comma-separated games (default: every game)")
+    ap.add_argument("--rng", default="shared", help="comma-separated seeding modes: shared, per_game (default shared)")
     ap.add_argument(
         "--parts", action="store_true", help="instead: the serial share by part (games, and 'speed' for Spit's variant)"
     )
@@ -274,7 +291,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.parts:
         print_parts(games, args.batch)
         return 0
-    return run(games, threads, args.batch, args.seconds)
+    return run(games, threads, args.batch, args.seconds, tuple(m.strip() for m in args.rng.split(",") if m.strip()))
 
 
 if __name__ == "__main__":

@@ -38,7 +38,9 @@ from .seat_rewards import SeatRewards as SeatRewards  # the self-play reward boo
 __all__ = ["VectorEnv", "make", "rules_class"]
 
 
-def make(name: str, num_envs: int, seed: int | None = None, num_threads: int = 1, **config: Any) -> VectorEnv:
+def make(
+    name: str, num_envs: int, seed: int | None = None, num_threads: int = 1, rng: str = "shared", **config: Any
+) -> VectorEnv:
     """A vector engine running ``num_envs`` games of ``name`` with ``config``.
 
     Turn-based games get a :class:`VectorEnv`; a rules class may name another
@@ -47,13 +49,26 @@ def make(name: str, num_envs: int, seed: int | None = None, num_threads: int = 1
     ``num_threads`` (a positive int, at most ``num_envs``; ValueError
     otherwise): the games are cut into that many contiguous shards of
     near-equal size, stepped and observed at the same time by a pool of
-    threads the engine owns (``close()`` stops it).  Every random draw
-    (deals, resets, Spit's coins) stays in the calling thread, in the
-    order one thread would make it, so results are identical for every
-    thread count with the same seed.  Worth it at large batches (thousands
-    of games) on a machine with free cores; see benchmarks/README.md."""
+    threads the engine owns (``close()`` stops it), in one hand-off per
+    step.  Every random draw (deals, resets, Spit's coins) stays in the
+    calling thread, in the order one thread would make it, so results are
+    identical for every thread count with the same seed.  Worth it at
+    large batches (thousands of games) on a machine with free cores; see
+    benchmarks/README.md.  A batch of one (``num_envs=1``) steps in one
+    call of the rules where the game has one, as the PettingZoo envs do.
+
+    ``rng``: ``"shared"`` (default: every draw from one generator seeded by
+    ``seed``, as above) or ``"per_game"``: each game slot draws from a
+    counter-based stream of its own keyed by the seed
+    (:mod:`cardenvs.core.streams`), so the threads deal and reset their
+    own games with no draw left to the calling thread -- the fastest with
+    threads, the results identical for every thread count too, but other
+    games than ``"shared"`` plays from the same seed.  ValueError for
+    another value."""
     factory = rules_class(name)
     rules_config, illegal_action, obs_dtype = view_options(config, factory, spec(name).simultaneous)
     rules = build_rules(factory, rules_config)
     engine = getattr(rules, "vector_env_class", None) or VectorEnv
-    return engine(rules, num_envs, seed, illegal_action=illegal_action, obs_dtype=obs_dtype, num_threads=num_threads)
+    return engine(
+        rules, num_envs, seed, illegal_action=illegal_action, obs_dtype=obs_dtype, num_threads=num_threads, rng=rng
+    )

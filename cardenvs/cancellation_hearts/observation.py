@@ -129,10 +129,16 @@ HANDS_LEFT = LAYOUT["hands_left"].offset
 
 
 def encode(
-    state: BatchState, num_players: int, max_hands: int, seats: np.ndarray, rows: np.ndarray | None = None
+    state: BatchState,
+    num_players: int,
+    max_hands: int,
+    seats: np.ndarray,
+    rows: np.ndarray | None = None,
+    out: np.ndarray | None = None,
 ) -> np.ndarray:
     """Observation ``(len(seats), OBS_SIZE)`` int16 of the games in ``rows``
-    (default: every row), row i seen by seat ``seats[i]``.
+    (default: every row), row i seen by seat ``seats[i]``; written into
+    ``out`` if given (of OBS_DTYPE, C-contiguous).
 
     The rules keep the viewer and public blocks current (int8); one kernel
     pass (:func:`encode_rows`) writes each result row straight from them and
@@ -146,7 +152,8 @@ def encode(
         rows = np.asarray(rows, np.int64)
     else:  # every row (made once per state)
         rows = state.every_row() if len(seats) == state.batch else np.arange(len(seats))
-    out = np.empty((len(seats), OBS_SIZE), OBS_DTYPE)
+    if out is None:
+        out = np.empty((len(seats), OBS_SIZE), OBS_DTYPE)
     state.shards.map(  # (row shards in threads: see cardenvs.core.shards)
         len(seats),
         lambda lo, hi: encode_rows(

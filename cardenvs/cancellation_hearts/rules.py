@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 
 from ..core.cards import holdings
-from ..core.game import BatchState, TurnBasedRules, choice, positive_int
+from ..core.game import NO_ROWS, BatchState, TurnBasedRules, choice, positive_int
 from . import observation as ob
 from .apply import choose_moon, pass_cards, play_cards
 from .deal import deal_hands
@@ -155,6 +155,8 @@ class CancellationHeartsRules(TurnBasedRules):
         ended (their next hand is dealt)."""
         ended = np.empty((3, len(rows)), np.int64)  # the rows whose hand ended; 1 where that ended the game; room
         count = apply(rows, actions, self.config_values, state.bundle(ArrayValues), rewards, ended)
+        if not count:  # (the usual step: no hand ended)
+            return NO_ROWS
         finished, game_over = ended[0, :count], ended[1, :count] == 1
         if np.count_nonzero(game_over):
             self.end_games(state, finished[game_over], DONE)
@@ -163,6 +165,11 @@ class CancellationHeartsRules(TurnBasedRules):
     # ------------------------------------------------------------ observation
     def observe(self, state: BatchState, seats: np.ndarray, rows: np.ndarray | None = None) -> np.ndarray:
         return ob.encode(state, self.num_players, self.max_hands or 0, seats, rows)
+
+    def observe_into(self, state: BatchState, seats: np.ndarray, out: np.ndarray) -> None:
+        if out.dtype != self.obs_dtype:  # (obs_dtype="float32": the kernel writes int8/int16)
+            return super().observe_into(state, seats, out)
+        ob.encode(state, self.num_players, self.max_hands or 0, seats, None, out)
 
     def seat_scores(self, state: BatchState) -> np.ndarray:
         return state.scores.copy()

@@ -13,8 +13,9 @@ from gymnasium.vector.vector_env import AutoresetMode
 from .errors import IllegalActionError
 from .game import BatchState, TurnBasedRules
 from .options import legal_actions
-from .shards import Shards
+from .shards import NO_DRAWS, Shards
 from .spaces import observation_box
+from .streams import RowStreams, check_rng_mode
 
 
 def batch_space(space: spaces.Space, shape: tuple[int, ...]) -> spaces.Space:
@@ -33,14 +34,17 @@ def final_info(rules: Any, state: BatchState, finished: np.ndarray, seen: np.nda
     observation per seat from ``seen``, in row order; None elsewhere),
     ``_final_obs`` (the finished rows) and ``final_scores`` (per seat, 0 for
     other rows).  Called before those rows are reset."""
+    return final_info_of(finished, seen, rules.seat_scores(state)[finished])
+
+
+def final_info_of(finished: np.ndarray, seen: np.ndarray, scores: np.ndarray) -> dict[str, Any]:
+    """:func:`final_info` from the finished rows' ``scores`` (per seat, in row order)."""
     final = np.empty(len(finished), dtype=object)
     for k, i in enumerate(np.flatnonzero(finished)):
         final[i] = seen[k]
-    return {
-        "final_obs": final,
-        "_final_obs": finished.copy(),
-        "final_scores": np.where(finished[:, None], rules.seat_scores(state), 0),
-    }
+    every = np.zeros((len(finished), scores.shape[1]), scores.dtype)
+    every[finished] = scores
+    return {"final_obs": final, "_final_obs": finished.copy(), "final_scores": every}
 
 
 class VectorEnv:
@@ -68,12 +72,14 @@ class VectorEnv:
         illegal_action: str = "raise",
         obs_dtype: np.dtype | None = None,
         num_threads: int = 1,
+        rng: str = "shared",
     ):
         if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
             raise ValueError(f"num_envs must be a positive integer, got {num_envs!r}")
         if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer))):
             raise ValueError(f"seed must be an int or None, got {seed!r}")
         self.shards = Shards(num_envs, num_threads)  # (ValueError for a bad num_threads)
+        self.rng_mode = check_rng_mode(rng)
         self.num_threads = self.shards.num_threads
         self.rules = rules
         self.num_envs = int(num_envs)
@@ -89,6 +95,9 @@ class VectorEnv:
         self.state = None
         self.closed = False
         self._rows = np.arange(self.num_envs)
+        # A batch of one steps in one call where the game has one (see _step_one).
+        self._one = rules.one_game() if self.num_envs == 1 else None
+        self._no_truncation = np.zeros(self.num_envs, bool)
 
     @property
     def batch_shape(self) -> tuple[int, ...]:
@@ -121,6 +130,8 @@ class VectorEnv:
             rng = self.state.rng
         state = self.rules.new_state(self.num_envs, rng)
         state.shards = self.shards
+        if self.rng_mode == "per_game":
+            self._per_game_streams(state, seed)
         decks = options.get("decks")
         per_row = isinstance(decks, dict)
         if per_row and set(decks) != {"per_row"}:
@@ -129,6 +140,22 @@ class VectorEnv:
         self.closed = False
         self.state = state
         self.rules.reset(state, self._rows, dealer=dealer)
+
+    def _per_game_streams(self, state: BatchState, seed: int | None) -> None:
+        """``rng="per_game"``: each game slot draws from a stream of its own
+        (:mod:`.streams`), keyed by the seed (a fresh one from the OS when
+        neither ``reset`` nor ``make`` gave one) and counting on from the
+        slot's last game unless ``reset`` reseeds.  No draw is left for the
+        batch's generator (using it raises)."""
+        old = self.state
+        if seed is not None or old is None or old.streams is None:
+            key = seed if seed is not None else self._seed
+            state.streams = RowStreams(np.random.SeedSequence().entropy if key is None else key)
+            state.draws = np.zeros(self.num_envs, np.int64)
+        else:
+            state.streams, state.draws = old.streams, old.draws.copy()
+        state.slot = np.arange(self.num_envs)
+        state.rng = NO_DRAWS
 
     def _dealers(self, dealer: Any) -> Any:
         if dealer is None or isinstance(dealer, (int, np.integer)):
@@ -188,6 +215,10 @@ class VectorEnv:
         ``illegal_action="terminate"``: then that game ends, its acting seat
         gets -1 and the others 0.  Nothing changes before the checks pass."""
         state = self._require_state()
+        if self.num_envs == 1 and rows is None:
+            one = self._step_one(state, actions)
+            if one is not None:
+                return one
         acts, legal = legal_actions(actions, state.legal)
         idx = self._step_rows(rows)
         chosen = self._rows if idx is None else idx
@@ -199,6 +230,8 @@ class VectorEnv:
                 raise IllegalActionError("illegal actions in rows " + ", ".join(f"{i}: {actions[i]}" for i in bad))
             forfeit[chosen[~ok]] = True
             idx = chosen[ok]
+        if idx is None and self.num_threads > 1 and self.rules.outputs_in_shards:
+            return self._step_every_game(state, acts)
         rewards = self._step_games(state, acts, idx)
         if forfeit.any():
             rewards[forfeit] = 0.0
@@ -207,15 +240,105 @@ class VectorEnv:
         truncated = np.zeros(self.num_envs, bool)
         info_extra = {}
         if np.count_nonzero(terminated):  # (cheaper than .any() on a few rows)
-            done = np.flatnonzero(terminated)
-            n = self.num_players
-            seen = self.rules.observe(state, np.tile(np.arange(n), len(done)), np.repeat(done, n))
-            info_extra = final_info(self.rules, state, terminated, self._cast(seen.reshape(len(done), n, -1)))
-            self.rules.forget_fixed_decks(state, done)
-            self.rules.reset(state, done)
+            info_extra = final_info_of(terminated, *self._finish(state, np.flatnonzero(terminated)))
         info = self._info()
         info.update(info_extra)
         return self._observe(), rewards, terminated, truncated, info
+
+    def _step_one(self, state: BatchState, actions: Any) -> tuple | None:
+        """:meth:`step` of a batch of one whose action is a legal integer
+        (None for anything else: the batched path checks it, raises or
+        forfeits): the rules' one-call step (:meth:`~.game.TurnBasedRules.step_one`,
+        which writes the next observation and mask too unless a hand is
+        dealt) where the game has one, else their batched step, with none
+        of the shard machinery.  The same results as the batched path
+        (tested over many seeds, through resets)."""
+        if type(actions) is not np.ndarray or actions.shape != (1,) or actions.dtype.kind not in "iu":
+            return None
+        action = int(actions[0])
+        if not (0 <= action < self.num_actions and state.legal[0, action]):
+            return None
+        rules, one = self.rules, self._one
+        if one is not None:
+            observed = rules.step_one(state, action, one)
+            rewards = one.rewards.copy()
+        else:
+            rewards, observed = rules.step(state, actions.astype(np.int64, copy=False)), False
+        if state.done[0]:
+            terminated = np.ones(1, bool)
+            info = {"action_mask": None, "current_player": None}
+            info.update(final_info_of(terminated, *self._finish(state, self._rows)))
+            observed = False
+        else:
+            terminated = np.zeros(1, bool)
+            info = {"action_mask": None, "current_player": None}
+        if observed:
+            obs = one.seen.copy() if self.obs_dtype is None else one.seen.astype(self.obs_dtype)
+        else:
+            obs = self._observe()
+        info["action_mask"] = rules.action_masks(state)
+        info["current_player"] = state.current.copy()
+        return obs, rewards, terminated, self._no_truncation.copy(), info
+
+    def _finish(self, state: BatchState, done: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The finished games ``done`` (rows of ``state``, which may be a row
+        view): their last observations ``(len(done), P, obs)`` and scores
+        ``(len(done), P)``, then a new game in each (its deal drawn from
+        ``state``: the batch's generator, or the rows' own streams)."""
+        rules, n = self.rules, self.num_players
+        if not len(done):  # (a shard's share of none: empties of the right types, to merge with the others')
+            dtype = rules.obs_dtype if self.obs_dtype is None else self.obs_dtype
+            return np.zeros((0, n, rules.obs_size), dtype), np.zeros((0, n), np.int64)
+        scores = rules.seat_scores(state)[done]
+        seen = rules.observe(state, np.tile(np.arange(n), len(done)), np.repeat(done, n))
+        rules.forget_fixed_decks(state, done)
+        rules.reset(state, done)
+        return self._cast(seen.reshape(len(done), n, -1)), scores
+
+    def _step_every_game(self, state: BatchState, actions: np.ndarray):
+        """:meth:`step` of every game with legal ``actions``, the outputs
+        written in the row shards: each shard moves its games on and writes
+        their observations and masks in the same hand-off
+        (:meth:`~.game.TurnBasedRules.step_then`).  Then, in this thread, the
+        draws and what follows them -- the new hands dealt, the finished
+        games' last observations and resets -- and the outputs of just
+        those rows again.  With per-game streams (``rng="per_game"``) the
+        shards deal and reset their games themselves: nothing is left here
+        but merging what they found.  The same results as observing the
+        batch after the step (tested against it).  (With one thread there
+        is no hand-off to save, and observing the batch once after the
+        deals is cheaper than observing the dealt rows twice.)"""
+        rules, streams = self.rules, state.streams is not None
+        dtype = rules.obs_dtype if self.obs_dtype is None else self.obs_dtype
+        obs = np.empty((self.num_envs, rules.obs_size), dtype)
+        masks = np.empty((self.num_envs, rules.num_actions), bool)
+        terminated = np.empty(self.num_envs, bool)
+
+        def outputs(view: BatchState, lo: int, hi: int) -> list[Any]:
+            finished = []
+            if streams:  # the view's finished games: their last outputs, and new games (own draws)
+                np.copyto(terminated[lo:hi], view.done)
+                done = np.flatnonzero(view.done)
+                finished = [(done, *self._finish(view, done))]
+            rules.observe_into(view, view.current, obs[lo:hi])
+            np.copyto(masks[lo:hi], view.legal)
+            return finished
+
+        rewards, stale, finished = rules.step_then(state, actions, outputs)
+        info = {"action_mask": masks, "current_player": None}
+        if not streams:
+            np.copyto(terminated, state.done)
+            if np.count_nonzero(terminated):
+                done = np.flatnonzero(terminated)
+                info.update(final_info_of(terminated, *self._finish(state, done)))
+                stale = np.union1d(stale, done)
+        elif len(finished[0][0]):
+            info.update(final_info_of(terminated, *finished[0][1:]))
+        if len(stale):
+            obs[stale] = rules.observe(state, state.current[stale], stale)
+            masks[stale] = state.legal[stale]
+        info["current_player"] = state.current.copy()
+        return obs, rewards, terminated, np.zeros(self.num_envs, bool), info
 
     def _observe(self) -> np.ndarray:
         return self._cast(self.rules.observe(self.state, self.state.current))

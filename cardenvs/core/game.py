@@ -17,21 +17,25 @@ Every rule is row-local except the random draws, so a step runs on row
 shards in threads (:mod:`cardenvs.core.shards`): :meth:`TurnBasedRules.step`
 lets :meth:`~TurnBasedRules.advance` move the games of each shard on (no
 draw), draws the shuffles for the hands to deal in the calling thread, then
-deals them in the shards (:meth:`~TurnBasedRules.deal_next`).
+deals them (:meth:`~TurnBasedRules.deal_next`; in the shards when they are
+many).  With per-game streams (:mod:`.streams`) every draw is a row's own,
+through :meth:`BatchState.random` / :meth:`BatchState.integers`, and each
+shard deals its games itself.
 """
 
 from __future__ import annotations
 
 import copy
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
 
 from .actions import ActionTable
-from .cards import DeckSpec, deck_keys, orders_from_keys
+from .cards import DeckSpec, orders_from_keys
 from .onegame import OneGame
 from .shards import NO_DRAWS, SERIAL, Shards, deal_in_shards, in_shards
+from .streams import RowStreams
 
 #: No rows: what :meth:`TurnBasedRules.advance` returns for a request with none.
 NO_ROWS = np.zeros(0, np.int64)
@@ -52,6 +56,9 @@ class BatchState:
     """
 
     shards: Shards = SERIAL
+    #: Per-game streams (:mod:`.streams`, the vector engine's opt-in
+    #: ``rng="per_game"``), or None: every draw from ``rng``.
+    streams: RowStreams | None = None
 
     def __init__(self, batch: int, rng: np.random.Generator):
         self.batch = batch
@@ -90,6 +97,23 @@ class BatchState:
         if made is None:
             made = self._bundles[kind] = kind(*(getattr(self, f) for f in kind._fields))
         return made
+
+    def random(self, rows: np.ndarray, width: int | None = None) -> np.ndarray:
+        """Uniform floats for the games ``rows``: ``(len(rows),)``, or
+        ``(len(rows), width)``.  From the batch's generator (the very call
+        ``rng.random(len(rows))`` / ``rng.random((len(rows), width))``), or
+        with per-game streams from each row's own (:mod:`.streams`) -- which
+        a row view may draw from, its rows' streams being its own."""
+        if self.streams is not None:
+            return self.streams.random(self, rows, width)
+        return self.rng.random(len(rows) if width is None else (len(rows), width))
+
+    def integers(self, high: int, rows: np.ndarray) -> np.ndarray:
+        """A uniform int in ``0..high-1`` for each of the games ``rows``:
+        ``rng.integers(high, size=len(rows))``, or from the per-game streams."""
+        if self.streams is not None:
+            return (self.streams.random(self, rows) * high).astype(np.int64)
+        return self.rng.integers(high, size=len(rows))
 
     def every_row(self) -> np.ndarray:
         """``np.arange(batch)``, made once (like a bundle): the rows argument
@@ -281,6 +305,12 @@ class TurnBasedRules(GameRules):
         ``rows`` (default all), row i seen by seat ``seats[i]``."""
         raise NotImplementedError
 
+    def observe_into(self, state: BatchState, seats: np.ndarray, out: np.ndarray) -> None:
+        """:meth:`observe` of every row of ``state`` written into ``out``
+        (``(batch, obs_size)``, of any float or integer dtype); a game whose
+        kernel can write there directly overrides this copy."""
+        out[...] = self.observe(state, seats)
+
     def action_masks(self, state: BatchState) -> np.ndarray:
         """The legal-action masks of every row, as the vector engine hands them
         out (``info["action_mask"]``) for the caller to keep: a copy of
@@ -319,13 +349,49 @@ class TurnBasedRules(GameRules):
         engine was made with threads): each shard's games move on
         (:meth:`advance`), then the hands it asks for are shuffled here --
         request after request, each over the whole batch in row order, as
-        one pass over the rows would -- and dealt in the shards
-        (:meth:`deal_next`).  So the results do not depend on the shards."""
+        one pass over the rows would -- and dealt (:meth:`deal_next`).  So
+        the results do not depend on the shards."""
+        return self.step_then(state, actions)[0]
+
+    #: Whether :meth:`observe_into` and the masks may be written on row
+    #: views in threads (:meth:`step_then`'s ``then``): a game whose
+    #: observations or masks go through buffers its rows share (Push's
+    #: recycled outputs) says False, and the vector engine observes the
+    #: whole batch after the step instead.
+    outputs_in_shards: bool = True
+
+    def step_then(
+        self, state: BatchState, actions: np.ndarray, then: Callable[[BatchState, int, int], list] | None = None
+    ) -> tuple[np.ndarray, np.ndarray, list]:
+        """:meth:`step`, and ``then(view, lo, hi)`` in each shard right after
+        its games moved on (the vector engine writes the shard's
+        observations and masks there: one hand-off per step, not one per
+        phase).  With per-game streams (``state.streams``) a shard deals its
+        games' next hands itself, before ``then``: no draw is left to the
+        calling thread.  Returns the rewards, the rows dealt anew after
+        ``then`` (in row order: what it wrote for them is stale) and the
+        requests ``then`` returned (merged over the shards, see
+        :func:`~.shards.in_shards`)."""
         actions = np.asarray(actions, np.int64)
         rewards = np.zeros((state.batch, self.num_players), np.float32)
-        requests = in_shards(state, lambda view, lo, hi: self.advance(view, actions[lo:hi], rewards[lo:hi]))
+        count: list[int] = []
+
+        def shard(view: BatchState, lo: int, hi: int) -> list[Any]:
+            requests = self.advance(view, actions[lo:hi], rewards[lo:hi])
+            if view.streams is not None:  # (the view's rows draw from their own streams, in any order)
+                dealt = [r for r in requests if len(r)]
+                self.deal_requests(view, [np.concatenate(dealt)] if len(dealt) > 1 else dealt)
+                requests = [NO_ROWS] * len(requests)
+            count[:] = [len(requests)]
+            return [*requests, *(then(view, lo, hi) if then is not None else ())]
+
+        merged = in_shards(state, shard)
+        requests, extra = merged[: count[0]], merged[count[0] :]
         self.deal_requests(state, requests)
-        return rewards
+        dealt = [r for r in requests if len(r)]
+        if len(dealt) > 1:
+            return rewards, np.unique(np.concatenate(dealt)), extra
+        return rewards, dealt[0] if dealt else NO_ROWS, extra
 
     def deal_requests(self, state: BatchState, requests: list[np.ndarray]) -> None:
         """Deal the next hand of each request's rows (:meth:`advance`): the
@@ -366,7 +432,7 @@ class TurnBasedRules(GameRules):
         from zero, then the game's :meth:`start_game` deals."""
         rows = np.asarray(rows, np.int64)
         if dealer is None:
-            first = state.rng.integers(self.num_players, size=len(rows))
+            first = state.integers(self.num_players, rows)
         else:
             first = np.broadcast_to(np.asarray(dealer, np.int64), len(rows))
         state.done[rows] = False
@@ -383,12 +449,13 @@ class TurnBasedRules(GameRules):
         generator where it would be) -- by the shuffle ``keys`` (drawn
         before, :func:`~.cards.deck_keys`) if given, else drawn here."""
         if keys is None:
-            keys = deck_keys(self.deck, state.rng, len(rows))
+            keys = state.random(rows, self.deck.num_cards)  # (deck_keys' draw)
         orders = orders_from_keys(self.deck, keys)
-        k = state.deals[rows]
-        fixed = k < state.fixed_count[rows]
-        if np.count_nonzero(fixed):
-            orders[fixed] = state.fixed_decks[rows[fixed], k[fixed]]
+        if state.fixed_decks.shape[1]:  # (no row has fixed decks: the usual batch)
+            k = state.deals[rows]
+            fixed = k < state.fixed_count[rows]
+            if np.count_nonzero(fixed):
+                orders[fixed] = state.fixed_decks[rows[fixed], k[fixed]]
         state.deals[rows] += 1
         return orders
 

@@ -97,7 +97,10 @@ def legal_actions(actions: Any, legal: np.ndarray) -> tuple[np.ndarray, np.ndarr
     and which are legal.  ``TypeError`` for a non-integer array,
     :class:`IllegalActionError` (a ``ValueError``) for a wrong shape;
     values of any integer dtype and size are compared exactly."""
-    arr = _integer_array(actions, legal.shape[:-1])
+    if type(actions) is np.ndarray and actions.dtype == np.int64 and actions.shape == legal.shape[:-1]:
+        arr = actions  # (what a policy usually hands over: no conversion to look into)
+    else:
+        arr = _integer_array(actions, legal.shape[:-1])
     # (a uint64 of 2**63 or more turns negative here: out of range all the same)
     flat = arr.reshape(-1).astype(np.int64, copy=False)
     acts, ok = np.empty(flat.shape, np.int64), np.empty(flat.shape, bool)

@@ -9,16 +9,23 @@ stepped by its own thread on views of the arrays (:meth:`BatchState.view
 the very result of one pass over every row.
 
 The one thing that is not row-local is the batch's random generator: what a
-draw returns depends on every draw before it.  So a shard never draws (a
-view's ``rng`` raises): a step is cut in phases (:func:`in_shards`) -- the
-shards advance their rows and say which rows need a deal (in row order);
-the calling thread draws for them, over the whole batch, in the same order
-and with the same calls as one pass would (so results are identical for
-every thread count, and to the single-threaded engine); then the shards
-deal those rows from the drawn keys (:func:`deal_in_shards`).  What stays
-in the calling thread (the draws, the engine's resets of finished games,
-its Python and whole-batch numpy between the phases) is the serial part
-that bounds the speed-up (benchmarks/README.md, "Thread scaling").
+draw returns depends on every draw before it.  So a shard never draws from
+it (a view's ``rng`` raises).  The vector engine's step is one hand-off
+(:func:`in_shards`): each shard moves its games on, says which rows need a
+deal (in row order) and writes its rows' observations and masks; then the
+calling thread draws for the rows to deal, over the whole batch, in the
+same order and with the same calls as one pass would (so results are
+identical for every thread count, and to the single-threaded engine),
+deals them from the drawn keys (:func:`deal_in_shards`: in the shards when
+they are many), resets the finished games and observes those rows again.
+What stays in the calling thread is the serial part that bounds the
+speed-up (benchmarks/README.md, "Thread scaling").
+
+With per-game streams (``vector.make(..., rng="per_game")``,
+:mod:`.streams`) a row's draws depend on that row alone, so a view draws
+for its rows itself: the shards deal and reset their own games in the same
+hand-off, and only the merging of what they found is left to the calling
+thread.
 """
 
 from __future__ import annotations
@@ -30,7 +37,7 @@ from typing import Any, TypeVar
 
 import numpy as np
 
-from .cards import DeckSpec, deck_keys
+from .cards import DeckSpec
 
 T = TypeVar("T")
 
@@ -171,12 +178,17 @@ def merge_requests(parts: list[Sequence[Any]], bounds: Sequence[tuple[int, int]]
         return list(parts[0])
     merged: list[Any] = []
     for pieces in zip(*parts):
-        if isinstance(pieces[0], tuple):
-            columns = list(zip(*pieces))
-            rows = np.concatenate([p + lo for p, (lo, _) in zip(columns[0], bounds)])
+        tuples = isinstance(pieces[0], tuple)
+        # (the usual request has rows in few shards or none: only those are joined)
+        some = [(p, lo) for p, (lo, _) in zip(pieces, bounds) if len(p[0] if tuples else p)]
+        if not some:
+            merged.append(pieces[0])
+        elif tuples:
+            columns = list(zip(*(p for p, _ in some)))
+            rows = np.concatenate([p + lo for p, (_, lo) in zip(columns[0], some)])
             merged.append((rows, *(np.concatenate(c) for c in columns[1:])))
         else:
-            merged.append(np.concatenate([p + lo for p, (lo, _) in zip(pieces, bounds)]))
+            merged.append(np.concatenate([p + lo for p, lo in some]))
     return merged
 
 
@@ -194,11 +206,18 @@ def deal_in_shards(
     shard's part of each request (local rows).  Then, if given,
     ``then(view)`` in each shard: its requests are returned, merged.
     (Nothing runs when there is nothing to deal and no ``then``.)"""
+    if then is None and not any(len(r[0] if isinstance(r, tuple) else r) for r in requests):
+        return []  # (the usual step: nothing to deal)
     requests = [r if isinstance(r, tuple) else (r,) for r in requests]
     requests = [r for r in requests if len(r[0])]
-    if not requests and then is None:
+    keys = [state.random(r[0], deck.num_cards) for r in requests]  # (deck_keys' draw, rows' own with streams)
+    if then is None and sum(len(r[0]) for r in requests) < state.shards.min_rows:
+        # A few rows (the usual step: a few percent of the games need a new
+        # hand): dealt here, in one call per request.  A deal's Python holds
+        # the GIL, so shards would only take turns, after a hand-off each.
+        for (rows, *aligned), drawn in zip(requests, keys):
+            deal(state, rows, drawn, *aligned)
         return []
-    keys = [deck_keys(deck, state.rng, len(r[0])) for r in requests]
 
     def run(view: Any, lo: int, hi: int) -> Sequence[Any]:
         for (rows, *aligned), drawn in zip(requests, keys):

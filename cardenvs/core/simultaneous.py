@@ -32,11 +32,12 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv, ParallelEnv
 
-from .engine import VectorEnv, final_info
+from .engine import VectorEnv, final_info, final_info_of
 from .errors import IllegalActionError
 from .game import BatchState, TurnBasedRules
 from .onegame import OneGame
 from .options import action_id, legal_actions
+from .shards import in_shards
 from .view import RulesView
 
 
@@ -96,6 +97,12 @@ class SimultaneousRules:
     def observe(self, state: BatchState, rows: np.ndarray | None = None) -> np.ndarray:
         """Observations ``(len(rows), P, obs_size)`` (dtype ``obs_dtype``), each player's own view."""
         raise NotImplementedError
+
+    def observe_into(self, state: BatchState, out: np.ndarray) -> None:
+        """:meth:`observe` of every row written into ``out`` (``(batch, P,
+        obs_size)``, of any float or integer dtype); a game whose kernel can
+        write there directly overrides this copy."""
+        out[...] = self.observe(state)
 
     def state_dict(self, state: BatchState, row: int = 0) -> dict[str, Any]:
         raise NotImplementedError
@@ -182,8 +189,14 @@ class SimultaneousVectorEnv(VectorEnv):
         they are, reward 0, and their actions are not looked at).  Errors as
         :meth:`VectorEnv.step`'s; nothing changes before the checks pass."""
         state = self._require_state()
+        if self.num_envs == 1 and rows is None:
+            one = self._tick_one(state, actions)
+            if one is not None:
+                return one
         idx = self._step_rows(rows)
         actions, forfeit = check_joint_actions(self.rules, state.legal, actions, self.illegal_action, idx)
+        if idx is None and state.streams is not None and self.num_threads > 1 and not forfeit.any():
+            return self._tick_in_shards(state, actions)
         rewards = self._step_games(state, actions, idx)
         # (a reduction along an axis of 2 costs ~50 us at 4096 games: only when someone forfeited)
         ended = forfeit.any(axis=1) if forfeit.any() else np.zeros(self.num_envs, bool)
@@ -199,6 +212,72 @@ class SimultaneousVectorEnv(VectorEnv):
             self.rules.reset(state, rows)
         info["action_mask"] = state.legal.copy()
         return self._cast(self.rules.observe(state)), rewards, terminated, truncated, info
+
+    def _tick_one(self, state: BatchState, actions: Any) -> tuple | None:
+        """:meth:`step` of a batch of one whose actions are legal integers
+        (None for anything else: the batched path checks them, raises,
+        waits or forfeits), in the rules' one-call tick where the game has
+        one (:meth:`SimultaneousRules.step_one`: the observations and masks
+        written in the same call unless a deal ends).  The same results as
+        the batched path (tested over many seeds, through resets)."""
+        one = self._one
+        if one is None or type(actions) is not np.ndarray or actions.shape != one.actions.shape:
+            return None
+        if actions.dtype.kind not in "iu" or not all(
+            0 <= a < self.num_actions and state.legal[0, p, a] for p, a in enumerate(actions[0].tolist())
+        ):
+            return None
+        rules = self.rules
+        observed = rules.step_one(state, actions.astype(np.int64, copy=False), one)
+        rewards = one.rewards.copy()
+        info: dict[str, Any] = {}
+        if state.done[0]:  # over (at max_ticks: truncated), and reset
+            truncated = state.truncated.copy()
+            terminated = ~truncated
+            seen = self._cast(rules.observe(state, self._rows))
+            info = final_info(rules, state, state.done.copy(), seen)
+            rules.reset(state, self._rows)
+            observed = False
+        else:
+            terminated, truncated = np.zeros(1, bool), np.zeros(1, bool)
+        if observed:
+            obs = one.seen.copy() if self.obs_dtype is None else one.seen.astype(self.obs_dtype)
+        else:
+            obs = self._cast(rules.observe(state))
+        info["action_mask"] = state.legal.copy()
+        return obs, rewards, terminated, truncated, info
+
+    def _tick_in_shards(self, state: BatchState, actions: np.ndarray):
+        """:meth:`step` of every game with per-game streams (``rng="per_game"``)
+        and threads: each row shard plays the whole tick of its games --
+        coins, plays, new deals, stalemates, the ``max_ticks`` cut, the
+        finished games' last observations and resets, the next observations
+        and masks -- in one hand-off, drawing from its games' own streams;
+        this thread only merges what the shards found."""
+        rules, n = self.rules, self.num_envs
+        dtype = rules.obs_dtype if self.obs_dtype is None else self.obs_dtype
+        obs = np.empty((n, self.num_players, rules.obs_size), dtype)
+        masks = np.empty(state.legal.shape, bool)
+        rewards = np.empty((n, self.num_players), np.float32)
+        done, truncated = np.empty(n, bool), np.empty(n, bool)
+
+        def shard(view: BatchState, lo: int, hi: int) -> list[Any]:
+            rewards[lo:hi] = rules.step(view, actions[lo:hi])
+            np.copyto(done[lo:hi], view.done)
+            np.logical_and(view.done, view.truncated, out=truncated[lo:hi])
+            ended = np.flatnonzero(view.done)
+            seen, scores = self._cast(rules.observe(view, ended)), np.zeros((0, self.num_players), np.int64)
+            if ended.size:
+                scores = rules.seat_scores(view)[ended]
+                rules.reset(view, ended)
+            rules.observe_into(view, obs[lo:hi])
+            np.copyto(masks[lo:hi], view.legal)
+            return [(ended, seen, scores)]
+
+        ((ended, seen, scores),) = in_shards(state, shard)
+        info: dict[str, Any] = final_info_of(done, seen, scores) if ended.size else {}
+        info["action_mask"] = masks
+        return obs, rewards, done & ~truncated, truncated, info
 
     def observe(self) -> np.ndarray:
         return self._cast(self.rules.observe(self._require_state()))

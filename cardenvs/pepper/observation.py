@@ -86,9 +86,12 @@ OBS_DTYPE = np.int16  # the rules' planes are int16 (scores); no float pass when
 OBS_LOW, OBS_HIGH = (bound.astype(np.float32) for bound in LAYOUT.bounds())
 
 
-def encode(rules, state, seats: np.ndarray, rows: np.ndarray | None = None) -> np.ndarray:
+def encode(
+    rules, state, seats: np.ndarray, rows: np.ndarray | None = None, out: np.ndarray | None = None
+) -> np.ndarray:
     """Observation ``(len(seats), OBS_SIZE)`` int16 of the games in ``rows``
-    (default: every row), row i seen by seat ``seats[i]``.
+    (default: every row), row i seen by seat ``seats[i]``; written into
+    ``out`` if given (int16, C-contiguous).
 
     One kernel pass (:func:`encode_rows`) writes each result row straight
     from the state: the viewer's hand, the rules' public planes in
@@ -101,7 +104,8 @@ def encode(rules, state, seats: np.ndarray, rows: np.ndarray | None = None) -> n
         rows = np.asarray(rows, np.int64)
     else:  # every row (made once per state)
         rows = state.every_row() if len(seats) == state.batch else np.arange(len(seats))
-    out = np.empty((len(seats), OBS_SIZE), OBS_DTYPE)
+    if out is None:
+        out = np.empty((len(seats), OBS_SIZE), OBS_DTYPE)
     config, arrays = rules.config_pack, state.bundle(TablePack)
     state.shards.map(  # (row shards in threads: see cardenvs.core.shards)
         len(seats), lambda lo, hi: encode_rows(rows[lo:hi], seats[lo:hi], config, arrays, out[lo:hi])

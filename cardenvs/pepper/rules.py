@@ -178,6 +178,11 @@ class PepperRules(TurnBasedRules):
     def observe(self, state: BatchState, seats: np.ndarray, rows: np.ndarray | None = None) -> np.ndarray:
         return observation.encode(self, state, np.asarray(seats, np.int64), rows)
 
+    def observe_into(self, state: BatchState, seats: np.ndarray, out: np.ndarray) -> None:
+        if out.dtype != self.obs_dtype:  # (obs_dtype="float32": the kernel writes int16)
+            return super().observe_into(state, seats, out)
+        observation.encode(self, state, np.asarray(seats, np.int64), None, out)
+
     def seat_scores(self, state: BatchState) -> np.ndarray:
         return state.scores[:, self.side_of_seat]
 

@@ -169,6 +169,9 @@ class PushRules(TurnBasedRules):
         cards, table, turn = state.bundle(PLAIN_CARDS), state.bundle(PLAIN_TABLE), state.bundle(PLAIN_TURN)
         write_masks(rows, self.kernel_config, cards, table, turn, state.bundle(PLAIN_MASKS))
 
+    #: (its observations and masks are recycled buffers of the whole batch: see outputs.Outputs)
+    outputs_in_shards = False
+
     def action_masks(self, state: PushState) -> np.ndarray:
         """The masks for the caller to keep: a large batch (4096 games: 10 MB)
         is not copied but handed out read-only (:class:`outputs.Outputs`)."""

@@ -79,10 +79,14 @@ def obs_dtype(max_score: int, max_ticks: int | None) -> type:
     return np.int64
 
 
-def observe(state: BatchState, rows: np.ndarray | None, dtype: type, max_ticks: int | None) -> np.ndarray:
-    """Observations ``(k, 2, 99)`` in ``dtype`` of the games in ``rows`` (all if None)."""
+def observe(
+    state: BatchState, rows: np.ndarray | None, dtype: type, max_ticks: int | None, out: np.ndarray | None = None
+) -> np.ndarray:
+    """Observations ``(k, 2, 99)`` in ``dtype`` of the games in ``rows`` (all
+    if None); written into ``out`` if given (of any dtype)."""
     k = state.batch if rows is None else len(rows)
-    out = np.empty((k, 2, LAYOUT.size), dtype)
+    if out is None:
+        out = np.empty((k, 2, LAYOUT.size), dtype)
     state.shards.map(  # (row shards in threads: see cardenvs.core.shards)
         k,
         lambda lo, hi: write_observations(state, slice(lo, hi) if rows is None else rows[lo:hi], max_ticks, out[lo:hi]),

@@ -173,7 +173,7 @@ class SpeedRules(TickRules):
             return
         dry = rows[(state.side_count[rows] == 0).all(axis=1)]
         if dry.size:
-            keys = state.rng.random((len(dry), state.centre.shape[1] * state.centre.shape[2]))
+            keys = state.random(dry, state.centre.shape[1] * state.centre.shape[2])
             apply.rebuild_side_piles(state, dry, keys)
         apply.flip_side_piles(state, rows)
 
@@ -189,6 +189,9 @@ class SpeedRules(TickRules):
     # ------------------------------------------------------------ observation
     def observe(self, state: BatchState, rows: np.ndarray | None = None) -> np.ndarray:
         return observation.observe(state, rows, self.obs_dtype, self.max_ticks)
+
+    def observe_into(self, state: BatchState, out: np.ndarray) -> None:
+        observation.observe(state, None, out.dtype, self.max_ticks, out)
 
     # ------------------------------------------------------------ state_dict / render
     def variant_state_dict(self, state: BatchState, row: int) -> dict[str, Any]:

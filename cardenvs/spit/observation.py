@@ -92,10 +92,14 @@ OWN_FACE_DOWN_AT = OWN_STOCKPILES + STOCKPILE_SIZE * np.arange(MAX_STOCKPILES) +
 SPIT_PILE_SIZE_AT = SPIT_PILES + SPIT_PILE_SIZE * np.arange(2) + PILE_SIZE
 
 
-def observe(state: BatchState, rows: np.ndarray | None, max_ticks: int | None) -> np.ndarray:
-    """Observations ``(k, 2, 235)`` int16 of the games in ``rows`` (all if None)."""
+def observe(
+    state: BatchState, rows: np.ndarray | None, max_ticks: int | None, out: np.ndarray | None = None
+) -> np.ndarray:
+    """Observations ``(k, 2, 235)`` int16 of the games in ``rows`` (all if
+    None); written into ``out`` if given (int16, C-contiguous)."""
     rows = state.every_row() if rows is None else np.asarray(rows, np.int64)
-    out = np.empty((len(rows), 2, LAYOUT.size), OBS_DTYPE)
+    if out is None:
+        out = np.empty((len(rows), 2, LAYOUT.size), OBS_DTYPE)
     arrays = state.bundle(StatePack)
     state.shards.map(  # (row shards in threads: see cardenvs.core.shards)
         len(rows), lambda lo, hi: write_observations(rows[lo:hi], max_ticks or 0, arrays, out[lo:hi])

@@ -42,6 +42,7 @@ from .tick import TickRules, card_texts
 # flags, they must stay a bool mask; positions and rounds are NO_ROWS).
 NOT_DRY = np.empty(0, bool)
 NOT_DRY.flags.writeable = False
+_ROW_0 = np.zeros(1, np.int64)  # (the row of a batch of one)
 
 
 def tick_requests(
@@ -272,7 +273,7 @@ class SpitRules(TickRules):
         if not one.size:
             return one
         left = state.layout_count[one]
-        coin = (state.rng.random(len(one)) < 0.5).astype(np.int64)
+        coin = (state.random(one) < 0.5).astype(np.int64)
         seat = np.where(left[:, 0] > left[:, 1], 0, np.where(left[:, 1] > left[:, 0], 1, coin))
         self._new_layouts(state, one, np.stack([seat, seat], axis=1))
         return positions[one_pile][self._masks(state, one)]
@@ -292,7 +293,8 @@ class SpitRules(TickRules):
         (``Generator.random()`` and ``random(1)`` take the same double)."""
         if actions is not one.actions:  # (the parallel env writes them there)
             one.actions[:] = actions
-        counts = apply.tick_one(state.rng.random() < 0.5, self.tables_pack, state.bundle(StatePack), one.pack)
+        coin = state.rng.random() if state.streams is None else state.random(_ROW_0)[0]
+        counts = apply.tick_one(coin < 0.5, self.tables_pack, state.bundle(StatePack), one.pack)
         if not counts[2] and not counts[3]:  # (truncated at max_ticks and observed in the kernel)
             return True
         self.follow_up(state, tick_requests(*counts, *one.scratch), one.rewards)
@@ -302,6 +304,11 @@ class SpitRules(TickRules):
     # ------------------------------------------------------------ observation
     def observe(self, state: BatchState, rows: np.ndarray | None = None) -> np.ndarray:
         return observation.observe(state, rows, self.max_ticks)
+
+    def observe_into(self, state: BatchState, out: np.ndarray) -> None:
+        if out.dtype != self.obs_dtype:  # (obs_dtype="float32": the kernel writes int16)
+            return super().observe_into(state, out)
+        observation.observe(state, None, self.max_ticks, out)
 
     # ------------------------------------------------------------ state_dict / render
     def variant_state_dict(self, state: BatchState, row: int) -> dict[str, Any]:

@@ -32,7 +32,7 @@ def faster_hands(state: BatchState) -> np.ndarray:
     """The faster hand of each game this tick (the seat whose action is
     applied first): a seeded coin per game, drawn from the batch's
     generator."""
-    return (state.rng.random(state.batch) < 0.5).astype(np.int64)
+    return (state.random(state.every_row()) < 0.5).astype(np.int64)
 
 
 class TickRules(GameRules, SimultaneousRules):
