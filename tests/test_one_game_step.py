@@ -24,9 +24,11 @@ from cardenvs.core import jit
 from cardenvs.core.onegame import OneGame
 from cardenvs.pepper.rules import PepperRules
 from cardenvs.pepper.tables import TablePack
+from cardenvs.push.rules import PushRules
 from cardenvs.spit.rules import spit_rules
 from cardenvs.spit.tables import StatePack
 
+_ROW_0 = np.zeros(1, np.int64)
 KINDS = ((np.int8, 1), (np.int64, 2), (np.bool_, 3), (np.int16, 4), (None, 0), (float, 0))
 
 
@@ -174,6 +176,8 @@ def _play_aec(env, seed: int, steps: int) -> list:
         ("pepper_v0", {"num_players": 2, "all_pass": "redeal", "obs_dtype": np.float32, "max_hands": 3}),
         ("spit_v0", {"max_ticks": 60}),
         ("spit_v0", {"stockpiles": 4, "alternate_colors": True, "obs_dtype": np.float32}),
+        ("push_v0", {"rounds": [1, 2], "max_turns": 30}),
+        ("push_v0", {"rounds": [5], "reward": "score_delta", "obs_dtype": np.float32}),
     ],
 )
 def test_the_one_call_step_plays_the_games_of_the_two_call_step(game, config):
@@ -182,7 +186,7 @@ def test_the_one_call_step_plays_the_games_of_the_two_call_step(game, config):
     equal -- across new deals, stalemates, truncations and new games."""
     fused = cardenvs.make(game, **config)
     plain = cardenvs.make(game, **config)
-    inner = plain.unwrapped if game == "pepper_v0" else plain.unwrapped.parallel
+    inner = plain.unwrapped if game != "spit_v0" else plain.unwrapped.parallel
     assert inner._one is not None
     inner._one = None
     assert _play_aec(fused, 11, 3000) == _play_aec(plain, 11, 3000)
@@ -265,3 +269,26 @@ def test_a_copied_one_game_hands_out_views_of_its_own_arrays():
     for twin in (copy.deepcopy(one), pickle.loads(pickle.dumps(one))):
         assert np.shares_memory(twin.seen_row, twin.seen) and np.shares_memory(twin.mask_row, twin.mask)
         assert not np.shares_memory(twin.seen_row, one.seen)
+
+
+def test_push_one_call_step_rewrites_the_observation_for_another_state():
+    """Push's one-call step writes only the meld slots whose stamps changed
+    since its buffer was last written; stamps are one state's counter, so a
+    OneGame stepped with another state (a copy: the same counter, other
+    melds) rewrites everything rather than keep the first state's blocks."""
+    rules = PushRules()
+    state = rules.new_state(1, np.random.default_rng(2))
+    rules.reset(state, _ROW_0)
+    rng = np.random.default_rng(3)
+    while True:  # random play up to a choice of two melds (ids from 55 on: declare, add, fill, lay off, swap)
+        melds = np.flatnonzero(state.legal[0, 55:]) + 55
+        if state.current[0] >= 0 and len(melds) >= 2:
+            break
+        rules.step(state, np.array([rng.choice(np.flatnonzero(state.legal[0]))]))
+    twin = state.copy()
+    one = rules.one_game()
+    assert rules.step_one(state, int(melds[0]), one) and rules.step_one(twin, int(melds[-1]), one)
+    seat = twin.current[:1]
+    np.testing.assert_array_equal(one.seen, rules.observe(twin, seat))
+    np.testing.assert_array_equal(one.mask[0], twin.legal[0])
+    assert not np.array_equal(one.seen, rules.observe(state, state.current[:1]))

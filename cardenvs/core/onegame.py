@@ -28,7 +28,15 @@ class OneGame:
     play), then the game's ``scratch`` arrays, all in :attr:`pack` in that
     order; ``seen_row``, ``mask_row``: the views of row 0 the views hand out
     copies of.  Not copied or pickled with its pack (which
-    holds these arrays' addresses) and views: a copy makes its own."""
+    holds these arrays' addresses) and views: a copy makes its own.
+
+    ``owner``: free for the game's ``step_one``, which may keep there what
+    its buffers were last written for (Push: the state's stamp counter, to
+    which the record of an observation written only where it changed
+    refers; a new game's state has another, and its first observation is
+    written in full)."""
+
+    owner: Any = None
 
     def __init__(self, rules: Any, every_seat: bool = False, scratch: tuple[np.ndarray, ...] = ()):
         seats = (rules.num_players,) if every_seat else ()
