@@ -49,6 +49,7 @@ class CardGameAECEnv(RulesView, AECEnv):
         self._seats = {a: i for i, a in enumerate(self.possible_agents)}
         self._seat_rows = [np.array([i]) for i in range(len(self.possible_agents))]
         self._no_mask = np.zeros(self.rules.num_actions, np.int8)
+        self._no_rewards = dict.fromkeys(self.possible_agents, 0.0)  # (copied for a step nobody scores in)
         self._num_actions = self.rules.num_actions
         # The buffers of the rules' one-call step (None: the game has none):
         # it writes the next seat's observation, handed out by the next
@@ -87,7 +88,9 @@ class CardGameAECEnv(RulesView, AECEnv):
         return {"observation": obs, "action_mask": mask}
 
     def step(self, action: Any) -> None:
-        state = self._require_game()
+        state = self._state
+        if state is None:
+            self._require_game()  # (raises)
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             return self._was_dead_step(action)
@@ -103,20 +106,20 @@ class CardGameAECEnv(RulesView, AECEnv):
         self._cumulative_rewards[agent] = 0.0
         one = self._one
         if one is not None:
-            observed = self.rules.step_one(state, a, one)
+            observed, scored, seat = self.rules.step_one(state, a, one)
             step_rewards = one.rewards
         else:
             step_rewards, observed = self.rules.step(state, np.array([a])), False
-        rewards = step_rewards[0].tolist()
-        if any(rewards):
-            self.rewards = dict(zip(self.possible_agents, rewards))
+            scored, seat = any(step_rewards[0].tolist()), (-1 if state.done[0] else int(state.current[0]))
+        if scored:
+            self.rewards = dict(zip(self.possible_agents, step_rewards[0].tolist()))
             self._accumulate_rewards()
         else:  # the usual step: nobody scores (adding zeros would change nothing)
-            self.rewards = dict.fromkeys(self.possible_agents, 0.0)
-        if state.done[0]:
+            self.rewards = self._no_rewards.copy()
+        if seat < 0:
             self.terminations = {ag: True for ag in self.agents}
         else:
-            self.agent_selection = self.possible_agents[state.current[0]]
+            self.agent_selection = self.possible_agents[seat]
         self._ready = self.agent_selection if observed else None
         if self.render_mode == "human":
             self.render()

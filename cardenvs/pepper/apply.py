@@ -104,15 +104,17 @@ def step_one(action, config, arrays, one):
     """:func:`step_games` for a batch of one with ``action`` (an int) and the
     buffers of a one-game view (``one``: the pack of a
     :class:`~cardenvs.core.onegame.OneGame`: rewards, observation, mask).
-    Returns whether the hand is to be dealt anew, and whether the
-    observation and mask were written."""
+    Returns whether the hand is to be dealt anew, whether the observation
+    and mask were written, whether anyone scored, and the seat to act next
+    (-1: the game is over)."""
     rewards, seen, mask = view2(one, 0, np.float32), view2(one, 1, OBS_DTYPE), view2(one, 2, np.int8)
     rewards[0, :] = 0
     dealt = np.empty((2, 1), np.int64)
     after_plays, after_bids, observed = step_games(
         np.full(1, action, np.int64), config, arrays, rewards, dealt, seen, mask
     )
-    return after_plays + after_bids > 0, observed
+    s = unpack_table(arrays)
+    return after_plays + after_bids > 0, observed, (rewards[0] != 0).any(), -1 if s.done[0] else s.current[0]
 
 
 # ---------------------------------------------------------------- the auction

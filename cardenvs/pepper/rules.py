@@ -165,14 +165,15 @@ class PepperRules(TurnBasedRules):
     def one_game(self) -> OneGame:
         return OneGame(self)
 
-    def step_one(self, state: BatchState, action: int, one: OneGame) -> bool:
+    def step_one(self, state: BatchState, action: int, one: OneGame) -> tuple[bool, bool, int]:
         """:meth:`step` of a batch of one, and the next observation and mask
         in the same call (:func:`~cardenvs.pepper.apply.step_one`) unless the
         hand is dealt anew (the deal is drawn here, as :meth:`step` draws it)."""
-        redeal, observed = apply.step_one(action, self.config_pack, state.bundle(TablePack), one.pack)
+        redeal, observed, scored, seat = apply.step_one(action, self.config_pack, state.bundle(TablePack), one.pack)
         if redeal:
             self.pass_the_deal(state, _ROW_0)
-        return observed
+            seat = -1 if state.done[0] else int(state.current[0])
+        return observed, scored, seat
 
     # ------------------------------------------------------------ observation
     def observe(self, state: BatchState, seats: np.ndarray, rows: np.ndarray | None = None) -> np.ndarray:

@@ -95,8 +95,8 @@ def step_one(action, config, arrays, stamp_clock, one):
     was written).  Unless the round ends (scored and dealt on by the rules,
     which draw), it writes the next seat's observation -- only what changed
     since the buffer was last written (``observation.encode_rows``'s
-    record) -- and its mask.  Returns the seat that went out (-1 none) and
-    whether the round goes on (then observed)."""
+    record) -- and its mask.  Returns whether the round goes on (then
+    observed), the seat that went out (-1 none) and the seat to act next."""
     rewards, seen, mask = view2(one, 0, np.float32), view2(one, 1, np.int16), view2(one, 2, np.int8)
     actions, record, mask_written = view1(one, 3, np.int64), view2(one, 4, np.int64), view1(one, 5, np.int64)
     rewards[0, :] = 0
@@ -106,7 +106,7 @@ def step_one(action, config, arrays, stamp_clock, one):
     ended, out_seat = np.zeros(1, np.bool_), np.full(1, -1, np.int64)
     step_named(actions, config, cards, table, turn, blocks, stamp_clock, masks, ended, out_seat)
     if ended[0]:
-        return out_seat[0], False
+        return False, out_seat[0], -1
     rows = np.zeros(1, np.int64)
     seats = turn.current[:1]
     seen_arrays = Seen(
@@ -139,7 +139,7 @@ def step_one(action, config, arrays, stamp_clock, one):
         mask[0, a] = legal[0, a]
     mask[0, end : mask_written[0]] = 0
     mask_written[0] = end
-    return out_seat[0], True
+    return True, out_seat[0], turn.current[0]
 
 
 @kernel

@@ -224,22 +224,23 @@ class PushRules(TurnBasedRules):
             return None
         return OneGame(self, scratch=(np.full((1, observation.RECORD_SIZE), -1, np.int64), np.zeros(1, np.int64)))
 
-    def step_one(self, state: PushState, action: int, one: OneGame) -> bool:
+    def step_one(self, state: PushState, action: int, one: OneGame) -> tuple[bool, bool, int]:
         """:meth:`step` of a batch of one, and the next seat's observation and
         mask in the same call (:func:`~cardenvs.push.apply.step_one`), unless
         the round ends: it is scored and the next one dealt here, as
-        :meth:`step` does (the deal is drawn)."""
+        :meth:`step` does (the deal is drawn).  Only a round's end scores."""
         outputs = state.outputs
         outputs.own_masks(state, every_row_rewritten=True)
         if one.owner is not outputs:  # the record's stamps are another counter's: write it all
             one.scratch[0].fill(-1)
             one.owner = outputs
-        out_seat, observed = apply.step_one(
+        observed, out_seat, seat = apply.step_one(
             action, self.config_pack, state.bundle(StatePack), outputs.stamp_clock, one.pack
         )
-        if not observed:
-            self.deal_requests(state, [self._end_round(state, _ROW_0, np.array([out_seat]), one.rewards)])
-        return observed
+        if observed:
+            return True, False, seat
+        self.deal_requests(state, [self._end_round(state, _ROW_0, np.array([out_seat]), one.rewards)])
+        return False, any(one.rewards[0].tolist()), -1 if state.done[0] else int(state.current[0])
 
     def deal_next(self, state: PushState, rows: np.ndarray, keys: np.ndarray) -> None:
         """The next round of ``rows``: dealt by the next dealer, and its masks."""
