@@ -167,6 +167,12 @@ class OrderEnforcing(wrappers.OrderEnforcingWrapper):
             raise AttributeError("agent_selection cannot be accessed before reset")
         return self.env.last(observe)
 
+    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        super().reset(seed=seed, options=options)
+        # Once reset, ``last`` and ``observe`` have nothing left to check (a
+        # wrapper is never un-reset): the env's own, one Python call less.
+        self.last, self.observe = self.env.last, self.env.observe
+
     def agent_iter(self, max_iter: int = 2**63) -> AECOrderEnforcingIterable:
         if not self._has_reset:
             EnvLogger.error_agent_iter_before_reset()

@@ -20,7 +20,7 @@ import numpy as np
 from ..core.cards import deal_slots
 from ..core.game import BatchState, TurnBasedRules, choice, positive_int
 from ..core.jit import pack
-from ..core.onegame import OneGame
+from ..core.onegame import OneGame, step_packs
 from . import apply, deal, observation
 from .observation import BID, SEAT_PLANES, TRICKS
 from .tables import (
@@ -163,13 +163,14 @@ class PepperRules(TurnBasedRules):
         return [dealt[0, :after_plays], dealt[1, :after_bids]]
 
     def one_game(self) -> OneGame:
-        return OneGame(self)
+        # scratch: the rows of a new deal and the rows grouped by phase (see apply.step_one)
+        return OneGame(self, scratch=(np.zeros((2, 1), np.int64), np.zeros((3, 2), np.int64)))
 
     def step_one(self, state: BatchState, action: int, one: OneGame) -> tuple[bool, bool, int]:
         """:meth:`step` of a batch of one, and the next observation and mask
         in the same call (:func:`~cardenvs.pepper.apply.step_one`) unless the
         hand is dealt anew (the deal is drawn here, as :meth:`step` draws it)."""
-        redeal, observed, scored, seat = apply.step_one(action, self.config_pack, state.bundle(TablePack), one.pack)
+        redeal, observed, scored, seat = apply.step_one(action, step_packs(state, one, self.config_pack, TablePack))
         if redeal:
             self.pass_the_deal(state, _ROW_0)
             seat = -1 if state.done[0] else int(state.current[0])

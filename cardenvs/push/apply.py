@@ -85,24 +85,25 @@ def step_named(actions, config, cards, table, turn, blocks, stamp_clock, masks, 
 
 
 @kernel
-def step_one(action, config, arrays, stamp_clock, one):
+def step_one(action, packs):
     """:func:`step_named` for a batch of one with the legal ``action`` (an
-    int), for the one-game views (``PushRules.step_one``); ``config`` and
-    ``arrays`` are the rules' config and the state's arrays as packs
-    (``tables.CONFIG_KINDS``, ``tables.StatePack``), ``one`` the pack of a
-    :class:`~cardenvs.core.onegame.OneGame` (rewards, observation, int8
-    mask, the action, then the observation's record and how far the mask
-    was written).  Unless the round ends (scored and dealt on by the rules,
+    int), for the one-game views (``PushRules.step_one``); ``packs``
+    (:func:`~cardenvs.core.onegame.step_packs`): the rules' config and the
+    state's arrays as packs (``tables.CONFIG_KINDS``, ``tables.StatePack``)
+    and the pack of a :class:`~cardenvs.core.onegame.OneGame` (rewards,
+    observation, int8 mask, the action, then the observation's record and
+    how far the mask was written).  Unless the round ends (scored and dealt on by the rules,
     which draw), it writes the next seat's observation -- only what changed
     since the buffer was last written (``observation.encode_rows``'s
     record) -- and its mask.  Returns whether the round goes on (then
     observed), the seat that went out (-1 none) and the seat to act next."""
+    config, arrays, one = view2(packs, 0, np.int64), view2(packs, 1, np.int64), view2(packs, 2, np.int64)
     rewards, seen, mask = view2(one, 0, np.float32), view2(one, 1, np.int16), view2(one, 2, np.int8)
     actions, record, mask_written = view1(one, 3, np.int64), view2(one, 4, np.int64), view1(one, 5, np.int64)
     rewards[0, :] = 0
     actions[0] = action
     config = unpack_config(config)
-    cards, table, turn, blocks, masks, scores = unpack_state(arrays)
+    cards, table, turn, blocks, masks, scores, stamp_clock = unpack_state(arrays)
     ended, out_seat = np.zeros(1, np.bool_), np.full(1, -1, np.int64)
     step_named(actions, config, cards, table, turn, blocks, stamp_clock, masks, ended, out_seat)
     if ended[0]:
@@ -152,7 +153,7 @@ def unpack_config(p):
 def unpack_state(p):
     """The state's :class:`~.tables.Cards`, :class:`~.tables.Table`,
     :class:`~.tables.Turn`, :class:`~.tables.MeldBlocks`,
-    :class:`~.tables.Masks` and scores from a ``tables.StatePack``."""
+    :class:`~.tables.Masks`, the scores and the stamp counter from a ``tables.StatePack``."""
     cards = Cards(
         view3(p, 0, np.int8),
         view2(p, 1, np.int16),
@@ -192,7 +193,7 @@ def unpack_state(p):
     )
     blocks = MeldBlocks(view3(p, 31, np.int8), view2(p, 32, np.int64))
     masks = Masks(view2(p, 33, np.bool_), view1(p, 34, np.int64))
-    return cards, table, turn, blocks, masks, view2(p, 35, np.int64)
+    return cards, table, turn, blocks, masks, view2(p, 35, np.int64), view1(p, 36, np.int64)
 
 
 @kernel

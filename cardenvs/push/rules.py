@@ -22,7 +22,7 @@ import numpy as np
 
 from ..core.game import NO_ROWS, BatchState, TurnBasedRules, choice, positive_int
 from ..core.jit import pack
-from ..core.onegame import OneGame
+from ..core.onegame import OneGame, step_packs
 from . import apply, observation
 from .apply import step_rows
 from .deal import deal_rows
@@ -234,9 +234,7 @@ class PushRules(TurnBasedRules):
         if one.owner is not outputs:  # the record's stamps are another counter's: write it all
             one.scratch[0].fill(-1)
             one.owner = outputs
-        observed, out_seat, seat = apply.step_one(
-            action, self.config_pack, state.bundle(StatePack), outputs.stamp_clock, one.pack
-        )
+        observed, out_seat, seat = apply.step_one(action, step_packs(state, one, self.config_pack, StatePack))
         if observed:
             return True, False, seat
         self.deal_requests(state, [self._end_round(state, _ROW_0, np.array([out_seat]), one.rewards)])

@@ -44,17 +44,20 @@ def act(actions, first, active, action_tables, arrays, rewards, end_rows, end_ta
 
 
 @kernel
-def tick_one(coin, tables, arrays, one):
+def tick_one(coin, packs):
     """A batch of one's whole tick, for the one-game views (see
     ``SpitRules.step_one``): the ticks counted, :func:`act` with the
     faster hand ``coin``, the masks (:func:`~.legal.masks`), the truncation
     at the rules' ``max_ticks`` and both observations and int8 masks -- in
-    the order :meth:`step` takes them.  ``one``: the pack of a
-    :class:`~cardenvs.core.onegame.OneGame` (rewards, observations, masks,
-    the actions, then act's ``end_rows`` and ``end_taker`` and the masks'
-    ``stuck``).  It stops after :func:`act` when a deal ends, and after the
-    masks when the game is stuck: the rules finish those ticks.  Returns
+    the order :meth:`step` takes them.  ``packs``
+    (:func:`~cardenvs.core.onegame.step_packs`): the rules' tables, the
+    state's arrays and the pack of a :class:`~cardenvs.core.onegame.OneGame`
+    (rewards, observations, masks, the actions, then act's ``end_rows`` and
+    ``end_taker`` and the masks' ``stuck``).  It stops after :func:`act`
+    when a deal ends, and after the masks when the game is stuck: the rules
+    finish those ticks.  Returns
     what :func:`tick_rows` returns (the last two both 0: observed)."""
+    tables, arrays, one = view2(packs, 0, np.int64), view2(packs, 1, np.int64), view2(packs, 2, np.int64)
     rewards, seen, mask = view2(one, 0, np.float32), view3(one, 1, OBS_DTYPE), view3(one, 2, np.int8)
     actions, end_rows, end_taker = view2(one, 3, np.int64), view1(one, 4, np.int64), view2(one, 5, np.int64)
     stuck, max_ticks = view1(one, 6, np.bool_), scalar(tables, 15)

@@ -18,7 +18,7 @@ import numpy as np
 
 from ..core.game import NO_ROWS, BatchState, choice
 from ..core.jit import pack
-from ..core.onegame import OneGame
+from ..core.onegame import OneGame, step_packs
 from ..core.shards import deal_in_shards
 from ..core.simultaneous import SimultaneousVectorEnv
 from ..speed.rules import SpeedRules
@@ -292,7 +292,7 @@ class SpitRules(TickRules):
         (``Generator.random()`` and ``random(1)`` take the same double)."""
         if actions is not one.actions:  # (the parallel env writes them there)
             one.actions[:] = actions
-        counts = apply.tick_one(state.rng.random() < 0.5, self.tables_pack, state.bundle(StatePack), one.pack)
+        counts = apply.tick_one(state.rng.random() < 0.5, step_packs(state, one, self.tables_pack, StatePack))
         if not counts[2] and not counts[3]:  # (truncated at max_ticks and observed in the kernel)
             return True
         self.follow_up(state, tick_requests(*counts, *one.scratch), one.rewards)
