@@ -18,6 +18,8 @@ import numpy as np
 
 from .jit import COMPILED, pack
 
+#: What a OneGame makes again rather than copies or pickles (its pack and views).
+_VIEWS = ("pack", "seen_row", "mask_row", "actions_row", "seat_rows")
 #: The kinds of :func:`step_packs`' pack: three packs.
 _THREE_PACKS = ((np.int64, 2),) * 3
 
@@ -30,8 +32,11 @@ class OneGame:
     ``every_seat`` (else ``(1,)``: where a view may write the actions to
     play), then the game's ``scratch`` arrays, all in :attr:`pack` in that
     order; ``seen_row``, ``mask_row``: the views of row 0 the views hand out
-    copies of.  Not copied or pickled with its pack (which
-    holds these arrays' addresses) and views: a copy makes its own.
+    copies of (``seat_rows``, with ``every_seat``: each seat's observation
+    and mask), ``actions_row``: the view of row 0 of ``actions`` (made once:
+    a view made per step costs as much as a copy).  Not copied or pickled
+    with its pack (which holds these arrays' addresses) and views: a copy
+    makes its own.
 
     ``owner``: free for the game's ``step_one``, which may keep there what
     its buffers were last written for (Push: the state's stamp counter, to
@@ -53,10 +58,12 @@ class OneGame:
     def _bind(self) -> None:
         values = (self.rewards, self.seen, self.mask, self.actions, *self.scratch)
         self.pack = pack(values, [(v.dtype, v.ndim) for v in values])
-        self.seen_row, self.mask_row = self.seen[0], self.mask[0]
+        self.seen_row, self.mask_row, self.actions_row = self.seen[0], self.mask[0], self.actions[0]
+        every_seat = self.seen.ndim == 3
+        self.seat_rows = tuple(zip(self.seen_row, self.mask_row)) if every_seat else ()
 
     def __getstate__(self) -> dict[str, Any]:
-        return {k: v for k, v in vars(self).items() if k not in ("pack", "seen_row", "mask_row")}
+        return {k: v for k, v in vars(self).items() if k not in _VIEWS}
 
     def __setstate__(self, saved: dict[str, Any]) -> None:
         self.__dict__.update(saved)

@@ -84,13 +84,15 @@ class SimultaneousRules:
         or None: the game has none and the views step and observe as usual."""
         return None
 
-    def step_one(self, state: BatchState, actions: np.ndarray, one: OneGame) -> bool:
+    def step_one(self, state: BatchState, actions: np.ndarray, one: OneGame) -> tuple[bool, bool, bool, bool]:
         """The tick of a batch of one (``actions`` ``(1, P)``, as :meth:`step`
         takes them) in one compiled call where it can: the rewards written
         to ``one.rewards`` and, unless something is left to Python, every
-        player's observation to ``one.seen`` and mask to ``one.mask``;
-        returns whether those were written.  Only for games whose
-        :meth:`one_game` is not None."""
+        player's observation to ``one.seen`` and mask to ``one.mask``.
+        Returns whether those were written, whether any reward is not 0,
+        and whether the game is over (``state.done``) and truncated (what
+        the view would otherwise read off the arrays).  Only for games
+        whose :meth:`one_game` is not None."""
         raise NotImplementedError
 
     def observe(self, state: BatchState, rows: np.ndarray | None = None) -> np.ndarray:
@@ -217,6 +219,11 @@ class SimultaneousParallelEnv(RulesView, ParallelEnv):
         self._state = None
         # the buffers of the rules' one-call tick (None: the game has none)
         self._one = self.rules.one_game()
+        # Per-tick constants, made once: the number of actions, and the dicts
+        # of a tick nobody scores in and of a game going on (handed out as copies).
+        self._num_actions = self.rules.num_actions
+        self._no_rewards = dict.fromkeys(self.possible_agents, 0.0)
+        self._not_over = dict.fromkeys(self.possible_agents, False)
 
     def reset(self, seed: int | None = None, options: dict | None = None):
         self._state = self._new_game(seed, options)
@@ -241,18 +248,18 @@ class SimultaneousParallelEnv(RulesView, ParallelEnv):
         :class:`IllegalActionError` for a missing agent, ``TypeError`` for a
         non-integer action."""
         if type(actions) is dict and len(actions) == len(self.possible_agents):
-            legal, n = self._state.legal, self.rules.num_actions
-            row = [] if self._one is None else self._one.actions[0]
+            legal, n, one = self._state.legal[0], self._num_actions, self._one
+            row = [] if one is None else one.actions_row
             for seat, agent in enumerate(self.possible_agents):
                 a = actions.get(agent)
-                if type(a) is not int or not 0 <= a < n or not legal[0, seat, a]:
+                if type(a) is not int or not 0 <= a < n or not legal[seat, a]:
                     break
-                if self._one is None:
+                if one is None:
                     row.append(a)
                 else:
                     row[seat] = a
             else:
-                return (np.array([row]) if self._one is None else self._one.actions), None
+                return (np.array([row]) if one is None else one.actions), None
         if not isinstance(actions, dict) or set(actions) != set(self.possible_agents):
             raise IllegalActionError(
                 f"actions must be a dict with one action for each of {self.possible_agents}, got {actions!r}"
@@ -275,33 +282,39 @@ class SimultaneousParallelEnv(RulesView, ParallelEnv):
     def _play(self, joint: np.ndarray, forfeit: np.ndarray | None):
         """:meth:`step` with the checked ``(1, P)`` actions (and who acted
         illegally, see :meth:`joint_action`)."""
-        agents = self.agents
+        agents, state, one = self.agents, self._state, self._one
         observed = False
         if forfeit is not None and forfeit.any():  # illegal_action="terminate": nothing is played
             self._forfeit = int(np.flatnonzero(forfeit[0])[0])
             rewards = np.where(forfeit[0], -1.0, 0.0).tolist()
             done, trunc = True, False
+        elif one is not None:
+            observed, scored, done, trunc = self.rules.step_one(state, joint, one)
+            rewards = one.rewards[0].tolist() if scored else None
+            trunc = done and trunc
         else:
-            one = self._one
-            if one is not None:
-                observed = self.rules.step_one(self._state, joint, one)
-                step_rewards = one.rewards
-            else:
-                step_rewards = self.rules.step(self._state, joint)
-            rewards = step_rewards[0].tolist()
-            done = bool(self._state.done[0])
-            trunc = done and bool(self._state.truncated[0])
+            rewards = self.rules.step(state, joint)[0].tolist()
+            done = bool(state.done[0])
+            trunc = done and bool(state.truncated[0])
         if observed:  # written by the tick: copies for the caller to keep
-            obs = self.observations(self._one.seen_row.copy(), self._one.mask_row.copy())
+            cast = self.obs_dtype
+            obs = {
+                a: {"observation": seen.copy() if cast is None else seen.astype(cast), "action_mask": mask.copy()}
+                for a, (seen, mask) in zip(self.possible_agents, one.seat_rows)
+            }
         else:
             obs = self.observations()
         if self._forfeit is not None:
             obs = {a: {**o, "action_mask": np.zeros_like(o["action_mask"])} for a, o in obs.items()}
+        if done:
+            terminations, truncations = dict.fromkeys(agents, not trunc), dict.fromkeys(agents, trunc)
+        else:  # (the agents are every agent until the game is over)
+            terminations, truncations = self._not_over.copy(), self._not_over.copy()
         out = (
             obs,
-            dict(zip(agents, rewards)),
-            dict.fromkeys(agents, done and not trunc),
-            dict.fromkeys(agents, trunc),
+            self._no_rewards.copy() if rewards is None else dict(zip(agents, rewards)),
+            terminations,
+            truncations,
             {a: {} for a in agents},
         )
         if done:
@@ -386,9 +399,9 @@ class SimultaneousAECEnv(AECEnv):
             if one is None:
                 joint = np.array([[pending[a] for a in self.possible_agents]])
             else:  # (written where the rules' one-call tick reads them)
-                joint = one.actions
+                joint, row = one.actions, one.actions_row
                 for i, a in enumerate(self.possible_agents):
-                    joint[0, i] = pending[a]
+                    row[i] = pending[a]
             obs, rewards, terms, truncs, infos = self.parallel._play(joint, None)
         self._pending = {}
         self._checked_alone = False

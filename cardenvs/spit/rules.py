@@ -278,12 +278,14 @@ class SpitRules(TickRules):
         return positions[one_pile][self._masks(state, one)]
 
     def one_game(self) -> OneGame:
-        # scratch: the rows and takers of the deals that end, and which games are stuck (see apply.tick_one)
+        # scratch: the rows and takers of the deals that end, which games are stuck, the tick's counts,
+        # and the active flags, faster hands and rows a batch of one's tick needs (see apply.tick_one)
+        scratch = (np.empty(1, np.int64), np.empty((1, 2), np.int64), np.empty(1, bool), np.zeros(4, np.int64))
         return OneGame(
-            self, every_seat=True, scratch=(np.empty(1, np.int64), np.empty((1, 2), np.int64), np.empty(1, bool))
+            self, every_seat=True, scratch=(*scratch, np.empty(1, bool), np.empty(1, np.int64), np.zeros(1, np.int64))
         )
 
-    def step_one(self, state: BatchState, actions: np.ndarray, one: OneGame) -> bool:
+    def step_one(self, state: BatchState, actions: np.ndarray, one: OneGame) -> tuple[bool, bool, bool, bool]:
         """The tick of a batch of one in one compiled call
         (:func:`~.apply.tick_one`): the tick as :meth:`step` plays it, then
         both observations and masks -- unless a deal ends or the game is
@@ -292,12 +294,15 @@ class SpitRules(TickRules):
         (``Generator.random()`` and ``random(1)`` take the same double)."""
         if actions is not one.actions:  # (the parallel env writes them there)
             one.actions[:] = actions
-        counts = apply.tick_one(state.rng.random() < 0.5, step_packs(state, one, self.tables_pack, StatePack))
-        if not counts[2] and not counts[3]:  # (truncated at max_ticks and observed in the kernel)
-            return True
-        self.follow_up(state, tick_requests(*counts, *one.scratch), one.rewards)
+        observed, scored, done, truncated = apply.tick_one(
+            state.rng.random() < 0.5, step_packs(state, one, self.tables_pack, StatePack)
+        )
+        if observed:  # (truncated at max_ticks and observed in the kernel)
+            return True, scored, done, truncated
+        end_rows, end_taker, stuck, counts = one.scratch[:4]
+        self.follow_up(state, tick_requests(*counts.tolist(), end_rows, end_taker, stuck), one.rewards)
         truncate(state, self.max_ticks)
-        return False
+        return False, any(one.rewards[0].tolist()), bool(state.done[0]), bool(state.truncated[0])
 
     # ------------------------------------------------------------ observation
     def observe(self, state: BatchState, rows: np.ndarray | None = None) -> np.ndarray:
