@@ -248,11 +248,11 @@ class SimultaneousParallelEnv(RulesView, ParallelEnv):
         :class:`IllegalActionError` for a missing agent, ``TypeError`` for a
         non-integer action."""
         if type(actions) is dict and len(actions) == len(self.possible_agents):
-            legal, n, one = self._state.legal[0], self._num_actions, self._one
+            legal, n, one = self._state.legal, self._num_actions, self._one
             row = [] if one is None else one.actions_row
             for seat, agent in enumerate(self.possible_agents):
                 a = actions.get(agent)
-                if type(a) is not int or not 0 <= a < n or not legal[seat, a]:
+                if type(a) is not int or not 0 <= a < n or not legal[0, seat, a]:
                     break
                 if one is None:
                     row.append(a)

@@ -170,7 +170,10 @@ class PepperRules(TurnBasedRules):
         """:meth:`step` of a batch of one, and the next observation and mask
         in the same call (:func:`~cardenvs.pepper.apply.step_one`) unless the
         hand is dealt anew (the deal is drawn here, as :meth:`step` draws it)."""
-        redeal, observed, scored, seat = apply.step_one(action, step_packs(state, one, self.config_pack, TablePack))
+        packs = state._bundles.get(one)  # (step_packs' made ones, without a call)
+        if packs is None:
+            packs = step_packs(state, one, self.config_pack, TablePack)
+        redeal, observed, scored, seat = apply.step_one(action, packs)
         if redeal:
             self.pass_the_deal(state, _ROW_0)
             seat = -1 if state.done[0] else int(state.current[0])

@@ -234,7 +234,10 @@ class PushRules(TurnBasedRules):
         if one.owner is not outputs:  # the record's stamps are another counter's: write it all
             one.scratch[0].fill(-1)
             one.owner = outputs
-        observed, out_seat, seat = apply.step_one(action, step_packs(state, one, self.config_pack, StatePack))
+        packs = state._bundles.get(one)  # (step_packs' made ones, without a call)
+        if packs is None:
+            packs = step_packs(state, one, self.config_pack, StatePack)
+        observed, out_seat, seat = apply.step_one(action, packs)
         if observed:
             return True, False, seat
         self.deal_requests(state, [self._end_round(state, _ROW_0, np.array([out_seat]), one.rewards)])

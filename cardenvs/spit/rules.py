@@ -294,9 +294,10 @@ class SpitRules(TickRules):
         (``Generator.random()`` and ``random(1)`` take the same double)."""
         if actions is not one.actions:  # (the parallel env writes them there)
             one.actions[:] = actions
-        observed, scored, done, truncated = apply.tick_one(
-            state.rng.random() < 0.5, step_packs(state, one, self.tables_pack, StatePack)
-        )
+        packs = state._bundles.get(one)  # (step_packs' made ones, without a call)
+        if packs is None:
+            packs = step_packs(state, one, self.tables_pack, StatePack)
+        observed, scored, done, truncated = apply.tick_one(state.rng.random() < 0.5, packs)
         if observed:  # (truncated at max_ticks and observed in the kernel)
             return True, scored, done, truncated
         end_rows, end_taker, stuck, counts = one.scratch[:4]
