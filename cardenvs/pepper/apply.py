@@ -28,6 +28,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.jit import kernel, view1, view2
+from .deal import open_hands
 from .legal import bid_mask, clockwise, may_pass, play_mask, trump_mask
 from .observation import BID, OBS_DTYPE, TABLE, encode_rows
 from .scoring import end_tricks, hands_over, score_hands
@@ -101,11 +102,19 @@ def step_grouped(actions, config, arrays, rewards, dealt, rows, seen, mask):
         apply_trumps(rows[2, :choosing], actions, s)
     observed = seen.shape[0] == 1 == s.done.shape[0] and after_plays == 0 and after_bids == 0 and not s.done[0]
     if observed:
-        rows[0, 0] = 0
-        encode_rows(rows[0, :1], s.current[:1], config, arrays, seen)
-        for action in range(mask.shape[1]):
-            mask[0, action] = s.legal[0, action]
+        observe_one(config, arrays, rows[0, :1], seen, mask)
     return after_plays, after_bids, observed
+
+
+@kernel
+def observe_one(config, arrays, row, seen, mask):
+    """The observation and int8 mask of the seat to act in a batch of one
+    (``row``: scratch of one int, set to the row 0)."""
+    s = unpack_table(arrays)
+    row[0] = 0
+    encode_rows(row, s.current[:1], config, arrays, seen)
+    for action in range(mask.shape[1]):
+        mask[0, action] = s.legal[0, action]
 
 
 @kernel
@@ -129,6 +138,23 @@ def step_one(action, packs):
         scored |= rewards[0, seat] != 0
     s = unpack_table(arrays)
     return after_plays + after_bids > 0, observed, scored, -1 if s.done[0] else s.current[0]
+
+
+@kernel
+def deal_one(orders, packs):
+    """The next hand of a batch of one from the deck ``orders`` (1, cards)
+    (``rules.deck_orders``, drawn in Python): the deal passes to the next
+    seat, the hand is dealt (:func:`~.deal.open_hands`), and the
+    observation and mask of the seat to act are written to the OneGame (as
+    :func:`step_one` writes them).  Returns that seat."""
+    config, arrays, one = view2(packs, 0, np.int64), view2(packs, 1, np.int64), view2(packs, 2, np.int64)
+    seen, mask, rows = view2(one, 1, OBS_DTYPE), view2(one, 2, np.int8), view2(one, 5, np.int64)
+    s = unpack_table(arrays)
+    s.dealer[0] = (s.dealer[0] + 1) % unpack_config(config).num_players
+    rows[0, 0] = 0
+    open_hands(rows[0, :1], orders, config, arrays)
+    observe_one(config, arrays, rows[0, :1], seen, mask)
+    return s.current[0]
 
 
 # ---------------------------------------------------------------- the auction

@@ -168,15 +168,15 @@ class PepperRules(TurnBasedRules):
 
     def step_one(self, state: BatchState, action: int, one: OneGame) -> tuple[bool, bool, int]:
         """:meth:`step` of a batch of one, and the next observation and mask
-        in the same call (:func:`~cardenvs.pepper.apply.step_one`) unless the
-        hand is dealt anew (the deal is drawn here, as :meth:`step` draws it)."""
+        in the same call (:func:`~cardenvs.pepper.apply.step_one`); a hand
+        dealt anew is drawn here, as :meth:`step` draws it, and dealt and
+        observed in a second call (:func:`~cardenvs.pepper.apply.deal_one`)."""
         packs = state._bundles.get(one)  # (step_packs' made ones, without a call)
         if packs is None:
             packs = step_packs(state, one, self.config_pack, TablePack)
         redeal, observed, scored, seat = apply.step_one(action, packs)
-        if redeal:
-            self.pass_the_deal(state, _ROW_0)
-            seat = -1 if state.done[0] else int(state.current[0])
+        if redeal:  # (pass_the_deal's deal: the deck drawn here, then dealt and observed in one call)
+            return True, scored, int(apply.deal_one(self.deck_orders(state, _ROW_0), packs))
         return observed, scored, seat
 
     # ------------------------------------------------------------ observation

@@ -19,7 +19,7 @@ from ..core.jit import kernel, scalar, view1, view2, view3
 from .legal import masks
 from .observation import OBS_DTYPE, write_observations
 from .scoring import end_deals, truncate_rows
-from .tables import K_MOVE, K_PLAY, NONE, PLAYING, SLAPPING, unpack_actions, unpack_arrays, unpack_tick
+from .tables import K_MOVE, K_PLAY, NONE, PLAYING, SLAPPING, unpack_actions, unpack_arrays, unpack_masks, unpack_tick
 
 
 @kernel
@@ -53,11 +53,14 @@ def tick_one(coin, packs):
     (:func:`~cardenvs.core.onegame.step_packs`): the rules' tables, the
     state's arrays and the pack of a :class:`~cardenvs.core.onegame.OneGame`
     (rewards, observations, masks, the actions, then act's ``end_rows`` and
-    ``end_taker``, the masks' ``stuck``, ``counts`` (4,), and the scratch
+    ``end_taker``, the masks' ``stuck``, ``counts`` (4,), the scratch
     ``active``, ``first`` and ``rows`` (1,): a kernel's every array is an
-    allocation).  It stops after :func:`act` when a deal ends, and after
-    the masks when the game is stuck: the rules finish those ticks, from
-    what :func:`tick_rows` returns, written to ``counts``.  Returns whether
+    allocation, then ``spat`` and ``dry`` (1,)).  It stops after :func:`act`
+    when a deal ends (``counts``: what :func:`tick_rows` returns); a game
+    stuck after the masks spits until playable (as ``SpitRules.follow_up``
+    does first, drawing nothing: :func:`spit_until_playable`) and, unless
+    still stuck (``dry``: the deal ends, which draws), gets its masks anew
+    and goes on; the rules finish the ticks it stopped.  Returns whether
     the tick was observed (it went to its end), whether anyone scored, and
     whether the game is over and truncated."""
     tables, arrays, one = view2(packs, 0, np.int64), view2(packs, 1, np.int64), view2(packs, 2, np.int64)
@@ -65,6 +68,7 @@ def tick_one(coin, packs):
     actions, end_rows, end_taker = view2(one, 3, np.int64), view1(one, 4, np.int64), view2(one, 5, np.int64)
     stuck, counts, active = view1(one, 6, np.bool_), view1(one, 7, np.int64), view1(one, 8, np.bool_)
     first, rows, max_ticks = view1(one, 9, np.int64), view1(one, 10, np.int64), scalar(tables, 15)
+    spat, dry = view1(one, 11, np.int64), view1(one, 12, np.bool_)
     rewards[0, :] = 0
     state = unpack_arrays(arrays)
     legal, ticks, truncated = unpack_tick(arrays)
@@ -77,9 +81,14 @@ def tick_one(coin, packs):
     scored = False
     for seat in range(rewards.shape[1]):
         scored |= rewards[0, seat] != 0
-    if counts[2] or counts[3]:
+    if counts[2]:
         return False, scored, False, False
     rows[0] = 0
+    if counts[3]:  # stuck: both spit until a card fits (follow_up's first step)
+        spit_until_playable(rows, unpack_masks(tables).fits, arrays, spat, dry)
+        if dry[0]:
+            return False, scored, False, False
+        masks(rows, tables, arrays, stuck)
     if max_ticks >= 0:
         truncate_rows(max_ticks, state.done, ticks, truncated, state.phase, legal)
     write_observations(rows, max(max_ticks, 0), arrays, seen)

@@ -61,6 +61,9 @@ def tick_requests(
     return [*ended, np.flatnonzero(stuck) if stuck_count else NO_ROWS]
 
 
+_ROW_0 = np.zeros(1, np.int64)  # the row of a batch of one
+
+
 class SpitRules(TickRules):
     """Batched Spit rules for one configuration.
 
@@ -280,17 +283,17 @@ class SpitRules(TickRules):
     def one_game(self) -> OneGame:
         # scratch: the rows and takers of the deals that end, which games are stuck, the tick's counts,
         # and the active flags, faster hands and rows a batch of one's tick needs (see apply.tick_one)
+        # and the rounds spat and whether still stuck (see apply.tick_one)
         scratch = (np.empty(1, np.int64), np.empty((1, 2), np.int64), np.empty(1, bool), np.zeros(4, np.int64))
-        return OneGame(
-            self, every_seat=True, scratch=(*scratch, np.empty(1, bool), np.empty(1, np.int64), np.zeros(1, np.int64))
-        )
+        rows = (np.empty(1, bool), np.empty(1, np.int64), np.zeros(1, np.int64))
+        return OneGame(self, every_seat=True, scratch=(*scratch, *rows, np.zeros(1, np.int64), np.zeros(1, bool)))
 
     def step_one(self, state: BatchState, actions: np.ndarray, one: OneGame) -> tuple[bool, bool, bool, bool]:
         """The tick of a batch of one in one compiled call
         (:func:`~.apply.tick_one`): the tick as :meth:`step` plays it, then
-        both observations and masks -- unless a deal ends or the game is
-        stuck, which the rules finish here as :meth:`step` does (and the
-        caller observes).  The coin is the same draw as :func:`.tick.faster_hands`'
+        both observations and masks -- unless a deal ends, or the game is
+        still stuck once both spat until playable, which the rules finish
+        here as :meth:`step` does (and the caller observes).  The coin is the same draw as :func:`.tick.faster_hands`'
         (``Generator.random()`` and ``random(1)`` take the same double)."""
         if actions is not one.actions:  # (the parallel env writes them there)
             one.actions[:] = actions
@@ -300,8 +303,11 @@ class SpitRules(TickRules):
         observed, scored, done, truncated = apply.tick_one(state.rng.random() < 0.5, packs)
         if observed:  # (truncated at max_ticks and observed in the kernel)
             return True, scored, done, truncated
-        end_rows, end_taker, stuck, counts = one.scratch[:4]
-        self.follow_up(state, tick_requests(*counts.tolist(), end_rows, end_taker, stuck), one.rewards)
+        end_rows, end_taker, stuck, counts, *_, spat, dry = one.scratch
+        if counts[2]:  # deals ended: laid out anew (drawn), as step does
+            self.follow_up(state, tick_requests(*counts.tolist(), end_rows, end_taker, stuck), one.rewards)
+        else:  # stuck, and still after spitting (in the kernel): follow_up's rest, the deal ends (drawn)
+            self._end_stalemates(state, state.every_row(), _ROW_0, spat, dry)
         truncate(state, self.max_ticks)
         return False, any(one.rewards[0].tolist()), bool(state.done[0]), bool(state.truncated[0])
 
