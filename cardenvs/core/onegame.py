@@ -32,9 +32,10 @@ class OneGame:
     ``every_seat`` (else ``(1,)``: where a view may write the actions to
     play), then the game's ``scratch`` arrays, all in :attr:`pack` in that
     order; ``seen_row``, ``mask_row``: the views of row 0 the views hand out
-    copies of (``seat_rows``, with ``every_seat``: each seat's observation
-    and mask), ``actions_row``: the view of row 0 of ``actions`` (made once:
-    a view made per step costs as much as a copy).  Not copied or pickled
+    copies of (``seat_rows``, with ``every_seat``: each seat's label --
+    see :meth:`name_seats`, else its number -- observation and mask),
+    ``actions_row``: the view of row 0 of ``actions`` (made once: a view
+    made per step costs as much as a copy).  Not copied or pickled
     with its pack (which holds these arrays' addresses) and views: a copy
     makes its own.
 
@@ -45,6 +46,7 @@ class OneGame:
     written in full)."""
 
     owner: Any = None
+    labels: tuple = ()
 
     def __init__(self, rules: Any, every_seat: bool = False, scratch: tuple[np.ndarray, ...] = ()):
         seats = (rules.num_players,) if every_seat else ()
@@ -59,8 +61,15 @@ class OneGame:
         values = (self.rewards, self.seen, self.mask, self.actions, *self.scratch)
         self.pack = pack(values, [(v.dtype, v.ndim) for v in values])
         self.seen_row, self.mask_row, self.actions_row = self.seen[0], self.mask[0], self.actions[0]
-        every_seat = self.seen.ndim == 3
-        self.seat_rows = tuple(zip(self.seen_row, self.mask_row)) if every_seat else ()
+        self.seat_rows: tuple = ()
+        if self.seen.ndim == 3:  # every_seat
+            labels = self.labels or range(len(self.seen_row))
+            self.seat_rows = tuple(zip(labels, self.seen_row, self.mask_row))
+
+    def name_seats(self, labels: Any) -> None:
+        """Name the seats of ``seat_rows`` (a view's agents, in seat order)."""
+        self.labels = tuple(labels)
+        self._bind()
 
     def __getstate__(self) -> dict[str, Any]:
         return {k: v for k, v in vars(self).items() if k not in _VIEWS}

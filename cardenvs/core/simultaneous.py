@@ -219,6 +219,8 @@ class SimultaneousParallelEnv(RulesView, ParallelEnv):
         self._state = None
         # the buffers of the rules' one-call tick (None: the game has none)
         self._one = self.rules.one_game()
+        if self._one is not None:
+            self._one.name_seats(self.possible_agents)
         # Per-tick constants, made once: the number of actions, and the dicts
         # of a tick nobody scores in and of a game going on (handed out as copies).
         self._num_actions = self.rules.num_actions
@@ -296,12 +298,10 @@ class SimultaneousParallelEnv(RulesView, ParallelEnv):
             rewards = self.rules.step(state, joint)[0].tolist()
             done = bool(state.done[0])
             trunc = done and bool(state.truncated[0])
-        if observed:  # written by the tick: copies for the caller to keep
-            cast = self.obs_dtype
-            obs = {
-                a: {"observation": seen.copy() if cast is None else seen.astype(cast), "action_mask": mask.copy()}
-                for a, (seen, mask) in zip(self.possible_agents, one.seat_rows)
-            }
+        if observed:  # written by the tick: copies for the caller to keep (loops: cheaper than comprehensions)
+            cast, obs = self.obs_dtype, {}
+            for a, seen, mask in one.seat_rows:
+                obs[a] = {"observation": seen.copy() if cast is None else seen.astype(cast), "action_mask": mask.copy()}
         else:
             obs = self.observations()
         if self._forfeit is not None:
@@ -310,12 +310,15 @@ class SimultaneousParallelEnv(RulesView, ParallelEnv):
             terminations, truncations = dict.fromkeys(agents, not trunc), dict.fromkeys(agents, trunc)
         else:  # (the agents are every agent until the game is over)
             terminations, truncations = self._not_over.copy(), self._not_over.copy()
+        infos = {}
+        for a in agents:
+            infos[a] = {}
         out = (
             obs,
             self._no_rewards.copy() if rewards is None else dict(zip(agents, rewards)),
             terminations,
             truncations,
-            {a: {} for a in agents},
+            infos,
         )
         if done:
             self.agents = []
