@@ -348,6 +348,7 @@ class SimultaneousAECEnv(AECEnv):
         self.rules = self.parallel.rules
         self.possible_agents = self.parallel.possible_agents[:]
         self._seats = {a: i for i, a in enumerate(self.possible_agents)}
+        self._num_actions = self.rules.num_actions
         self.agents = self.possible_agents[:]
         self.observation_spaces = self.parallel.observation_spaces
         self.action_spaces = self.parallel.action_spaces
@@ -374,16 +375,19 @@ class SimultaneousAECEnv(AECEnv):
         self.agent_selection = self.agents[0]
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
-        self.parallel._require_game()
+        if self.parallel._state is None:
+            self.parallel._require_game()  # (raises)
         return self._obs[agent]
 
     def step(self, action: Any) -> None:
-        self.parallel._require_game()
+        state = self.parallel._state
+        if state is None:
+            self.parallel._require_game()  # (raises)
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             return self._was_dead_step(action)
         seat = self._seats[agent]
-        if type(action) is int and 0 <= action < self.rules.num_actions and self.parallel._state.legal[0, seat, action]:
+        if type(action) is int and 0 <= action < self._num_actions and state.legal[0, seat, action]:
             probe_action = action  # a legal int (the usual case): nothing more to check
         else:  # check this player's action against its own mask (the others' masks let anything pass)
             probe_action = self._check_alone(seat, action)
@@ -391,8 +395,10 @@ class SimultaneousAECEnv(AECEnv):
         pending = self._pending
         pending[agent] = probe_action
         if len(pending) < len(self.agents):
-            if len(pending) == 1:
-                self._clear_rewards()
+            if len(pending) == 1:  # (PettingZoo's _clear_rewards, without the call)
+                rewards = self.rewards
+                for a in rewards:
+                    rewards[a] = 0
             self.agent_selection = self.agents[self.agents.index(agent) + 1]
             return
         if self._checked_alone or len(self.agents) != len(self.possible_agents):
