@@ -69,6 +69,23 @@ class CardGameAECEnv(RulesView, AECEnv):
         self.infos = {a: {} for a in self.agents}
         self.agent_selection = self.possible_agents[int(state.current[0])]
 
+    def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+        """PettingZoo's ``last``; the observation the step wrote is handed
+        out as :meth:`observe` hands it out, without the call (a step's
+        every call costs ~2% at batch 1)."""
+        agent = self.agent_selection
+        assert agent is not None
+        if not observe:
+            obs = None
+        elif agent == self._ready:  # (observe's first branch)
+            self._ready = None
+            one = self._one
+            seen = one.seen_row.copy() if self.obs_dtype is None else one.seen_row.astype(self.obs_dtype)
+            obs = {"observation": seen, "action_mask": one.mask_row.copy()}
+        else:
+            obs = self.observe(agent)
+        return obs, self._cumulative_rewards[agent], self.terminations[agent], self.truncations[agent], self.infos[agent]
+
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         ready = self._ready
         if ready is not None and agent == ready:  # written by the step: handed out once, then made anew
