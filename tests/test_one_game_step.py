@@ -21,7 +21,7 @@ import pytest
 import cardenvs
 from cardenvs import IllegalActionError, spit_v0
 from cardenvs.core import jit
-from cardenvs.core.onegame import OneGame
+from cardenvs.core.onegame import OneGame, step_packs
 from cardenvs.pepper.rules import PepperRules
 from cardenvs.pepper.tables import TablePack
 from cardenvs.push.rules import PushRules
@@ -292,3 +292,64 @@ def test_push_one_call_step_rewrites_the_observation_for_another_state():
     np.testing.assert_array_equal(one.seen, rules.observe(twin, seat))
     np.testing.assert_array_equal(one.mask[0], twin.legal[0])
     assert not np.array_equal(one.seen, rules.observe(state, state.current[:1]))
+
+
+def test_step_packs_are_kept_with_the_state_and_remade_with_its_arrays():
+    """The one argument of a one-call step (core.onegame.step_packs) is made
+    once per state and OneGame, and anew once an array of the state is
+    bound anew (its pack would hold the old array's address)."""
+    rules = PepperRules()
+    state = rules.new_state(1, np.random.default_rng(0))
+    rules.reset(state, _ROW_0)
+    one = rules.one_game()
+    packs = step_packs(state, one, rules.config_pack, TablePack)
+    assert step_packs(state, one, rules.config_pack, TablePack) is packs
+    assert step_packs(state, rules.one_game(), rules.config_pack, TablePack) is not packs  # another OneGame
+    state.hands = state.hands.copy()
+    again = step_packs(state, one, rules.config_pack, TablePack)
+    assert again is not packs
+    if jit.COMPILED:
+        assert int(again[1, 0]) == state.bundle(TablePack).ctypes.data and int(again[2, 0]) == one.pack.ctypes.data
+
+
+def test_push_has_no_one_call_step_for_an_int32_observation():
+    """Push's step kernel writes int16 observations; with max_turns past
+    int16 the view steps and observes as before."""
+    env = cardenvs.make("push_v0", max_turns=40000)
+    assert env.unwrapped.rules.obs_dtype == np.int32 and env.unwrapped._one is None
+    trace = _play_aec(env, 3, 200)
+    assert all(len(obs) == 4961 * 4 for _, obs, *_ in trace)
+
+
+def test_a_wrapped_env_copied_after_reset_plays_its_own_game():
+    """Once reset, the wrapper hands ``last`` and ``observe`` to the env
+    (bound methods): a copy's are bound to the copy's env."""
+    for copier in (copy.deepcopy, lambda x: pickle.loads(pickle.dumps(x))):
+        env = cardenvs.make("pepper_v0")
+        env.reset(seed=4)
+        twin = copier(env)
+        assert twin.last.__self__ is twin.unwrapped and twin.observe.__self__ is twin.unwrapped
+        before = env.last()[0]["observation"].copy()
+        agent = twin.agent_selection
+        twin.step(int(np.flatnonzero(twin.observe(agent)["action_mask"])[0]))
+        assert twin.agent_selection != agent and env.agent_selection == agent
+        np.testing.assert_array_equal(env.last()[0]["observation"], before)
+
+
+def test_the_wrapper_refuses_last_and_observe_before_reset():
+    env = cardenvs.make("pepper_v0")
+    with pytest.raises(AttributeError, match="before reset"):
+        env.last()
+    with pytest.raises(RuntimeError, match="reset"):
+        env.observe("player_0")
+
+
+def test_a_spit_one_game_names_its_seats_and_keeps_them_in_a_copy():
+    env = spit_v0.parallel_env()
+    one = env._one
+    assert [label for label, *_ in one.seat_rows] == env.possible_agents
+    for twin in (copy.deepcopy(one), pickle.loads(pickle.dumps(one))):
+        assert [label for label, *_ in twin.seat_rows] == env.possible_agents
+        for _, seen, mask in twin.seat_rows:
+            assert np.shares_memory(seen, twin.seen) and np.shares_memory(mask, twin.mask)
+            assert not np.shares_memory(seen, one.seen)

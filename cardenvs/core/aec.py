@@ -84,7 +84,13 @@ class CardGameAECEnv(RulesView, AECEnv):
             obs = {"observation": seen, "action_mask": one.mask_row.copy()}
         else:
             obs = self.observe(agent)
-        return obs, self._cumulative_rewards[agent], self.terminations[agent], self.truncations[agent], self.infos[agent]
+        return (
+            obs,
+            self._cumulative_rewards[agent],
+            self.terminations[agent],
+            self.truncations[agent],
+            self.infos[agent],
+        )
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         ready = self._ready
