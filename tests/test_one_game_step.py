@@ -327,6 +327,8 @@ def test_a_wrapped_env_copied_after_reset_plays_its_own_game():
     for copier in (copy.deepcopy, lambda x: pickle.loads(pickle.dumps(x))):
         env = cardenvs.make("pepper_v0")
         env.reset(seed=4)
+        env.step(int(np.flatnonzero(env.last()[0]["action_mask"])[0]))  # (the rules hold a compiled entry now)
+        assert env.unwrapped.rules.step_entry is not None or not jit.COMPILED
         twin = copier(env)
         assert twin.last.__self__ is twin.unwrapped and twin.observe.__self__ is twin.unwrapped
         before = env.last()[0]["observation"].copy()

@@ -19,7 +19,7 @@ import numpy as np
 
 from ..core.cards import deal_slots
 from ..core.game import BatchState, TurnBasedRules, choice, positive_int
-from ..core.jit import pack
+from ..core.jit import entry, pack
 from ..core.onegame import OneGame, step_packs
 from . import apply, deal, observation
 from .observation import BID, SEAT_PLANES, TRICKS
@@ -174,7 +174,10 @@ class PepperRules(TurnBasedRules):
         packs = state._bundles.get(one)  # (step_packs' made ones, without a call)
         if packs is None:
             packs = step_packs(state, one, self.config_pack, TablePack)
-        redeal, observed, scored, seat = apply.step_one(action, packs)
+        step = self.step_entry
+        if step is None:
+            step = self.step_entry = entry(apply.step_one, "int", "pack")
+        redeal, observed, scored, seat = step(action, packs)
         if redeal:  # (pass_the_deal's deal: the deck drawn here, then dealt and observed in one call)
             return True, scored, int(apply.deal_one(self.deck_orders(state, _ROW_0), packs))
         return observed, scored, seat

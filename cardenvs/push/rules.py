@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from ..core.game import NO_ROWS, BatchState, TurnBasedRules, choice, positive_int
-from ..core.jit import pack
+from ..core.jit import entry, pack
 from ..core.onegame import OneGame, step_packs
 from . import apply, observation
 from .apply import step_rows
@@ -237,7 +237,10 @@ class PushRules(TurnBasedRules):
         packs = state._bundles.get(one)  # (step_packs' made ones, without a call)
         if packs is None:
             packs = step_packs(state, one, self.config_pack, StatePack)
-        observed, out_seat, seat = apply.step_one(action, packs)
+        step = self.step_entry
+        if step is None:
+            step = self.step_entry = entry(apply.step_one, "int", "pack")
+        observed, out_seat, seat = step(action, packs)
         if observed:
             return True, False, seat
         self.deal_requests(state, [self._end_round(state, _ROW_0, np.array([out_seat]), one.rewards)])

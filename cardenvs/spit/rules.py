@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from ..core.game import NO_ROWS, BatchState, choice
-from ..core.jit import pack
+from ..core.jit import entry, pack
 from ..core.onegame import OneGame, step_packs
 from ..core.shards import deal_in_shards
 from ..core.simultaneous import SimultaneousVectorEnv
@@ -300,7 +300,10 @@ class SpitRules(TickRules):
         packs = state._bundles.get(one)  # (step_packs' made ones, without a call)
         if packs is None:
             packs = step_packs(state, one, self.tables_pack, StatePack)
-        observed, scored, done, truncated = apply.tick_one(state.rng.random() < 0.5, packs)
+        tick = self.step_entry
+        if tick is None:
+            tick = self.step_entry = entry(apply.tick_one, "bool", "pack")
+        observed, scored, done, truncated = tick(state.rng.random() < 0.5, packs)
         if observed:  # (truncated at max_ticks and observed in the kernel)
             return True, scored, done, truncated
         end_rows, end_taker, stuck, counts, *_, spat, dry = one.scratch
