@@ -21,7 +21,8 @@ import pytest
 import cardenvs
 from cardenvs import IllegalActionError, spit_v0
 from cardenvs.core import jit
-from cardenvs.core.onegame import OneGame, step_packs
+from cardenvs.core.onegame import OneGame, step_call
+from cardenvs.pepper import apply as pepper_apply
 from cardenvs.pepper.rules import PepperRules
 from cardenvs.pepper.tables import TablePack
 from cardenvs.push.rules import PushRules
@@ -294,22 +295,29 @@ def test_push_one_call_step_rewrites_the_observation_for_another_state():
     assert not np.array_equal(one.seen, rules.observe(state, state.current[:1]))
 
 
-def test_step_packs_are_kept_with_the_state_and_remade_with_its_arrays():
-    """The one argument of a one-call step (core.onegame.step_packs) is made
-    once per state and OneGame, and anew once an array of the state is
-    bound anew (its pack would hold the old array's address)."""
+def test_step_calls_are_kept_with_the_state_and_remade_with_its_arrays():
+    """What a one-call step calls (core.onegame.step_call: the kernel's
+    entry point and one pack) is made once per state and OneGame, and anew
+    once an array of the state is bound anew (its pack would hold the old
+    array's address)."""
     rules = PepperRules()
     state = rules.new_state(1, np.random.default_rng(0))
     rules.reset(state, _ROW_0)
     one = rules.one_game()
-    packs = step_packs(state, one, rules.config_pack, TablePack)
-    assert step_packs(state, one, rules.config_pack, TablePack) is packs
-    assert step_packs(state, rules.one_game(), rules.config_pack, TablePack) is not packs  # another OneGame
+
+    def call(one):
+        return step_call(state, one, rules.config_pack, TablePack, pepper_apply.step_one, "int")
+
+    made = call(one)
+    assert call(one) is made
+    assert call(rules.one_game()) is not made  # another OneGame
     state.hands = state.hands.copy()
-    again = step_packs(state, one, rules.config_pack, TablePack)
-    assert again is not packs
+    step, packs = call(one)
+    assert packs is not made[1]
     if jit.COMPILED:
-        assert int(again[1, 0]) == state.bundle(TablePack).ctypes.data and int(again[2, 0]) == one.pack.ctypes.data
+        assert int(packs[1, 0]) == state.bundle(TablePack).ctypes.data and int(packs[2, 0]) == one.pack.ctypes.data
+        assert step is pepper_apply.step_one.overloads[pepper_apply.step_one.signatures[0]].entry_point
+    assert not pickle.loads(pickle.dumps(state)).__getstate__().get("_bundles")  # (not pickled)
 
 
 def test_push_has_no_one_call_step_for_an_int32_observation():
@@ -327,8 +335,7 @@ def test_a_wrapped_env_copied_after_reset_plays_its_own_game():
     for copier in (copy.deepcopy, lambda x: pickle.loads(pickle.dumps(x))):
         env = cardenvs.make("pepper_v0")
         env.reset(seed=4)
-        env.step(int(np.flatnonzero(env.last()[0]["action_mask"])[0]))  # (the rules hold a compiled entry now)
-        assert env.unwrapped.rules.step_entry is not None or not jit.COMPILED
+        env.step(int(np.flatnonzero(env.last()[0]["action_mask"])[0]))  # (the state holds a step_call now)
         twin = copier(env)
         assert twin.last.__self__ is twin.unwrapped and twin.observe.__self__ is twin.unwrapped
         before = env.last()[0]["observation"].copy()

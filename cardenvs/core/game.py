@@ -177,12 +177,8 @@ class GameRules:
         """Set the packs named in :attr:`pack_names` (games whose kernels
         take their settings as a pack call this at the end of ``__init__``)."""
 
-    #: A one-call step's compiled entry point (:func:`cardenvs.core.jit.entry`),
-    #: got by the first ``step_one``; not copied or pickled either.
-    step_entry: Any = None
-
     def __getstate__(self) -> dict[str, Any]:
-        return {k: v for k, v in vars(self).items() if k not in self.pack_names and k != "step_entry"}
+        return {k: v for k, v in vars(self).items() if k not in self.pack_names}
 
     def __setstate__(self, saved: dict[str, Any]) -> None:
         self.__dict__.update(saved)

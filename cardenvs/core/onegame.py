@@ -16,11 +16,11 @@ from typing import Any
 
 import numpy as np
 
-from .jit import COMPILED, pack
+from .jit import COMPILED, entry, pack
 
 #: What a OneGame makes again rather than copies or pickles (its pack and views).
 _VIEWS = ("pack", "seen_row", "mask_row", "actions_row", "seat_rows")
-#: The kinds of :func:`step_packs`' pack: three packs.
+#: The kinds of :func:`step_call`'s pack: three packs.
 _THREE_PACKS = ((np.int64, 2),) * 3
 
 
@@ -79,17 +79,21 @@ class OneGame:
         self._bind()
 
 
-def step_packs(state: Any, one: OneGame, rules_pack: Any, kind: type) -> Any:
-    """The one argument of a one-call step (``rules.step_one``): a pack of
-    the rules' pack ``rules_pack``, the state's (``state.bundle(kind)``) and
+def step_call(state: Any, one: OneGame, rules_pack: Any, kind: type, kernel: Any, action_kind: str) -> tuple:
+    """What a one-call step (``rules.step_one``) calls: ``kernel``'s
+    compiled entry point for an ``action_kind`` (``"int"``, ``"bool"``) and
+    a pack (:func:`~.jit.entry`: no type dispatch), and that pack, of the
+    rules' pack ``rules_pack``, the state's (``state.bundle(kind)``) and
     ``one.pack`` (the kernel views them again with ``view2(packs, k,
     np.int64)``): numba unboxes every array argument, ~0.08 us each, a
-    twentieth of a Pepper step.  Kept among the state's bundles (keyed by
-    ``one``), so remade with them: for a new state, or once an array of the
-    state is bound anew; what it points at is kept alive by the rules, the
-    bundles and the key."""
-    packs = state._bundles.get(one)
-    if packs is None:
+    twentieth of a Pepper step.  Kept among the state's bundles, keyed by
+    ``one`` (a step reads ``state._bundles.get(one)`` first, without this
+    call), so remade with them: for a new state, or once an array of the
+    state is bound anew; what the pack points at is kept alive by the
+    rules, the bundles and the key."""
+    made = state._bundles.get(one)
+    if made is None:
         values = (rules_pack, state.bundle(kind), one.pack)
-        packs = state._bundles[one] = pack(values, _THREE_PACKS) if COMPILED else values
-    return packs
+        packs = pack(values, _THREE_PACKS) if COMPILED else values
+        made = state._bundles[one] = (entry(kernel, action_kind, "pack"), packs)
+    return made

@@ -123,7 +123,7 @@ def step_one(action, packs):
     buffers of a one-game view; ``packs``: the rules' Config, the state's
     Table and the view's :class:`~cardenvs.core.onegame.OneGame` (rewards,
     observation, mask, the action, then the scratch ``dealt`` (2, 1) and
-    ``rows`` (3, 2)), see :func:`~cardenvs.core.onegame.step_packs`.
+    ``rows`` (3, 2)), see :func:`~cardenvs.core.onegame.step_call`.
     Returns whether the hand is to be dealt anew, whether the observation
     and mask were written, whether anyone scored, and the seat to act next
     (-1: the game is over)."""

@@ -19,8 +19,8 @@ import numpy as np
 
 from ..core.cards import deal_slots
 from ..core.game import BatchState, TurnBasedRules, choice, positive_int
-from ..core.jit import entry, pack
-from ..core.onegame import OneGame, step_packs
+from ..core.jit import pack
+from ..core.onegame import OneGame, step_call
 from . import apply, deal, observation
 from .observation import BID, SEAT_PLANES, TRICKS
 from .tables import (
@@ -171,12 +171,10 @@ class PepperRules(TurnBasedRules):
         in the same call (:func:`~cardenvs.pepper.apply.step_one`); a hand
         dealt anew is drawn here, as :meth:`step` draws it, and dealt and
         observed in a second call (:func:`~cardenvs.pepper.apply.deal_one`)."""
-        packs = state._bundles.get(one)  # (step_packs' made ones, without a call)
-        if packs is None:
-            packs = step_packs(state, one, self.config_pack, TablePack)
-        step = self.step_entry
-        if step is None:
-            step = self.step_entry = entry(apply.step_one, "int", "pack")
+        made = state._bundles.get(one)  # (step_call's, without the call)
+        step, packs = (
+            made if made is not None else step_call(state, one, self.config_pack, TablePack, apply.step_one, "int")
+        )
         redeal, observed, scored, seat = step(action, packs)
         if redeal:  # (pass_the_deal's deal: the deck drawn here, then dealt and observed in one call)
             return True, scored, int(apply.deal_one(self.deck_orders(state, _ROW_0), packs))

@@ -88,7 +88,7 @@ def step_named(actions, config, cards, table, turn, blocks, stamp_clock, masks, 
 def step_one(action, packs):
     """:func:`step_named` for a batch of one with the legal ``action`` (an
     int), for the one-game views (``PushRules.step_one``); ``packs``
-    (:func:`~cardenvs.core.onegame.step_packs`): the rules' config and the
+    (:func:`~cardenvs.core.onegame.step_call`): the rules' config and the
     state's arrays as packs (``tables.CONFIG_KINDS``, ``tables.StatePack``)
     and the pack of a :class:`~cardenvs.core.onegame.OneGame` (rewards,
     observation, int8 mask, the action, then the observation's record and

@@ -21,8 +21,8 @@ from typing import Any
 import numpy as np
 
 from ..core.game import NO_ROWS, BatchState, TurnBasedRules, choice, positive_int
-from ..core.jit import entry, pack
-from ..core.onegame import OneGame, step_packs
+from ..core.jit import pack
+from ..core.onegame import OneGame, step_call
 from . import apply, observation
 from .apply import step_rows
 from .deal import deal_rows
@@ -234,12 +234,10 @@ class PushRules(TurnBasedRules):
         if one.owner is not outputs:  # the record's stamps are another counter's: write it all
             one.scratch[0].fill(-1)
             one.owner = outputs
-        packs = state._bundles.get(one)  # (step_packs' made ones, without a call)
-        if packs is None:
-            packs = step_packs(state, one, self.config_pack, StatePack)
-        step = self.step_entry
-        if step is None:
-            step = self.step_entry = entry(apply.step_one, "int", "pack")
+        made = state._bundles.get(one)  # (step_call's, without the call)
+        step, packs = (
+            made if made is not None else step_call(state, one, self.config_pack, StatePack, apply.step_one, "int")
+        )
         observed, out_seat, seat = step(action, packs)
         if observed:
             return True, False, seat

@@ -50,7 +50,7 @@ def tick_one(coin, packs):
     faster hand ``coin``, the masks (:func:`~.legal.masks`), the truncation
     at the rules' ``max_ticks`` and both observations and int8 masks -- in
     the order :meth:`step` takes them.  ``packs``
-    (:func:`~cardenvs.core.onegame.step_packs`): the rules' tables, the
+    (:func:`~cardenvs.core.onegame.step_call`): the rules' tables, the
     state's arrays and the pack of a :class:`~cardenvs.core.onegame.OneGame`
     (rewards, observations, masks, the actions, then act's ``end_rows`` and
     ``end_taker``, the masks' ``stuck``, ``counts`` (4,), the scratch

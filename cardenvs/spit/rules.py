@@ -17,8 +17,8 @@ from typing import Any
 import numpy as np
 
 from ..core.game import NO_ROWS, BatchState, choice
-from ..core.jit import entry, pack
-from ..core.onegame import OneGame, step_packs
+from ..core.jit import pack
+from ..core.onegame import OneGame, step_call
 from ..core.shards import deal_in_shards
 from ..core.simultaneous import SimultaneousVectorEnv
 from ..speed.rules import SpeedRules
@@ -297,12 +297,10 @@ class SpitRules(TickRules):
         (``Generator.random()`` and ``random(1)`` take the same double)."""
         if actions is not one.actions:  # (the parallel env writes them there)
             one.actions[:] = actions
-        packs = state._bundles.get(one)  # (step_packs' made ones, without a call)
-        if packs is None:
-            packs = step_packs(state, one, self.tables_pack, StatePack)
-        tick = self.step_entry
-        if tick is None:
-            tick = self.step_entry = entry(apply.tick_one, "bool", "pack")
+        made = state._bundles.get(one)  # (step_call's, without the call)
+        tick, packs = (
+            made if made is not None else step_call(state, one, self.tables_pack, StatePack, apply.tick_one, "bool")
+        )
         observed, scored, done, truncated = tick(state.rng.random() < 0.5, packs)
         if observed:  # (truncated at max_ticks and observed in the kernel)
             return True, scored, done, truncated
