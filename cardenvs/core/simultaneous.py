@@ -379,6 +379,24 @@ class SimultaneousAECEnv(AECEnv):
             self.parallel._require_game()  # (raises)
         return self._obs[agent]
 
+    def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+        """PettingZoo's ``last``, observing as :meth:`observe` does without the call."""
+        agent = self.agent_selection
+        assert agent is not None
+        if not observe:
+            obs = None
+        elif self.parallel._state is None:
+            obs = self.observe(agent)  # (raises)
+        else:
+            obs = self._obs[agent]
+        return (
+            obs,
+            self._cumulative_rewards[agent],
+            self.terminations[agent],
+            self.truncations[agent],
+            self.infos[agent],
+        )
+
     def step(self, action: Any) -> None:
         state = self.parallel._state
         if state is None:
