@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from ..core.cards import deck_keys
 from ..core.game import NO_ROWS, BatchState, choice
 from ..core.jit import pack
 from ..core.onegame import OneGame, step_call
@@ -304,9 +305,11 @@ class SpitRules(TickRules):
         observed, scored, done, truncated = tick(state.rng.random() < 0.5, packs)
         if observed:  # (truncated at max_ticks and observed in the kernel)
             return True, scored, done, truncated
-        end_rows, end_taker, stuck, counts, *_, spat, dry = one.scratch
-        if counts[2]:  # deals ended: laid out anew (drawn), as step does
-            self.follow_up(state, tick_requests(*counts.tolist(), end_rows, end_taker, stuck), one.rewards)
+        _, end_taker, _, counts, *_, spat, dry = one.scratch
+        if counts[2]:  # the deal ended: laid out anew, as follow_up does with one shard (without its plumbing)
+            rows = np.zeros(1, np.int64)
+            self._new_layouts(state, rows, end_taker, deck_keys(self.deck, state.rng, 1))
+            self._end_stalemates(state, rows, *self._spit_stalemates(state, rows))
         else:  # stuck, and still after spitting (in the kernel): follow_up's rest, the deal ends (drawn)
             self._end_stalemates(state, state.every_row(), _ROW_0, spat, dry)
         truncate(state, self.max_ticks)
