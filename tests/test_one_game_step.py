@@ -21,12 +21,15 @@ import pytest
 import cardenvs
 from cardenvs import IllegalActionError, spit_v0
 from cardenvs.core import jit
-from cardenvs.core.onegame import OneGame
+from cardenvs.core.onegame import OneGame, step_call
+from cardenvs.pepper import apply as pepper_apply
 from cardenvs.pepper.rules import PepperRules
 from cardenvs.pepper.tables import TablePack
+from cardenvs.push.rules import PushRules
 from cardenvs.spit.rules import spit_rules
 from cardenvs.spit.tables import StatePack
 
+_ROW_0 = np.zeros(1, np.int64)
 KINDS = ((np.int8, 1), (np.int64, 2), (np.bool_, 3), (np.int16, 4), (None, 0), (float, 0))
 
 
@@ -174,6 +177,8 @@ def _play_aec(env, seed: int, steps: int) -> list:
         ("pepper_v0", {"num_players": 2, "all_pass": "redeal", "obs_dtype": np.float32, "max_hands": 3}),
         ("spit_v0", {"max_ticks": 60}),
         ("spit_v0", {"stockpiles": 4, "alternate_colors": True, "obs_dtype": np.float32}),
+        ("push_v0", {"rounds": [1, 2], "max_turns": 30}),
+        ("push_v0", {"rounds": [5], "reward": "score_delta", "obs_dtype": np.float32}),
     ],
 )
 def test_the_one_call_step_plays_the_games_of_the_two_call_step(game, config):
@@ -182,7 +187,7 @@ def test_the_one_call_step_plays_the_games_of_the_two_call_step(game, config):
     equal -- across new deals, stalemates, truncations and new games."""
     fused = cardenvs.make(game, **config)
     plain = cardenvs.make(game, **config)
-    inner = plain.unwrapped if game == "pepper_v0" else plain.unwrapped.parallel
+    inner = plain.unwrapped if game != "spit_v0" else plain.unwrapped.parallel
     assert inner._one is not None
     inner._one = None
     assert _play_aec(fused, 11, 3000) == _play_aec(plain, 11, 3000)
@@ -265,3 +270,95 @@ def test_a_copied_one_game_hands_out_views_of_its_own_arrays():
     for twin in (copy.deepcopy(one), pickle.loads(pickle.dumps(one))):
         assert np.shares_memory(twin.seen_row, twin.seen) and np.shares_memory(twin.mask_row, twin.mask)
         assert not np.shares_memory(twin.seen_row, one.seen)
+
+
+def test_push_one_call_step_rewrites_the_observation_for_another_state():
+    """Push's one-call step writes only the meld slots whose stamps changed
+    since its buffer was last written; stamps are one state's counter, so a
+    OneGame stepped with another state (a copy: the same counter, other
+    melds) rewrites everything rather than keep the first state's blocks."""
+    rules = PushRules()
+    state = rules.new_state(1, np.random.default_rng(2))
+    rules.reset(state, _ROW_0)
+    rng = np.random.default_rng(3)
+    while True:  # random play up to a choice of two melds (ids from 55 on: declare, add, fill, lay off, swap)
+        melds = np.flatnonzero(state.legal[0, 55:]) + 55
+        if state.current[0] >= 0 and len(melds) >= 2:
+            break
+        rules.step(state, np.array([rng.choice(np.flatnonzero(state.legal[0]))]))
+    twin = state.copy()
+    one = rules.one_game()
+    assert rules.step_one(state, int(melds[0]), one) and rules.step_one(twin, int(melds[-1]), one)
+    seat = twin.current[:1]
+    np.testing.assert_array_equal(one.seen, rules.observe(twin, seat))
+    np.testing.assert_array_equal(one.mask[0], twin.legal[0])
+    assert not np.array_equal(one.seen, rules.observe(state, state.current[:1]))
+
+
+def test_step_calls_are_kept_with_the_state_and_remade_with_its_arrays():
+    """What a one-call step calls (core.onegame.step_call: the kernel's
+    entry point and one pack) is made once per state and OneGame, and anew
+    once an array of the state is bound anew (its pack would hold the old
+    array's address)."""
+    rules = PepperRules()
+    state = rules.new_state(1, np.random.default_rng(0))
+    rules.reset(state, _ROW_0)
+    one = rules.one_game()
+
+    def call(one):
+        return step_call(state, one, rules.config_pack, TablePack, pepper_apply.step_one, "int")
+
+    made = call(one)
+    assert call(one) is made
+    assert call(rules.one_game()) is not made  # another OneGame
+    state.hands = state.hands.copy()
+    step, packs = call(one)
+    assert packs is not made[1]
+    if jit.COMPILED:
+        assert int(packs[1, 0]) == state.bundle(TablePack).ctypes.data and int(packs[2, 0]) == one.pack.ctypes.data
+        assert step is pepper_apply.step_one.overloads[pepper_apply.step_one.signatures[0]].entry_point
+    assert not pickle.loads(pickle.dumps(state)).__getstate__().get("_bundles")  # (not pickled)
+
+
+def test_push_has_no_one_call_step_for_an_int32_observation():
+    """Push's step kernel writes int16 observations; with max_turns past
+    int16 the view steps and observes as before."""
+    env = cardenvs.make("push_v0", max_turns=40000)
+    assert env.unwrapped.rules.obs_dtype == np.int32 and env.unwrapped._one is None
+    trace = _play_aec(env, 3, 200)
+    assert all(len(obs) == 4961 * 4 for _, obs, *_ in trace)
+
+
+def test_a_wrapped_env_copied_after_reset_plays_its_own_game():
+    """Once reset, the wrapper hands ``last`` and ``observe`` to the env
+    (bound methods): a copy's are bound to the copy's env."""
+    for copier in (copy.deepcopy, lambda x: pickle.loads(pickle.dumps(x))):
+        env = cardenvs.make("pepper_v0")
+        env.reset(seed=4)
+        env.step(int(np.flatnonzero(env.last()[0]["action_mask"])[0]))  # (the state holds a step_call now)
+        twin = copier(env)
+        assert twin.last.__self__ is twin.unwrapped and twin.observe.__self__ is twin.unwrapped
+        before = env.last()[0]["observation"].copy()
+        agent = twin.agent_selection
+        twin.step(int(np.flatnonzero(twin.observe(agent)["action_mask"])[0]))
+        assert twin.agent_selection != agent and env.agent_selection == agent
+        np.testing.assert_array_equal(env.last()[0]["observation"], before)
+
+
+def test_the_wrapper_refuses_last_and_observe_before_reset():
+    env = cardenvs.make("pepper_v0")
+    with pytest.raises(AttributeError, match="before reset"):
+        env.last()
+    with pytest.raises(RuntimeError, match="reset"):
+        env.observe("player_0")
+
+
+def test_a_spit_one_game_names_its_seats_and_keeps_them_in_a_copy():
+    env = spit_v0.parallel_env()
+    one = env._one
+    assert [label for label, *_ in one.seat_rows] == env.possible_agents
+    for twin in (copy.deepcopy(one), pickle.loads(pickle.dumps(one))):
+        assert [label for label, *_ in twin.seat_rows] == env.possible_agents
+        for _, seen, mask in twin.seat_rows:
+            assert np.shares_memory(seen, twin.seen) and np.shares_memory(mask, twin.mask)
+            assert not np.shares_memory(seen, one.seen)

@@ -260,8 +260,8 @@ class VectorEnv:
             return None
         rules, one = self.rules, self._one
         if one is not None:
-            observed = rules.step_one(state, action, one)
-            rewards = one.rewards.copy()
+            observed, scored, _ = rules.step_one(state, action, one)
+            rewards = one.rewards.copy() if scored else np.zeros_like(one.rewards)  # (not written when nobody scores)
         else:
             rewards, observed = rules.step(state, actions.astype(np.int64, copy=False)), False
         if state.done[0]:

@@ -291,13 +291,15 @@ class TurnBasedRules(GameRules):
         or None: the game has none and the views step and observe as usual."""
         return None
 
-    def step_one(self, state: BatchState, action: int, one: OneGame) -> bool:
+    def step_one(self, state: BatchState, action: int, one: OneGame) -> tuple[bool, bool, int]:
         """The step of a batch of one with the legal ``action``, in one
         compiled call where it can: the rewards written to ``one.rewards``
         and, unless something is left to Python (a new deal, ...), the
         observation of the seat to act next to ``one.seen`` and its mask to
-        ``one.mask``; returns whether those were written.  Only for games
-        whose :meth:`one_game` is not None."""
+        ``one.mask``.  Returns whether those were written, whether any
+        reward is not 0, and the seat to act next (-1: the game is over) --
+        what the view would otherwise read off the arrays, ~0.1 us a read.
+        Only for games whose :meth:`one_game` is not None."""
         raise NotImplementedError
 
     def observe(self, state: BatchState, seats: np.ndarray, rows: np.ndarray | None = None) -> np.ndarray:

@@ -16,7 +16,12 @@ from typing import Any
 
 import numpy as np
 
-from .jit import pack
+from .jit import COMPILED, entry, pack
+
+#: What a OneGame makes again rather than copies or pickles (its pack and views).
+_VIEWS = ("pack", "seen_row", "mask_row", "actions_row", "seat_rows")
+#: The kinds of :func:`step_call`'s pack: three packs.
+_THREE_PACKS = ((np.int64, 2),) * 3
 
 
 class OneGame:
@@ -27,8 +32,21 @@ class OneGame:
     ``every_seat`` (else ``(1,)``: where a view may write the actions to
     play), then the game's ``scratch`` arrays, all in :attr:`pack` in that
     order; ``seen_row``, ``mask_row``: the views of row 0 the views hand out
-    copies of.  Not copied or pickled with its pack (which
-    holds these arrays' addresses) and views: a copy makes its own."""
+    copies of (``seat_rows``, with ``every_seat``: each seat's label --
+    see :meth:`name_seats`, else its number -- observation and mask),
+    ``actions_row``: the view of row 0 of ``actions`` (made once: a view
+    made per step costs as much as a copy).  Not copied or pickled
+    with its pack (which holds these arrays' addresses) and views: a copy
+    makes its own.
+
+    ``owner``: free for the game's ``step_one``, which may keep there what
+    its buffers were last written for (Push: the state's stamp counter, to
+    which the record of an observation written only where it changed
+    refers; a new game's state has another, and its first observation is
+    written in full)."""
+
+    owner: Any = None
+    labels: tuple = ()
 
     def __init__(self, rules: Any, every_seat: bool = False, scratch: tuple[np.ndarray, ...] = ()):
         seats = (rules.num_players,) if every_seat else ()
@@ -42,11 +60,40 @@ class OneGame:
     def _bind(self) -> None:
         values = (self.rewards, self.seen, self.mask, self.actions, *self.scratch)
         self.pack = pack(values, [(v.dtype, v.ndim) for v in values])
-        self.seen_row, self.mask_row = self.seen[0], self.mask[0]
+        self.seen_row, self.mask_row, self.actions_row = self.seen[0], self.mask[0], self.actions[0]
+        self.seat_rows: tuple = ()
+        if self.seen.ndim == 3:  # every_seat
+            labels = self.labels or range(len(self.seen_row))
+            self.seat_rows = tuple(zip(labels, self.seen_row, self.mask_row))
+
+    def name_seats(self, labels: Any) -> None:
+        """Name the seats of ``seat_rows`` (a view's agents, in seat order)."""
+        self.labels = tuple(labels)
+        self._bind()
 
     def __getstate__(self) -> dict[str, Any]:
-        return {k: v for k, v in vars(self).items() if k not in ("pack", "seen_row", "mask_row")}
+        return {k: v for k, v in vars(self).items() if k not in _VIEWS}
 
     def __setstate__(self, saved: dict[str, Any]) -> None:
         self.__dict__.update(saved)
         self._bind()
+
+
+def step_call(state: Any, one: OneGame, rules_pack: Any, kind: type, kernel: Any, action_kind: str) -> tuple:
+    """What a one-call step (``rules.step_one``) calls: ``kernel``'s
+    compiled entry point for an ``action_kind`` (``"int"``, ``"bool"``) and
+    a pack (:func:`~.jit.entry`: no type dispatch), and that pack, of the
+    rules' pack ``rules_pack``, the state's (``state.bundle(kind)``) and
+    ``one.pack`` (the kernel views them again with ``view2(packs, k,
+    np.int64)``): numba unboxes every array argument, ~0.08 us each, a
+    twentieth of a Pepper step.  Kept among the state's bundles, keyed by
+    ``one`` (a step reads ``state._bundles.get(one)`` first, without this
+    call), so remade with them: for a new state, or once an array of the
+    state is bound anew; what the pack points at is kept alive by the
+    rules, the bundles and the key."""
+    made = state._bundles.get(one)
+    if made is None:
+        values = (rules_pack, state.bundle(kind), one.pack)
+        packs = pack(values, _THREE_PACKS) if COMPILED else values
+        made = state._bundles[one] = (entry(kernel, action_kind, "pack"), packs)
+    return made

@@ -85,13 +85,15 @@ class SimultaneousRules:
         or None: the game has none and the views step and observe as usual."""
         return None
 
-    def step_one(self, state: BatchState, actions: np.ndarray, one: OneGame) -> bool:
+    def step_one(self, state: BatchState, actions: np.ndarray, one: OneGame) -> tuple[bool, bool, bool, bool]:
         """The tick of a batch of one (``actions`` ``(1, P)``, as :meth:`step`
         takes them) in one compiled call where it can: the rewards written
         to ``one.rewards`` and, unless something is left to Python, every
-        player's observation to ``one.seen`` and mask to ``one.mask``;
-        returns whether those were written.  Only for games whose
-        :meth:`one_game` is not None."""
+        player's observation to ``one.seen`` and mask to ``one.mask``.
+        Returns whether those were written, whether any reward is not 0,
+        and whether the game is over (``state.done``) and truncated (what
+        the view would otherwise read off the arrays).  Only for games
+        whose :meth:`one_game` is not None."""
         raise NotImplementedError
 
     def observe(self, state: BatchState, rows: np.ndarray | None = None) -> np.ndarray:
@@ -228,8 +230,8 @@ class SimultaneousVectorEnv(VectorEnv):
         ):
             return None
         rules = self.rules
-        observed = rules.step_one(state, actions.astype(np.int64, copy=False), one)
-        rewards = one.rewards.copy()
+        observed, scored, _, _ = rules.step_one(state, actions.astype(np.int64, copy=False), one)
+        rewards = one.rewards.copy() if scored else np.zeros_like(one.rewards)  # (not written when nobody scores)
         info: dict[str, Any] = {}
         if state.done[0]:  # over (at max_ticks: truncated), and reset
             truncated = state.truncated.copy()
@@ -296,6 +298,13 @@ class SimultaneousParallelEnv(RulesView, ParallelEnv):
         self._state = None
         # the buffers of the rules' one-call tick (None: the game has none)
         self._one = self.rules.one_game()
+        if self._one is not None:
+            self._one.name_seats(self.possible_agents)
+        # Per-tick constants, made once: the number of actions, and the dicts
+        # of a tick nobody scores in and of a game going on (handed out as copies).
+        self._num_actions = self.rules.num_actions
+        self._no_rewards = dict.fromkeys(self.possible_agents, 0.0)
+        self._not_over = dict.fromkeys(self.possible_agents, False)
 
     def reset(self, seed: int | None = None, options: dict | None = None):
         self._state = self._new_game(seed, options)
@@ -320,18 +329,18 @@ class SimultaneousParallelEnv(RulesView, ParallelEnv):
         :class:`IllegalActionError` for a missing agent, ``TypeError`` for a
         non-integer action."""
         if type(actions) is dict and len(actions) == len(self.possible_agents):
-            legal, n = self._state.legal, self.rules.num_actions
-            row = [] if self._one is None else self._one.actions[0]
+            legal, n, one = self._state.legal, self._num_actions, self._one
+            row = [] if one is None else one.actions_row
             for seat, agent in enumerate(self.possible_agents):
                 a = actions.get(agent)
                 if type(a) is not int or not 0 <= a < n or not legal[0, seat, a]:
                     break
-                if self._one is None:
+                if one is None:
                     row.append(a)
                 else:
                     row[seat] = a
             else:
-                return (np.array([row]) if self._one is None else self._one.actions), None
+                return (np.array([row]) if one is None else one.actions), None
         if not isinstance(actions, dict) or set(actions) != set(self.possible_agents):
             raise IllegalActionError(
                 f"actions must be a dict with one action for each of {self.possible_agents}, got {actions!r}"
@@ -354,34 +363,41 @@ class SimultaneousParallelEnv(RulesView, ParallelEnv):
     def _play(self, joint: np.ndarray, forfeit: np.ndarray | None):
         """:meth:`step` with the checked ``(1, P)`` actions (and who acted
         illegally, see :meth:`joint_action`)."""
-        agents = self.agents
+        agents, state, one = self.agents, self._state, self._one
         observed = False
         if forfeit is not None and forfeit.any():  # illegal_action="terminate": nothing is played
             self._forfeit = int(np.flatnonzero(forfeit[0])[0])
             rewards = np.where(forfeit[0], -1.0, 0.0).tolist()
             done, trunc = True, False
+        elif one is not None:
+            observed, scored, done, trunc = self.rules.step_one(state, joint, one)
+            rewards = one.rewards[0].tolist() if scored else None
+            trunc = done and trunc
         else:
-            one = self._one
-            if one is not None:
-                observed = self.rules.step_one(self._state, joint, one)
-                step_rewards = one.rewards
-            else:
-                step_rewards = self.rules.step(self._state, joint)
-            rewards = step_rewards[0].tolist()
-            done = bool(self._state.done[0])
-            trunc = done and bool(self._state.truncated[0])
-        if observed:  # written by the tick: copies for the caller to keep
-            obs = self.observations(self._one.seen_row.copy(), self._one.mask_row.copy())
+            rewards = self.rules.step(state, joint)[0].tolist()
+            done = bool(state.done[0])
+            trunc = done and bool(state.truncated[0])
+        if observed:  # written by the tick: copies for the caller to keep (loops: cheaper than comprehensions)
+            cast, obs = self.obs_dtype, {}
+            for a, seen, mask in one.seat_rows:
+                obs[a] = {"observation": seen.copy() if cast is None else seen.astype(cast), "action_mask": mask.copy()}
         else:
             obs = self.observations()
         if self._forfeit is not None:
             obs = {a: {**o, "action_mask": np.zeros_like(o["action_mask"])} for a, o in obs.items()}
+        if done:
+            terminations, truncations = dict.fromkeys(agents, not trunc), dict.fromkeys(agents, trunc)
+        else:  # (the agents are every agent until the game is over)
+            terminations, truncations = self._not_over.copy(), self._not_over.copy()
+        infos = {}
+        for a in agents:
+            infos[a] = {}
         out = (
             obs,
-            dict(zip(agents, rewards)),
-            dict.fromkeys(agents, done and not trunc),
-            dict.fromkeys(agents, trunc),
-            {a: {} for a in agents},
+            self._no_rewards.copy() if rewards is None else dict(zip(agents, rewards)),
+            terminations,
+            truncations,
+            infos,
         )
         if done:
             self.agents = []
@@ -411,6 +427,7 @@ class SimultaneousAECEnv(AECEnv):
         self.rules = self.parallel.rules
         self.possible_agents = self.parallel.possible_agents[:]
         self._seats = {a: i for i, a in enumerate(self.possible_agents)}
+        self._num_actions = self.rules.num_actions
         self.agents = self.possible_agents[:]
         self.observation_spaces = self.parallel.observation_spaces
         self.action_spaces = self.parallel.action_spaces
@@ -437,16 +454,37 @@ class SimultaneousAECEnv(AECEnv):
         self.agent_selection = self.agents[0]
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
-        self.parallel._require_game()
+        if self.parallel._state is None:
+            self.parallel._require_game()  # (raises)
         return self._obs[agent]
 
+    def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+        """PettingZoo's ``last``, observing as :meth:`observe` does without the call."""
+        agent = self.agent_selection
+        assert agent is not None
+        if not observe:
+            obs = None
+        elif self.parallel._state is None:
+            obs = self.observe(agent)  # (raises)
+        else:
+            obs = self._obs[agent]
+        return (
+            obs,
+            self._cumulative_rewards[agent],
+            self.terminations[agent],
+            self.truncations[agent],
+            self.infos[agent],
+        )
+
     def step(self, action: Any) -> None:
-        self.parallel._require_game()
+        state = self.parallel._state
+        if state is None:
+            self.parallel._require_game()  # (raises)
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             return self._was_dead_step(action)
         seat = self._seats[agent]
-        if type(action) is int and 0 <= action < self.rules.num_actions and self.parallel._state.legal[0, seat, action]:
+        if type(action) is int and 0 <= action < self._num_actions and state.legal[0, seat, action]:
             probe_action = action  # a legal int (the usual case): nothing more to check
         else:  # check this player's action against its own mask (the others' masks let anything pass)
             probe_action = self._check_alone(seat, action)
@@ -454,8 +492,10 @@ class SimultaneousAECEnv(AECEnv):
         pending = self._pending
         pending[agent] = probe_action
         if len(pending) < len(self.agents):
-            if len(pending) == 1:
-                self._clear_rewards()
+            if len(pending) == 1:  # (PettingZoo's _clear_rewards, without the call)
+                rewards = self.rewards
+                for a in rewards:
+                    rewards[a] = 0
             self.agent_selection = self.agents[self.agents.index(agent) + 1]
             return
         if self._checked_alone or len(self.agents) != len(self.possible_agents):
@@ -465,9 +505,9 @@ class SimultaneousAECEnv(AECEnv):
             if one is None:
                 joint = np.array([[pending[a] for a in self.possible_agents]])
             else:  # (written where the rules' one-call tick reads them)
-                joint = one.actions
+                joint, row = one.actions, one.actions_row
                 for i, a in enumerate(self.possible_agents):
-                    joint[0, i] = pending[a]
+                    row[i] = pending[a]
             obs, rewards, terms, truncs, infos = self.parallel._play(joint, None)
         self._pending = {}
         self._checked_alone = False

@@ -27,7 +27,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core.jit import kernel, view2
+from ..core.jit import kernel, view1, view2
+from .deal import open_hands
 from .legal import bid_mask, clockwise, may_pass, play_mask, trump_mask
 from .observation import BID, OBS_DTYPE, TABLE, encode_rows
 from .scoring import end_tricks, hands_over, score_hands
@@ -84,8 +85,16 @@ def step_games(actions, config, arrays, rewards, dealt, seen, mask):
     batch of one (``(1, OBS_SIZE)``, ``(1, NUM_ACTIONS)``; ``(0, ..)``: none
     wanted), written when its game goes on without a new deal (the deal is
     the rules' to make, after this call)."""
+    rows = np.empty((3, actions.shape[0] + 1), np.int64)
+    return step_grouped(actions, config, arrays, rewards, dealt, rows, seen, mask)
+
+
+@kernel
+def step_grouped(actions, config, arrays, rewards, dealt, rows, seen, mask):
+    """:func:`step_games` with ``rows`` ``(3, B + 1)`` to group the rows in
+    (:func:`rows_by_phase`; a batch of one's kept with its view: every
+    array a kernel makes costs an allocation, as much as a phase's work)."""
     cfg, s = unpack_config(config), unpack_table(arrays)
-    rows = np.empty((3, s.phase.shape[0] + 1), np.int64)
     playing, bidding, choosing = rows_by_phase(s.done, s.phase, rows)
     after_plays = apply_plays(rows[0, :playing], actions, cfg, s, rewards, dealt[0]) if playing else 0
     after_bids = apply_bids(rows[1, :bidding], actions, cfg, s, rewards, dealt[1]) if bidding else 0
@@ -93,26 +102,59 @@ def step_games(actions, config, arrays, rewards, dealt, seen, mask):
         apply_trumps(rows[2, :choosing], actions, s)
     observed = seen.shape[0] == 1 == s.done.shape[0] and after_plays == 0 and after_bids == 0 and not s.done[0]
     if observed:
-        encode_rows(np.zeros(1, np.int64), s.current[:1], config, arrays, seen)
-        for action in range(mask.shape[1]):
-            mask[0, action] = s.legal[0, action]
+        observe_one(config, arrays, rows[0, :1], seen, mask)
     return after_plays, after_bids, observed
 
 
 @kernel
-def step_one(action, config, arrays, one):
+def observe_one(config, arrays, row, seen, mask):
+    """The observation and int8 mask of the seat to act in a batch of one
+    (``row``: scratch of one int, set to the row 0)."""
+    s = unpack_table(arrays)
+    row[0] = 0
+    encode_rows(row, s.current[:1], config, arrays, seen)
+    for action in range(mask.shape[1]):
+        mask[0, action] = s.legal[0, action]
+
+
+@kernel
+def step_one(action, packs):
     """:func:`step_games` for a batch of one with ``action`` (an int) and the
-    buffers of a one-game view (``one``: the pack of a
-    :class:`~cardenvs.core.onegame.OneGame`: rewards, observation, mask).
-    Returns whether the hand is to be dealt anew, and whether the
-    observation and mask were written."""
+    buffers of a one-game view; ``packs``: the rules' Config, the state's
+    Table and the view's :class:`~cardenvs.core.onegame.OneGame` (rewards,
+    observation, mask, the action, then the scratch ``dealt`` (2, 1) and
+    ``rows`` (3, 2)), see :func:`~cardenvs.core.onegame.step_call`.
+    Returns whether the hand is to be dealt anew, whether the observation
+    and mask were written, whether anyone scored, and the seat to act next
+    (-1: the game is over)."""
+    config, arrays, one = view2(packs, 0, np.int64), view2(packs, 1, np.int64), view2(packs, 2, np.int64)
     rewards, seen, mask = view2(one, 0, np.float32), view2(one, 1, OBS_DTYPE), view2(one, 2, np.int8)
+    actions, dealt, rows = view1(one, 3, np.int64), view2(one, 4, np.int64), view2(one, 5, np.int64)
     rewards[0, :] = 0
-    dealt = np.empty((2, 1), np.int64)
-    after_plays, after_bids, observed = step_games(
-        np.full(1, action, np.int64), config, arrays, rewards, dealt, seen, mask
-    )
-    return after_plays + after_bids > 0, observed
+    actions[0] = action
+    after_plays, after_bids, observed = step_grouped(actions, config, arrays, rewards, dealt, rows, seen, mask)
+    scored = False
+    for seat in range(rewards.shape[1]):
+        scored |= rewards[0, seat] != 0
+    s = unpack_table(arrays)
+    return after_plays + after_bids > 0, observed, scored, -1 if s.done[0] else s.current[0]
+
+
+@kernel
+def deal_one(orders, packs):
+    """The next hand of a batch of one from the deck ``orders`` (1, cards)
+    (``rules.deck_orders``, drawn in Python): the deal passes to the next
+    seat, the hand is dealt (:func:`~.deal.open_hands`), and the
+    observation and mask of the seat to act are written to the OneGame (as
+    :func:`step_one` writes them).  Returns that seat."""
+    config, arrays, one = view2(packs, 0, np.int64), view2(packs, 1, np.int64), view2(packs, 2, np.int64)
+    seen, mask, rows = view2(one, 1, OBS_DTYPE), view2(one, 2, np.int8), view2(one, 5, np.int64)
+    s = unpack_table(arrays)
+    s.dealer[0] = (s.dealer[0] + 1) % unpack_config(config).num_players
+    rows[0, 0] = 0
+    open_hands(rows[0, :1], orders, config, arrays)
+    observe_one(config, arrays, rows[0, :1], seen, mask)
+    return s.current[0]
 
 
 # ---------------------------------------------------------------- the auction

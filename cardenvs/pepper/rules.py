@@ -20,7 +20,7 @@ import numpy as np
 from ..core.cards import deal_slots
 from ..core.game import BatchState, TurnBasedRules, choice, positive_int
 from ..core.jit import pack
-from ..core.onegame import OneGame
+from ..core.onegame import OneGame, step_call
 from . import apply, deal, observation
 from .observation import BID, SEAT_PLANES, TRICKS
 from .tables import (
@@ -163,16 +163,22 @@ class PepperRules(TurnBasedRules):
         return [dealt[0, :after_plays], dealt[1, :after_bids]]
 
     def one_game(self) -> OneGame:
-        return OneGame(self)
+        # scratch: the rows of a new deal and the rows grouped by phase (see apply.step_one)
+        return OneGame(self, scratch=(np.zeros((2, 1), np.int64), np.zeros((3, 2), np.int64)))
 
-    def step_one(self, state: BatchState, action: int, one: OneGame) -> bool:
+    def step_one(self, state: BatchState, action: int, one: OneGame) -> tuple[bool, bool, int]:
         """:meth:`step` of a batch of one, and the next observation and mask
-        in the same call (:func:`~cardenvs.pepper.apply.step_one`) unless the
-        hand is dealt anew (the deal is drawn here, as :meth:`step` draws it)."""
-        redeal, observed = apply.step_one(action, self.config_pack, state.bundle(TablePack), one.pack)
-        if redeal:
-            self.pass_the_deal(state, _ROW_0)
-        return observed
+        in the same call (:func:`~cardenvs.pepper.apply.step_one`); a hand
+        dealt anew is drawn here, as :meth:`step` draws it, and dealt and
+        observed in a second call (:func:`~cardenvs.pepper.apply.deal_one`)."""
+        made = state._bundles.get(one)  # (step_call's, without the call)
+        step, packs = (
+            made if made is not None else step_call(state, one, self.config_pack, TablePack, apply.step_one, "int")
+        )
+        redeal, observed, scored, seat = step(action, packs)
+        if redeal:  # (pass_the_deal's deal: the deck drawn here, then dealt and observed in one call)
+            return True, scored, int(apply.deal_one(self.deck_orders(state, _ROW_0), packs))
+        return observed, scored, seat
 
     # ------------------------------------------------------------ observation
     def observe(self, state: BatchState, seats: np.ndarray, rows: np.ndarray | None = None) -> np.ndarray:

@@ -8,16 +8,19 @@ it (``scoring.py``) and deals on (``deal.py``).
 
 :func:`step_rows` is the one kernel a step calls from Python: it applies
 every game's action and writes the new legal masks (one call rather than
-two: a batch of one, the AEC env, pays numba's dispatch per call).
+two: a batch of one, the AEC env, pays numba's dispatch per call).  The
+one-game view steps with :func:`step_one` instead: the state as one pack
+(numba unboxes a plain tuple's arrays one by one, ~6 us for a step's), and
+the next observation and mask written in the same call.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from ..core.jit import kernel
+from ..core.jit import kernel, scalar, view1, view2, view3
 from .legal import masks_of_rows
-from .observation import encode_meld_block
+from .observation import Seen, encode_meld_block, write_heads, write_meld_slots
 from .tables import (
     ACT_ADD,
     ACT_DECLARE_RUN,
@@ -54,13 +57,19 @@ from .tables import (
 
 @kernel
 def step_rows(actions, config, cards, table, turn, blocks, stamp_clock, masks, ended, out_seat):
+    """:func:`step_named`, called from Python with the bundles as plain
+    tuples (see ``tables.plain``)."""
+    config, cards, table, turn = Config(*config), Cards(*cards), Table(*table), Turn(*turn)
+    blocks, masks = MeldBlocks(*blocks), Masks(*masks)
+    step_named(actions, config, cards, table, turn, blocks, stamp_clock, masks, ended, out_seat)
+
+
+@kernel
+def step_named(actions, config, cards, table, turn, blocks, stamp_clock, masks, ended, out_seat):
     """Apply ``actions[b]`` (legal) to every unfinished game ``b``
     (:func:`apply_actions`), then write the new legal masks of the games whose
     round goes on (the others' are written once their round is scored and the
-    next one dealt); a finished game's mask row is cleared.  (The bundles come
-    as plain tuples: see ``tables.plain``.)"""
-    config, cards, table, turn = Config(*config), Cards(*cards), Table(*table), Turn(*turn)
-    blocks, masks = MeldBlocks(*blocks), Masks(*masks)
+    next one dealt); a finished game's mask row is cleared."""
     apply_actions(actions, config, cards, table, turn, blocks, stamp_clock, ended, out_seat)
     done, legal, legal_written = turn.done, masks.legal, masks.legal_written
     going_on = np.empty(actions.shape[0], np.int64)
@@ -73,6 +82,118 @@ def step_rows(actions, config, cards, table, turn, blocks, stamp_clock, masks, e
             going_on[count] = b
             count += 1
     masks_of_rows(going_on[:count], config, cards, table, turn, masks)
+
+
+@kernel
+def step_one(action, packs):
+    """:func:`step_named` for a batch of one with the legal ``action`` (an
+    int), for the one-game views (``PushRules.step_one``); ``packs``
+    (:func:`~cardenvs.core.onegame.step_call`): the rules' config and the
+    state's arrays as packs (``tables.CONFIG_KINDS``, ``tables.StatePack``)
+    and the pack of a :class:`~cardenvs.core.onegame.OneGame` (rewards,
+    observation, int8 mask, the action, then the observation's record and
+    how far the mask was written).  Unless the round ends (scored and dealt on by the rules,
+    which draw), it writes the next seat's observation -- only what changed
+    since the buffer was last written (``observation.encode_rows``'s
+    record) -- and its mask.  Returns whether the round goes on (then
+    observed), the seat that went out (-1 none) and the seat to act next."""
+    config, arrays, one = view2(packs, 0, np.int64), view2(packs, 1, np.int64), view2(packs, 2, np.int64)
+    rewards, seen, mask = view2(one, 0, np.float32), view2(one, 1, np.int16), view2(one, 2, np.int8)
+    actions, record, mask_written = view1(one, 3, np.int64), view2(one, 4, np.int64), view1(one, 5, np.int64)
+    rewards[0, :] = 0
+    actions[0] = action
+    config = unpack_config(config)
+    cards, table, turn, blocks, masks, scores, stamp_clock = unpack_state(arrays)
+    ended, out_seat = np.zeros(1, np.bool_), np.full(1, -1, np.int64)
+    step_named(actions, config, cards, table, turn, blocks, stamp_clock, masks, ended, out_seat)
+    if ended[0]:
+        return False, out_seat[0], -1
+    rows = np.zeros(1, np.int64)
+    seats = turn.current[:1]
+    seen_arrays = Seen(
+        cards.hands,
+        cards.held,
+        cards.pile,
+        cards.pile_size,
+        cards.pile_counts,
+        cards.stock_size,
+        turn.contract_done,
+        scores,
+        turn.round_i,
+        turn.phase,
+        turn.in_contract,
+        turn.contract_idx,
+        turn.pend,
+        turn.owed,
+        turn.dealer,
+        turn.turns,
+        turn.pend_next,
+        table.n_melds,
+        table.meld_owner,
+        blocks.meld_obs,
+        blocks.meld_stamp,
+    )
+    write_heads(seen, rows, seats, config, seen_arrays)
+    write_meld_slots(seen, record, rows, seats, seen_arrays)
+    legal, end = masks.legal, masks.legal_written[0]  # (nothing at or past end is legal)
+    for a in range(end):
+        mask[0, a] = legal[0, a]
+    mask[0, end : mask_written[0]] = 0
+    mask_written[0] = end
+    return True, out_seat[0], turn.current[0]
+
+
+@kernel
+def unpack_config(p):
+    """The :class:`~.tables.Config` of a pack made with ``tables.CONFIG_KINDS``."""
+    return Config(view1(p, 0, np.int64), scalar(p, 1), scalar(p, 2) != 0)
+
+
+@kernel
+def unpack_state(p):
+    """The state's :class:`~.tables.Cards`, :class:`~.tables.Table`,
+    :class:`~.tables.Turn`, :class:`~.tables.MeldBlocks`,
+    :class:`~.tables.Masks`, the scores and the stamp counter from a ``tables.StatePack``."""
+    cards = Cards(
+        view3(p, 0, np.int8),
+        view2(p, 1, np.int16),
+        view2(p, 2, np.int64),
+        view1(p, 3, np.int64),
+        view1(p, 4, np.int64),
+        view2(p, 5, np.int64),
+        view1(p, 6, np.int64),
+        view2(p, 7, np.int8),
+    )
+    table = Table(
+        view1(p, 8, np.int64),
+        view2(p, 9, np.int8),
+        view2(p, 10, np.int8),
+        view2(p, 11, np.int8),
+        view2(p, 12, np.int8),
+        view2(p, 13, np.int8),
+        view2(p, 14, np.int8),
+        view3(p, 15, np.int8),
+        view3(p, 16, np.int8),
+        view2(p, 17, np.int8),
+    )
+    turn = Turn(
+        view1(p, 18, np.int64),
+        view1(p, 19, np.int64),
+        view1(p, 20, np.bool_),
+        view1(p, 21, np.int64),
+        view1(p, 22, np.int64),
+        view1(p, 23, np.int64),
+        view1(p, 24, np.int64),
+        view1(p, 25, np.int64),
+        view1(p, 26, np.bool_),
+        view1(p, 27, np.bool_),
+        view1(p, 28, np.int64),
+        view2(p, 29, np.bool_),
+        view1(p, 30, np.int64),
+    )
+    blocks = MeldBlocks(view3(p, 31, np.int8), view2(p, 32, np.int64))
+    masks = Masks(view2(p, 33, np.bool_), view1(p, 34, np.int64))
+    return cards, table, turn, blocks, masks, view2(p, 35, np.int64), view1(p, 36, np.int64)
 
 
 @kernel

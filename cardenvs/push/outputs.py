@@ -189,6 +189,13 @@ class PushState(BatchState):
 
     outputs: Outputs
 
+    @property
+    def stamp_clock(self) -> np.ndarray:
+        """The meld stamp counter of the state's outputs (named so that a
+        pack, ``tables.StatePack``, can hold it; rebinding ``outputs``
+        remakes the packs)."""
+        return self.outputs.stamp_clock
+
     @classmethod
     def adopt(cls, common: BatchState) -> PushState:
         """A state holding the fields of ``common`` (``TurnBasedRules.common_state``)

@@ -21,7 +21,9 @@ from typing import Any
 import numpy as np
 
 from ..core.game import NO_ROWS, BatchState, TurnBasedRules, choice, positive_int
-from . import observation
+from ..core.jit import pack
+from ..core.onegame import OneGame, step_call
+from . import apply, observation
 from .apply import step_rows
 from .deal import deal_rows
 from .legal import write_masks
@@ -29,6 +31,7 @@ from .outputs import PushState
 from .scoring import score_rounds, win_loss_rewards
 from .tables import (
     ACTIONS,
+    CONFIG_KINDS,
     DECK,
     DONE,
     KIND_NAMES,
@@ -49,7 +52,10 @@ from .tables import (
     SET,
     SUIT_CHARS,
     Config,
+    StatePack,
 )
+
+_ROW_0 = np.zeros(1, np.int64)  # the row of a batch of one
 
 
 class PushRules(TurnBasedRules):
@@ -91,6 +97,13 @@ class PushRules(TurnBasedRules):
         self.team = np.arange(4) % 2
         self.config = Config(self.rounds, self.max_turns, self.reward == "score_delta")
         self.kernel_config = tuple(self.config)  # (as the kernels take it: see tables.plain)
+        self.make_packs()
+
+    pack_names = ("config_pack",)
+
+    def make_packs(self) -> None:
+        # the Config as apply.step_one takes it (see tables.CONFIG_KINDS)
+        self.config_pack = pack(self.kernel_config, CONFIG_KINDS)
 
     # ------------------------------------------------------------------ state
     def new_state(self, batch: int, rng: np.random.Generator) -> PushState:
@@ -204,6 +217,35 @@ class PushRules(TurnBasedRules):
             return [NO_ROWS]
         rows = np.flatnonzero(ended)
         return [self._end_round(state, rows, out_seat[rows], rewards)]
+
+    def one_game(self) -> OneGame | None:
+        """The buffers of :meth:`step_one`, with its scratch: the record of
+        what the observation buffer holds (``observation.encode_rows``) and
+        how far its mask was written.  None (no one-call step) when the
+        observation is int32 (``max_turns`` above int16): the kernel writes int16."""
+        if np.dtype(self.obs_dtype) != np.int16:
+            return None
+        return OneGame(self, scratch=(np.full((1, observation.RECORD_SIZE), -1, np.int64), np.zeros(1, np.int64)))
+
+    def step_one(self, state: PushState, action: int, one: OneGame) -> tuple[bool, bool, int]:
+        """:meth:`step` of a batch of one, and the next seat's observation and
+        mask in the same call (:func:`~cardenvs.push.apply.step_one`), unless
+        the round ends: it is scored and the next one dealt here, as
+        :meth:`step` does (the deal is drawn).  Only a round's end scores."""
+        outputs = state.outputs
+        outputs.own_masks(state, every_row_rewritten=True)
+        if one.owner is not outputs:  # the record's stamps are another counter's: write it all
+            one.scratch[0].fill(-1)
+            one.owner = outputs
+        made = state._bundles.get(one)  # (step_call's, without the call)
+        step, packs = (
+            made if made is not None else step_call(state, one, self.config_pack, StatePack, apply.step_one, "int")
+        )
+        observed, out_seat, seat = step(action, packs)
+        if observed:
+            return True, False, seat
+        self.deal_requests(state, [self._end_round(state, _ROW_0, np.array([out_seat]), one.rewards)])
+        return False, any(one.rewards[0].tolist()), -1 if state.done[0] else int(state.current[0])
 
     def deal_next(self, state: PushState, rows: np.ndarray, keys: np.ndarray) -> None:
         """The next round of ``rows``: dealt by the next dealer, and its masks."""

@@ -19,7 +19,7 @@ from ..core.jit import kernel, scalar, view1, view2, view3
 from .legal import masks
 from .observation import OBS_DTYPE, write_observations
 from .scoring import end_deals, truncate_rows
-from .tables import K_MOVE, K_PLAY, NONE, PLAYING, SLAPPING, unpack_actions, unpack_arrays, unpack_tick
+from .tables import K_MOVE, K_PLAY, NONE, PLAYING, SLAPPING, unpack_actions, unpack_arrays, unpack_masks, unpack_tick
 
 
 @kernel
@@ -44,40 +44,58 @@ def act(actions, first, active, action_tables, arrays, rewards, end_rows, end_ta
 
 
 @kernel
-def tick_one(coin, tables, arrays, one):
+def tick_one(coin, packs):
     """A batch of one's whole tick, for the one-game views (see
     ``SpitRules.step_one``): the ticks counted, :func:`act` with the
     faster hand ``coin``, the masks (:func:`~.legal.masks`), the truncation
     at the rules' ``max_ticks`` and both observations and int8 masks -- in
-    the order :meth:`step` takes them.  ``one``: the pack of a
-    :class:`~cardenvs.core.onegame.OneGame` (rewards, observations, masks,
-    the actions, then act's ``end_rows`` and ``end_taker`` and the masks'
-    ``stuck``).  It stops after :func:`act` when a deal ends, and after the
-    masks when the game is stuck: the rules finish those ticks.  Returns
-    what :func:`tick_rows` returns (the last two both 0: observed)."""
+    the order :meth:`step` takes them.  ``packs``
+    (:func:`~cardenvs.core.onegame.step_call`): the rules' tables, the
+    state's arrays and the pack of a :class:`~cardenvs.core.onegame.OneGame`
+    (rewards, observations, masks, the actions, then act's ``end_rows`` and
+    ``end_taker``, the masks' ``stuck``, ``counts`` (4,), the scratch
+    ``active``, ``first`` and ``rows`` (1,): a kernel's every array is an
+    allocation, then ``spat`` and ``dry`` (1,)).  It stops after :func:`act`
+    when a deal ends (``counts``: what :func:`tick_rows` returns); a game
+    stuck after the masks spits until playable (as ``SpitRules.follow_up``
+    does first, drawing nothing: :func:`spit_until_playable`) and, unless
+    still stuck (``dry``: the deal ends, which draws), gets its masks anew
+    and goes on; the rules finish the ticks it stopped.  Returns whether
+    the tick was observed (it went to its end), whether anyone scored, and
+    whether the game is over and truncated."""
+    tables, arrays, one = view2(packs, 0, np.int64), view2(packs, 1, np.int64), view2(packs, 2, np.int64)
     rewards, seen, mask = view2(one, 0, np.float32), view3(one, 1, OBS_DTYPE), view3(one, 2, np.int8)
     actions, end_rows, end_taker = view2(one, 3, np.int64), view1(one, 4, np.int64), view2(one, 5, np.int64)
-    stuck, max_ticks = view1(one, 6, np.bool_), scalar(tables, 15)
+    stuck, counts, active = view1(one, 6, np.bool_), view1(one, 7, np.int64), view1(one, 8, np.bool_)
+    first, rows, max_ticks = view1(one, 9, np.int64), view1(one, 10, np.int64), scalar(tables, 15)
+    spat, dry = view1(one, 11, np.int64), view1(one, 12, np.bool_)
     rewards[0, :] = 0
     state = unpack_arrays(arrays)
     legal, ticks, truncated = unpack_tick(arrays)
-    active = np.empty(1, np.bool_)
     active[0] = not state.done[0]
     ticks[0] += active[0]
-    first = np.full(1, coin, np.int64)
-    slaps, faster, ends, stuck_count = tick_rows(
+    first[0] = coin
+    counts[0], counts[1], counts[2], counts[3] = tick_rows(
         actions, first, active, tables, arrays, rewards, end_rows, end_taker, stuck
     )
-    if ends or stuck_count:
-        return slaps, faster, ends, stuck_count
-    rows = np.zeros(1, np.int64)
+    scored = False
+    for seat in range(rewards.shape[1]):
+        scored |= rewards[0, seat] != 0
+    if counts[2]:
+        return False, scored, False, False
+    rows[0] = 0
+    if counts[3]:  # stuck: both spit until a card fits (follow_up's first step)
+        spit_until_playable(rows, unpack_masks(tables).fits, arrays, spat, dry)
+        if dry[0]:
+            return False, scored, False, False
+        masks(rows, tables, arrays, stuck)
     if max_ticks >= 0:
         truncate_rows(max_ticks, state.done, ticks, truncated, state.phase, legal)
     write_observations(rows, max(max_ticks, 0), arrays, seen)
     for seat in range(2):
         for action in range(mask.shape[2]):
             mask[0, seat, action] = legal[0, seat, action]
-    return 0, 0, 0, 0
+    return True, scored, state.done[0], truncated[0]
 
 
 @kernel

@@ -18,7 +18,7 @@ import numpy as np
 
 from ..core.game import NO_ROWS, BatchState, choice
 from ..core.jit import pack
-from ..core.onegame import OneGame
+from ..core.onegame import OneGame, step_call
 from ..core.shards import deal_in_shards
 from ..core.simultaneous import SimultaneousVectorEnv
 from ..speed.rules import SpeedRules
@@ -60,6 +60,9 @@ def tick_requests(
     the masks found stuck (none when a deal ended: no masks were made)."""
     ended = [(end_rows[lo:hi], end_taker[lo:hi]) for lo, hi in ((0, slaps), (slaps, faster), (faster, ends))]
     return [*ended, np.flatnonzero(stuck) if stuck_count else NO_ROWS]
+
+
+_ROW_0 = np.zeros(1, np.int64)  # the row of a batch of one
 
 
 class SpitRules(TickRules):
@@ -279,27 +282,39 @@ class SpitRules(TickRules):
         return positions[one_pile][self._masks(state, one)]
 
     def one_game(self) -> OneGame:
-        # scratch: the rows and takers of the deals that end, and which games are stuck (see apply.tick_one)
-        return OneGame(
-            self, every_seat=True, scratch=(np.empty(1, np.int64), np.empty((1, 2), np.int64), np.empty(1, bool))
-        )
+        # scratch: the rows and takers of the deals that end, which games are stuck, the tick's counts,
+        # and the active flags, faster hands and rows a batch of one's tick needs (see apply.tick_one)
+        # and the rounds spat and whether still stuck (see apply.tick_one)
+        scratch = (np.empty(1, np.int64), np.empty((1, 2), np.int64), np.empty(1, bool), np.zeros(4, np.int64))
+        rows = (np.empty(1, bool), np.empty(1, np.int64), np.zeros(1, np.int64))
+        return OneGame(self, every_seat=True, scratch=(*scratch, *rows, np.zeros(1, np.int64), np.zeros(1, bool)))
 
-    def step_one(self, state: BatchState, actions: np.ndarray, one: OneGame) -> bool:
+    def step_one(self, state: BatchState, actions: np.ndarray, one: OneGame) -> tuple[bool, bool, bool, bool]:
         """The tick of a batch of one in one compiled call
         (:func:`~.apply.tick_one`): the tick as :meth:`step` plays it, then
-        both observations and masks -- unless a deal ends or the game is
-        stuck, which the rules finish here as :meth:`step` does (and the
-        caller observes).  The coin is the same draw as :func:`.tick.faster_hands`'
+        both observations and masks -- unless a deal ends, or the game is
+        still stuck once both spat until playable, which the rules finish
+        here as :meth:`step` does (and the caller observes).  The coin is the same draw as :func:`.tick.faster_hands`'
         (``Generator.random()`` and ``random(1)`` take the same double)."""
         if actions is not one.actions:  # (the parallel env writes them there)
             one.actions[:] = actions
+        made = state._bundles.get(one)  # (step_call's, without the call)
+        tick, packs = (
+            made if made is not None else step_call(state, one, self.tables_pack, StatePack, apply.tick_one, "bool")
+        )
         coin = state.rng.random() if state.streams is None else state.random(_ROW_0)[0]
-        counts = apply.tick_one(coin < 0.5, self.tables_pack, state.bundle(StatePack), one.pack)
-        if not counts[2] and not counts[3]:  # (truncated at max_ticks and observed in the kernel)
-            return True
-        self.follow_up(state, tick_requests(*counts, *one.scratch), one.rewards)
+        observed, scored, done, truncated = tick(coin < 0.5, packs)
+        if observed:  # (truncated at max_ticks and observed in the kernel)
+            return True, scored, done, truncated
+        _, end_taker, _, counts, *_, spat, dry = one.scratch
+        if counts[2]:  # the deal ended: laid out anew, as follow_up does with one shard (without its plumbing)
+            rows = np.zeros(1, np.int64)
+            self._new_layouts(state, rows, end_taker)  # (the shuffle drawn as deck_keys draws it, or from the stream)
+            self._end_stalemates(state, rows, *self._spit_stalemates(state, rows))
+        else:  # stuck, and still after spitting (in the kernel): follow_up's rest, the deal ends (drawn)
+            self._end_stalemates(state, state.every_row(), _ROW_0, spat, dry)
         truncate(state, self.max_ticks)
-        return False
+        return False, any(one.rewards[0].tolist()), bool(state.done[0]), bool(state.truncated[0])
 
     # ------------------------------------------------------------ observation
     def observe(self, state: BatchState, rows: np.ndarray | None = None) -> np.ndarray:
