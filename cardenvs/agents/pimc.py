@@ -95,9 +95,7 @@ class PIMCAgent(Agent):
         choices, full = self._choices(state, rows)
         actions = np.zeros(len(rows), np.int64)
         if (~full).any():  # the fallback decides these, or decides whether to search them
-            other = rows[~full]
-            obs = rules.observe(state, state.current[other], other)
-            actions[~full] = self.fallback.act_batch(obs, state.legal[other])
+            actions[~full] = self._play(self.fallback, rules, state, rows[~full])
         play = full | choices[np.arange(len(rows)), actions]
         if play.any():
             self.searched += int(play.sum())
@@ -172,9 +170,17 @@ class PIMCAgent(Agent):
         actions = np.zeros(runs.batch, np.int64)
         live = np.flatnonzero(runs.legal.any(axis=1))
         if live.size:
-            seen = rules.observe(runs, runs.current[live], live)
-            actions[live] = self.rollout.act_batch(seen, runs.legal[live])
+            actions[live] = self._play(self.rollout, rules, runs, live)
         return actions
+
+    @staticmethod
+    def _play(agent: Agent, rules, state, rows: np.ndarray) -> np.ndarray:
+        """``agent``'s actions in ``rows``: from the state if it reads one
+        (``act_states``, e.g. Push's rule agent: cheaper than observing),
+        else from the observations."""
+        if hasattr(agent, "act_states"):
+            return agent.act_states(rules, state, rows)
+        return agent.act_batch(rules.observe(state, state.current[rows], rows), state.legal[rows])
 
 
 def play_match(game: str, agent: PIMCAgent, opponent: Agent, num_games: int, seed: int, **config) -> tuple[int, int]:
