@@ -98,6 +98,7 @@ class VectorEnv:
         # A batch of one steps in one call where the game has one (see _step_one).
         self._one = rules.one_game() if self.num_envs == 1 else None
         self._no_truncation = np.zeros(self.num_envs, bool)
+        self._no_rewards = None if self._one is None else np.zeros_like(self._one.rewards)  # (copied: cheaper)
 
     @property
     def batch_shape(self) -> tuple[int, ...]:
@@ -261,7 +262,7 @@ class VectorEnv:
         rules, one = self.rules, self._one
         if one is not None:
             observed, scored, _ = rules.step_one(state, action, one)
-            rewards = one.rewards.copy() if scored else np.zeros_like(one.rewards)  # (not written when nobody scores)
+            rewards = one.rewards.copy() if scored else self._no_rewards.copy()  # (not written when nobody scores)
         else:
             rewards, observed = rules.step(state, actions.astype(np.int64, copy=False)), False
         if state.done[0]:
@@ -270,7 +271,7 @@ class VectorEnv:
             info.update(final_info_of(terminated, *self._finish(state, self._rows)))
             observed = False
         else:
-            terminated = np.zeros(1, bool)
+            terminated = self._no_truncation.copy()  # (all False)
             info = {"action_mask": None, "current_player": None}
         if observed:
             obs = one.seen.copy() if self.obs_dtype is None else one.seen.astype(self.obs_dtype)
