@@ -43,6 +43,9 @@ class TrainConfig:
     n_epochs: int = 4
     learning_rate: float = 3e-4
     gamma: float = 0.99
+    # GAE's lambda: lower values credit an action mostly with what follows it soon (less variance
+    # from the far end of the game, more reliance on the value estimate)
+    gae_lambda: float = 0.95
     reward_mode: str = "seat"  # or "relative": minus the opponents' mean (zero-sum)
     ent_coef: float = 0.01
     net_arch: tuple = (256, 256)
@@ -180,6 +183,7 @@ def _new_model(cfg: TrainConfig, env: Any) -> Any:
         n_epochs=cfg.n_epochs,
         learning_rate=cfg.learning_rate,
         gamma=cfg.gamma,
+        gae_lambda=cfg.gae_lambda,
         ent_coef=cfg.ent_coef,
         policy_kwargs=policy_kwargs,
         seed=cfg.seed,

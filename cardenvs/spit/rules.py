@@ -292,12 +292,22 @@ class SpitRules(TickRules):
         (``Generator.random()`` and ``random(1)`` take the same double)."""
         if actions is not one.actions:  # (the parallel env writes them there)
             one.actions[:] = actions
+        held = self.held_cards(state) if self.held_reward else None
         counts = apply.tick_one(state.rng.random() < 0.5, self.tables_pack, state.bundle(StatePack), one.pack)
         if not counts[2] and not counts[3]:  # (truncated at max_ticks and observed in the kernel)
+            if held is not None:
+                one.rewards += self.held_change(held, state)
             return True
         self.follow_up(state, tick_requests(*counts, *one.scratch), one.rewards)
         truncate(state, self.max_ticks)
+        if held is not None:
+            one.rewards += self.held_change(held, state)
         return False
+
+    def held_cards(self, state: BatchState) -> np.ndarray:
+        """Each player's stockpile and spit cards (the cards in the spit piles
+        belong to nobody until a slap)."""
+        return state.stockpile_count.sum(axis=2, dtype=np.int64) + state.spit_count
 
     # ------------------------------------------------------------ observation
     def observe(self, state: BatchState, rows: np.ndarray | None = None) -> np.ndarray:
