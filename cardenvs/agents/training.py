@@ -54,6 +54,9 @@ class TrainConfig:
     checkpoint_every: int = 100_000
     advice: bool = False  # a rule-advised policy (agents/advice.py)
     advice_weight: float = 4.0  # its initial trust in the advice (a logit bonus)
+    # added to every learner step's reward (seat_env._SB3VecEnv.step_reward): a negative cost of time
+    # keeps the learner from stalling where a draw by the tick limit would beat a loss (Spit)
+    step_reward: float = 0.0
     # Model selection: every ``select_every`` learner steps (0: never) the policy plays
     # ``select_games`` evaluation games against the rule agent on ``select_seed`` (seeds held
     # out from every final evaluation), and the best policy seen, the last one included, is kept.
@@ -132,6 +135,7 @@ def train(
         advisor=advisor,
         **cfg.env_config,
     )
+    env.step_reward = cfg.step_reward
     model = _new_model(cfg, env)
     curve: list[tuple[int, float]] = []
     selection = Selection(cfg, rule_agent, advisor, run_dir / "best_model", log) if cfg.select_every else None
