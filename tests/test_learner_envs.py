@@ -241,3 +241,25 @@ def test_sb3_vec_env_seed_and_options_apply_at_reset():
     env.set_options({"dealer": 2})
     env.reset()
     assert env.engine.state_dict(0)["dealer"] == 2
+
+
+def test_sb3_vec_env_step_reward_is_added_to_every_learner_step():
+    """``step_reward`` (a cost of time against stalling): the same seeded
+    games, each learner step's reward shifted by it, nothing else changed."""
+    from cardenvs.agents.seat_env import learner_vec_env
+
+    runs = []
+    for step_reward in (0.0, -0.25):
+        env = learner_vec_env("spit_v0", 4, seed=5, reward_mode="relative", reward="cards_held")
+        env.step_reward = step_reward
+        env.seed(5)
+        env.reset()
+        rng = np.random.default_rng(5)
+        rewards = []
+        for _ in range(60):
+            mask = np.stack(env.env_method("action_masks"))
+            _, reward, _, _ = env.step(random_actions(rng, mask))
+            rewards.append(reward)
+        runs.append(np.array(rewards))
+    np.testing.assert_allclose(runs[1], runs[0] - 0.25, atol=1e-6)
+    assert (runs[0] != 0).any()

@@ -15,8 +15,6 @@ from .base import Agent, RandomAgent
 # the package cardenvs.baselines (see pyproject.toml).
 CHECKPOINTS = pathlib.Path(importlib.import_module("cardenvs.baselines").__file__).resolve().parent
 RULE_AGENTS = {name: game.rule_agent for name, game in GAMES.items()}
-# Spit's baseline samples its moves: played greedily it can settle into
-# waiting forever (a draw by truncation).
 BASELINES = {name: CHECKPOINTS / game.baseline for name, game in GAMES.items()}
 
 

@@ -181,9 +181,14 @@ class _SB3VecEnv(VecEnv):
     class): ``reset``/``step_wait`` over the batch's ``_reset_batch`` and
     ``_step_batch``, per-env infos (``terminal_observation``, ``episode``,
     ``final_scores``, ``seat``), ``env_method("action_masks")``.  Seeds and
-    options set with ``seed()``/``set_options()`` apply at the next reset."""
+    options set with ``seed()``/``set_options()`` apply at the next reset.
+
+    ``step_reward`` (default 0) is added to every learner step's reward: a
+    cost of time (negative) makes stalling -- waiting forever where a draw
+    by the tick limit beats a likely loss -- worth less than playing on."""
 
     num_envs: int
+    step_reward: float = 0.0
 
     def _sb3_init(self) -> None:
         if VecEnv is object:
@@ -209,6 +214,8 @@ class _SB3VecEnv(VecEnv):
 
     def step_wait(self):
         obs, reward, terminated, truncated, finals = self._step_batch(self._actions)
+        if self.step_reward:
+            reward = reward + np.float32(self.step_reward)
         done = terminated | truncated
         infos: list[dict] = [{} for _ in range(self.num_envs)]
         for k, i in enumerate(finals["rows"]):

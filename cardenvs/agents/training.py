@@ -43,6 +43,9 @@ class TrainConfig:
     n_epochs: int = 4
     learning_rate: float = 3e-4
     gamma: float = 0.99
+    # GAE's lambda: lower values credit an action mostly with what follows it soon (less variance
+    # from the far end of the game, more reliance on the value estimate)
+    gae_lambda: float = 0.95
     reward_mode: str = "seat"  # or "relative": minus the opponents' mean (zero-sum)
     ent_coef: float = 0.01
     net_arch: tuple = (256, 256)
@@ -51,6 +54,9 @@ class TrainConfig:
     checkpoint_every: int = 100_000
     advice: bool = False  # a rule-advised policy (agents/advice.py)
     advice_weight: float = 4.0  # its initial trust in the advice (a logit bonus)
+    # added to every learner step's reward (seat_env._SB3VecEnv.step_reward): a negative cost of time
+    # keeps the learner from stalling where a draw by the tick limit would beat a loss (Spit)
+    step_reward: float = 0.0
     # Model selection: every ``select_every`` learner steps (0: never) the policy plays
     # ``select_games`` evaluation games against the rule agent on ``select_seed`` (seeds held
     # out from every final evaluation), and the best policy seen, the last one included, is kept.
@@ -144,6 +150,7 @@ def train(
         advisor=advisor,
         **cfg.env_config,
     )
+    env.step_reward = cfg.step_reward
     model = _new_model(cfg, env)
     curve: list[tuple[int, float]] = []
     selection = Selection(cfg, rule_agent, advisor, run_dir / "best_model", log) if cfg.select_every else None
@@ -197,6 +204,7 @@ def _new_model(cfg: TrainConfig, env: Any) -> Any:
         n_epochs=cfg.n_epochs,
         learning_rate=cfg.learning_rate,
         gamma=cfg.gamma,
+        gae_lambda=cfg.gae_lambda,
         ent_coef=cfg.ent_coef,
         policy_kwargs=policy_kwargs,
         seed=cfg.seed,

@@ -14,7 +14,7 @@ Config: ``variant`` (``"spit"``), ``stockpiles`` (5; Spit), ``speed_side_piles``
 (10; Speed), ``target_score`` (None; Speed: the winner of a game scores the
 cards left in the loser's stock, games repeat to the target),
 ``alternate_colors`` (False), ``max_ticks`` (5000), ``reward``
-(``"win_loss"`` or ``"cards_shed"``), ``illegal_action`` (``"raise"``,
+(``"win_loss"``, ``"cards_shed"`` or, Spit only, ``"cards_held"``), ``illegal_action`` (``"raise"``,
 ``"terminate"``, ``"wait"``), ``obs_dtype``, ``render_mode``.  Reset
 options: ``{"decks": [deck0, ...], "dealer": k}``.
 

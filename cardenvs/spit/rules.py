@@ -298,6 +298,7 @@ class SpitRules(TickRules):
         (``Generator.random()`` and ``random(1)`` take the same double)."""
         if actions is not one.actions:  # (the parallel env writes them there)
             one.actions[:] = actions
+        held = self.held_cards(state) if self.held_reward else None  # (reward="cards_held")
         made = state._bundles.get(one)  # (step_call's, without the call)
         tick, packs = (
             made if made is not None else step_call(state, one, self.tables_pack, StatePack, apply.tick_one, "bool")
@@ -305,6 +306,9 @@ class SpitRules(TickRules):
         coin = state.rng.random() if state.streams is None else state.random(_ROW_0)[0]
         observed, scored, done, truncated = tick(coin < 0.5, packs)
         if observed:  # (truncated at max_ticks and observed in the kernel)
+            if held is not None:  # (the kernel wrote this tick's rewards, zeros included)
+                one.rewards += self.held_change(held, state)
+                scored = bool(one.rewards.any())
             return True, scored, done, truncated
         _, end_taker, _, counts, *_, spat, dry = one.scratch
         if counts[2]:  # the deal ended: laid out anew, as follow_up does with one shard (without its plumbing)
@@ -314,7 +318,14 @@ class SpitRules(TickRules):
         else:  # stuck, and still after spitting (in the kernel): follow_up's rest, the deal ends (drawn)
             self._end_stalemates(state, state.every_row(), _ROW_0, spat, dry)
         truncate(state, self.max_ticks)
+        if held is not None:
+            one.rewards += self.held_change(held, state)
         return False, any(one.rewards[0].tolist()), bool(state.done[0]), bool(state.truncated[0])
+
+    def held_cards(self, state: BatchState) -> np.ndarray:
+        """Each player's stockpile and spit cards (the cards in the spit piles
+        belong to nobody until a slap)."""
+        return state.stockpile_count.sum(axis=2, dtype=np.int64) + state.spit_count
 
     # ------------------------------------------------------------ observation
     def observe(self, state: BatchState, rows: np.ndarray | None = None) -> np.ndarray:

@@ -65,10 +65,16 @@ class TickRules(GameRules, SimultaneousRules):
             raise ValueError(f"alternate_colors must be one of [False, True], got {alternate_colors!r}")
         self.alternate_colors = bool(alternate_colors)
         self.max_ticks = positive_int("max_ticks", max_ticks, allow_none=True)
-        self.reward = choice("reward", reward, ("win_loss", "cards_shed"))
+        self.reward = choice("reward", reward, ("win_loss", "cards_shed", "cards_held"))
+        if self.reward == "cards_held" and self.variant != "spit":
+            # (a Speed match of several games deals every player new cards: no one potential)
+            raise ValueError(f"reward='cards_held' is for Spit only, not variant {self.variant!r}")
         self.illegal_action = choice("illegal_action", illegal_action, ("raise", "wait"))
         # reward per card played (float32, the dtype of the rewards; 0: none)
         self.shed = np.float32(1.0 / 52 if self.reward == "cards_shed" else 0.0)
+        # "cards_held": each tick pays 1/52 per card a player's holding shrank by (and costs as much
+        # per card it grew by: a pile taken back after a slap), see held_cards
+        self.held_reward = self.reward == "cards_held"
 
     # ------------------------------------------------------------------ state
     def common_state(self, batch: int, rng: np.random.Generator) -> BatchState:
@@ -120,13 +126,30 @@ class TickRules(GameRules, SimultaneousRules):
         ``max_ticks`` cut."""
         actions = np.asarray(actions, np.int64)
         rewards = np.zeros((state.batch, 2), np.float32)
+        held = self.held_cards(state) if self.held_reward else None
         first = faster_hands(state)
         requests = in_shards(
             state, lambda view, lo, hi: self.advance(view, actions[lo:hi], first[lo:hi], rewards[lo:hi])
         )
         self.follow_up(state, requests, rewards)
         truncate(state, self.max_ticks)
+        if held is not None:
+            rewards += self.held_change(held, state)
         return rewards
+
+    def held_cards(self, state: BatchState) -> np.ndarray:
+        """``(B, 2)``: the cards each player still has to get rid of (the
+        ``"cards_held"`` reward's potential; implemented by Spit)."""
+        raise NotImplementedError
+
+    def held_change(self, before: np.ndarray, state: BatchState) -> np.ndarray:
+        """The ``"cards_held"`` reward of a tick, ``(B, 2)`` float32: 1/52 per
+        card a player's holding shrank by since ``before``.  A potential-based
+        shaping (minus the cards held, /52): over a game it sums to what the
+        holdings changed by, so unlike ``"cards_shed"`` (which pays again for
+        every card played a second time after a pile was taken back) it can
+        not be earned by losing deals."""
+        return ((before - self.held_cards(state)) / np.float32(52)).astype(np.float32)
 
     def advance(self, state: BatchState, actions: np.ndarray, first: np.ndarray, rewards: np.ndarray) -> list[Any]:
         """The tick of the games of a row view (no draws): the clock, then
