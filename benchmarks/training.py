@@ -71,7 +71,12 @@ def example_settings(game: str) -> dict[str, Any]:
     path = ROOT / "examples" / EXAMPLE.get(game, f"train_{game.removesuffix('_v0')}.py")
     for node in ast.walk(ast.parse(path.read_text())):
         if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "cli":
-            return {kw.arg: ast.literal_eval(kw.value) for kw in node.keywords}
+            from cardenvs.agents import training
+
+            out: dict[str, Any] = {}
+            for kw in node.keywords:  # ``**NAME``: a recipe from cardenvs.agents.training (LIGHT_RECIPE)
+                out.update({kw.arg: ast.literal_eval(kw.value)} if kw.arg else getattr(training, kw.value.id))
+            return out
     raise ValueError(f"no cli(...) call in {path}")
 
 

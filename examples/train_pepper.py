@@ -25,7 +25,7 @@ import sys
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
 
-from cardenvs.agents.training import cli  # noqa: E402
+from cardenvs.agents.training import LIGHT_RECIPE, cli  # noqa: E402
 
 if __name__ == "__main__":
     cli(
@@ -35,10 +35,7 @@ if __name__ == "__main__":
         eval_config={},
         reward_mode="relative",
         gamma=1.0,
-        num_envs=256,
-        n_epochs=1,
-        batch_size=4096,
-        net_arch=(128, 128),
+        **LIGHT_RECIPE,
         fixed_steps=3_000_000,
         selfplay_steps=0,
         steps_per_second=24000,  # learner steps per CPU-second with advice, selection included (runs of 2026-12-01)
