@@ -256,23 +256,25 @@ class VectorEnv:
         (tested over many seeds, through resets)."""
         if type(actions) is not np.ndarray or actions.shape != (1,) or actions.dtype.kind not in "iu":
             return None
-        action = int(actions[0])
-        if not (0 <= action < self.num_actions and state.legal[0, action]):
+        action = actions.item()
+        if not (0 <= action < self.num_actions and state.legal.item(action)):  # (row 0's entry: batch of one)
             return None
         rules, one = self.rules, self._one
         if one is not None:
-            observed, scored, _ = rules.step_one(state, action, one)
+            observed, scored, seat = rules.step_one(state, action, one)
             rewards = one.rewards.copy() if scored else self._no_rewards.copy()  # (not written when nobody scores)
+            over = seat < 0
         else:
             rewards, observed = rules.step(state, actions.astype(np.int64, copy=False)), False
-        if state.done[0]:
+            over = state.done.item()
+        if over:
             terminated = np.ones(1, bool)
             info = {"action_mask": None, "current_player": None}
             info.update(final_info_of(terminated, *self._finish(state, self._rows)))
             observed = False
         else:
             terminated = self._no_truncation.copy()  # (all False)
-            info = {"action_mask": None, "current_player": None}
+            info = {}
         if observed:
             obs = one.seen.copy() if self.obs_dtype is None else one.seen.astype(self.obs_dtype)
         else:
