@@ -98,7 +98,6 @@ class VectorEnv:
         # A batch of one steps in one call where the game has one (see _step_one).
         self._one = rules.one_game() if self.num_envs == 1 else None
         self._no_truncation = np.zeros(self.num_envs, bool)
-        self._no_rewards = None if self._one is None else np.zeros_like(self._one.rewards)  # (copied: cheaper)
 
     @property
     def batch_shape(self) -> tuple[int, ...]:
@@ -261,8 +260,8 @@ class VectorEnv:
             return None
         rules, one = self.rules, self._one
         if one is not None:
-            observed, scored, seat = rules.step_one(state, action, one)
-            rewards = one.rewards.copy() if scored else self._no_rewards.copy()  # (not written when nobody scores)
+            observed, _, seat = rules.step_one(state, action, one)
+            rewards = one.rewards.copy()  # (the kernel writes every step's, zeros included)
             over = seat < 0
         else:
             rewards, observed = rules.step(state, actions.astype(np.int64, copy=False)), False

@@ -230,8 +230,8 @@ class SimultaneousVectorEnv(VectorEnv):
         ):
             return None
         rules = self.rules
-        observed, scored, _, _ = rules.step_one(state, actions.astype(np.int64, copy=False), one)
-        rewards = one.rewards.copy() if scored else np.zeros_like(one.rewards)  # (not written when nobody scores)
+        observed = rules.step_one(state, actions.astype(np.int64, copy=False), one)[0]
+        rewards = one.rewards.copy()  # (the tick writes every tick's, zeros included)
         info: dict[str, Any] = {}
         if state.done[0]:  # over (at max_ticks: truncated), and reset
             truncated = state.truncated.copy()
