@@ -320,6 +320,8 @@ def test_train_scripts_run_end_to_end(script, tmp_path):
                     "--env",
                     "max_ticks=700",
                     "--advice",
+                    "--advisor",
+                    "deny=True",
                     "--set",
                     "advice_weight=2.5",
                     "--set",
@@ -354,6 +356,34 @@ def test_train_scripts_run_end_to_end(script, tmp_path):
         selection = summary["selection"]
         assert len(selection["history"]) >= 2 and selection["games"] == 6
         assert selection["rule_reference"] == match("spit_v0", rule, rule, 6, seed=selection["seed"]).win_rate
+        # the teacher's options are saved with the policy: make_agent plays it with the same teacher
+        assert summary["config"]["advisor_options"] == {"deny": True}
+        trained = make_agent("spit_v0", f"ppo:{tmp_path / 'model.zip'}")
+        assert trained.advisor.deny and not rule.deny
+
+
+def test_train_script_refuses_advisor_options_without_advice(tmp_path):
+    import pathlib
+    import subprocess
+    import sys
+
+    root = pathlib.Path(__file__).resolve().parents[1]
+    out = subprocess.run(
+        [
+            sys.executable,
+            str(root / "examples" / "train_spit.py"),
+            "--advisor",
+            "deny=True",
+            "--run-dir",
+            str(tmp_path),
+        ],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert out.returncode != 0 and "it needs --advice" in out.stderr
+    assert not (tmp_path / "summary.json").exists()
 
 
 def test_training_overrides_parse_literals_and_refuse_unknown_fields_and_types():

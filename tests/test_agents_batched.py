@@ -217,3 +217,33 @@ def test_push_arrays_of_the_wrong_shape_are_refused():
     ]:
         with pytest.raises(ValueError):
             agent.act_batch(bad_obs, bad_mask)
+
+
+@pytest.mark.parametrize("config", [{}, {"stockpiles": 4}], ids=["default", "stockpiles=4"])
+def test_spit_denial_option_batched_equals_reference_and_denies(config):
+    """``SpitRuleAgent(deny=True)``: batched == reference, and every play it
+    picks leaves the opponent the fewest fits of all legal plays."""
+    from cardenvs.agents.spit import PLAY, opponent_fits_after
+
+    obs, mask = states("spit_v0", tuple(config.items()))
+    denier = rule_agent("spit_v0", deny=True, **config)
+    batched = denier.act_batch(obs, mask)
+    np.testing.assert_array_equal(
+        batched, rule_agent("spit_v0", deny=True, reference=True, **config).act_batch(obs, mask)
+    )
+    greedy = rule_agent("spit_v0", **config).act_batch(obs, mask)
+    assert 0.02 < (batched != greedy).mean() < 0.5  # it is the greedy player, but for the pile it plays on
+    checked = 0
+    for row in np.flatnonzero(denier.kind_code[batched] == PLAY)[:400]:
+        plays = [a for a in np.flatnonzero(mask[row]) if denier.kind_code[a] == PLAY]
+        fits = {a: opponent_fits_after(obs[row], *denier.args[a]) for a in plays}
+        assert fits[batched[row]] == min(fits.values())
+        checked += len(set(fits.values())) > 1
+    assert checked > 20  # rows where the choice mattered
+
+
+def test_spit_denial_option_is_checked():
+    with pytest.raises(ValueError, match="Spit strategy"):
+        rule_agent("spit_v0", deny=True, variant="speed")
+    with pytest.raises(TypeError, match="deny must be True or False"):
+        rule_agent("spit_v0", deny="yes")

@@ -12,6 +12,12 @@ among a handful of legal actions), and PPO learns where to deviate:
 residual learning on top of a fixed expert.  The weight is a learned
 parameter, so the policy can also come to trust the advice less.
 
+The teacher need not be the rule agent the baselines are measured against:
+``TrainConfig.advisor_options`` (``--advisor OPTION=VALUE``) gives the
+advising rule agent options of its own, e.g. Spit's ``deny=True`` (a
+stronger player), and the policy saves them, so
+``make_agent(game, "ppo")`` plays with the same teacher.
+
 The advice is computed from the same observation and mask the learner sees
 (the rule agents only read observations), so it leaks nothing: an advised
 agent is "PPO + the rule agent's suggestion", and the evaluation names it
@@ -56,9 +62,17 @@ class AdvisedPolicy(MaskableActorCriticPolicy):
     """MaskablePPO's MLP policy whose action logits get ``advice_weight`` added
     at the advised action (the last ``advice_size`` observation columns)."""
 
-    def __init__(self, *args: Any, advice_size: int, advice_weight: float = ADVICE_WEIGHT, **kwargs: Any):
+    def __init__(
+        self,
+        *args: Any,
+        advice_size: int,
+        advice_weight: float = ADVICE_WEIGHT,
+        advisor_options: dict | None = None,
+        **kwargs: Any,
+    ):
         super().__init__(*args, **kwargs)
         self.advice_size = int(advice_size)
+        self.advisor_options = dict(advisor_options or {})  # the teacher's rule-agent options (saved with it)
         self.advice_weight = th.nn.Parameter(th.tensor(float(advice_weight)))
         self._advice: th.Tensor | None = None
         # the new parameter must be in the optimizer too
@@ -68,7 +82,11 @@ class AdvisedPolicy(MaskableActorCriticPolicy):
 
     def _get_constructor_parameters(self) -> dict[str, Any]:
         data = super()._get_constructor_parameters()
-        data.update(advice_size=self.advice_size, advice_weight=float(self.advice_weight.detach()))
+        data.update(
+            advice_size=self.advice_size,
+            advice_weight=float(self.advice_weight.detach()),
+            advisor_options=dict(self.advisor_options),
+        )
         return data
 
     def _remember_advice(self, obs: th.Tensor) -> None:
@@ -95,3 +113,8 @@ class AdvisedPolicy(MaskableActorCriticPolicy):
 def advice_size(model: Any) -> int:
     """How many advice columns a saved model expects (0: not advised)."""
     return int(getattr(getattr(model, "policy", None), "advice_size", 0))
+
+
+def advisor_options(model: Any) -> dict:
+    """The options of the rule agent that advised a saved model ({}: the default rule agent)."""
+    return dict(getattr(getattr(model, "policy", None), "advisor_options", None) or {})

@@ -43,11 +43,12 @@ def make_agent(game: str, spec: str, seed: int = 0, **config) -> Agent:
                 f"no trained checkpoint for {game!r} at {path}; train one with "
                 f"examples/train_{game.removesuffix('_v0')}.py"
             )
-        from .advice import advice_size
+        from .advice import advice_size, advisor_options
         from .policy import PolicyAgent, load_model
 
         model = load_model(path)
-        advisor = rule_agent(game, **config) if advice_size(model) else None
+        # an advised model plays with its teacher: the rule agent with the options it was trained with
+        advisor = rule_agent(game, **config, **advisor_options(model)) if advice_size(model) else None
         return PolicyAgent(
             model,
             advisor=advisor,

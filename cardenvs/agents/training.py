@@ -54,6 +54,9 @@ class TrainConfig:
     checkpoint_every: int = 100_000
     advice: bool = False  # a rule-advised policy (agents/advice.py)
     advice_weight: float = 4.0  # its initial trust in the advice (a logit bonus)
+    # options of the rule agent that gives the advice (its teacher), e.g. Spit's {"deny": True};
+    # saved with the model, so make_agent(game, "ppo") builds the same teacher
+    advisor_options: dict = field(default_factory=dict)
     # added to every learner step's reward (seat_env._SB3VecEnv.step_reward): a negative cost of time
     # keeps the learner from stalling where a draw by the tick limit would beat a loss (Spit)
     step_reward: float = 0.0
@@ -145,7 +148,7 @@ def train(
     if opponent not in _opponent_names():
         raise ValueError(f"opponent must be one of {_opponent_names()}, got {opponent!r}")
     fixed = rule_agent if opponent == "rule" else RandomAgent(cfg.seed)
-    advisor = rule_agent if cfg.advice else None
+    advisor = _advisor(cfg, rule_agent) if cfg.advice else None
     env = learner_vec_env(
         cfg.game,
         cfg.num_envs,
@@ -189,6 +192,15 @@ def train(
     return summary
 
 
+def _advisor(cfg: TrainConfig, rule_agent: Agent) -> Agent:
+    """The teacher of an advised policy: the rule agent, with ``cfg.advisor_options`` if any."""
+    if not cfg.advisor_options:
+        return rule_agent
+    from .registry import rule_agent as make_rule_agent
+
+    return make_rule_agent(cfg.game, **cfg.eval_config, **cfg.advisor_options)
+
+
 def _new_model(cfg: TrainConfig, env: Any) -> Any:
     """A fresh MaskablePPO (rule-advised with ``cfg.advice``), or ``cfg.init_model`` loaded."""
     from sb3_contrib import MaskablePPO
@@ -201,7 +213,9 @@ def _new_model(cfg: TrainConfig, env: Any) -> Any:
         from .advice import AdvisedPolicy
 
         policy = AdvisedPolicy
-        policy_kwargs.update(advice_size=env.action_space.n, advice_weight=cfg.advice_weight)
+        policy_kwargs.update(
+            advice_size=env.action_space.n, advice_weight=cfg.advice_weight, advisor_options=dict(cfg.advisor_options)
+        )
     return MaskablePPO(
         policy,
         env,
@@ -375,7 +389,11 @@ def plot_curve(curve: list[tuple[int, float]], path: pathlib.Path, title: str) -
 
 
 # the fields --set may override, with their defaults (a value must have the default's type)
-TRAIN_FIELDS = {f.name: f.default for f in fields(TrainConfig) if f.name not in ("game", "env_config", "eval_config")}
+TRAIN_FIELDS = {
+    f.name: f.default
+    for f in fields(TrainConfig)
+    if f.name not in ("game", "env_config", "eval_config", "advisor_options")
+}
 
 
 def parse_overrides(items: list[str], allowed: dict[str, Any] | None, flag: str) -> dict[str, Any]:
@@ -474,6 +492,13 @@ def _parser(doc: str, variants: dict | None, fixed_steps: int, selfplay_steps: i
         metavar="OPTION=VALUE",
         help="an option of the training episodes, e.g. --env max_ticks=1000 (repeatable)",
     )
+    p.add_argument(
+        "--advisor",
+        action="append",
+        default=[],
+        metavar="OPTION=VALUE",
+        help="with --advice: an option of the advising rule agent, e.g. --advisor deny=True (Spit) (repeatable)",
+    )
     p.add_argument("--opponent", choices=_opponent_names(), default="rule")
     p.add_argument("--num-envs", type=int, default=None, help="games stepped at once (default: the game's)")
     p.add_argument("--eval-games", type=int, default=300)
@@ -531,6 +556,12 @@ def cli(
             options[option] = getattr(args, option)
     options.update(parse_overrides(args.set, TRAIN_FIELDS, "--set"))  # the command line wins
     env_cfg.update(parse_overrides(args.env, None, "--env"))
+    if args.advisor and not options["advice"]:
+        raise SystemExit("--advisor sets the options of the rule agent that advises: it needs --advice")
+    options["advisor_options"] = {
+        **options.get("advisor_options", {}),
+        **parse_overrides(args.advisor, None, "--advisor"),
+    }
     cfg = TrainConfig(game=game, env_config=env_cfg, eval_config=eval_cfg, **options)
     save = args.save if args.save is not None else str(CHECKPOINTS / f"{name}_ppo.zip")
     summary = train(
