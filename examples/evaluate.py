@@ -44,14 +44,16 @@ def evaluate(game: str, specs: list[str], games: int, seed: int, config: dict, r
 INTRO = """Produced by `{command}` with the committed checkpoints
 (`agents/checkpoints/`) on seeds never used in training or model selection
 (training used seeds below 100, its own evaluation seed + 7, and model
-selection seed 5000): full games with default options, seats rotated; the
+selection seeds 5000-5200: each `summary.json` records its own): full games with default options, seats rotated; the
 win rate of the row agent against the column agent, with Wilson 95%
 intervals, and whether it beats it (the interval above chance). In Pepper
 and Push one agent plays a whole team; in Cancellation Hearts the row agent
 holds one seat against five copies of the column agent (chance: 1 in 6),
 so its mean score next to the opponents' mean says more. `ppo` is the
 rule-advised MaskablePPO baseline (`cardenvs/agents/advice.py`), played
-greedily. Training: `examples/train_<game>.py` (summaries, and learning
+greedily; Spit's is advised by a teacher stronger than the `rule` it is
+measured against, the rule agent with `deny=True` (see
+`examples/train_spit.py`). Training: `examples/train_<game>.py` (summaries, and learning
 curves where the run drew one, beside the checkpoints).
 """
 
