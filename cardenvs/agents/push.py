@@ -42,7 +42,7 @@ games each): ``push_naturals`` 62.5% and 61.0%, ``run_discards`` 56.8% and
 worlds, rule rollouts) departs from the default most by pushing more and, in
 rounds 3 and 5, by discarding a pair's card rather than a run's neighbour.
 Tried and dropped, on top of both options (3,000 games against them, seed
-7050: all within 49-52% but one): taking a natural that makes a set or a run
+7050: all within 48-52% but one): taking a natural that makes a set or a run
 of 3, laying a wild off to go out, discarding a run round's duplicate card
 first; discarding by penalty alone after the contract loses (44.9%).  Against
 the default (600 games, seed 7001), keeping the left-hand opponent from a card
