@@ -24,6 +24,7 @@ from cardenvs.agents.cancellation_hearts import MOON_OTHERS, MOON_SELF
 from cardenvs.agents.registry import rule_agent
 from cardenvs.agents.states import decision_states
 from cardenvs.cancellation_hearts import observation as HO
+from cardenvs.push import observation as PO
 from cardenvs.push import tables as PT
 
 ROWS = 3000  # per source (random, rule-guided): 6,000 decisions per config
@@ -247,3 +248,64 @@ def test_spit_denial_option_is_checked():
         rule_agent("spit_v0", deny=True, variant="speed")
     with pytest.raises(TypeError, match="deny must be True or False"):
         rule_agent("spit_v0", deny="yes")
+
+
+PUSH_OPTIONS = [{"push_naturals": True}, {"run_discards": True}, {"push_naturals": True, "run_discards": True}]
+
+
+@pytest.mark.parametrize("options", PUSH_OPTIONS, ids=lambda o: "+".join(o))
+def test_push_options_batched_equals_reference(options):
+    """The stronger play's options (``push_naturals``, ``run_discards``):
+    the batched rules decide as the reference on the reached states and on
+    random masks over them (discards of every kind in every round), and
+    they change the decisions they are about, only those."""
+    obs, mask = push_states()
+    rng = np.random.default_rng(16)
+    noisy = (rng.random(mask.shape) < 0.02) | mask
+    noisy[rng.random(len(obs)) < 0.9, : PT.DISCARD0] = False  # mostly discard choices among many
+    for m in (mask, noisy):
+        batched, reference = decisions("push_v0", options, obs, m)
+        np.testing.assert_array_equal(batched, reference)
+    default = rule_agent("push_v0").act_batch(obs, mask)
+    chosen = rule_agent("push_v0", **options).act_batch(obs, mask)
+    changed = chosen != default
+    assert changed.sum() > 50
+    top = obs[:, PO.TOP : PO.TOP + PT.NUM_TYPES].argmax(axis=1)
+    draws = mask[:, PT.TAKE] & mask[:, PT.PUSH]
+    if options.get("push_naturals"):  # a natural on top is always pushed
+        assert (chosen[draws & ~PT.IS_WILD[top]] == PT.PUSH).all()
+        assert (chosen[draws & PT.IS_WILD[top]] == PT.TAKE).all()
+    else:
+        assert not changed[draws].any()
+    if options.get("run_discards"):  # other discards only before the contract, in rounds with a run
+        discards = PT.ACTION_KIND[default] == PT.ACT_DISCARD
+        rounds = obs[:, PO.ROUND : PO.ROUND + 5].argmax(axis=1) + 1
+        laid = obs[:, PO.SEATS + PO.SEAT_CONTRACT] > 0
+        moved = changed & discards
+        assert moved.sum() > 50
+        assert np.isin(rounds[moved], [2, 3, 5]).all() and not laid[moved].any()
+        for r in (2, 3, 5):
+            assert (rounds[moved] == r).sum() > 5, r
+    else:
+        assert not changed[~draws].any()
+
+
+def test_push_options_must_be_booleans_and_come_through_the_registry():
+    for bad in ({"push_naturals": 1}, {"run_discards": "yes"}, {"push_naturals": None}):
+        with pytest.raises(ValueError, match="True or False"):
+            rule_agent("push_v0", **bad)
+    teacher = rule_agent("push_v0", push_naturals=True, run_discards=True, rounds=(2,))  # game options filtered out
+    assert (teacher.push_naturals, teacher.run_discards, teacher.name) == (
+        True,
+        True,
+        "rule(push_naturals,run_discards)",
+    )
+    default = rule_agent("push_v0")
+    assert (default.push_naturals, default.run_discards, default.name) == (False, False, "rule")
+    # the teacher of advised training (train_push.py --advice --advisor push_naturals=True ...)
+    from cardenvs.agents.training import TrainConfig, _advisor
+
+    options = {"push_naturals": True, "run_discards": True}
+    advisor = _advisor(TrainConfig(game="push_v0", advice=True, advisor_options=options), default)
+    assert (advisor.push_naturals, advisor.run_discards) == (True, True)
+    assert default.obs_columns == PT.NUM_TYPES * 2  # the default reads the hand and the discard's top only

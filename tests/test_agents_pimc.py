@@ -115,12 +115,14 @@ def test_push_match_runs_with_the_tracker():
     assert games == 4 and wins >= 3 and agent.searched > 0  # against random players
 
 
-@pytest.mark.parametrize("steps", [1, 37, 120])
-def test_push_rule_agent_reads_the_state_as_the_observation(steps):
+@pytest.mark.parametrize("options", [{}, {"push_naturals": True, "run_discards": True}], ids=["default", "options"])
+@pytest.mark.parametrize("steps", [1, 37, 120, 400])
+def test_push_rule_agent_reads_the_state_as_the_observation(steps, options):
     """Its rollouts read the state (cheaper than observing): the same actions
-    as from the observations, for every row and for a subset in any order."""
+    as from the observations, for every row and for a subset in any order
+    (with the options too, which also read the round and the contract)."""
     rules, state, _ = states_in_play("push_v0", 48, steps, seed=7)
-    agent = make_agent("push_v0", "rule")
+    agent = make_agent("push_v0", "rule", **options)
     for rows in (np.flatnonzero(~state.done), np.flatnonzero(~state.done)[::-3]):
         seen = agent.act_batch(rules.observe(state, state.current[rows], rows), state.legal[rows])
         np.testing.assert_array_equal(agent.act_states(rules, state, rows), seen)
