@@ -246,7 +246,7 @@ def test_spit_denial_option_batched_equals_reference_and_denies(config):
 def test_spit_denial_option_is_checked():
     with pytest.raises(ValueError, match="Spit strategy"):
         rule_agent("spit_v0", deny=True, variant="speed")
-    with pytest.raises(TypeError, match="deny must be True or False"):
+    with pytest.raises(ValueError, match="deny is True or False"):
         rule_agent("spit_v0", deny="yes")
 
 

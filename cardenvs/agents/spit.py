@@ -56,7 +56,7 @@ class SpitRuleAgent(RuleAgent):
         rules = spit_rules(**{k: v for k, v in config.items() if k in ("variant", "stockpiles")})
         self.speed = rules.variant == "speed"
         if not isinstance(deny, bool):
-            raise TypeError(f"deny must be True or False, got {deny!r}")
+            raise ValueError(f"SpitRuleAgent's deny is True or False, got {deny!r}")
         if deny and self.speed:
             raise ValueError("deny=True is a Spit strategy: Speed refills a played card at once, so it has no effect")
         self.deny = deny
