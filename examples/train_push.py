@@ -1,14 +1,28 @@
 """Train a Push baseline with MaskablePPO on the batched engine.
 
 Stage 1 plays against the rule-based agent (take useful discards else push,
-meld greedily, discard high penalties) as partner and opponents; stage 2 is
-self-play against frozen snapshots.  Training episodes are single rounds
-(``rounds=[1]``) rewarded with minus the team's penalty points
-(``reward="score_delta"``) relative to the other team's; evaluation plays
-the five rounds.  Push is the slowest engine (large observation and action
-space), so expect a few hundred learner steps per second.
+meld greedily, discard high penalties) as partner and opponents; with
+``--selfplay-steps`` a second stage plays against frozen snapshots.
+Training episodes play the five rounds, each rewarded with minus the team's
+penalty points (``reward="score_delta"``) relative to the other team's;
+evaluation plays whole games.  Push is the slowest engine (an observation of
+4,961 numbers and 2,371 actions): about 1,300 learner steps per CPU-second
+with advice.
 
     python examples/train_push.py --minutes 20
+    # the committed baseline (750k steps, 9.7 CPU-minutes; the policy kept is the best on the selection seed):
+    python examples/train_push.py --advice --advisor push_naturals=True --advisor run_discards=True \\
+        --fixed-steps 750000 --selfplay-steps 0 --select-every 250000 --select-games 200 --select-seed 5200 --seed 13
+
+The committed baseline is advised by a teacher stronger than the rule agent
+it is measured against: the rule agent with ``push_naturals=True`` (push
+every natural discard, take only a wild) and ``run_discards=True`` (keep
+the cards the round's contract can use), which wins about 69% against the
+plain rule agent (``cardenvs/agents/push.py``).  The policy plays as its
+teacher: its argmax never left the advice (every selection round scored the
+same), as with the plain rule agent as teacher, where it tied the rule agent
+(53.3% [47.7%, 58.9%] over 300 games).  From scratch (no advice), 2.1M steps
+in 23 CPU-minutes beat random every time but not the rule agent.
 """
 
 import pathlib
@@ -16,18 +30,18 @@ import sys
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
 
-from cardenvs.agents.training import cli  # noqa: E402
+from cardenvs.agents.training import LIGHT_RECIPE, cli  # noqa: E402
 
 if __name__ == "__main__":
     cli(
         "push_v0",
         __doc__,
-        env_config={"rounds": [1], "reward": "score_delta"},
+        env_config={"rounds": [1, 2, 3, 4, 5], "reward": "score_delta"},
         eval_config={},
         reward_mode="relative",
         gamma=1.0,
-        net_arch=(128, 128),  # the input is 4,961 + 2,371 advice columns: 256 wide saves a 16 MB checkpoint
-        steps_per_second=500,  # learner steps per CPU-second with advice (runs of 2026-12-01)
+        **LIGHT_RECIPE,  # its 128x128 network also keeps the checkpoint small (the input is 4,961 + 2,371 columns)
+        steps_per_second=1300,  # learner steps per CPU-second with advice, selection included (run of 2026-12-01)
         fixed_steps=200_000,
         selfplay_steps=50_000,
     )
