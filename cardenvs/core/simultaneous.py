@@ -363,7 +363,23 @@ class SimultaneousParallelEnv(RulesView, ParallelEnv):
     def _play(self, joint: np.ndarray, forfeit: np.ndarray | None):
         """:meth:`step` with the checked ``(1, P)`` actions (and who acted
         illegally, see :meth:`joint_action`)."""
-        agents, state, one = self.agents, self._state, self._one
+        agents = self.agents  # (every agent until the game is over)
+        obs, rewards, done, trunc = self._advance(joint, forfeit)
+        if done:
+            terminations, truncations = dict.fromkeys(agents, not trunc), dict.fromkeys(agents, trunc)
+        else:
+            terminations, truncations = self._not_over.copy(), self._not_over.copy()
+        infos = {}
+        for a in agents:
+            infos[a] = {}
+        return obs, self._no_rewards.copy() if rewards is None else dict(zip(agents, rewards)), terminations, truncations, infos
+
+    def _advance(self, joint: np.ndarray, forfeit: np.ndarray | None) -> tuple[dict, list | None, bool, bool]:
+        """The tick of :meth:`_play`, shared with the AEC view (which keeps
+        dicts of its own): every player's observation (``{agent: {...}}``),
+        the rewards in seat order (None: all 0), whether the game is over
+        and whether it was cut by the tick limit."""
+        state, one = self._state, self._one
         observed = False
         if forfeit is not None and forfeit.any():  # illegal_action="terminate": nothing is played
             self._forfeit = int(np.flatnonzero(forfeit[0])[0])
@@ -386,24 +402,10 @@ class SimultaneousParallelEnv(RulesView, ParallelEnv):
         if self._forfeit is not None:
             obs = {a: {**o, "action_mask": np.zeros_like(o["action_mask"])} for a, o in obs.items()}
         if done:
-            terminations, truncations = dict.fromkeys(agents, not trunc), dict.fromkeys(agents, trunc)
-        else:  # (the agents are every agent until the game is over)
-            terminations, truncations = self._not_over.copy(), self._not_over.copy()
-        infos = {}
-        for a in agents:
-            infos[a] = {}
-        out = (
-            obs,
-            self._no_rewards.copy() if rewards is None else dict(zip(agents, rewards)),
-            terminations,
-            truncations,
-            infos,
-        )
-        if done:
             self.agents = []
         if self.render_mode == "human":
             self.render()
-        return out
+        return obs, rewards, done, trunc
 
 
 class SimultaneousAECEnv(AECEnv):
@@ -433,6 +435,9 @@ class SimultaneousAECEnv(AECEnv):
         self.action_spaces = self.parallel.action_spaces
         self._pending: dict[str, int] = {}
         self._checked_alone = False  # an action of this tick went through _check_alone (not a legal int)
+        # the rewards a player's submission clears to (PettingZoo's ints) and a tick nobody scores in leaves (floats)
+        self._cleared = dict.fromkeys(self.possible_agents, 0)
+        self._zeros = dict.fromkeys(self.possible_agents, 0.0)
         self._obs: dict[str, dict] = {}
 
     def observation_space(self, agent: str) -> spaces.Space:
@@ -477,9 +482,10 @@ class SimultaneousAECEnv(AECEnv):
         )
 
     def step(self, action: Any) -> None:
-        state = self.parallel._state
+        parallel = self.parallel
+        state = parallel._state
         if state is None:
-            self.parallel._require_game()  # (raises)
+            parallel._require_game()  # (raises)
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             return self._was_dead_step(action)
@@ -491,34 +497,48 @@ class SimultaneousAECEnv(AECEnv):
             self._checked_alone = True
         pending = self._pending
         pending[agent] = probe_action
-        if len(pending) < len(self.agents):
-            if len(pending) == 1:  # (PettingZoo's _clear_rewards, without the call)
-                rewards = self.rewards
-                for a in rewards:
-                    rewards[a] = 0
-            self.agent_selection = self.agents[self.agents.index(agent) + 1]
+        agents = self.agents
+        if len(pending) < len(agents):
+            if len(pending) == 1:  # (PettingZoo's _clear_rewards, in place, without the call)
+                self.rewards.update(self._cleared)
+            self.agent_selection = agents[agents.index(agent) + 1]
             return
-        if self._checked_alone or len(self.agents) != len(self.possible_agents):
-            obs, rewards, terms, truncs, infos = self.parallel.step(pending)
+        if self._checked_alone or len(agents) != len(self.possible_agents):
+            obs, rewards, self.terminations, self.truncations, self.infos = parallel.step(pending)
+            self._checked_alone = False
+            self.rewards = rewards
+            self._cumulative_rewards = dict(rewards)
         else:  # every action a legal int, checked as it came: the parallel env's own checks would pass
-            one = self.parallel._one
-            if one is None:
-                joint = np.array([[pending[a] for a in self.possible_agents]])
-            else:  # (written where the rules' one-call tick reads them)
-                joint, row = one.actions, one.actions_row
-                for i, a in enumerate(self.possible_agents):
-                    row[i] = pending[a]
-            obs, rewards, terms, truncs, infos = self.parallel._play(joint, None)
-        self._pending = {}
-        self._checked_alone = False
+            obs = self._tick(pending)
+        pending.clear()
         self._obs = obs
-        # (the parallel env's dicts are new every tick: kept, not copied; the cumulative rewards are a copy)
-        self.rewards = rewards
-        self._cumulative_rewards = dict(rewards)
-        self.terminations = terms
-        self.truncations = truncs
-        self.infos = infos
-        self.agent_selection = self.agents[0]
+        self.agent_selection = agents[0]
+
+    def _tick(self, pending: dict[str, int]) -> dict[str, dict]:
+        """The tick of :meth:`step` with every player's legal int action in
+        ``pending``: the parallel env's tick (:meth:`SimultaneousParallelEnv._advance`)
+        without its dicts, this view's kept current in place of them; returns
+        every player's observation.  A dict that does not change in a tick
+        is not made anew: the terminations, truncations and infos of a game
+        going on."""
+        parallel, agents = self.parallel, self.agents
+        one = parallel._one
+        if one is None:
+            joint = np.array([[pending[a] for a in agents]])
+        else:  # (written where the rules' one-call tick reads them)
+            joint, row = one.actions, one.actions_row
+            for i, a in enumerate(agents):
+                row[i] = pending[a]
+        obs, rewards, done, trunc = parallel._advance(joint, None)
+        if rewards is None:  # (floats, fresh dicts: as the parallel env's)
+            self.rewards, self._cumulative_rewards = self._zeros.copy(), self._zeros.copy()
+        else:
+            self.rewards = dict(zip(agents, rewards))
+            self._cumulative_rewards = dict(zip(agents, rewards))
+        if done:
+            self.terminations, self.truncations = dict.fromkeys(agents, not trunc), dict.fromkeys(agents, trunc)
+            self.infos = {a: {} for a in agents}
+        return obs
 
     def _check_alone(self, seat: int, action: Any) -> int:
         """``action`` of ``seat`` as the tick will play it (-1: out of range,
