@@ -32,6 +32,7 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv, ParallelEnv
 
+from .aec import after_the_end
 from .engine import VectorEnv, final_info, final_info_of
 from .errors import IllegalActionError
 from .game import BatchState, TurnBasedRules
@@ -420,6 +421,7 @@ class SimultaneousAECEnv(AECEnv):
 
     metadata = {"render_modes": ["human", "ansi", "rgb_array"], "is_parallelizable": True, "render_fps": 1}
     parallel_class: type[SimultaneousParallelEnv]
+    _updates = 0  # (steps taken so far, as CardGameAECEnv's)
 
     def __init__(self, render_mode: str | None = None, **config: Any):
         super().__init__()
@@ -486,8 +488,13 @@ class SimultaneousAECEnv(AECEnv):
         state = parallel._state
         if state is None:
             parallel._require_game()  # (raises)
+        self._updates += 1
         agent = self.agent_selection
-        if self.terminations[agent] or self.truncations[agent]:
+        try:
+            dead = self.terminations[agent] or self.truncations[agent]
+        except KeyError:  # (every agent gone: the order-enforcing wrapper's warning)
+            return after_the_end(self)
+        if dead:
             return self._was_dead_step(action)
         seat = self._seats[agent]
         if type(action) is int and 0 <= action < self._num_actions and state.legal[0, seat, action]:
