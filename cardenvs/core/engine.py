@@ -98,6 +98,7 @@ class VectorEnv:
         # A batch of one steps in one call where the game has one (see _step_one).
         self._one = rules.one_game() if self.num_envs == 1 else None
         self._no_truncation = np.zeros(self.num_envs, bool)
+        self._masks_copied = getattr(type(rules), "action_masks", None) is TurnBasedRules.action_masks
 
     @property
     def batch_shape(self) -> tuple[int, ...]:
@@ -214,8 +215,10 @@ class VectorEnv:
         wrong shape or an illegal action (of any integer type and size), unless
         ``illegal_action="terminate"``: then that game ends, its acting seat
         gets -1 and the others 0.  Nothing changes before the checks pass."""
-        state = self._require_state()
-        if self.num_envs == 1 and rows is None:
+        state = self.state
+        if state is None or self.closed:
+            state = self._require_state()  # (raises)
+        if rows is None and self.num_envs == 1:
             one = self._step_one(state, actions)
             if one is not None:
                 return one
@@ -258,7 +261,7 @@ class VectorEnv:
         action = actions.item()
         if not (0 <= action < self.num_actions and state.legal.item(action)):  # (row 0's entry: batch of one)
             return None
-        rules, one = self.rules, self._one
+        rules, one, no = self.rules, self._one, self._no_truncation
         if one is not None:
             observed, _, seat = rules.step_one(state, action, one)
             rewards = one.rewards.copy()  # (the kernel writes every step's, zeros included)
@@ -272,15 +275,16 @@ class VectorEnv:
             info.update(final_info_of(terminated, *self._finish(state, self._rows)))
             observed = False
         else:
-            terminated = self._no_truncation.copy()  # (all False)
+            terminated = no.copy()  # (all False)
             info = {}
         if observed:
             obs = one.seen.copy() if self.obs_dtype is None else one.seen.astype(self.obs_dtype)
         else:
             obs = self._observe()
-        info["action_mask"] = rules.action_masks(state)
+        # (the rules' own action_masks only where a game has one: the usual copy without the call)
+        info["action_mask"] = state.legal.copy() if self._masks_copied else rules.action_masks(state)
         info["current_player"] = state.current.copy()
-        return obs, rewards, terminated, self._no_truncation.copy(), info
+        return obs, rewards, terminated, no.copy(), info
 
     def _finish(self, state: BatchState, done: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The finished games ``done`` (rows of ``state``, which may be a row

@@ -191,8 +191,10 @@ class SimultaneousVectorEnv(VectorEnv):
         games in ``rows`` (an index array or bool mask; the others stay as
         they are, reward 0, and their actions are not looked at).  Errors as
         :meth:`VectorEnv.step`'s; nothing changes before the checks pass."""
-        state = self._require_state()
-        if self.num_envs == 1 and rows is None:
+        state = self.state
+        if state is None or self.closed:
+            state = self._require_state()  # (raises)
+        if rows is None and self.num_envs == 1:
             one = self._tick_one(state, actions)
             if one is not None:
                 return one
@@ -226,15 +228,20 @@ class SimultaneousVectorEnv(VectorEnv):
         one = self._one
         if one is None or type(actions) is not np.ndarray or actions.shape != one.actions.shape:
             return None
-        if actions.dtype.kind not in "iu" or not all(
-            0 <= a < self.num_actions and state.legal[0, p, a] for p, a in enumerate(actions[0].tolist())
-        ):
+        if actions.dtype.kind not in "iu":
             return None
+        # each checked and written where the tick reads them (a row left half written is never read:
+        # the batched path plays its own array, the next tick here writes every player's)
+        legal, n, row = state.legal, self.num_actions, one.actions_row
+        for p, a in enumerate(actions.tolist()[0]):
+            if not (0 <= a < n and legal[0, p, a]):
+                return None
+            row[p] = a
         rules = self.rules
-        observed = rules.step_one(state, actions.astype(np.int64, copy=False), one)[0]
+        observed, _, done, _ = rules.step_one(state, one.actions, one)
         rewards = one.rewards.copy()  # (the tick writes every tick's, zeros included)
         info: dict[str, Any] = {}
-        if state.done[0]:  # over (at max_ticks: truncated), and reset
+        if done:  # over (at max_ticks: truncated), and reset
             truncated = state.truncated.copy()
             terminated = ~truncated
             seen = self._cast(rules.observe(state, self._rows))
