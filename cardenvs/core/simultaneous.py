@@ -372,7 +372,15 @@ class SimultaneousParallelEnv(RulesView, ParallelEnv):
         """:meth:`step` with the checked ``(1, P)`` actions (and who acted
         illegally, see :meth:`joint_action`)."""
         agents = self.agents  # (every agent until the game is over)
-        obs, rewards, done, trunc = self._advance(joint, forfeit)
+        if forfeit is not None and forfeit.any():  # illegal_action="terminate": nothing is played
+            self._forfeit = int(np.flatnonzero(forfeit[0])[0])
+            rewards, done, trunc = np.where(forfeit[0], -1.0, 0.0).tolist(), True, False
+            obs = {a: {**o, "action_mask": np.zeros_like(o["action_mask"])} for a, o in self.observations().items()}
+            self.agents = []
+            if self.render_mode == "human":
+                self.render()
+        else:
+            obs, rewards, done, trunc = self._advance(joint)
         if done:
             terminations, truncations = dict.fromkeys(agents, not trunc), dict.fromkeys(agents, trunc)
         else:
@@ -382,35 +390,27 @@ class SimultaneousParallelEnv(RulesView, ParallelEnv):
             infos[a] = {}
         return obs, self._no_rewards.copy() if rewards is None else dict(zip(agents, rewards)), terminations, truncations, infos
 
-    def _advance(self, joint: np.ndarray, forfeit: np.ndarray | None) -> tuple[dict, list | None, bool, bool]:
-        """The tick of :meth:`_play`, shared with the AEC view (which keeps
-        dicts of its own): every player's observation (``{agent: {...}}``),
-        the rewards in seat order (None: all 0), whether the game is over
-        and whether it was cut by the tick limit."""
+    def _advance(self, joint: np.ndarray) -> tuple[dict, list | None, bool, bool]:
+        """The tick of :meth:`_play` (nobody forfeiting), shared with the AEC
+        view (which keeps dicts of its own): every player's observation
+        (``{agent: {...}}``), the rewards in seat order (None: all 0),
+        whether the game is over and whether it was cut by the tick limit."""
         state, one = self._state, self._one
-        observed = False
-        if forfeit is not None and forfeit.any():  # illegal_action="terminate": nothing is played
-            self._forfeit = int(np.flatnonzero(forfeit[0])[0])
-            rewards = np.where(forfeit[0], -1.0, 0.0).tolist()
-            done, trunc = True, False
-        elif one is not None:
+        if one is not None:
             observed, scored, done, trunc = self.rules.step_one(state, joint, one)
             rewards = one.rewards[0].tolist() if scored else None
-            trunc = done and trunc
         else:
-            rewards = self.rules.step(state, joint)[0].tolist()
-            done = bool(state.done[0])
-            trunc = done and bool(state.truncated[0])
+            rewards, observed = self.rules.step(state, joint)[0].tolist(), False
+            done, trunc = bool(state.done[0]), bool(state.truncated[0])
         if observed:  # written by the tick: copies for the caller to keep (loops: cheaper than comprehensions)
             cast, obs = self.obs_dtype, {}
             for a, seen, mask in one.seat_rows:
                 obs[a] = {"observation": seen.copy() if cast is None else seen.astype(cast), "action_mask": mask.copy()}
         else:
             obs = self.observations()
-        if self._forfeit is not None:
-            obs = {a: {**o, "action_mask": np.zeros_like(o["action_mask"])} for a, o in obs.items()}
         if done:
             self.agents = []
+            trunc = bool(trunc)
         if self.render_mode == "human":
             self.render()
         return obs, rewards, done, trunc
@@ -478,10 +478,11 @@ class SimultaneousAECEnv(AECEnv):
         assert agent is not None
         if not observe:
             obs = None
-        elif self.parallel._state is None:
-            obs = self.observe(agent)  # (raises)
         else:
-            obs = self._obs[agent]
+            try:
+                obs = self._obs[agent]
+            except KeyError:  # (none before a game: observe raises as it does)
+                obs = self.observe(agent)
         return (
             obs,
             self._cumulative_rewards[agent],
@@ -543,7 +544,7 @@ class SimultaneousAECEnv(AECEnv):
             joint, row = one.actions, one.actions_row
             for i, a in enumerate(agents):
                 row[i] = pending[a]
-        obs, rewards, done, trunc = parallel._advance(joint, None)
+        obs, rewards, done, trunc = parallel._advance(joint)
         if rewards is None:  # (floats, fresh dicts: as the parallel env's)
             self.rewards, self._cumulative_rewards = self._zeros.copy(), self._zeros.copy()
         else:

@@ -196,12 +196,16 @@ class SpitRules(TickRules):
         shuffle -- from the shuffle ``keys`` if given -- or ``decks[k]``),
         and lays out a new layout."""
         order = self.deck_orders(state, rows, keys)
-        cards = np.full((len(rows), 2, 52), NONE, np.int64)
+        cards = np.empty((len(rows), 2, 52), np.int64)
+        cards.fill(NONE)  # (np.full's Python costs ~3 us: a batch of one's deal ends often)
         counts = np.empty((len(rows), 2), np.int64)
         arrays = state.bundle(StatePack)
         deal.note_gathered(rows, taker, arrays, state.gathered)
         deal.gather_cards(rows, taker, order, arrays, cards, counts)
-        state.hand_number[rows] += 1
+        if len(rows) == 1:  # (one game: a scalar add, ~1 us less than the fancy one)
+            state.hand_number[rows[0]] += 1
+        else:
+            state.hand_number[rows] += 1
         self._lay_out(state, rows, cards, counts)
 
     def _lay_out(self, state: BatchState, rows: np.ndarray, cards: np.ndarray, counts: np.ndarray) -> None:
