@@ -388,7 +388,8 @@ class SimultaneousParallelEnv(RulesView, ParallelEnv):
         infos = {}
         for a in agents:
             infos[a] = {}
-        return obs, self._no_rewards.copy() if rewards is None else dict(zip(agents, rewards)), terminations, truncations, infos
+        rewards_of = self._no_rewards.copy() if rewards is None else dict(zip(agents, rewards))
+        return obs, rewards_of, terminations, truncations, infos
 
     def _advance(self, joint: np.ndarray) -> tuple[dict, list | None, bool, bool]:
         """The tick of :meth:`_play` (nobody forfeiting), shared with the AEC
