@@ -232,3 +232,33 @@ def test_spit_coin_from_the_raw_draw_is_the_generators_coin():
     assert [draw() < _HALF_RAW for _ in range(5000)] == [plain.random() < 0.5 for _ in range(5000)]
     assert fast.rng.random() == plain.random()
     assert coin_draw(BatchState(1, np.random.Generator(np.random.MT19937(0)))) is None
+
+
+def test_pepper_new_hand_from_keys_is_numpys_deal_and_tied_keys_deal_nothing():
+    """A batch of one's new hand is made from the shuffle keys in the deal's
+    compiled call: the deck numpy's argsort makes of them; two equal keys
+    (whose order the sort's kind would decide) deal nothing, for the rules
+    to deal by numpy's order."""
+    from cardenvs.core.cards import orders_from_keys
+    from cardenvs.core.jit import entry
+    from cardenvs.core.onegame import step_call
+    from cardenvs.pepper import apply
+    from cardenvs.pepper.tables import TablePack
+
+    envs = [cardenvs.make("pepper_v0").unwrapped for _ in range(2)]
+    packs = []
+    for env in envs:
+        env.reset(seed=4)
+        packs.append(step_call(env._state, env._one, env.rules.config_pack, TablePack, apply.step_one, "int")[1])
+    keys = np.random.default_rng(0).random((1, envs[0].rules.deck.num_cards))
+    envs[0]._one.scratch[2][:] = keys
+    seat = entry(apply.deal_keyed, "pack")(packs[0])
+    assert seat == apply.deal_one(orders_from_keys(envs[1].rules.deck, keys), packs[1])
+    assert envs[0].state_dict() == envs[1].state_dict()
+    np.testing.assert_array_equal(envs[0]._one.seen, envs[1]._one.seen)
+    tied = keys.copy()
+    tied[0, 7] = tied[0, 2]
+    envs[0]._one.scratch[2][:] = tied
+    before = envs[0].state_dict()
+    assert entry(apply.deal_keyed, "pack")(packs[0]) == apply.TIED_KEYS
+    assert envs[0].state_dict() == before
