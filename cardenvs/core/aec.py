@@ -8,14 +8,13 @@ rules core, exactly as in the vector engine.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 from pettingzoo.utils.env_logger import EnvLogger
-from pettingzoo.utils.wrappers.order_enforcing import AECOrderEnforcingIterable
+from pettingzoo.utils.wrappers.order_enforcing import AECOrderEnforcingIterable, AECOrderEnforcingIterator
 
 from .errors import IllegalActionError
 from .game import TurnBasedRules
@@ -233,23 +232,30 @@ class OrderEnforcing(wrappers.OrderEnforcingWrapper):
 
 
 class _Iterable(AECOrderEnforcingIterable):
-    def __iter__(self) -> Iterator[str]:
-        return _agents(self.env, self.max_iter)
+    def __iter__(self) -> _Iterator:
+        return _Iterator(self.env, self.max_iter)
 
 
-def _agents(wrapper: OrderEnforcing, max_iter: int) -> Iterator[str]:
-    """PettingZoo's order-enforcing iteration over the env under the
-    wrapper (a generator: resumed for each agent, cheaper than an
-    iterator's call): an agent is handed out only if the env was stepped
-    (its ``_updates`` moved) or reset since the last one."""
-    env = wrapper.env
-    for _ in range(max_iter):
-        if not env.agents:
-            return
-        updates = env._updates
+class _Iterator(AECOrderEnforcingIterator):
+    """PettingZoo's order-enforcing iterator reading the env under the
+    wrapper: an agent is handed out only if the env was stepped (its
+    ``_updates`` moved) or reset since the last one (an iterator, not a
+    generator: one that raised goes on once the loop steps or resets, as
+    PettingZoo's does)."""
+
+    def __init__(self, env: OrderEnforcing, max_iter: int):
+        super().__init__(env, max_iter)
+        self._raw = env.env
+
+    def __next__(self) -> str:
+        env = self._raw
+        if not env.agents or self.iters_til_term <= 0:
+            raise StopIteration
+        self.iters_til_term -= 1
+        wrapper, updates = self.env, env._updates
         assert wrapper._seen_updates != updates, "need to call step() or reset() in a loop over `agent_iter`"
         wrapper._seen_updates = updates
-        yield env.agent_selection
+        return env.agent_selection
 
 
 def wrap(raw: AECEnv) -> AECEnv:

@@ -403,9 +403,14 @@ class SimultaneousParallelEnv(RulesView, ParallelEnv):
         else:
             rewards, observed = self.rules.step(state, joint)[0].tolist(), False
             done, trunc = bool(state.done[0]), bool(state.truncated[0])
+        return self._after_tick(observed, rewards, done, trunc)
+
+    def _after_tick(self, observed: bool, rewards: list | None, done: bool, trunc: bool) -> tuple:
+        """:meth:`_advance` once the rules played the tick (``observed``: the
+        one-call tick wrote the observations and masks)."""
         if observed:  # written by the tick: copies for the caller to keep (loops: cheaper than comprehensions)
             cast, obs = self.obs_dtype, {}
-            for a, seen, mask in one.seat_rows:
+            for a, seen, mask in self._one.seat_rows:
                 obs[a] = {"observation": seen.copy() if cast is None else seen.astype(cast), "action_mask": mask.copy()}
         else:
             obs = self.observations()
@@ -448,6 +453,7 @@ class SimultaneousAECEnv(AECEnv):
         # the rewards a player's submission clears to (PettingZoo's ints) and a tick nobody scores in leaves (floats)
         self._cleared = dict.fromkeys(self.possible_agents, 0)
         self._zeros = dict.fromkeys(self.possible_agents, 0.0)
+        self._scored = False  # (the last tick's cumulative rewards are not all 0.0)
         self._obs: dict[str, dict] = {}
 
     def observation_space(self, agent: str) -> spaces.Space:
@@ -461,6 +467,7 @@ class SimultaneousAECEnv(AECEnv):
         self.agents = self.possible_agents[:]
         self.rewards = {a: 0.0 for a in self.agents}
         self._cumulative_rewards = {a: 0.0 for a in self.agents}
+        self._scored = False
         self.terminations = {a: False for a in self.agents}
         self.truncations = {a: False for a in self.agents}
         self.infos = {a: {} for a in self.agents}
@@ -523,7 +530,7 @@ class SimultaneousAECEnv(AECEnv):
             obs, rewards, self.terminations, self.truncations, self.infos = parallel.step(pending)
             self._checked_alone = False
             self.rewards = rewards
-            self._cumulative_rewards = dict(rewards)
+            self._cumulative_rewards, self._scored = dict(rewards), True
         else:  # every action a legal int, checked as it came: the parallel env's own checks would pass
             obs = self._tick(pending)
         pending.clear()
@@ -540,17 +547,30 @@ class SimultaneousAECEnv(AECEnv):
         parallel, agents = self.parallel, self.agents
         one = parallel._one
         if one is None:
-            joint = np.array([[pending[a] for a in agents]])
-        else:  # (written where the rules' one-call tick reads them)
-            joint, row = one.actions, one.actions_row
+            obs, rewards, done, trunc = parallel._advance(np.array([[pending[a] for a in agents]]))
+        else:  # parallel._advance's usual tick, without the call (~0.1 us of a tick's ~9 in the AEC loop)
+            row = one.actions_row  # (written where the rules' one-call tick reads them)
             for i, a in enumerate(agents):
                 row[i] = pending[a]
-        obs, rewards, done, trunc = parallel._advance(joint)
-        if rewards is None:  # (floats, fresh dicts: as the parallel env's)
-            self.rewards, self._cumulative_rewards = self._zeros.copy(), self._zeros.copy()
-        else:
+            observed, scored, done, trunc = parallel.rules.step_one(parallel._state, one.actions, one)
+            rewards = one.rewards[0].tolist() if scored else None
+            if not observed or done or parallel.render_mode == "human":  # (the rest of _advance's tick)
+                obs, rewards, done, trunc = parallel._after_tick(observed, rewards, done, trunc)
+            else:
+                cast, obs = parallel.obs_dtype, {}
+                for a, seen, mask in one.seat_rows:
+                    obs[a] = {
+                        "observation": seen.copy() if cast is None else seen.astype(cast),
+                        "action_mask": mask.copy(),
+                    }
+        if rewards is not None:
             self.rewards = dict(zip(agents, rewards))
             self._cumulative_rewards = dict(zip(agents, rewards))
+            self._scored = True
+        else:  # (floats, fresh dicts: as the parallel env's; the cumulative ones left as they are if all 0.0)
+            self.rewards = self._zeros.copy()
+            if self._scored:
+                self._cumulative_rewards, self._scored = self._zeros.copy(), False
         if done:
             self.terminations, self.truncations = dict.fromkeys(agents, not trunc), dict.fromkeys(agents, trunc)
             self.infos = {a: {} for a in agents}
