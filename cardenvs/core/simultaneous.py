@@ -444,6 +444,7 @@ class SimultaneousAECEnv(AECEnv):
         self.rules = self.parallel.rules
         self.possible_agents = self.parallel.possible_agents[:]
         self._seats = {a: i for i, a in enumerate(self.possible_agents)}
+        self._later = dict(zip(self.possible_agents, self.possible_agents[1:]))
         self._num_actions = self.rules.num_actions
         self.agents = self.possible_agents[:]
         self.observation_spaces = self.parallel.observation_spaces
@@ -520,12 +521,15 @@ class SimultaneousAECEnv(AECEnv):
             self._checked_alone = True
         pending = self._pending
         pending[agent] = probe_action
-        agents = self.agents
-        if len(pending) < len(agents):
-            if len(pending) == 1:  # (PettingZoo's _clear_rewards, in place, without the call)
+        # who submits next this tick (None: the tick is complete); every agent plays in seat order
+        # while the game goes on (an agent leaves only once it is over, by a dead step)
+        later = self._later.get(agent)
+        if later is not None:
+            if not seat:  # the tick's first submission (PettingZoo's _clear_rewards, in place, without the call)
                 self.rewards.update(self._cleared)
-            self.agent_selection = agents[agents.index(agent) + 1]
+            self.agent_selection = later
             return
+        agents = self.agents
         if self._checked_alone or len(agents) != len(self.possible_agents):
             obs, rewards, self.terminations, self.truncations, self.infos = parallel.step(pending)
             self._checked_alone = False
