@@ -1,5 +1,5 @@
 """The vector engine at batch 1 steps in one call of the rules where the
-game has one (``VectorEnv._step_one``, ``SimultaneousVectorEnv._tick_one``),
+game has one (``VectorEnv.step``'s, ``SimultaneousVectorEnv._tick_one``),
 with none of the batch machinery: it must give exactly what the batched
 path gives -- observations, rewards, terminations, infos (final
 observations and scores included), state dicts -- over many seeds and
@@ -38,7 +38,7 @@ IDS = [f"{name}-{'-'.join(f'{k}={v}' for k, v in config.items())}" for name, con
 
 def batched(venv):
     """``venv`` stepping by the batched path only (what batch 1 did before)."""
-    venv._step_one = lambda *args: None
+    venv._one_path = False
     venv._tick_one = lambda *args: None
     return venv
 

@@ -149,3 +149,116 @@ def test_spit_parallel_env_checks_int_and_numpy_actions_alike():
     bad = {a: int(np.flatnonzero(o["action_mask"] == 0)[0]) for a, o in obs.items()}
     with pytest.raises(IllegalActionError):
         fast.step(bad)
+
+
+def _play_to_the_end(env, seed: int) -> None:
+    env.reset(seed=seed)
+    rnd = random.Random(seed)
+    for _ in env.agent_iter():
+        obs, _, term, trunc, _ = env.last()
+        env.step(None if term or trunc else int(rnd.choice(np.flatnonzero(obs["action_mask"]))))
+
+
+@pytest.mark.parametrize("game", GAME_NAMES)
+@pytest.mark.parametrize("wrapped", [True, False])
+def test_step_once_every_agent_is_gone_warns_and_changes_nothing(game, wrapped):
+    """The wrapper hands ``step`` straight to the env once reset: the env
+    warns as PettingZoo's wrapper does (a raw env used to fail on a missing
+    key), and nothing changes."""
+    from pettingzoo.utils.env_logger import EnvLogger
+
+    short = {"spit_v0": {"max_ticks": 30}, "push_v0": {"rounds": [1], "max_turns": 6}}.get(game, {"max_hands": 1})
+    made = cardenvs.make(game, **short)
+    env = made if wrapped else made.unwrapped
+    _play_to_the_end(env, seed=1)
+    assert not env.agents
+    if wrapped:
+        assert env.step == env.unwrapped.step  # (once reset: the env's own)
+    before = env.unwrapped.state_dict()
+    EnvLogger.mqueue.clear()
+    env.step(0)
+    assert any("step() called after all agents are terminated" in m for m in EnvLogger.mqueue)
+    assert env.unwrapped.state_dict() == before and not env.agents
+
+
+def test_the_iterator_hands_out_an_agent_after_each_step_through_the_env_or_the_wrapper():
+    env = cardenvs.make("spit_v0")
+    env.reset(seed=0)
+    it = iter(env.agent_iter())
+    for _ in range(6):
+        agent = next(it)
+        assert agent == env.agent_selection
+        mask = env.observe(agent)["action_mask"]
+        env.step(int(np.flatnonzero(mask)[0]))
+    next(it)
+    with pytest.raises(AssertionError, match="need to call step"):
+        next(it)
+    env.reset()
+    next(it)  # (a reset counts as a step, as in PettingZoo)
+
+
+@pytest.mark.parametrize("config", [{"reward": "cards_shed"}, {"reward": "cards_held", "max_ticks": 300}, {}])
+def test_spit_aec_view_keeps_the_parallel_envs_results(config):
+    """The AEC view's tick (the parallel env's without its dicts, its own
+    kept in place) gives, tick by tick and through the end of games, what
+    the parallel env hands out: observations, rewards, cumulative rewards,
+    terminations, truncations and infos."""
+    par, aec = spit_v0.parallel_env(**config), spit_v0.env(**config)
+    for seed in range(3):
+        obs, _ = par.reset(seed=seed)
+        aec.reset(seed=seed)
+        rnd = random.Random(seed)
+        while par.agents:
+            actions = {a: int(rnd.choice(np.flatnonzero(o["action_mask"]))) for a, o in obs.items()}
+            for agent in par.possible_agents:
+                seen = aec.observe(agent)
+                np.testing.assert_array_equal(seen["observation"], obs[agent]["observation"])
+                np.testing.assert_array_equal(seen["action_mask"], obs[agent]["action_mask"])
+                aec.step(actions[agent])
+            obs, rewards, terms, truncs, infos = par.step(actions)
+            assert aec.rewards == rewards and aec._cumulative_rewards == rewards
+            assert (aec.terminations, aec.truncations, aec.infos) == (terms, truncs, infos)
+
+
+def test_spit_coin_from_the_raw_draw_is_the_generators_coin():
+    """A batch of one's coin is ``Generator.random() < 0.5`` read off the
+    raw 64-bit draw of the default generator (PCG64): the same coins, the
+    generator left where it would be; any other generator draws as before."""
+    from cardenvs.core.game import BatchState
+    from cardenvs.spit.rules import _HALF_RAW, coin_draw
+
+    fast, plain = BatchState(1, np.random.default_rng(3)), np.random.default_rng(3)
+    draw = coin_draw(fast)
+    assert [draw() < _HALF_RAW for _ in range(5000)] == [plain.random() < 0.5 for _ in range(5000)]
+    assert fast.rng.random() == plain.random()
+    assert coin_draw(BatchState(1, np.random.Generator(np.random.MT19937(0)))) is None
+
+
+def test_pepper_new_hand_from_keys_is_numpys_deal_and_tied_keys_deal_nothing():
+    """A batch of one's new hand is made from the shuffle keys in the deal's
+    compiled call: the deck numpy's argsort makes of them; two equal keys
+    (whose order the sort's kind would decide) deal nothing, for the rules
+    to deal by numpy's order."""
+    from cardenvs.core.cards import orders_from_keys
+    from cardenvs.core.jit import entry
+    from cardenvs.core.onegame import step_call
+    from cardenvs.pepper import apply
+    from cardenvs.pepper.tables import TablePack
+
+    envs = [cardenvs.make("pepper_v0").unwrapped for _ in range(2)]
+    packs = []
+    for env in envs:
+        env.reset(seed=4)
+        packs.append(step_call(env._state, env._one, env.rules.config_pack, TablePack, apply.step_one, "int")[1])
+    keys = np.random.default_rng(0).random((1, envs[0].rules.deck.num_cards))
+    envs[0]._one.scratch[2][:] = keys
+    seat = entry(apply.deal_keyed, "pack")(packs[0])
+    assert seat == apply.deal_one(orders_from_keys(envs[1].rules.deck, keys), packs[1])
+    assert envs[0].state_dict() == envs[1].state_dict()
+    np.testing.assert_array_equal(envs[0]._one.seen, envs[1]._one.seen)
+    tied = keys.copy()
+    tied[0, 7] = tied[0, 2]
+    envs[0]._one.scratch[2][:] = tied
+    before = envs[0].state_dict()
+    assert entry(apply.deal_keyed, "pack")(packs[0]) == apply.TIED_KEYS
+    assert envs[0].state_dict() == before

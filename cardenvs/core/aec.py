@@ -22,6 +22,16 @@ from .options import action_id
 from .view import RulesView
 
 
+def after_the_end(env: AECEnv) -> None:
+    """``step`` once every agent is gone: PettingZoo's order-enforcing
+    wrapper warns and does nothing, and so does the env itself (the wrapper
+    hands ``step`` straight to the env once reset: see :class:`OrderEnforcing`);
+    a ``KeyError`` while agents are left is a real one."""
+    if env.agents:
+        raise KeyError(env.agent_selection)
+    EnvLogger.warn_step_after_terminated_truncated()
+
+
 def check_action(rules: TurnBasedRules, legal: np.ndarray, action: Any) -> int:
     """Return ``action`` as an int if it is legal now, else raise: ``TypeError``
     for a non-integer, :class:`IllegalActionError` naming it for an integer
@@ -39,6 +49,8 @@ class CardGameAECEnv(RulesView, AECEnv):
 
     metadata = {"render_modes": ["human", "ansi", "rgb_array"], "is_parallelizable": False, "render_fps": 1}
     rules_class: type[TurnBasedRules]
+    #: Steps taken so far: :class:`OrderEnforcing`'s iterator checks one came between two agents.
+    _updates = 0
 
     def __init__(self, render_mode: str | None = None, **config: Any):
         super().__init__()
@@ -114,8 +126,13 @@ class CardGameAECEnv(RulesView, AECEnv):
         state = self._state
         if state is None:
             self._require_game()  # (raises)
+        self._updates += 1
         agent = self.agent_selection
-        if self.terminations[agent] or self.truncations[agent]:
+        try:
+            dead = self.terminations[agent] or self.truncations[agent]
+        except KeyError:  # (every agent gone: the order-enforcing wrapper's warning, see after_the_end)
+            return after_the_end(self)
+        if dead:
             return self._was_dead_step(action)
         if type(action) is int and 0 <= action < self._num_actions and state.legal[0, action]:
             a = action  # a legal int (what agents step): check_action's checks would pass
@@ -168,13 +185,20 @@ class OrderEnforcing(wrappers.OrderEnforcingWrapper):
     The calls of every step (``agent_iter``, ``last``, ``observe``, ``step``)
     go straight to the env: PettingZoo's generic ``__getattr__`` forwarding
     costs two Python calls per attribute read, and its ``last`` and iterator
-    read five (a third of a step's time at batch 1).  The checks and errors
-    are PettingZoo's."""
+    read five (a third of a step's time at batch 1).  Once reset, ``step``,
+    ``last`` and ``observe`` are the env's own (one Python call less each: a
+    wrapper is never un-reset); the env warns as the wrapper does for a
+    ``step`` once every agent is gone, and counts its steps (``_updates``)
+    for the iterator's check that every agent it hands out is stepped.  The
+    checks and errors are PettingZoo's."""
+
+    #: The env's ``_updates`` when the iterator last handed out an agent (None: reset since).
+    _seen_updates: int | None = None
 
     def step(self, action: Any) -> None:
         if not self._has_reset:
             raise RuntimeError("call reset() before step()")
-        self._has_updated = True
+        self._seen_updates = None
         if not self.env.agents:
             EnvLogger.warn_step_after_terminated_truncated()
         else:
@@ -191,10 +215,9 @@ class OrderEnforcing(wrappers.OrderEnforcingWrapper):
         return self.env.last(observe)
 
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        self._seen_updates = None
         super().reset(seed=seed, options=options)
-        # Once reset, ``last`` and ``observe`` have nothing left to check (a
-        # wrapper is never un-reset): the env's own, one Python call less.
-        self.last, self.observe = self.env.last, self.env.observe
+        self.step, self.last, self.observe = self.env.step, self.env.last, self.env.observe
 
     def agent_iter(self, max_iter: int = 2**63) -> AECOrderEnforcingIterable:
         if not self._has_reset:
@@ -214,18 +237,25 @@ class _Iterable(AECOrderEnforcingIterable):
 
 
 class _Iterator(AECOrderEnforcingIterator):
-    """PettingZoo's order-enforcing iterator reading the env under the wrapper."""
+    """PettingZoo's order-enforcing iterator reading the env under the
+    wrapper: an agent is handed out only if the env was stepped (its
+    ``_updates`` moved) or reset since the last one (an iterator, not a
+    generator: one that raised goes on once the loop steps or resets, as
+    PettingZoo's does)."""
+
+    def __init__(self, env: OrderEnforcing, max_iter: int):
+        super().__init__(env, max_iter)
+        self._raw = env.env
 
     def __next__(self) -> str:
-        wrapper = self.env
-        env = wrapper.env
+        env = self._raw
         if not env.agents or self.iters_til_term <= 0:
             raise StopIteration
         self.iters_til_term -= 1
-        agent = env.agent_selection
-        assert wrapper._has_updated, "need to call step() or reset() in a loop over `agent_iter`"
-        wrapper._has_updated = False
-        return agent
+        wrapper, updates = self.env, env._updates
+        assert wrapper._seen_updates != updates, "need to call step() or reset() in a loop over `agent_iter`"
+        wrapper._seen_updates = updates
+        return env.agent_selection
 
 
 def wrap(raw: AECEnv) -> AECEnv:

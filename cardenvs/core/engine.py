@@ -95,9 +95,11 @@ class VectorEnv:
         self.state = None
         self.closed = False
         self._rows = np.arange(self.num_envs)
-        # A batch of one steps in one call where the game has one (see _step_one).
+        # A batch of one steps in one call where the game has one (see step).
+        self._one_path = self.num_envs == 1  # (False: every step by the batched path, as tests compare)
         self._one = rules.one_game() if self.num_envs == 1 else None
         self._no_truncation = np.zeros(self.num_envs, bool)
+        self._masks_copied = getattr(type(rules), "action_masks", None) is TurnBasedRules.action_masks
 
     @property
     def batch_shape(self) -> tuple[int, ...]:
@@ -213,12 +215,58 @@ class VectorEnv:
         out of range, :class:`IllegalActionError` (a ``ValueError``) for a
         wrong shape or an illegal action (of any integer type and size), unless
         ``illegal_action="terminate"``: then that game ends, its acting seat
-        gets -1 and the others 0.  Nothing changes before the checks pass."""
-        state = self._require_state()
-        if self.num_envs == 1 and rows is None:
-            one = self._step_one(state, actions)
-            if one is not None:
-                return one
+        gets -1 and the others 0.  Nothing changes before the checks pass.
+
+        A batch of one whose action is a legal integer steps here, with none
+        of the shard machinery (no call more than needed: at batch 1 a step's
+        Python is as much as its rules): by the rules' one-call step
+        (:meth:`~.game.TurnBasedRules.step_one`, which writes the next
+        observation and mask too unless a hand is dealt) where the game has
+        one, else their batched step.  Anything else (and every batch) takes
+        :meth:`_step_batch`, which checks, raises or forfeits.  The same
+        results either way (tested over many seeds, through resets)."""
+        state = self.state
+        if state is None or self.closed:
+            state = self._require_state()  # (raises)
+        if (
+            rows is not None
+            or not self._one_path
+            or type(actions) is not np.ndarray
+            or actions.shape != (1,)
+            or actions.dtype.kind not in "iu"
+        ):
+            return self._step_batch(state, actions, rows)
+        action = actions.item()
+        if not (0 <= action < self.num_actions and state.legal.item(action)):  # (row 0's entry: batch of one)
+            return self._step_batch(state, actions, rows)
+        rules, one, no = self.rules, self._one, self._no_truncation
+        if one is not None:
+            observed, _, seat = rules.step_one(state, action, one)
+            rewards = one.rewards.copy()  # (the kernel writes every step's, zeros included)
+            over = seat < 0
+        else:
+            rewards, observed = rules.step(state, actions.astype(np.int64, copy=False)), False
+            over = state.done.item()
+        if over:
+            terminated = np.ones(1, bool)
+            info = {"action_mask": None, "current_player": None}
+            info.update(final_info_of(terminated, *self._finish(state, self._rows)))
+            observed = False
+        else:
+            terminated = no.copy()  # (all False)
+            info = {}
+        if observed:
+            obs = one.seen.copy() if self.obs_dtype is None else one.seen.astype(self.obs_dtype)
+        else:
+            obs = self._observe()
+        # (the rules' own action_masks only where a game has one: the usual copy without the call)
+        info["action_mask"] = state.legal.copy() if self._masks_copied else rules.action_masks(state)
+        info["current_player"] = state.current.copy()
+        return obs, rewards, terminated, no.copy(), info
+
+    def _step_batch(self, state: BatchState, actions: Any, rows: Any):
+        """:meth:`step` by the batched path: the actions checked (and the
+        rows), then every game (or the games ``rows``) stepped."""
         acts, legal = legal_actions(actions, state.legal)
         idx = self._step_rows(rows)
         chosen = self._rows if idx is None else idx
@@ -244,43 +292,6 @@ class VectorEnv:
         info = self._info()
         info.update(info_extra)
         return self._observe(), rewards, terminated, truncated, info
-
-    def _step_one(self, state: BatchState, actions: Any) -> tuple | None:
-        """:meth:`step` of a batch of one whose action is a legal integer
-        (None for anything else: the batched path checks it, raises or
-        forfeits): the rules' one-call step (:meth:`~.game.TurnBasedRules.step_one`,
-        which writes the next observation and mask too unless a hand is
-        dealt) where the game has one, else their batched step, with none
-        of the shard machinery.  The same results as the batched path
-        (tested over many seeds, through resets)."""
-        if type(actions) is not np.ndarray or actions.shape != (1,) or actions.dtype.kind not in "iu":
-            return None
-        action = actions.item()
-        if not (0 <= action < self.num_actions and state.legal.item(action)):  # (row 0's entry: batch of one)
-            return None
-        rules, one = self.rules, self._one
-        if one is not None:
-            observed, _, seat = rules.step_one(state, action, one)
-            rewards = one.rewards.copy()  # (the kernel writes every step's, zeros included)
-            over = seat < 0
-        else:
-            rewards, observed = rules.step(state, actions.astype(np.int64, copy=False)), False
-            over = state.done.item()
-        if over:
-            terminated = np.ones(1, bool)
-            info = {"action_mask": None, "current_player": None}
-            info.update(final_info_of(terminated, *self._finish(state, self._rows)))
-            observed = False
-        else:
-            terminated = self._no_truncation.copy()  # (all False)
-            info = {}
-        if observed:
-            obs = one.seen.copy() if self.obs_dtype is None else one.seen.astype(self.obs_dtype)
-        else:
-            obs = self._observe()
-        info["action_mask"] = rules.action_masks(state)
-        info["current_player"] = state.current.copy()
-        return obs, rewards, terminated, self._no_truncation.copy(), info
 
     def _finish(self, state: BatchState, done: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The finished games ``done`` (rows of ``state``, which may be a row

@@ -15,8 +15,9 @@ rule themselves:
   through the rules class's ``vector_env_class``).
 * :class:`SimultaneousParallelEnv`: the PettingZoo parallel API over a batch
   of one.
-* :class:`SimultaneousAECEnv`: an AEC view of the parallel env (players
-  submit in seat order; the tick is applied when the last one has).
+* :class:`~.simultaneous_aec.SimultaneousAECEnv` (in its own module): an
+  AEC view of the parallel env (players submit in seat order; the tick is
+  applied when the last one has).
 
 Illegal actions raise :class:`IllegalActionError` and change nothing, unless
 the rules were configured with ``illegal_action="wait"``: then an illegal
@@ -29,8 +30,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from gymnasium import spaces
-from pettingzoo import AECEnv, ParallelEnv
+from pettingzoo import ParallelEnv
 
 from .engine import VectorEnv, final_info, final_info_of
 from .errors import IllegalActionError
@@ -190,8 +190,10 @@ class SimultaneousVectorEnv(VectorEnv):
         games in ``rows`` (an index array or bool mask; the others stay as
         they are, reward 0, and their actions are not looked at).  Errors as
         :meth:`VectorEnv.step`'s; nothing changes before the checks pass."""
-        state = self._require_state()
-        if self.num_envs == 1 and rows is None:
+        state = self.state
+        if state is None or self.closed:
+            state = self._require_state()  # (raises)
+        if rows is None and self.num_envs == 1:
             one = self._tick_one(state, actions)
             if one is not None:
                 return one
@@ -225,15 +227,20 @@ class SimultaneousVectorEnv(VectorEnv):
         one = self._one
         if one is None or type(actions) is not np.ndarray or actions.shape != one.actions.shape:
             return None
-        if actions.dtype.kind not in "iu" or not all(
-            0 <= a < self.num_actions and state.legal[0, p, a] for p, a in enumerate(actions[0].tolist())
-        ):
+        if actions.dtype.kind not in "iu":
             return None
+        # each checked and written where the tick reads them (a row left half written is never read:
+        # the batched path plays its own array, the next tick here writes every player's)
+        legal, n, row = state.legal, self.num_actions, one.actions_row
+        for p, a in enumerate(actions.tolist()[0]):
+            if not (0 <= a < n and legal[0, p, a]):
+                return None
+            row[p] = a
         rules = self.rules
-        observed = rules.step_one(state, actions.astype(np.int64, copy=False), one)[0]
+        observed, _, done, _ = rules.step_one(state, one.actions, one)
         rewards = one.rewards.copy()  # (the tick writes every tick's, zeros included)
         info: dict[str, Any] = {}
-        if state.done[0]:  # over (at max_ticks: truncated), and reset
+        if done:  # over (at max_ticks: truncated), and reset
             truncated = state.truncated.copy()
             terminated = ~truncated
             seen = self._cast(rules.observe(state, self._rows))
@@ -363,193 +370,52 @@ class SimultaneousParallelEnv(RulesView, ParallelEnv):
     def _play(self, joint: np.ndarray, forfeit: np.ndarray | None):
         """:meth:`step` with the checked ``(1, P)`` actions (and who acted
         illegally, see :meth:`joint_action`)."""
-        agents, state, one = self.agents, self._state, self._one
-        observed = False
+        agents = self.agents  # (every agent until the game is over)
         if forfeit is not None and forfeit.any():  # illegal_action="terminate": nothing is played
             self._forfeit = int(np.flatnonzero(forfeit[0])[0])
-            rewards = np.where(forfeit[0], -1.0, 0.0).tolist()
-            done, trunc = True, False
-        elif one is not None:
-            observed, scored, done, trunc = self.rules.step_one(state, joint, one)
-            rewards = one.rewards[0].tolist() if scored else None
-            trunc = done and trunc
+            rewards, done, trunc = np.where(forfeit[0], -1.0, 0.0).tolist(), True, False
+            obs = {a: {**o, "action_mask": np.zeros_like(o["action_mask"])} for a, o in self.observations().items()}
+            self.agents = []
+            if self.render_mode == "human":
+                self.render()
         else:
-            rewards = self.rules.step(state, joint)[0].tolist()
-            done = bool(state.done[0])
-            trunc = done and bool(state.truncated[0])
-        if observed:  # written by the tick: copies for the caller to keep (loops: cheaper than comprehensions)
-            cast, obs = self.obs_dtype, {}
-            for a, seen, mask in one.seat_rows:
-                obs[a] = {"observation": seen.copy() if cast is None else seen.astype(cast), "action_mask": mask.copy()}
-        else:
-            obs = self.observations()
-        if self._forfeit is not None:
-            obs = {a: {**o, "action_mask": np.zeros_like(o["action_mask"])} for a, o in obs.items()}
+            obs, rewards, done, trunc = self._advance(joint)
         if done:
             terminations, truncations = dict.fromkeys(agents, not trunc), dict.fromkeys(agents, trunc)
-        else:  # (the agents are every agent until the game is over)
+        else:
             terminations, truncations = self._not_over.copy(), self._not_over.copy()
         infos = {}
         for a in agents:
             infos[a] = {}
-        out = (
-            obs,
-            self._no_rewards.copy() if rewards is None else dict(zip(agents, rewards)),
-            terminations,
-            truncations,
-            infos,
-        )
+        rewards_of = self._no_rewards.copy() if rewards is None else dict(zip(agents, rewards))
+        return obs, rewards_of, terminations, truncations, infos
+
+    def _advance(self, joint: np.ndarray) -> tuple[dict, list | None, bool, bool]:
+        """The tick of :meth:`_play` (nobody forfeiting), shared with the AEC
+        view (which keeps dicts of its own): every player's observation
+        (``{agent: {...}}``), the rewards in seat order (None: all 0),
+        whether the game is over and whether it was cut by the tick limit."""
+        state, one = self._state, self._one
+        if one is not None:
+            observed, scored, done, trunc = self.rules.step_one(state, joint, one)
+            rewards = one.rewards[0].tolist() if scored else None
+        else:
+            rewards, observed = self.rules.step(state, joint)[0].tolist(), False
+            done, trunc = bool(state.done[0]), bool(state.truncated[0])
+        return self._after_tick(observed, rewards, done, trunc)
+
+    def _after_tick(self, observed: bool, rewards: list | None, done: bool, trunc: bool) -> tuple:
+        """:meth:`_advance` once the rules played the tick (``observed``: the
+        one-call tick wrote the observations and masks)."""
+        if observed:  # written by the tick: copies for the caller to keep (loops: cheaper than comprehensions)
+            cast, obs = self.obs_dtype, {}
+            for a, seen, mask in self._one.seat_rows:
+                obs[a] = {"observation": seen.copy() if cast is None else seen.astype(cast), "action_mask": mask.copy()}
+        else:
+            obs = self.observations()
         if done:
             self.agents = []
+            trunc = bool(trunc)
         if self.render_mode == "human":
             self.render()
-        return out
-
-
-class SimultaneousAECEnv(AECEnv):
-    """AEC view of a :class:`SimultaneousParallelEnv`.
-
-    At every tick the players submit in seat order (``player_0`` first).  An
-    action is checked against the submitting player's mask at once (illegal
-    -> :class:`IllegalActionError`, nothing buffered); the tick is applied
-    when the last player has submitted.  Until then every player observes the
-    position before the tick, so nobody sees another's pending action.
-    """
-
-    metadata = {"render_modes": ["human", "ansi", "rgb_array"], "is_parallelizable": True, "render_fps": 1}
-    parallel_class: type[SimultaneousParallelEnv]
-
-    def __init__(self, render_mode: str | None = None, **config: Any):
-        super().__init__()
-        self.parallel = self.parallel_class(render_mode=render_mode, **config)
-        self.illegal_action = self.parallel.illegal_action
-        self.render_mode = render_mode
-        self.rules = self.parallel.rules
-        self.possible_agents = self.parallel.possible_agents[:]
-        self._seats = {a: i for i, a in enumerate(self.possible_agents)}
-        self._num_actions = self.rules.num_actions
-        self.agents = self.possible_agents[:]
-        self.observation_spaces = self.parallel.observation_spaces
-        self.action_spaces = self.parallel.action_spaces
-        self._pending: dict[str, int] = {}
-        self._checked_alone = False  # an action of this tick went through _check_alone (not a legal int)
-        self._obs: dict[str, dict] = {}
-
-    def observation_space(self, agent: str) -> spaces.Space:
-        return self.observation_spaces[agent]
-
-    def action_space(self, agent: str) -> spaces.Space:
-        return self.action_spaces[agent]
-
-    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
-        self._obs, _ = self.parallel.reset(seed=seed, options=options)
-        self.agents = self.possible_agents[:]
-        self.rewards = {a: 0.0 for a in self.agents}
-        self._cumulative_rewards = {a: 0.0 for a in self.agents}
-        self.terminations = {a: False for a in self.agents}
-        self.truncations = {a: False for a in self.agents}
-        self.infos = {a: {} for a in self.agents}
-        self._pending = {}
-        self._checked_alone = False
-        self.agent_selection = self.agents[0]
-
-    def observe(self, agent: str) -> dict[str, np.ndarray]:
-        if self.parallel._state is None:
-            self.parallel._require_game()  # (raises)
-        return self._obs[agent]
-
-    def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
-        """PettingZoo's ``last``, observing as :meth:`observe` does without the call."""
-        agent = self.agent_selection
-        assert agent is not None
-        if not observe:
-            obs = None
-        elif self.parallel._state is None:
-            obs = self.observe(agent)  # (raises)
-        else:
-            obs = self._obs[agent]
-        return (
-            obs,
-            self._cumulative_rewards[agent],
-            self.terminations[agent],
-            self.truncations[agent],
-            self.infos[agent],
-        )
-
-    def step(self, action: Any) -> None:
-        state = self.parallel._state
-        if state is None:
-            self.parallel._require_game()  # (raises)
-        agent = self.agent_selection
-        if self.terminations[agent] or self.truncations[agent]:
-            return self._was_dead_step(action)
-        seat = self._seats[agent]
-        if type(action) is int and 0 <= action < self._num_actions and state.legal[0, seat, action]:
-            probe_action = action  # a legal int (the usual case): nothing more to check
-        else:  # check this player's action against its own mask (the others' masks let anything pass)
-            probe_action = self._check_alone(seat, action)
-            self._checked_alone = True
-        pending = self._pending
-        pending[agent] = probe_action
-        if len(pending) < len(self.agents):
-            if len(pending) == 1:  # (PettingZoo's _clear_rewards, without the call)
-                rewards = self.rewards
-                for a in rewards:
-                    rewards[a] = 0
-            self.agent_selection = self.agents[self.agents.index(agent) + 1]
-            return
-        if self._checked_alone or len(self.agents) != len(self.possible_agents):
-            obs, rewards, terms, truncs, infos = self.parallel.step(pending)
-        else:  # every action a legal int, checked as it came: the parallel env's own checks would pass
-            one = self.parallel._one
-            if one is None:
-                joint = np.array([[pending[a] for a in self.possible_agents]])
-            else:  # (written where the rules' one-call tick reads them)
-                joint, row = one.actions, one.actions_row
-                for i, a in enumerate(self.possible_agents):
-                    row[i] = pending[a]
-            obs, rewards, terms, truncs, infos = self.parallel._play(joint, None)
-        self._pending = {}
-        self._checked_alone = False
-        self._obs = obs
-        # (the parallel env's dicts are new every tick: kept, not copied; the cumulative rewards are a copy)
-        self.rewards = rewards
-        self._cumulative_rewards = dict(rewards)
-        self.terminations = terms
-        self.truncations = truncs
-        self.infos = infos
-        self.agent_selection = self.agents[0]
-
-    def _check_alone(self, seat: int, action: Any) -> int:
-        """``action`` of ``seat`` as the tick will play it (-1: out of range,
-        with ``illegal_action`` other than "raise"), checked against the
-        seat's own mask: :class:`IllegalActionError` or ``TypeError`` as
-        :func:`check_joint_actions` raises them, nothing buffered."""
-        try:
-            probe_action = action_id(action, self.rules.num_actions)
-        except IllegalActionError:
-            if self.parallel.illegal_action == "raise":
-                raise
-            probe_action = -1
-        probe = np.full((1, self.rules.num_players), self.rules.wait_action, np.int64)
-        probe[0, seat] = probe_action
-        legal = np.ones_like(self.parallel._state.legal)
-        legal[0, seat] = self.parallel._state.legal[0, seat]
-        check_joint_actions(self.rules, legal, probe, self.parallel.illegal_action)
-        return probe_action
-
-    def render(self, seat: int | None = None) -> Any:
-        return self.parallel.render(seat)
-
-    def close(self) -> None:
-        self.parallel.close()
-
-    # ------------------------------------------------------------- extras
-    def action_to_str(self, action: int) -> str:
-        return self.rules.action_to_str(action)
-
-    def str_to_action(self, text: str) -> int:
-        return self.rules.str_to_action(text)
-
-    def state_dict(self) -> dict[str, Any]:
-        return self.parallel.state_dict()
+        return obs, rewards, done, trunc

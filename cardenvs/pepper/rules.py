@@ -19,7 +19,7 @@ import numpy as np
 
 from ..core.cards import deal_slots
 from ..core.game import BatchState, TurnBasedRules, choice, positive_int
-from ..core.jit import pack
+from ..core.jit import entry, pack
 from ..core.onegame import OneGame, step_call
 from . import apply, deal, observation
 from .observation import BID, SEAT_PLANES, TRICKS
@@ -163,22 +163,37 @@ class PepperRules(TurnBasedRules):
         return [dealt[0, :after_plays], dealt[1, :after_bids]]
 
     def one_game(self) -> OneGame:
-        # scratch: the rows of a new deal and the rows grouped by phase (see apply.step_one)
-        return OneGame(self, scratch=(np.zeros((2, 1), np.int64), np.zeros((3, 2), np.int64)))
+        # scratch: the rows of a new deal and the rows grouped by phase (see apply.step_one), then
+        # a new hand's shuffle keys and the deck's cards (see apply.deal_keyed)
+        keys, cards = np.zeros((1, self.deck.num_cards)), self.deck.multiset.copy()
+        return OneGame(self, scratch=(np.zeros((2, 1), np.int64), np.zeros((3, 2), np.int64), keys, cards))
 
     def step_one(self, state: BatchState, action: int, one: OneGame) -> tuple[bool, bool, int]:
         """:meth:`step` of a batch of one, and the next observation and mask
         in the same call (:func:`~cardenvs.pepper.apply.step_one`); a hand
         dealt anew is drawn here, as :meth:`step` draws it, and dealt and
-        observed in a second call (:func:`~cardenvs.pepper.apply.deal_one`)."""
+        observed in a second call (:func:`~cardenvs.pepper.apply.deal_keyed`,
+        which makes the deck from the keys; :func:`~cardenvs.pepper.apply.deal_one`
+        with fixed decks or per-game streams)."""
         made = state._bundles.get(one)  # (step_call's, without the call)
         step, packs = (
             made if made is not None else step_call(state, one, self.config_pack, TablePack, apply.step_one, "int")
         )
         redeal, observed, scored, seat = step(action, packs)
-        if redeal:  # (pass_the_deal's deal: the deck drawn here, then dealt and observed in one call)
-            return True, scored, int(apply.deal_one(self.deck_orders(state, _ROW_0), packs))
-        return observed, scored, seat
+        if not redeal:
+            return observed, scored, seat
+        # pass_the_deal's deal: the deck drawn here, then dealt and observed in one call -- the usual
+        # deck (no fixed decks, the batch's generator) made in that call from the keys, drawn as
+        # deck_orders draws them (random((1, cards))'s doubles)
+        keys = None
+        if state.streams is None and not state.fixed_decks.shape[1]:
+            keys = one.scratch[2]
+            state.rng.random(out=keys)
+            seat = int(entry(apply.deal_keyed, "pack")(packs))
+            if seat != apply.TIED_KEYS:
+                state.deals[0] += 1
+                return True, scored, seat
+        return True, scored, int(apply.deal_one(self.deck_orders(state, _ROW_0, keys), packs))
 
     # ------------------------------------------------------------ observation
     def observe(self, state: BatchState, seats: np.ndarray, rows: np.ndarray | None = None) -> np.ndarray:

@@ -29,7 +29,8 @@ from typing import Any
 
 from ..core.aec import wrap
 from ..core.layout import with_observation_table
-from ..core.simultaneous import SimultaneousAECEnv, SimultaneousParallelEnv
+from ..core.simultaneous import SimultaneousParallelEnv
+from ..core.simultaneous_aec import SimultaneousAECEnv
 from ..speed.observation import LAYOUT as SPEED_LAYOUT
 from .observation import LAYOUT as SPIT_LAYOUT
 from .rules import spit_rules
