@@ -43,5 +43,5 @@ if __name__ == "__main__":
         **LIGHT_RECIPE,
         fixed_steps=4_000_000,
         selfplay_steps=0,
-        steps_per_second=18000,  # learner steps per CPU-second with advice, selection included (12M-step run of 2026-12-01)
+        steps_per_second=18000,  # learner steps per CPU-second, advised, selection included (12M steps, 2026-12-01)
     )
