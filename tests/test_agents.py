@@ -524,3 +524,24 @@ def test_tournament_rows_plays_only_those_agents_matches():
     assert table[0] == [None, None] and table[1][0] is not None and table[1][1] is None
     lines = format_table(agents, table).splitlines()
     assert len(lines) == 3 and lines[2].startswith("| rule |")
+
+
+def test_training_on_from_an_advised_model_keeps_its_teacher(tmp_path):
+    """``init_model``: the saved teacher's options are used (and recorded);
+    other options given for it are refused before anything trains."""
+    from cardenvs.agents.registry import make_agent, rule_agent
+    from cardenvs.agents.training import TrainConfig, train
+
+    small = dict(fixed_steps=64, num_envs=4, n_steps=16, batch_size=64, eval_games=2, advice=True)
+    first = TrainConfig("spit_v0", advisor_options={"deny": True}, **small)
+    train(first, rule_agent("spit_v0"), tmp_path / "a", tmp_path / "a.zip", progress_bar=False, log=lambda *a: None)
+    on = TrainConfig("spit_v0", init_model=str(tmp_path / "a.zip"), **small)
+    summary = train(
+        on, rule_agent("spit_v0"), tmp_path / "b", tmp_path / "b.zip", progress_bar=False, log=lambda *a: None
+    )
+    assert summary["config"]["advisor_options"] == {"deny": True}
+    assert make_agent("spit_v0", f"ppo:{tmp_path / 'b.zip'}").advisor.deny
+    other = TrainConfig("spit_v0", init_model=str(tmp_path / "a.zip"), advisor_options={"deny": False}, **small)
+    with pytest.raises(ValueError, match="its own teacher"):
+        train(other, rule_agent("spit_v0"), tmp_path / "c", None, progress_bar=False, log=lambda *a: None)
+    assert not (tmp_path / "c" / "summary.json").exists()

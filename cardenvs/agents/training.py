@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 import pathlib
 import time
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import asdict, dataclass, field, fields, replace
 from typing import Any
 
 import numpy as np
@@ -148,6 +148,7 @@ def train(
     if opponent not in _opponent_names():
         raise ValueError(f"opponent must be one of {_opponent_names()}, got {opponent!r}")
     fixed = rule_agent if opponent == "rule" else RandomAgent(cfg.seed)
+    cfg = replace(cfg, advisor_options=_advisor_options(cfg))  # (a model trained on goes on with its teacher)
     advisor = _advisor(cfg, rule_agent) if cfg.advice else None
     env = learner_vec_env(
         cfg.game,
@@ -190,6 +191,23 @@ def train(
         summary["selection"] = selection.summary()
     (run_dir / "summary.json").write_text(json.dumps(summary, indent=2))
     return summary
+
+
+def _advisor_options(cfg: TrainConfig) -> dict:
+    """The teacher's options: ``cfg.advisor_options``, or those saved in
+    ``cfg.init_model`` when training goes on from it (other ones given for
+    it are a ``ValueError``: the policy has learned on top of its teacher)."""
+    if not (cfg.advice and cfg.init_model):
+        return dict(cfg.advisor_options)
+    from .advice import advisor_options
+
+    saved = advisor_options(load_model(cfg.init_model))
+    if cfg.advisor_options and cfg.advisor_options != saved:
+        raise ValueError(
+            f"{cfg.init_model} was advised by the rule agent with options {saved}, "
+            f"not {cfg.advisor_options}: train on with its own teacher (leave out advisor_options)"
+        )
+    return saved
 
 
 def _advisor(cfg: TrainConfig, rule_agent: Agent) -> Agent:
