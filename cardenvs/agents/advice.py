@@ -54,6 +54,8 @@ def advised_observation(advisor: Agent, obs: np.ndarray, mask: np.ndarray) -> np
 try:  # the policy needs sb3-contrib and torch (the "train" extra)
     import torch as th
     from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+
+    from .legal_logits import GATHER_FROM, LegalLogits
 except ImportError:  # pragma: no cover - exercised only without the extra
     MaskableActorCriticPolicy = object
 
@@ -92,18 +94,40 @@ class AdvisedPolicy(MaskableActorCriticPolicy):
     def _remember_advice(self, obs: th.Tensor) -> None:
         self._advice = obs[..., -self.advice_size :].float()
 
+    def _logits(self, latent_pi: th.Tensor) -> th.Tensor:
+        return self.action_net(latent_pi) + self.advice_weight * self._advice
+
     def _get_action_dist_from_latent(self, latent_pi: th.Tensor):
-        logits = self.action_net(latent_pi) + self.advice_weight * self._advice
-        return self.action_dist.proba_distribution(action_logits=logits)
+        return self.action_dist.proba_distribution(action_logits=self._logits(latent_pi))
+
+    def _gathered(self, action_masks: Any) -> bool:
+        """Whether training takes the gathered path (:mod:`.legal_logits`)."""
+        return self.advice_size >= GATHER_FROM and action_masks is not None and LegalLogits.usable(action_masks)
+
+    def _latents(self, obs: th.Tensor) -> tuple[th.Tensor, th.Tensor]:
+        """(actor, critic) latents, as MaskableActorCriticPolicy computes them."""
+        features = self.extract_features(obs)
+        if self.share_features_extractor:
+            return self.mlp_extractor(features)
+        pi_features, vf_features = features
+        return self.mlp_extractor.forward_actor(pi_features), self.mlp_extractor.forward_critic(vf_features)
 
     # Every path to the action distribution starts at one of these three.
-    def forward(self, obs, *args: Any, **kwargs: Any):
+    def forward(self, obs, deterministic: bool = False, action_masks: Any = None):
         self._remember_advice(obs)
-        return super().forward(obs, *args, **kwargs)
+        if not self._gathered(action_masks):
+            return super().forward(obs, deterministic=deterministic, action_masks=action_masks)
+        latent_pi, latent_vf = self._latents(obs)
+        actions, log_prob = LegalLogits(self._logits(latent_pi), action_masks).sample(deterministic)
+        return actions.reshape((-1, *self.action_space.shape)), self.value_net(latent_vf), log_prob
 
-    def evaluate_actions(self, obs, *args: Any, **kwargs: Any):
+    def evaluate_actions(self, obs, actions: th.Tensor, action_masks: Any = None):
         self._remember_advice(obs)
-        return super().evaluate_actions(obs, *args, **kwargs)
+        if not self._gathered(action_masks):
+            return super().evaluate_actions(obs, actions, action_masks=action_masks)
+        latent_pi, latent_vf = self._latents(obs)
+        legal = LegalLogits(self._logits(latent_pi), action_masks)
+        return self.value_net(latent_vf), legal.log_prob(actions), legal.entropy()
 
     def get_distribution(self, obs, *args: Any, **kwargs: Any):
         self._remember_advice(obs)
