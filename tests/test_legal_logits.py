@@ -35,7 +35,7 @@ def stock(logits, masks):
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_log_probs_entropies_and_gradients_equal_sb3_contribs(seed):
     logits, masks, chosen = random_case(seed)
-    ours, theirs = LegalLogits(logits, masks), stock(logits, masks)
+    ours, theirs = LegalLogits.of(logits, masks), stock(logits, masks)
     lp, ent = ours.log_prob(chosen), ours.entropy()
     np.testing.assert_allclose(lp.detach(), theirs.log_prob(chosen).detach(), rtol=1e-5, atol=1e-5)
     np.testing.assert_allclose(ent.detach(), theirs.entropy().detach(), rtol=1e-5, atol=1e-5)
@@ -49,7 +49,7 @@ def test_greedy_actions_equal_sb3_contribs_with_ties():
     logits, masks, _ = random_case(3)
     with th.no_grad():
         logits[:, :] = th.round(logits)  # many ties among the legal logits
-        actions, log_prob = LegalLogits(logits, masks).sample(deterministic=True)
+        actions, log_prob = LegalLogits.of(logits, masks).sample(deterministic=True)
         theirs = stock(logits, masks)
         np.testing.assert_array_equal(actions, theirs.get_actions(deterministic=True))
         np.testing.assert_allclose(log_prob, theirs.log_prob(actions), rtol=1e-5, atol=1e-5)
@@ -62,7 +62,7 @@ def test_samples_follow_the_distribution():
     logits = th.zeros((1, 2000))
     logits[0, [3, 700, 1999, 5]] = th.tensor([0.0, 1.0, 2.0, 9.0])  # 5 is illegal
     th.manual_seed(0)
-    legal = LegalLogits(logits.repeat(20000, 1), masks.repeat(20000, 0))
+    legal = LegalLogits.of(logits.repeat(20000, 1), masks.repeat(20000, 0))
     actions, log_prob = legal.sample()
     counts = np.array([(actions == a).sum().item() for a in (3, 700, 1999)])
     assert counts.sum() == 20000  # never an illegal action
@@ -73,12 +73,12 @@ def test_samples_follow_the_distribution():
 
 def test_bad_actions_and_empty_rows():
     logits, masks, chosen = random_case(4, rows=4)
-    legal = LegalLogits(logits, masks)
+    legal = LegalLogits.of(logits, masks)
     illegal = th.tensor([int(np.flatnonzero(~m)[0]) for m in masks])
     with pytest.raises(ValueError, match="outside its row's legal actions"):
         legal.log_prob(illegal)
     masks[2] = False
-    assert not LegalLogits.usable(masks) and LegalLogits.usable(masks[[0, 1, 3]])
+    assert LegalLogits.of(logits, masks) is None and LegalLogits.of(logits[[0, 1, 3]], masks[[0, 1, 3]]) is not None
 
 
 def test_advised_policy_trains_push_sized_spaces_on_the_gathered_path():

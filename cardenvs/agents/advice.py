@@ -100,10 +100,6 @@ class AdvisedPolicy(MaskableActorCriticPolicy):
     def _get_action_dist_from_latent(self, latent_pi: th.Tensor):
         return self.action_dist.proba_distribution(action_logits=self._logits(latent_pi))
 
-    def _gathered(self, action_masks: Any) -> bool:
-        """Whether training takes the gathered path (:mod:`.legal_logits`)."""
-        return self.advice_size >= GATHER_FROM and action_masks is not None and LegalLogits.usable(action_masks)
-
     def _latents(self, obs: th.Tensor) -> tuple[th.Tensor, th.Tensor]:
         """(actor, critic) latents, as MaskableActorCriticPolicy computes them."""
         features = self.extract_features(obs)
@@ -112,22 +108,27 @@ class AdvisedPolicy(MaskableActorCriticPolicy):
         pi_features, vf_features = features
         return self.mlp_extractor.forward_actor(pi_features), self.mlp_extractor.forward_critic(vf_features)
 
-    # Every path to the action distribution starts at one of these three.
+    # Every path to the action distribution starts at one of these three.  In training, action
+    # spaces of GATHER_FROM actions or more (Push) take the distribution over each row's legal
+    # actions (.legal_logits); a row without any falls back to sb3-contrib's.
     def forward(self, obs, deterministic: bool = False, action_masks: Any = None):
         self._remember_advice(obs)
-        if not self._gathered(action_masks):
-            return super().forward(obs, deterministic=deterministic, action_masks=action_masks)
-        latent_pi, latent_vf = self._latents(obs)
-        actions, log_prob = LegalLogits(self._logits(latent_pi), action_masks).sample(deterministic)
-        return actions.reshape((-1, *self.action_space.shape)), self.value_net(latent_vf), log_prob
+        if self.advice_size >= GATHER_FROM and action_masks is not None:
+            latent_pi, latent_vf = self._latents(obs)
+            legal = LegalLogits.of(self._logits(latent_pi), action_masks)
+            if legal is not None:
+                actions, log_prob = legal.sample(deterministic)
+                return actions.reshape((-1, *self.action_space.shape)), self.value_net(latent_vf), log_prob
+        return super().forward(obs, deterministic=deterministic, action_masks=action_masks)
 
     def evaluate_actions(self, obs, actions: th.Tensor, action_masks: Any = None):
         self._remember_advice(obs)
-        if not self._gathered(action_masks):
-            return super().evaluate_actions(obs, actions, action_masks=action_masks)
-        latent_pi, latent_vf = self._latents(obs)
-        legal = LegalLogits(self._logits(latent_pi), action_masks)
-        return self.value_net(latent_vf), legal.log_prob(actions), legal.entropy()
+        if self.advice_size >= GATHER_FROM and action_masks is not None:
+            latent_pi, latent_vf = self._latents(obs)
+            legal = LegalLogits.of(self._logits(latent_pi), action_masks)
+            if legal is not None:
+                return self.value_net(latent_vf), legal.log_prob(actions), legal.entropy()
+        return super().evaluate_actions(obs, actions, action_masks=action_masks)
 
     def get_distribution(self, obs, *args: Any, **kwargs: Any):
         self._remember_advice(obs)

@@ -26,10 +26,9 @@ GATHER_FROM = 1024
 
 class LegalLogits:
     """The masked categorical of ``logits`` (B, A) under ``masks`` (B, A)
-    bool, every row with a legal action (see :meth:`usable`)."""
+    bool tensor, every row with a legal action (made by :meth:`of`)."""
 
-    def __init__(self, logits: th.Tensor, masks: Any):
-        masks = _as_mask(masks, logits)
+    def __init__(self, logits: th.Tensor, masks: th.Tensor):
         counts = masks.sum(dim=1)
         rows, cols = masks.nonzero(as_tuple=True)  # row-major: each row's legal actions in action order
         slot = th.arange(len(rows), device=logits.device) - (th.cumsum(counts, 0) - counts)[rows]
@@ -41,10 +40,16 @@ class LegalLogits:
         legal = logits.gather(1, self.actions).masked_fill(~self.valid, float("-inf"))
         self.log_probs = th.log_softmax(legal, dim=1)
 
-    @staticmethod
-    def usable(masks: Any) -> bool:
-        """Whether every row has a legal action (else use sb3-contrib's)."""
-        return bool(np.asarray(masks, bool).reshape(len(masks), -1).any(axis=1).all())
+    @classmethod
+    def of(cls, logits: th.Tensor, masks: Any) -> LegalLogits | None:
+        """The distribution of ``logits`` (B, A) under ``masks`` (B, A) (bool
+        or 0/1, numpy or torch), or None if a row has no legal action (then
+        sb3-contrib's distribution is the one to use)."""
+        if isinstance(masks, th.Tensor):
+            masks = masks.to(device=logits.device, dtype=th.bool).reshape(logits.shape)
+        else:
+            masks = th.as_tensor(np.asarray(masks, bool).reshape(tuple(logits.shape)), device=logits.device)
+        return cls(logits, masks) if bool(masks.any(dim=1).all()) else None
 
     def log_prob(self, actions: th.Tensor) -> th.Tensor:
         """Log-probabilities of ``actions`` (B,), each legal in its row."""
@@ -65,9 +70,3 @@ class LegalLogits:
         else:
             pick = th.multinomial(self.log_probs.exp(), 1)
         return self.actions.gather(1, pick).squeeze(1), self.log_probs.gather(1, pick).squeeze(1)
-
-
-def _as_mask(masks: Any, logits: th.Tensor) -> th.Tensor:
-    if isinstance(masks, th.Tensor):
-        return masks.to(device=logits.device, dtype=th.bool).reshape(logits.shape)
-    return th.as_tensor(np.asarray(masks, bool).reshape(tuple(logits.shape)), device=logits.device)

@@ -68,7 +68,7 @@ class TrainConfig:
     select_seed: int = 5000
 
 
-# The light recipe (Pepper's and Cancellation Hearts' default): many games at once, one
+# The light recipe (every game's default, examples/train_<game>.py): many games at once, one
 # epoch over large batches and a small network keep PPO's update cheap, about 25,000
 # learner steps per CPU-second on Pepper against 6,800 for 64 games, 4 epochs, 256x256.
 LIGHT_RECIPE: dict[str, Any] = {"num_envs": 256, "n_epochs": 1, "batch_size": 4096, "net_arch": (128, 128)}

@@ -452,9 +452,6 @@ class TurnBasedRules(GameRules):
         before, :func:`~.cards.deck_keys`) if given, else drawn here."""
         if keys is None:
             keys = state.random(rows, self.deck.num_cards)  # (deck_keys' draw)
-        if len(rows) == 1 and not state.fixed_decks.shape[1]:  # (one game's deal, e.g. a batch of one's: ~3 us less)
-            state.deals[rows[0]] += 1
-            return self.deck.multiset[keys[0].argsort()][None]
         orders = orders_from_keys(self.deck, keys)
         if state.fixed_decks.shape[1]:  # (no row has fixed decks: the usual batch)
             k = state.deals[rows]
