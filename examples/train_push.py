@@ -40,7 +40,8 @@ if __name__ == "__main__":
         eval_config={},
         reward_mode="relative",
         gamma=1.0,
-        **LIGHT_RECIPE,  # its 128x128 network also keeps the checkpoint small (the input is 4,961 + 2,371 columns)
+        **LIGHT_RECIPE,  # its 128x128 network also keeps the checkpoint small
+        slot_features=16,  # each of the 36 meld slots (132 numbers) through one shared layer to 16 features
         steps_per_second=1800,  # learner steps per CPU-second with advice, selection included (run of 2026-12-01)
         fixed_steps=200_000,
         selfplay_steps=50_000,

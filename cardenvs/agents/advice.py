@@ -100,6 +100,17 @@ class AdvisedPolicy(MaskableActorCriticPolicy):
     def _get_action_dist_from_latent(self, latent_pi: th.Tensor):
         return self.action_dist.proba_distribution(action_logits=self._logits(latent_pi))
 
+    def _legal_logits(self, latent_pi: th.Tensor, action_masks: Any) -> LegalLogits | None:
+        """The distribution over each row's legal actions, its action layer
+        and advice bonus computed at the legal (row, action) pairs only."""
+        weight, bias = self.action_net.weight, self.action_net.bias
+
+        def logits_at(rows: th.Tensor, cols: th.Tensor) -> th.Tensor:
+            value = th.einsum("nh,nh->n", latent_pi[rows], weight[cols]) + bias[cols]
+            return value + self.advice_weight * self._advice[rows, cols]
+
+        return LegalLogits.at(logits_at, action_masks, (len(latent_pi), self.action_space.n), latent_pi.device)
+
     def _latents(self, obs: th.Tensor) -> tuple[th.Tensor, th.Tensor]:
         """(actor, critic) latents, as MaskableActorCriticPolicy computes them."""
         features = self.extract_features(obs)
@@ -115,7 +126,7 @@ class AdvisedPolicy(MaskableActorCriticPolicy):
         self._remember_advice(obs)
         if self.advice_size >= GATHER_FROM and action_masks is not None:
             latent_pi, latent_vf = self._latents(obs)
-            legal = LegalLogits.of(self._logits(latent_pi), action_masks)
+            legal = self._legal_logits(latent_pi, action_masks)
             if legal is not None:
                 actions, log_prob = legal.sample(deterministic)
                 return actions.reshape((-1, *self.action_space.shape)), self.value_net(latent_vf), log_prob
@@ -125,7 +136,7 @@ class AdvisedPolicy(MaskableActorCriticPolicy):
         self._remember_advice(obs)
         if self.advice_size >= GATHER_FROM and action_masks is not None:
             latent_pi, latent_vf = self._latents(obs)
-            legal = LegalLogits.of(self._logits(latent_pi), action_masks)
+            legal = self._legal_logits(latent_pi, action_masks)
             if legal is not None:
                 return self.value_net(latent_vf), legal.log_prob(actions), legal.entropy()
         return super().evaluate_actions(obs, actions, action_masks=action_masks)

@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import pathlib
 import time
+from collections import defaultdict
 from dataclasses import asdict, dataclass, field, fields, replace
 from typing import Any
 
@@ -49,6 +50,9 @@ class TrainConfig:
     reward_mode: str = "seat"  # or "relative": minus the opponents' mean (zero-sum)
     ent_coef: float = 0.01
     net_arch: tuple = (256, 256)
+    # 0, or the features per repeat of each repeated observation block wider than that (Push's 36
+    # meld slots of 132), encoded by one shared layer (agents/slot_features.py): a cheaper first layer
+    slot_features: int = 0
     eval_games: int = 200
     seed: int = 0
     checkpoint_every: int = 100_000
@@ -105,7 +109,7 @@ class Selection:
         self.log(f"selection at {steps:,} steps: {res} (the rule agent in its place: {self.reference:.1%})")
         if self.best is None or res.win_rate > self.best[0]:
             self.best = (res.win_rate, steps)
-            model.save(str(self.path))
+            save_small(model, self.path)
 
     def chosen(self, model: Any, env: Any) -> Any:
         """The best policy of the run (the last one is a candidate too)."""
@@ -173,8 +177,8 @@ def train(
     train_cpu_seconds = time.process_time() - cpu0  # the budget: CPU time, whatever else shares the machine
     if model_path:
         pathlib.Path(model_path).parent.mkdir(parents=True, exist_ok=True)
-        model.save(str(model_path))
-    model.save(str(run_dir / "final_model"))
+        save_small(model, model_path)
+    save_small(model, run_dir / "final_model")
     plot_curve(curve, run_dir / "learning_curve.png", f"{cfg.game}: MaskablePPO training return")
     summary = {
         "config": asdict(cfg),
@@ -191,6 +195,20 @@ def train(
         summary["selection"] = selection.summary()
     (run_dir / "summary.json").write_text(json.dumps(summary, indent=2))
     return summary
+
+
+def save_small(model: Any, path: str | pathlib.Path) -> None:
+    """``model.save(path)`` without the optimizer's state (Adam's two moment
+    estimates per weight, twice the policy's size): what an agent needs is
+    the policy; training on from the file (``init_model``) starts Adam afresh.
+    The model in memory keeps its state."""
+    optimizer = model.policy.optimizer
+    state = optimizer.state
+    optimizer.state = type(state)(dict) if isinstance(state, defaultdict) else {}
+    try:
+        model.save(str(path))
+    finally:
+        optimizer.state = state
 
 
 def _advisor_options(cfg: TrainConfig) -> dict:
@@ -234,9 +252,17 @@ def _new_model(cfg: TrainConfig, env: Any) -> Any:
         policy_kwargs.update(
             advice_size=env.action_space.n, advice_weight=cfg.advice_weight, advisor_options=dict(cfg.advisor_options)
         )
+    if cfg.slot_features:
+        from .slot_features import slot_policy_kwargs
+
+        advice = env.action_space.n if cfg.advice else 0
+        policy_kwargs.update(slot_policy_kwargs(cfg.game, env.observation_space, cfg.slot_features, advice))
+    from .rollout_buffer import KeptRolloutBuffer
+
     return MaskablePPO(
         policy,
         env,
+        rollout_buffer_class=KeptRolloutBuffer,
         n_steps=cfg.n_steps,
         batch_size=cfg.batch_size,
         n_epochs=cfg.n_epochs,
