@@ -17,12 +17,12 @@ from sb3_contrib.common.maskable.buffers import MaskableRolloutBuffer  # noqa: E
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy  # noqa: E402
 
 from cardenvs.agents.advice import AdvisedPolicy  # noqa: E402
+from cardenvs.agents.policy import load_model, save_small  # noqa: E402
 from cardenvs.agents.registry import make_agent, rule_agent  # noqa: E402
 from cardenvs.agents.rollout_buffer import KeptRolloutBuffer  # noqa: E402
 from cardenvs.agents.seat_env import learner_vec_env  # noqa: E402
 from cardenvs.agents.slot_features import SlotFeatures, repeated_blocks  # noqa: E402
-from cardenvs.agents.policy import load_model  # noqa: E402
-from cardenvs.agents.training import TrainConfig, _new_model, save_small, train  # noqa: E402
+from cardenvs.agents.training import TrainConfig, _new_model, train  # noqa: E402
 from cardenvs.push import observation as push_obs  # noqa: E402
 
 SMALL = dict(num_envs=8, n_steps=16, batch_size=32, n_epochs=2, net_arch=(16, 16), advice=True, seed=3)

@@ -16,15 +16,15 @@ from __future__ import annotations
 import json
 import pathlib
 import time
-from collections import defaultdict
 from dataclasses import asdict, dataclass, field, fields, replace
 from typing import Any
 
 import numpy as np
 
 from .base import Agent, RandomAgent
+from .curves import plot_curve
 from .evaluation import match
-from .policy import FrozenPolicyAgent, PolicyAgent, load_model
+from .policy import FrozenPolicyAgent, PolicyAgent, load_model, save_small
 from .seat_env import learner_vec_env
 
 
@@ -195,20 +195,6 @@ def train(
         summary["selection"] = selection.summary()
     (run_dir / "summary.json").write_text(json.dumps(summary, indent=2))
     return summary
-
-
-def save_small(model: Any, path: str | pathlib.Path) -> None:
-    """``model.save(path)`` without the optimizer's state (Adam's two moment
-    estimates per weight, twice the policy's size): what an agent needs is
-    the policy; training on from the file (``init_model``) starts Adam afresh.
-    The model in memory keeps its state."""
-    optimizer = model.policy.optimizer
-    state = optimizer.state
-    optimizer.state = type(state)(dict) if isinstance(state, defaultdict) else {}
-    try:
-        model.save(str(path))
-    finally:
-        optimizer.state = state
 
 
 def _advisor_options(cfg: TrainConfig) -> dict:
@@ -407,29 +393,6 @@ def _evaluate(cfg: TrainConfig, model: Any, advisor: Agent | None, rule_agent: A
             }
         )
     return results
-
-
-def plot_curve(curve: list[tuple[int, float]], path: pathlib.Path, title: str) -> None:
-    """Episode returns (light) and their moving average against training steps."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, ax = plt.subplots(figsize=(7, 4))
-    if curve:
-        steps, rets = np.array(curve).T
-        k = max(1, len(rets) // 50)
-        smooth = np.convolve(rets, np.ones(k) / k, mode="valid")
-        ax.plot(steps, rets, ".", alpha=0.08, color="tab:blue", markersize=2)
-        ax.plot(steps[k - 1 :], smooth, color="tab:red", label=f"moving average ({k} episodes)")
-        ax.legend()
-    ax.set_xlabel("learner steps")
-    ax.set_ylabel("episode return")
-    ax.set_title(title)
-    fig.tight_layout()
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
 
 
 # the fields --set may override, with their defaults (a value must have the default's type)
