@@ -4,7 +4,6 @@ torch, stable-baselines3, sb3-contrib), and loading saved models."""
 from __future__ import annotations
 
 import pathlib
-from collections import defaultdict
 from typing import Any
 
 import numpy as np
@@ -33,20 +32,6 @@ def load_model(path: str | pathlib.Path, env: Any = None) -> Any:
     if data.get("policy_class", {}).get("__module__") == "agents.advice":
         custom["policy_class"] = AdvisedPolicy
     return MaskablePPO.load(path, env=env, device="cpu", custom_objects=custom)
-
-
-def save_small(model: Any, path: str | pathlib.Path) -> None:
-    """``model.save(path)`` without the optimizer's state (Adam's two moment
-    estimates per weight, twice the policy's size): what an agent needs is
-    the policy; training on from the file (``init_model``) starts Adam afresh.
-    The model in memory keeps its state."""
-    optimizer = model.policy.optimizer
-    state = optimizer.state
-    optimizer.state = type(state)(dict) if isinstance(state, defaultdict) else {}
-    try:
-        model.save(str(path))
-    finally:
-        optimizer.state = state
 
 
 class PolicyAgent(Agent):

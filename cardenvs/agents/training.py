@@ -24,7 +24,7 @@ import numpy as np
 from .base import Agent, RandomAgent
 from .curves import plot_curve
 from .evaluation import match
-from .policy import FrozenPolicyAgent, PolicyAgent, load_model, save_small
+from .policy import FrozenPolicyAgent, PolicyAgent, load_model
 from .seat_env import learner_vec_env
 
 
@@ -109,7 +109,7 @@ class Selection:
         self.log(f"selection at {steps:,} steps: {res} (the rule agent in its place: {self.reference:.1%})")
         if self.best is None or res.win_rate > self.best[0]:
             self.best = (res.win_rate, steps)
-            save_small(model, self.path)
+            model.save(str(self.path))
 
     def chosen(self, model: Any, env: Any) -> Any:
         """The best policy of the run (the last one is a candidate too)."""
@@ -177,8 +177,8 @@ def train(
     train_cpu_seconds = time.process_time() - cpu0  # the budget: CPU time, whatever else shares the machine
     if model_path:
         pathlib.Path(model_path).parent.mkdir(parents=True, exist_ok=True)
-        save_small(model, model_path)
-    save_small(model, run_dir / "final_model")
+        model.save(str(model_path))
+    model.save(str(run_dir / "final_model"))
     plot_curve(curve, run_dir / "learning_curve.png", f"{cfg.game}: MaskablePPO training return")
     summary = {
         "config": asdict(cfg),
