@@ -26,6 +26,7 @@ import numpy as np
 
 from cardenvs.agents.evaluation import MatchResult, seat_chance
 from cardenvs.agents.pimc import TRACKED, PIMCAgent, play_match
+from cardenvs.agents.policy import one_torch_thread
 from cardenvs.agents.registry import make_agent
 from cardenvs.registry import rules_class
 
@@ -78,6 +79,7 @@ def main() -> None:
     p.add_argument("--rate", type=int, default=0, help="B: measure decisions per CPU-second on B positions, no match")
     p.add_argument("--steps", type=int, default=40, help="with --rate: rule actions played before the decisions")
     args = p.parse_args()
+    one_torch_thread()  # (the PPO rollouts and opponents: small batches)
     rollout = make_agent(args.game, "ppo") if args.rollout == "ppo" else args.rollout
     agent = PIMCAgent(args.game, worlds=args.worlds, rollout=rollout, seed=args.seed)
     if args.rate:

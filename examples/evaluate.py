@@ -21,6 +21,7 @@ ROOT = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from cardenvs.agents.evaluation import format_table, tournament  # noqa: E402
+from cardenvs.agents.policy import one_torch_thread  # noqa: E402
 from cardenvs.agents.registry import BASELINES, RULE_AGENTS, make_agent  # noqa: E402
 
 
@@ -84,6 +85,7 @@ def main() -> None:
     p.add_argument("--config", default="{}", help="game options as JSON, e.g. '{\"num_players\": 3}'")
     p.add_argument("--write-readme", action="store_true", help="put the results into README.md")
     args = p.parse_args()
+    one_torch_thread()
     config = json.loads(args.config)
     games = sorted(RULE_AGENTS) if args.all else [args.game]
     counts = {k: int(v) for k, v in (x.split("=") for x in args.games_for.split(",") if x)}
