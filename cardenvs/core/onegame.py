@@ -19,7 +19,7 @@ import numpy as np
 from .jit import COMPILED, entry, pack
 
 #: What a OneGame makes again rather than copies or pickles (its pack and views).
-_VIEWS = ("pack", "seen_row", "mask_row", "actions_row", "seat_rows")
+_VIEWS = ("pack", "seen_row", "mask_row", "actions_row", "actions_mv", "seat_rows")
 #: The kinds of :func:`step_call`'s pack: three packs.
 _THREE_PACKS = ((np.int64, 2),) * 3
 
@@ -61,6 +61,7 @@ class OneGame:
         values = (self.rewards, self.seen, self.mask, self.actions, *self.scratch)
         self.pack = pack(values, [(v.dtype, v.ndim) for v in values])
         self.seen_row, self.mask_row, self.actions_row = self.seen[0], self.mask[0], self.actions[0]
+        self.actions_mv = memoryview(self.actions_row)
         self.seat_rows: tuple = ()
         if self.seen.ndim == 3:  # every_seat
             labels = self.labels or range(len(self.seen_row))

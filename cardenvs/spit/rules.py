@@ -324,8 +324,11 @@ class SpitRules(TickRules):
             made = state._bundles[one] = (*step, coin_draw(state))
         tick, packs, draw = made
         heads = draw() < _HALF_RAW if draw is not None else state.random(_ROW_0)[0] < 0.5
-        observed, scored, done, truncated = tick(heads, packs)
+        out = tick(heads, packs)
+        observed, scored, done, truncated = out
         if observed:  # (truncated at max_ticks and observed in the kernel)
+            if held is None:
+                return out
             if held is not None:  # (the kernel wrote this tick's rewards, zeros included)
                 one.rewards += self.held_change(held, state)
                 scored = bool(one.rewards.any())
