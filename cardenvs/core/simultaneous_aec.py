@@ -114,12 +114,14 @@ class SimultaneousAECEnv(AECEnv):
         if dead:
             return self._was_dead_step(action)
         seat, later = self._order[agent]
-        pending = self._pending
+        pending, one = self._pending, parallel._one
         legal = state._bundles.get(_LEGAL)
         if legal is None:
             legal = state._bundles[_LEGAL] = memoryview(state.legal)
         if type(action) is int and 0 <= action < self._num_actions and legal[0, seat, action]:
             pending[agent] = action  # a legal int (the usual case): nothing more to check
+            if one is not None:  # (and where the rules' one-call tick reads it)
+                one.actions_mv[seat] = action
         else:  # check this player's action against its own mask (the others' masks let anything pass)
             pending[agent] = self._check_alone(seat, action)
             self._checked_alone = True
@@ -130,15 +132,11 @@ class SimultaneousAECEnv(AECEnv):
                 self.rewards.update(self._cleared)
             self.agent_selection = later
             return
-        one = parallel._one
         if one is None or self._checked_alone or len(self.agents) != self._num_players:
             obs = self._tick_checked(pending)
         else:  # every action a legal int, checked as it came: the parallel env's own checks would pass.
             # The parallel env's tick (its _advance) without its dicts, this view's kept current in their
             # place; the usual tick (observed, not over) in line: a call less is ~2% of a tick in the AEC loop
-            row = one.actions_mv  # (written where the rules' one-call tick reads them: in seat order, as submitted)
-            for i, a in enumerate(pending.values()):
-                row[i] = a
             observed, scored, done, trunc = parallel.rules.step_one(state, one.actions, one)
             if observed and not done and parallel.obs_dtype is None and parallel.render_mode != "human":
                 obs = {}
