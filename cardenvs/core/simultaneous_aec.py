@@ -17,7 +17,7 @@ from .options import action_id
 from .simultaneous import SimultaneousParallelEnv, check_joint_actions
 
 
-_LEGAL = 'legal memoryview'
+_LEGAL = "legal memoryview"
 
 
 class SimultaneousAECEnv(AECEnv):

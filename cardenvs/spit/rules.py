@@ -303,10 +303,11 @@ class SpitRules(TickRules):
     def one_game(self) -> OneGame:
         # scratch: the rows and takers of the deals that end, which games are stuck, the tick's counts,
         # and the active flags, faster hands and rows a batch of one's tick needs (see apply.tick_one)
-        # and the rounds spat and whether still stuck (see apply.tick_one)
+        # and the rounds spat and whether still stuck, and who went out (see apply.tick_one)
         scratch = (np.empty(1, np.int64), np.empty((1, 2), np.int64), np.empty(1, bool), np.zeros(4, np.int64))
         rows = (np.empty(1, bool), np.empty(1, np.int64), np.zeros(1, np.int64))
-        return OneGame(self, every_seat=True, scratch=(*scratch, *rows, np.zeros(1, np.int64), np.zeros(1, bool)))
+        ends = (np.zeros(1, np.int64), np.zeros(1, bool), np.zeros(1, np.int64))
+        return OneGame(self, every_seat=True, scratch=(*scratch, *rows, *ends))
 
     def step_one(self, state: BatchState, actions: np.ndarray, one: OneGame) -> tuple[bool, bool, bool, bool]:
         """The tick of a batch of one in one compiled call
