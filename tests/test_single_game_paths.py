@@ -15,7 +15,9 @@ import pytest
 import cardenvs
 import cardenvs.vector as V
 from cardenvs import IllegalActionError, spit_v0
+from cardenvs.core.jit import kernel, raw_draw
 from cardenvs.registry import GAMES
+from cardenvs.spit.apply import HALF_RAW
 
 GAME_NAMES = list(GAMES)
 
@@ -222,16 +224,28 @@ def test_spit_aec_view_keeps_the_parallel_envs_results(config):
 
 def test_spit_coin_from_the_raw_draw_is_the_generators_coin():
     """A batch of one's coin is ``Generator.random() < 0.5`` read off the
-    raw 64-bit draw of the default generator (PCG64): the same coins, the
-    generator left where it would be; any other generator draws as before."""
+    raw 64-bit draw of the default generator (PCG64), drawn in the tick's
+    kernel by numpy's own C function: the same coins, the generator left
+    where it would be (compiled, and run as Python through ctypes); any
+    other generator draws as before."""
     from cardenvs.core.game import BatchState
-    from cardenvs.spit.rules import _HALF_RAW, coin_draw
+    from cardenvs.core.jit import _RAW_DRAW
+    from cardenvs.spit.apply import HALF_RAW
+    from cardenvs.spit.rules import coin_source
 
     fast, plain = BatchState(1, np.random.default_rng(3)), np.random.default_rng(3)
-    draw = coin_draw(fast)
-    assert [draw() < _HALF_RAW for _ in range(5000)] == [plain.random() < 0.5 for _ in range(5000)]
+    source = coin_source(fast)
+    assert [_coin(*source) for _ in range(3000)] == [plain.random() < 0.5 for _ in range(3000)]
+    python_draw = _RAW_DRAW(source[0])  # (what raw_draw calls run as Python)
+    assert [python_draw(source[1]) < HALF_RAW for _ in range(2000)] == [plain.random() < 0.5 for _ in range(2000)]
     assert fast.rng.random() == plain.random()
-    assert coin_draw(BatchState(1, np.random.Generator(np.random.MT19937(0)))) is None
+    assert coin_source(BatchState(1, np.random.Generator(np.random.MT19937(0)))) is None
+
+
+@kernel
+def _coin(function, state):
+    """A coin as Spit's tick kernel draws it (see ``spit.apply.tick_one``)."""
+    return raw_draw(function, state) < HALF_RAW
 
 
 def test_pepper_new_hand_from_keys_is_numpys_deal_and_tied_keys_deal_nothing():

@@ -80,13 +80,16 @@ class OneGame:
         self._bind()
 
 
-def step_call(state: Any, one: OneGame, rules_pack: Any, kind: type, kernel: Any, action_kind: str) -> tuple:
+def step_call(
+    state: Any, one: OneGame, rules_pack: Any, kind: type, kernel: Any, action_kind: str, scalars: tuple[int, ...] = ()
+) -> tuple:
     """What a one-call step (``rules.step_one``) calls: ``kernel``'s
     compiled entry point for an ``action_kind`` (``"int"``, ``"bool"``) and
     a pack (:func:`~.jit.entry`: no type dispatch), and that pack, of the
     rules' pack ``rules_pack``, the state's (``state.bundle(kind)``) and
     ``one.pack`` (the kernel views them again with ``view2(packs, k,
-    np.int64)``): numba unboxes every array argument, ~0.08 us each, a
+    np.int64)``), then ``scalars`` (ints: ``scalar(packs, 3)`` ...): numba
+    unboxes every array argument, ~0.08 us each, a
     twentieth of a Pepper step.  Kept among the state's bundles, keyed by
     ``one`` (a step reads ``state._bundles.get(one)`` first, without this
     call), so remade with them: for a new state, or once an array of the
@@ -94,7 +97,7 @@ def step_call(state: Any, one: OneGame, rules_pack: Any, kind: type, kernel: Any
     rules, the bundles and the key."""
     made = state._bundles.get(one)
     if made is None:
-        values = (rules_pack, state.bundle(kind), one.pack)
-        packs = pack(values, _THREE_PACKS) if COMPILED else values
+        values = (rules_pack, state.bundle(kind), one.pack, *scalars)
+        packs = pack(values, _THREE_PACKS + ((None, 0),) * len(scalars)) if COMPILED else values
         made = state._bundles[one] = (entry(kernel, action_kind, "pack"), packs)
     return made

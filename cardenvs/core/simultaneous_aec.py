@@ -16,7 +16,6 @@ from .errors import IllegalActionError
 from .options import action_id
 from .simultaneous import SimultaneousParallelEnv, check_joint_actions
 
-
 _LEGAL = "legal memoryview"
 
 

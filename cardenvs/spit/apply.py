@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core.jit import kernel, scalar, view1, view2, view3
+from ..core.jit import kernel, raw_draw, scalar, view1, view2, view3
 from .legal import masks
 from .observation import OBS_DTYPE, write_observations
 from .scoring import end_deals, truncate_rows
@@ -43,11 +43,18 @@ def act(actions, first, active, action_tables, arrays, rewards, end_rows, end_ta
     return slaps, faster, end_deals(False, first, went_out, state, rewards, end_rows, end_taker, faster)
 
 
+#: A raw PCG64 draw below this: its double (``random()``) below 0.5 (see ``SpitRules.step_one``).
+HALF_RAW = np.uint64(1 << 63)
+
+
 @kernel
 def tick_one(coin, packs):
     """A batch of one's whole tick, for the one-game views (see
     ``SpitRules.step_one``): the ticks counted, :func:`act` with the
-    faster hand ``coin``, the masks (:func:`~.legal.masks`), the truncation
+    faster hand ``coin`` (or, when the pack's scalar 3 is not 0, the
+    coin drawn here first, from the generator of the pack's scalars 3 and
+    4: :func:`~cardenvs.core.jit.raw_draw`, a raw draw below
+    :data:`HALF_RAW`), the masks (:func:`~.legal.masks`), the truncation
     at the rules' ``max_ticks`` and both observations and int8 masks -- in
     the order :meth:`step` takes them.  ``packs``
     (:func:`~cardenvs.core.onegame.step_call`): the rules' tables, the
@@ -75,7 +82,8 @@ def tick_one(coin, packs):
     legal, ticks, truncated = unpack_tick(arrays)
     active[0] = not state.done[0]
     ticks[0] += active[0]
-    first[0] = coin
+    draw_function = scalar(packs, 3)
+    first[0] = coin if draw_function == 0 else raw_draw(draw_function, scalar(packs, 4)) < HALF_RAW
     rows[0] = 0
     counts[0], counts[1], counts[2], counts[3] = tick_rows_into(
         actions, first, active, tables, arrays, rewards, end_rows, end_taker, stuck, rows, went_out
