@@ -96,6 +96,45 @@ def test_wrapper_iterator_enforces_a_step_per_agent():
     assert next(it) == env.unwrapped.agent_selection
     with pytest.raises(AssertionError, match="need to call step"):
         next(it)
+    with pytest.raises(AssertionError, match="need to call step"):  # (another iterator of the wrapper: as PettingZoo's)
+        next(iter(env.agent_iter()))
+    env.step(int(np.flatnonzero(env.observe(env.agent_selection)["action_mask"])[0]))
+    assert next(iter(env.agent_iter())) == env.agent_selection
+
+
+@pytest.mark.parametrize("copy_of", ["deepcopy", "pickle"])
+def test_spit_aec_env_copied_between_two_submissions_plays_on_as_the_original(copy_of):
+    """The AEC view checks actions against a memoryview of the state's mask
+    (one of the state's bundles) and writes them through one of its
+    OneGame's actions: neither is copied or pickled (a copy makes its own,
+    of its own arrays), so a copy taken in the middle of a tick plays on as
+    the original does."""
+    import copy
+    import pickle
+
+    env = cardenvs.make("spit_v0")
+    env.reset(seed=4)
+    rnd = random.Random(0)
+
+    def act(e: object, r: random.Random) -> int:
+        legal = np.flatnonzero(e.last()[0]["action_mask"])
+        return int(legal[r.randrange(len(legal))])
+
+    for _ in range(31):
+        env.step(act(env, rnd))
+    twin = copy.deepcopy(env) if copy_of == "deepcopy" else pickle.loads(pickle.dumps(env))
+    r1, r2 = random.Random(5), random.Random(5)
+    for _ in range(600):
+        if not env.agents:
+            break
+        a = act(env, r1)
+        assert act(twin, r2) == a
+        env.step(a)
+        twin.step(a)
+        (o1, *rest1), (o2, *rest2) = env.last(), twin.last()
+        np.testing.assert_array_equal(o1["observation"], o2["observation"])
+        np.testing.assert_array_equal(o1["action_mask"], o2["action_mask"])
+        assert rest1 == rest2 and env.rewards == twin.rewards
 
 
 @pytest.mark.parametrize("game", GAME_NAMES)

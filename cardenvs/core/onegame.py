@@ -35,7 +35,9 @@ class OneGame:
     copies of (``seat_rows``, with ``every_seat``: each seat's label --
     see :meth:`name_seats`, else its number -- observation and mask),
     ``actions_row``: the view of row 0 of ``actions`` (made once: a view
-    made per step costs as much as a copy).  Not copied or pickled
+    made per step costs as much as a copy), ``actions_mv``: a memoryview
+    of it (an int written there without numpy's indexing: the AEC view of
+    a simultaneous game writes each action as it is submitted).  Not copied or pickled
     with its pack (which holds these arrays' addresses) and views: a copy
     makes its own.
 

@@ -16,6 +16,9 @@ from .errors import IllegalActionError
 from .options import action_id
 from .simultaneous import SimultaneousParallelEnv, check_joint_actions
 
+#: The key of a state's bundle (``BatchState.bundle``: made again once its ``legal`` is bound anew, never
+#: copied) holding a memoryview of its ``legal``: :meth:`SimultaneousAECEnv.step` checks an action there,
+#: a Python bool read without numpy's indexing (~0.1 us of a decision in the AEC loop).
 _LEGAL = "legal memoryview"
 
 
@@ -133,20 +136,15 @@ class SimultaneousAECEnv(AECEnv):
             return
         if one is None or self._checked_alone or len(self.agents) != self._num_players:
             obs = self._tick_checked(pending)
-        else:  # every action a legal int, checked as it came: the parallel env's own checks would pass.
-            # The parallel env's tick (its _advance) without its dicts, this view's kept current in their
-            # place; the usual tick (observed, not over) in line: a call less is ~2% of a tick in the AEC loop
+        else:  # every action a legal int, checked as it came (and written to one.actions): the parallel
+            # env's own checks would pass.  Its tick (_advance) without its dicts, this view's kept current
+            # in their place; the usual tick (observed, not over) without _advance's call
             observed, scored, done, trunc = parallel.rules.step_one(state, one.actions, one)
             if observed and not done and parallel.obs_dtype is None and parallel.render_mode != "human":
                 obs = {}
                 for a, seen, mask in one.seat_rows:
                     obs[a] = {"observation": seen.copy(), "action_mask": mask.copy()}
-                if scored:
-                    self._score(one.rewards[0].tolist())
-                else:  # (floats, fresh dicts: as the parallel env's; the cumulative ones left as they are if all 0.0)
-                    self.rewards = self._zeros.copy()
-                    if self._scored:
-                        self._cumulative_rewards, self._scored = self._zeros.copy(), False
+                self._tick_over(obs, one.rewards[0].tolist() if scored else None, False, False)
             else:  # (the rest of the parallel env's tick)
                 rewards = one.rewards[0].tolist() if scored else None
                 obs = self._tick_over(*parallel._after_tick(observed, rewards, done, trunc))
