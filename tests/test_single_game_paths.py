@@ -261,6 +261,42 @@ def test_spit_aec_view_keeps_the_parallel_envs_results(config):
             assert (aec.terminations, aec.truncations, aec.infos) == (terms, truncs, infos)
 
 
+def test_spit_aec_view_calls_the_compiled_tick_only_with_the_bundles_it_was_made_for():
+    """The AEC view calls the compiled tick Spit's ``step_one`` leaves in
+    the OneGame (no Python frame) while the state's bundles are the ones it
+    was made with; once an array of the state is bound anew (its pack
+    would point at the old array) or a new game starts, ``step_one`` runs
+    again and leaves a new one; the games stay the parallel env's."""
+    par, aec = spit_v0.parallel_env(), spit_v0.raw_env()
+    one = aec.parallel._one
+    for seed in range(2):
+        obs, _ = par.reset(seed=seed)
+        aec.reset(seed=seed)
+        rnd = random.Random(seed)
+        assert one.tick_for is not aec.parallel._state._bundles  # (a new game: made by its first tick)
+        for tick in range(400):
+            if not par.agents:
+                break
+            state = aec.parallel._state
+            if tick == 40:
+                state.centre_top = state.centre_top.copy()  # (bound anew: new bundles, new pack)
+                assert one.tick_for is not state._bundles
+            actions = {a: int(rnd.choice(np.flatnonzero(o["action_mask"]))) for a, o in obs.items()}
+            for agent in par.possible_agents:
+                aec.step(actions[agent])
+            obs, rewards, *_ = par.step(actions)
+            assert aec.rewards == rewards
+            if aec.agents:
+                assert one.tick_for is aec.parallel._state._bundles
+                for agent in par.possible_agents:
+                    np.testing.assert_array_equal(aec.observe(agent)["observation"], obs[agent]["observation"])
+    held = spit_v0.raw_env(reward="cards_held")
+    held.reset(seed=0)
+    held.step(0)
+    held.step(0)
+    assert held.parallel._one.tick is None  # (Python adds the held cards' change after every tick)
+
+
 def test_spit_coin_from_the_raw_draw_is_the_generators_coin():
     """A batch of one's coin is ``Generator.random() < 0.5`` read off the
     raw 64-bit draw of the default generator (PCG64), drawn in the tick's

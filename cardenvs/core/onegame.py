@@ -19,7 +19,7 @@ import numpy as np
 from .jit import COMPILED, entry, pack
 
 #: What a OneGame makes again rather than copies or pickles (its pack and views).
-_VIEWS = ("pack", "seen_row", "mask_row", "actions_row", "actions_mv", "seat_rows")
+_VIEWS = ("pack", "seen_row", "mask_row", "actions_row", "actions_mv", "seat_rows", "tick", "tick_for")
 #: The kinds of :func:`step_call`'s pack: three packs.
 _THREE_PACKS = ((np.int64, 2),) * 3
 
@@ -49,6 +49,13 @@ class OneGame:
 
     owner: Any = None
     labels: tuple = ()
+    #: What a game's ``step_one`` may leave for a view to call in its place (no Python frame: a
+    #: ``functools.partial`` of the compiled call): the step of the actions in ``actions``, returning
+    #: what ``step_one`` returns when it says the step was observed (else the rules' ``finish_one``
+    #: finishes it); valid while the state's bundles are the dict ``tick_for`` (a state's arrays bound
+    #: anew, or another state, make other bundles: the call's pack would be stale).  Not copied.
+    tick: Any = None
+    tick_for: Any = None
 
     def __init__(self, rules: Any, every_seat: bool = False, scratch: tuple[np.ndarray, ...] = ()):
         seats = (rules.num_players,) if every_seat else ()

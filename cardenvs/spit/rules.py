@@ -12,6 +12,7 @@ deal, and the legal masks.
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -325,14 +326,25 @@ class SpitRules(TickRules):
             source = coin_source(state)  # (drawn in the kernel: the pack's scalars 3 and 4, (0, 0): not)
             step = step_call(state, one, self.tables_pack, StatePack, apply.tick_one, "bool", source or (0, 0))
             made = state._bundles[one] = (*step, source is not None)
+            if source is not None and held is None:  # nothing for Python before or after an observed tick
+                one.tick, one.tick_for = partial(step[0], False, step[1]), state._bundles
         tick, packs, drawn = made
         out = tick(False if drawn else state.random(_ROW_0)[0] < 0.5, packs)
-        observed, scored, done, truncated = out
-        if observed:  # (truncated at max_ticks and observed in the kernel)
+        if out[0]:  # observed (truncated at max_ticks and observed in the kernel)
             if held is None:
                 return out
             one.rewards += self.held_change(held, state)  # (the kernel wrote this tick's rewards, zeros included)
-            return True, bool(one.rewards.any()), done, truncated
+            return True, bool(one.rewards.any()), out[2], out[3]
+        return self._finish_one(state, one, held)
+
+    def finish_one(self, state: BatchState, one: OneGame, out: tuple) -> tuple[bool, bool, bool, bool]:
+        """:meth:`_finish_one` after ``one.tick`` (left only without ``reward="cards_held"``)."""
+        return self._finish_one(state, one, None)
+
+    def _finish_one(self, state: BatchState, one: OneGame, held: np.ndarray | None) -> tuple[bool, bool, bool, bool]:
+        """:meth:`step_one` once the kernel stopped (a deal ended, or the
+        game is still stuck), with the cards held before the tick for
+        ``reward="cards_held"``."""
         _, end_taker, _, counts, *_, spat, dry = one.scratch
         if counts[2]:  # the deal ended: laid out anew, as follow_up does with one shard (without its plumbing)
             rows = np.zeros(1, np.int64)
