@@ -148,7 +148,10 @@ class SimultaneousAECEnv(AECEnv):
                 obs = {}
                 for a, seen, mask in one.seat_rows:
                     obs[a] = {"observation": seen.copy(), "action_mask": mask.copy()}
-                self._tick_over(obs, one.rewards[0].tolist() if scored else None, False, False)
+                if scored or self._scored:
+                    self._tick_over(obs, one.rewards[0].tolist() if scored else None, False, False)
+                else:  # (nobody scored in this tick nor the last: _tick_over's fresh rewards, without the call)
+                    self.rewards = self._zeros.copy()
             else:  # (the rest of the parallel env's tick)
                 rewards = one.rewards[0].tolist() if scored else None
                 obs = self._tick_over(*parallel._after_tick(observed, rewards, done, trunc))
