@@ -15,7 +15,9 @@ import pytest
 import cardenvs
 import cardenvs.vector as V
 from cardenvs import IllegalActionError, spit_v0
+from cardenvs.core.jit import kernel, raw_draw
 from cardenvs.registry import GAMES
+from cardenvs.spit.apply import HALF_RAW
 
 GAME_NAMES = list(GAMES)
 
@@ -94,6 +96,45 @@ def test_wrapper_iterator_enforces_a_step_per_agent():
     assert next(it) == env.unwrapped.agent_selection
     with pytest.raises(AssertionError, match="need to call step"):
         next(it)
+    with pytest.raises(AssertionError, match="need to call step"):  # (another iterator of the wrapper: as PettingZoo's)
+        next(iter(env.agent_iter()))
+    env.step(int(np.flatnonzero(env.observe(env.agent_selection)["action_mask"])[0]))
+    assert next(iter(env.agent_iter())) == env.agent_selection
+
+
+@pytest.mark.parametrize("copy_of", ["deepcopy", "pickle"])
+def test_spit_aec_env_copied_between_two_submissions_plays_on_as_the_original(copy_of):
+    """The AEC view checks actions against a memoryview of the state's mask
+    (one of the state's bundles) and writes them through one of its
+    OneGame's actions: neither is copied or pickled (a copy makes its own,
+    of its own arrays), so a copy taken in the middle of a tick plays on as
+    the original does."""
+    import copy
+    import pickle
+
+    env = cardenvs.make("spit_v0")
+    env.reset(seed=4)
+    rnd = random.Random(0)
+
+    def act(e: object, r: random.Random) -> int:
+        legal = np.flatnonzero(e.last()[0]["action_mask"])
+        return int(legal[r.randrange(len(legal))])
+
+    for _ in range(31):
+        env.step(act(env, rnd))
+    twin = copy.deepcopy(env) if copy_of == "deepcopy" else pickle.loads(pickle.dumps(env))
+    r1, r2 = random.Random(5), random.Random(5)
+    for _ in range(600):
+        if not env.agents:
+            break
+        a = act(env, r1)
+        assert act(twin, r2) == a
+        env.step(a)
+        twin.step(a)
+        (o1, *rest1), (o2, *rest2) = env.last(), twin.last()
+        np.testing.assert_array_equal(o1["observation"], o2["observation"])
+        np.testing.assert_array_equal(o1["action_mask"], o2["action_mask"])
+        assert rest1 == rest2 and env.rewards == twin.rewards
 
 
 @pytest.mark.parametrize("game", GAME_NAMES)
@@ -220,18 +261,66 @@ def test_spit_aec_view_keeps_the_parallel_envs_results(config):
             assert (aec.terminations, aec.truncations, aec.infos) == (terms, truncs, infos)
 
 
+def test_spit_aec_view_calls_the_compiled_tick_only_with_the_bundles_it_was_made_for():
+    """The AEC view calls the compiled tick Spit's ``step_one`` leaves in
+    the OneGame (no Python frame) while the state's bundles are the ones it
+    was made with; once an array of the state is bound anew (its pack
+    would point at the old array) or a new game starts, ``step_one`` runs
+    again and leaves a new one; the games stay the parallel env's."""
+    par, aec = spit_v0.parallel_env(), spit_v0.raw_env()
+    one = aec.parallel._one
+    for seed in range(2):
+        obs, _ = par.reset(seed=seed)
+        aec.reset(seed=seed)
+        rnd = random.Random(seed)
+        assert one.tick_for is not aec.parallel._state._bundles  # (a new game: made by its first tick)
+        for tick in range(400):
+            if not par.agents:
+                break
+            state = aec.parallel._state
+            if tick == 40:
+                state.centre_top = state.centre_top.copy()  # (bound anew: new bundles, new pack)
+                assert one.tick_for is not state._bundles
+            actions = {a: int(rnd.choice(np.flatnonzero(o["action_mask"]))) for a, o in obs.items()}
+            for agent in par.possible_agents:
+                aec.step(actions[agent])
+            obs, rewards, *_ = par.step(actions)
+            assert aec.rewards == rewards
+            if aec.agents:
+                assert one.tick_for is aec.parallel._state._bundles
+                for agent in par.possible_agents:
+                    np.testing.assert_array_equal(aec.observe(agent)["observation"], obs[agent]["observation"])
+    held = spit_v0.raw_env(reward="cards_held")
+    held.reset(seed=0)
+    held.step(0)
+    held.step(0)
+    assert held.parallel._one.tick is None  # (Python adds the held cards' change after every tick)
+
+
 def test_spit_coin_from_the_raw_draw_is_the_generators_coin():
     """A batch of one's coin is ``Generator.random() < 0.5`` read off the
-    raw 64-bit draw of the default generator (PCG64): the same coins, the
-    generator left where it would be; any other generator draws as before."""
+    raw 64-bit draw of the default generator (PCG64), drawn in the tick's
+    kernel by numpy's own C function: the same coins, the generator left
+    where it would be (compiled, and run as Python through ctypes); any
+    other generator draws as before."""
     from cardenvs.core.game import BatchState
-    from cardenvs.spit.rules import _HALF_RAW, coin_draw
+    from cardenvs.core.jit import _RAW_DRAW
+    from cardenvs.spit.apply import HALF_RAW
+    from cardenvs.spit.rules import coin_source
 
     fast, plain = BatchState(1, np.random.default_rng(3)), np.random.default_rng(3)
-    draw = coin_draw(fast)
-    assert [draw() < _HALF_RAW for _ in range(5000)] == [plain.random() < 0.5 for _ in range(5000)]
+    source = coin_source(fast)
+    assert [_coin(*source) for _ in range(3000)] == [plain.random() < 0.5 for _ in range(3000)]
+    python_draw = _RAW_DRAW(source[0])  # (what raw_draw calls run as Python)
+    assert [python_draw(source[1]) < HALF_RAW for _ in range(2000)] == [plain.random() < 0.5 for _ in range(2000)]
     assert fast.rng.random() == plain.random()
-    assert coin_draw(BatchState(1, np.random.Generator(np.random.MT19937(0)))) is None
+    assert coin_source(BatchState(1, np.random.Generator(np.random.MT19937(0)))) is None
+
+
+@kernel
+def _coin(function, state):
+    """A coin as Spit's tick kernel draws it (see ``spit.apply.tick_one``)."""
+    return raw_draw(function, state) < HALF_RAW
 
 
 def test_pepper_new_hand_from_keys_is_numpys_deal_and_tied_keys_deal_nothing():

@@ -15,11 +15,14 @@ through a kernel (``NUMBA_DISABLE_JIT=1`` does the same with numba installed).
 
 Kernels must not draw random numbers: every draw stays with the numpy
 ``Generator`` of the batch, so seeded games are identical with and without the
-compiler.
+compiler.  The one way a kernel takes a draw keeps that true: it calls the
+generator's own C function for its next raw draw (:func:`raw_draw`, what
+``random_raw()`` calls), on the generator's state, as Python would.
 """
 
 from __future__ import annotations
 
+import ctypes
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
@@ -110,7 +113,24 @@ def _dtype(kind: Any) -> np.dtype:
     return made
 
 
+def raw_source(rng: np.random.Generator) -> tuple[int, int]:
+    """What :func:`raw_draw` draws ``rng``'s next raw 64-bit draw with (the
+    draw ``rng.bit_generator.random_raw()`` returns, and the same step of
+    its stream): the address of numpy's C function for it (the bit
+    generator's ``ctypes.next_uint64``) and of the generator's state, as
+    ints for a pack (:func:`pack`).  The caller keeps ``rng`` alive while a
+    kernel may draw (a state's bundles: see ``BatchState.bundle``), and
+    draws from one thread (``random_raw`` takes the generator's lock)."""
+    made = rng.bit_generator.ctypes
+    return ctypes.cast(made.next_uint64, ctypes.c_void_p).value or 0, int(made.state_address)
+
+
+#: numpy's C function of a raw draw: ``uint64_t next_uint64(void *state)``.
+_RAW_DRAW = ctypes.CFUNCTYPE(ctypes.c_uint64, ctypes.c_void_p)
+
+
 if COMPILED:  # pragma: no branch - which branch runs depends on the environment
+    from llvmlite import ir as _ir
     from numba import types as _types
     from numba.core import cgutils as _cgutils
     from numba.extending import intrinsic as _intrinsic
@@ -162,7 +182,27 @@ if COMPILED:  # pragma: no branch - which branch runs depends on the environment
         """Value ``k`` of a pack: an int (int64; a bool packed is 0 or 1)."""
         return packed[k, 0]
 
+    @_intrinsic
+    def _call_raw_draw(typingctx, function, state):  # noqa: ARG001 - numba's intrinsic signature
+        """A call of the C function at address ``function`` on ``state`` (see :func:`raw_source`)."""
+
+        def codegen(context, builder, signature, args):
+            callee = builder.inttoptr(args[0], _ir.FunctionType(_ir.IntType(64), [_cgutils.voidptr_t]).as_pointer())
+            return builder.call(callee, [builder.inttoptr(args[1], _cgutils.voidptr_t)])
+
+        return _types.uint64(_types.int64, _types.int64), codegen
+
+    @_inline
+    def raw_draw(function, state):
+        """The next raw draw (uint64) of the generator of :func:`raw_source`'s ``(function, state)``."""
+        return _call_raw_draw(function, state)
+
 else:
+
+    def raw_draw(function: int, state: int) -> int:
+        """The next raw draw of the generator of :func:`raw_source`'s
+        ``(function, state)`` (run as Python: through ctypes)."""
+        return _RAW_DRAW(function)(state)
 
     def view1(packed: Any, k: int, dtype: Any) -> Any:
         """Value ``k`` of a pack (run as Python: the value itself)."""

@@ -19,7 +19,7 @@ import numpy as np
 from .jit import COMPILED, entry, pack
 
 #: What a OneGame makes again rather than copies or pickles (its pack and views).
-_VIEWS = ("pack", "seen_row", "mask_row", "actions_row", "seat_rows")
+_VIEWS = ("pack", "seen_row", "mask_row", "actions_row", "actions_mv", "seat_rows", "tick", "tick_for")
 #: The kinds of :func:`step_call`'s pack: three packs.
 _THREE_PACKS = ((np.int64, 2),) * 3
 
@@ -35,7 +35,9 @@ class OneGame:
     copies of (``seat_rows``, with ``every_seat``: each seat's label --
     see :meth:`name_seats`, else its number -- observation and mask),
     ``actions_row``: the view of row 0 of ``actions`` (made once: a view
-    made per step costs as much as a copy).  Not copied or pickled
+    made per step costs as much as a copy), ``actions_mv``: a memoryview
+    of it (an int written there without numpy's indexing: the AEC view of
+    a simultaneous game writes each action as it is submitted).  Not copied or pickled
     with its pack (which holds these arrays' addresses) and views: a copy
     makes its own.
 
@@ -47,6 +49,13 @@ class OneGame:
 
     owner: Any = None
     labels: tuple = ()
+    #: What a game's ``step_one`` may leave for a view to call in its place (no Python frame: a
+    #: ``functools.partial`` of the compiled call): the step of the actions in ``actions``, returning
+    #: what ``step_one`` returns when it says the step was observed (else the rules' ``finish_one``
+    #: finishes it); valid while the state's bundles are the dict ``tick_for`` (a state's arrays bound
+    #: anew, or another state, make other bundles: the call's pack would be stale).  Not copied.
+    tick: Any = None
+    tick_for: Any = None
 
     def __init__(self, rules: Any, every_seat: bool = False, scratch: tuple[np.ndarray, ...] = ()):
         seats = (rules.num_players,) if every_seat else ()
@@ -61,6 +70,7 @@ class OneGame:
         values = (self.rewards, self.seen, self.mask, self.actions, *self.scratch)
         self.pack = pack(values, [(v.dtype, v.ndim) for v in values])
         self.seen_row, self.mask_row, self.actions_row = self.seen[0], self.mask[0], self.actions[0]
+        self.actions_mv = memoryview(self.actions_row)
         self.seat_rows: tuple = ()
         if self.seen.ndim == 3:  # every_seat
             labels = self.labels or range(len(self.seen_row))
@@ -79,13 +89,16 @@ class OneGame:
         self._bind()
 
 
-def step_call(state: Any, one: OneGame, rules_pack: Any, kind: type, kernel: Any, action_kind: str) -> tuple:
+def step_call(
+    state: Any, one: OneGame, rules_pack: Any, kind: type, kernel: Any, action_kind: str, scalars: tuple[int, ...] = ()
+) -> tuple:
     """What a one-call step (``rules.step_one``) calls: ``kernel``'s
     compiled entry point for an ``action_kind`` (``"int"``, ``"bool"``) and
     a pack (:func:`~.jit.entry`: no type dispatch), and that pack, of the
     rules' pack ``rules_pack``, the state's (``state.bundle(kind)``) and
     ``one.pack`` (the kernel views them again with ``view2(packs, k,
-    np.int64)``): numba unboxes every array argument, ~0.08 us each, a
+    np.int64)``), then ``scalars`` (ints: ``scalar(packs, 3)`` ...): numba
+    unboxes every array argument, ~0.08 us each, a
     twentieth of a Pepper step.  Kept among the state's bundles, keyed by
     ``one`` (a step reads ``state._bundles.get(one)`` first, without this
     call), so remade with them: for a new state, or once an array of the
@@ -93,7 +106,7 @@ def step_call(state: Any, one: OneGame, rules_pack: Any, kind: type, kernel: Any
     rules, the bundles and the key."""
     made = state._bundles.get(one)
     if made is None:
-        values = (rules_pack, state.bundle(kind), one.pack)
-        packs = pack(values, _THREE_PACKS) if COMPILED else values
+        values = (rules_pack, state.bundle(kind), one.pack, *scalars)
+        packs = pack(values, _THREE_PACKS + ((None, 0),) * len(scalars)) if COMPILED else values
         made = state._bundles[one] = (entry(kernel, action_kind, "pack"), packs)
     return made

@@ -96,6 +96,14 @@ class SimultaneousRules:
         whose :meth:`one_game` is not None."""
         raise NotImplementedError
 
+    def finish_one(self, state: BatchState, one: OneGame, out: tuple) -> tuple[bool, bool, bool, bool]:
+        """What :meth:`step_one` returns when the call it left in
+        ``one.tick`` (see :class:`~.onegame.OneGame`), called in its place,
+        returned ``out``, a tick not observed (``out[0]`` False): the rest of
+        the tick as :meth:`step_one` plays it.  Only for games whose
+        :meth:`step_one` leaves a ``tick``."""
+        raise NotImplementedError
+
     def observe(self, state: BatchState, rows: np.ndarray | None = None) -> np.ndarray:
         """Observations ``(len(rows), P, obs_size)`` (dtype ``obs_dtype``), each player's own view."""
         raise NotImplementedError

@@ -16,6 +16,11 @@ from .errors import IllegalActionError
 from .options import action_id
 from .simultaneous import SimultaneousParallelEnv, check_joint_actions
 
+#: The key of a state's bundle (``BatchState.bundle``: made again once its ``legal`` is bound anew, never
+#: copied) holding a memoryview of its ``legal``: :meth:`SimultaneousAECEnv.step` checks an action there,
+#: a Python bool read without numpy's indexing (~0.1 us of a decision in the AEC loop).
+_LEGAL = "legal memoryview"
+
 
 class SimultaneousAECEnv(AECEnv):
     """AEC view of a :class:`SimultaneousParallelEnv`.
@@ -38,9 +43,11 @@ class SimultaneousAECEnv(AECEnv):
         self.render_mode = render_mode
         self.rules = self.parallel.rules
         self.possible_agents = self.parallel.possible_agents[:]
-        self._seats = {a: i for i, a in enumerate(self.possible_agents)}
-        self._later = dict(zip(self.possible_agents, self.possible_agents[1:]))
+        # each agent's seat and who submits after it in a tick (None: the last, whose step ticks)
+        later = dict(zip(self.possible_agents, self.possible_agents[1:]))
+        self._order = {a: (i, later.get(a)) for i, a in enumerate(self.possible_agents)}
         self._num_actions = self.rules.num_actions
+        self._num_players = len(self.possible_agents)
         self.agents = self.possible_agents[:]
         self.observation_spaces = self.parallel.observation_spaces
         self.action_spaces = self.parallel.action_spaces
@@ -108,64 +115,73 @@ class SimultaneousAECEnv(AECEnv):
             return after_the_end(self)
         if dead:
             return self._was_dead_step(action)
-        seat = self._seats[agent]
-        if type(action) is int and 0 <= action < self._num_actions and state.legal[0, seat, action]:
-            probe_action = action  # a legal int (the usual case): nothing more to check
+        seat, later = self._order[agent]
+        pending, one = self._pending, parallel._one
+        legal = state._bundles.get(_LEGAL)
+        if legal is None:
+            legal = state._bundles[_LEGAL] = memoryview(state.legal)
+        if type(action) is int and 0 <= action < self._num_actions and legal[0, seat, action]:
+            pending[agent] = action  # a legal int (the usual case): nothing more to check
+            if one is not None:  # (and where the rules' one-call tick reads it)
+                one.actions_mv[seat] = action
         else:  # check this player's action against its own mask (the others' masks let anything pass)
-            probe_action = self._check_alone(seat, action)
+            pending[agent] = self._check_alone(seat, action)
             self._checked_alone = True
-        pending = self._pending
-        pending[agent] = probe_action
-        # who submits next this tick (None: the tick is complete); every agent plays in seat order
-        # while the game goes on (an agent leaves only once it is over, by a dead step)
-        later = self._later.get(agent)
+        # every agent plays in seat order while the game goes on (an agent leaves only once it is
+        # over, by a dead step); the last one's submission completes the tick
         if later is not None:
             if not seat:  # the tick's first submission (PettingZoo's _clear_rewards, in place, without the call)
                 self.rewards.update(self._cleared)
             self.agent_selection = later
             return
-        agents = self.agents
-        if self._checked_alone or len(agents) != len(self.possible_agents):
+        if one is None or self._checked_alone or len(self.agents) != self._num_players:
+            obs = self._tick_checked(pending)
+        else:  # every action a legal int, checked as it came (and written to one.actions): the parallel
+            # env's own checks would pass.  Its tick (_advance) without its dicts, this view's kept current
+            # in their place; the usual tick (observed, not over) without _advance's call
+            if one.tick_for is state._bundles:  # the rules' compiled tick, without step_one's frame
+                out = one.tick()
+                observed, scored, done, trunc = out if out[0] else parallel.rules.finish_one(state, one, out)
+            else:
+                observed, scored, done, trunc = parallel.rules.step_one(state, one.actions, one)
+            if observed and not done and parallel.obs_dtype is None and parallel.render_mode != "human":
+                obs = {}
+                for a, seen, mask in one.seat_rows:
+                    obs[a] = {"observation": seen.copy(), "action_mask": mask.copy()}
+                if scored or self._scored:
+                    self._tick_over(obs, one.rewards[0].tolist() if scored else None, False, False)
+                else:  # (nobody scored in this tick nor the last: _tick_over's fresh rewards, without the call)
+                    self.rewards = self._zeros.copy()
+            else:  # (the rest of the parallel env's tick)
+                rewards = one.rewards[0].tolist() if scored else None
+                obs = self._tick_over(*parallel._after_tick(observed, rewards, done, trunc))
+        pending.clear()
+        self._obs = obs
+        self.agent_selection = self.agents[0]
+
+    def _tick_checked(self, pending: dict[str, int]) -> dict[str, dict]:
+        """The tick of :meth:`step` when the usual one is not for it: an
+        action went through :meth:`_check_alone` (the parallel env checks
+        them all again, and plays illegal ones as its ``illegal_action``
+        says), or the game has no one-call tick (the parallel env's tick
+        without its dicts); returns every player's observation."""
+        parallel = self.parallel
+        if self._checked_alone or len(self.agents) != self._num_players:
             obs, rewards, self.terminations, self.truncations, self.infos = parallel.step(pending)
             self._checked_alone = False
             self.rewards = rewards
             self._cumulative_rewards, self._scored = dict(rewards), True
-        else:  # every action a legal int, checked as it came: the parallel env's own checks would pass
-            obs = self._tick(pending)
-        pending.clear()
-        self._obs = obs
-        self.agent_selection = agents[0]
+            return obs
+        return self._tick_over(*parallel._advance(np.array([[pending[a] for a in self.agents]])))
 
-    def _tick(self, pending: dict[str, int]) -> dict[str, dict]:
-        """The tick of :meth:`step` with every player's legal int action in
-        ``pending``: the parallel env's tick (:meth:`SimultaneousParallelEnv._advance`)
-        without its dicts, this view's kept current in place of them; returns
-        every player's observation.  A dict that does not change in a tick
-        is not made anew: the terminations, truncations and infos of a game
-        going on."""
-        parallel, agents = self.parallel, self.agents
-        one = parallel._one
-        if one is None:
-            obs, rewards, done, trunc = parallel._advance(np.array([[pending[a] for a in agents]]))
-        else:  # parallel._advance's usual tick, without the call (~0.1 us of a tick's ~9 in the AEC loop)
-            row = one.actions_row  # (written where the rules' one-call tick reads them: in seat order, as submitted)
-            for i, a in enumerate(pending.values()):
-                row[i] = a
-            observed, scored, done, trunc = parallel.rules.step_one(parallel._state, one.actions, one)
-            rewards = one.rewards[0].tolist() if scored else None
-            if not observed or done or parallel.render_mode == "human":  # (the rest of _advance's tick)
-                obs, rewards, done, trunc = parallel._after_tick(observed, rewards, done, trunc)
-            else:
-                cast, obs = parallel.obs_dtype, {}
-                for a, seen, mask in one.seat_rows:
-                    obs[a] = {
-                        "observation": seen.copy() if cast is None else seen.astype(cast),
-                        "action_mask": mask.copy(),
-                    }
+    def _tick_over(self, obs: dict[str, dict], rewards: list | None, done: bool, trunc: bool) -> dict[str, dict]:
+        """This view's dicts after a tick the parallel env finished (its
+        ``_advance``: the rewards in seat order, None when all 0): a dict
+        that does not change in a tick is not made anew (the terminations,
+        truncations and infos of a game going on); returns ``obs``."""
+        agents = self.agents
         if rewards is not None:
-            self.rewards = dict(zip(agents, rewards))
-            self._cumulative_rewards = dict(zip(agents, rewards))
-            self._scored = True
+            self._score(rewards)
         else:  # (floats, fresh dicts: as the parallel env's; the cumulative ones left as they are if all 0.0)
             self.rewards = self._zeros.copy()
             if self._scored:
@@ -174,6 +190,13 @@ class SimultaneousAECEnv(AECEnv):
             self.terminations, self.truncations = dict.fromkeys(agents, not trunc), dict.fromkeys(agents, trunc)
             self.infos = {a: {} for a in agents}
         return obs
+
+    def _score(self, rewards: list) -> None:
+        """A tick's ``rewards`` (in seat order, someone scored) as this view's dicts."""
+        agents = self.agents
+        self.rewards = dict(zip(agents, rewards))
+        self._cumulative_rewards = dict(zip(agents, rewards))
+        self._scored = True
 
     def _check_alone(self, seat: int, action: Any) -> int:
         """``action`` of ``seat`` as the tick will play it (-1: out of range,

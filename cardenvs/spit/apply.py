@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core.jit import kernel, scalar, view1, view2, view3
+from ..core.jit import kernel, raw_draw, scalar, view1, view2, view3
 from .legal import masks
 from .observation import OBS_DTYPE, write_observations
 from .scoring import end_deals, truncate_rows
@@ -23,7 +23,7 @@ from .tables import K_MOVE, K_PLAY, NONE, PLAYING, SLAPPING, unpack_actions, unp
 
 
 @kernel
-def act(actions, first, active, action_tables, arrays, rewards, end_rows, end_taker):
+def act(actions, first, active, action_tables, arrays, rewards, end_rows, end_taker, went_out):
     """Apply one tick's actions ``(B, 2)`` of the ``active`` games: the
     slaps of the slapping games, the plays and moves of the playing ones,
     then the deals that end (:func:`~cardenvs.spit.scoring.end_deals`).
@@ -34,20 +34,27 @@ def act(actions, first, active, action_tables, arrays, rewards, end_rows, end_ta
     spit pile 0 and pile 1); returns how many there are after the slaps,
     after the faster hands and in all.  ``action_tables`` and ``arrays``
     are the packs of an :class:`~.tables.ActionTables` and of the state
-    (see :mod:`.tables`).
+    (see :mod:`.tables`); ``went_out`` (B,): scratch (see :func:`play_and_move`).
     """
     tables, state = unpack_actions(action_tables), unpack_arrays(arrays)  # named again (see tables' packs)
     slaps = slap(actions, first, active, tables.slap_pile, state.phase, end_rows, end_taker)
-    went_out = play_and_move(actions, first, active, tables, state, rewards)
+    play_and_move(actions, first, active, tables, state, rewards, went_out)
     faster = end_deals(True, first, went_out, state, rewards, end_rows, end_taker, slaps)
     return slaps, faster, end_deals(False, first, went_out, state, rewards, end_rows, end_taker, faster)
+
+
+#: A raw PCG64 draw below this: its double (``random()``) below 0.5 (see ``SpitRules.step_one``).
+HALF_RAW = np.uint64(1 << 63)
 
 
 @kernel
 def tick_one(coin, packs):
     """A batch of one's whole tick, for the one-game views (see
     ``SpitRules.step_one``): the ticks counted, :func:`act` with the
-    faster hand ``coin``, the masks (:func:`~.legal.masks`), the truncation
+    faster hand ``coin`` (or, when the pack's scalar 3 is not 0, the
+    coin drawn here first, from the generator of the pack's scalars 3 and
+    4: :func:`~cardenvs.core.jit.raw_draw`, a raw draw below
+    :data:`HALF_RAW`), the masks (:func:`~.legal.masks`), the truncation
     at the rules' ``max_ticks`` and both observations and int8 masks -- in
     the order :meth:`step` takes them.  ``packs``
     (:func:`~cardenvs.core.onegame.step_call`): the rules' tables, the
@@ -55,8 +62,9 @@ def tick_one(coin, packs):
     (rewards, observations, masks, the actions, then act's ``end_rows`` and
     ``end_taker``, the masks' ``stuck``, ``counts`` (4,), the scratch
     ``active``, ``first`` and ``rows`` (1,): a kernel's every array is an
-    allocation, then ``spat`` and ``dry`` (1,)).  It stops after :func:`act`
-    when a deal ends (``counts``: what :func:`tick_rows` returns); a game
+    allocation, then ``spat``, ``dry`` and ``went_out`` (1,)).  It stops
+    after :func:`act` when a deal ends (``counts``: what :func:`tick_rows`
+    returns); a game
     stuck after the masks spits until playable (as ``SpitRules.follow_up``
     does first, drawing nothing: :func:`spit_until_playable`) and, unless
     still stuck (``dry``: the deal ends, which draws), gets its masks anew
@@ -68,22 +76,23 @@ def tick_one(coin, packs):
     actions, end_rows, end_taker = view2(one, 3, np.int64), view1(one, 4, np.int64), view2(one, 5, np.int64)
     stuck, counts, active = view1(one, 6, np.bool_), view1(one, 7, np.int64), view1(one, 8, np.bool_)
     first, rows, max_ticks = view1(one, 9, np.int64), view1(one, 10, np.int64), scalar(tables, 15)
-    spat, dry = view1(one, 11, np.int64), view1(one, 12, np.bool_)
+    spat, dry, went_out = view1(one, 11, np.int64), view1(one, 12, np.bool_), view1(one, 13, np.int64)
     rewards[0, :] = 0
     state = unpack_arrays(arrays)
     legal, ticks, truncated = unpack_tick(arrays)
     active[0] = not state.done[0]
     ticks[0] += active[0]
-    first[0] = coin
-    counts[0], counts[1], counts[2], counts[3] = tick_rows(
-        actions, first, active, tables, arrays, rewards, end_rows, end_taker, stuck
+    draw_function = scalar(packs, 3)
+    first[0] = coin if draw_function == 0 else raw_draw(draw_function, scalar(packs, 4)) < HALF_RAW
+    rows[0] = 0
+    counts[0], counts[1], counts[2], counts[3] = tick_rows_into(
+        actions, first, active, tables, arrays, rewards, end_rows, end_taker, stuck, rows, went_out
     )
     scored = False
     for seat in range(rewards.shape[1]):
         scored |= rewards[0, seat] != 0
     if counts[2]:
         return False, scored, False, False
-    rows[0] = 0
     if counts[3]:  # stuck: both spit until a card fits (follow_up's first step)
         spit_until_playable(rows, unpack_masks(tables).fits, arrays, spat, dry)
         if dry[0]:
@@ -106,10 +115,32 @@ def tick_rows(actions, first, active, tables, arrays, rewards, end_rows, end_tak
     :func:`act` returns (the deals ended after the slaps, after the faster
     hands and in all), then how many games are stuck (0 when a deal ends:
     no masks made)."""
-    slaps, faster, ends = act(actions, first, active, tables, arrays, rewards, end_rows, end_taker)
+    batch = actions.shape[0]
+    return tick_rows_into(
+        actions,
+        first,
+        active,
+        tables,
+        arrays,
+        rewards,
+        end_rows,
+        end_taker,
+        stuck,
+        np.arange(batch),
+        np.empty(batch, np.int64),
+    )
+
+
+@kernel
+def tick_rows_into(actions, first, active, tables, arrays, rewards, end_rows, end_taker, stuck, every, went_out):
+    """:func:`tick_rows` with its arrays made by the caller: ``every`` the
+    row numbers ``0..B-1``, ``went_out`` (B,) scratch (a kernel's every
+    array is an allocation, ~0.1 us of a batch of one's tick: see
+    :func:`tick_one`, which passes its own)."""
+    slaps, faster, ends = act(actions, first, active, tables, arrays, rewards, end_rows, end_taker, went_out)
     if ends:
         return slaps, faster, ends, 0
-    return 0, 0, 0, masks(np.arange(actions.shape[0]), tables, arrays, stuck)
+    return 0, 0, 0, masks(every, tables, arrays, stuck)
 
 
 @kernel
@@ -139,7 +170,7 @@ def slap(actions, first, active, slap_pile, phase, end_rows, end_taker):
 
 
 @kernel
-def play_and_move(actions, first, active, tables, state, rewards):
+def play_and_move(actions, first, active, tables, state, rewards, went_out):
     """Playing games: the faster hand's play or move is applied first; the
     slower one's does nothing when the faster one played the last card of
     its layout, or played onto the same spit pile (both cards fitted the old
@@ -148,12 +179,12 @@ def play_and_move(actions, first, active, tables, state, rewards):
     A play or move takes the top card of stockpile I (the card below, if
     any, turns face up at once); ``"move I J"`` puts it into the empty space
     J, ``"play I P"`` onto spit pile P (earning ``tables.shed``, 0: none).
-    Returns the seat of each game that played its last layout card (-1:
-    none).  (One loop without per-row calls: a call passing the bundles
-    would cost more than the work.)"""
+    Writes to ``went_out`` (B,) the seat of each game that played its last
+    layout card (-1: none).  (One loop without per-row calls: a call
+    passing the bundles would cost more than the work.)"""
     kind, play_pile = tables.kind, tables.play_pile
     batch = actions.shape[0]
-    went_out = np.full(batch, -1, np.int64)
+    went_out[:] = -1
     for r in range(batch):
         if not active[r] or state.phase[r] != PLAYING:
             continue
@@ -191,7 +222,6 @@ def play_and_move(actions, first, active, tables, state, rewards):
             state.layout_count[r, seat] -= 1
             if state.layout_count[r, seat] == 0:
                 went_out[r] = seat
-    return went_out
 
 
 @kernel

@@ -86,6 +86,8 @@ OWN_SPIT_CARDS = LAYOUT["own_spit_cards"].offset
 OPPONENT_SPIT_CARDS = LAYOUT["opponent_spit_cards"].offset
 PLAYING_AT, SLAPPING_AT, SEAT = LAYOUT["playing"].offset, LAYOUT["slapping"].offset, LAYOUT["seat"].offset
 TICKS_LEFT = LAYOUT["ticks_left"].offset
+# (the writer copies player_0's stockpiles into player_1's the other way round: two blocks of one size)
+assert OPPONENT_STOCKPILES - OWN_STOCKPILES == SPIT_PILES - OPPONENT_STOCKPILES
 
 # For readers of an observation (the rule-based agent): where the numbers are.
 OWN_FACE_DOWN_AT = OWN_STOCKPILES + STOCKPILE_SIZE * np.arange(MAX_STOCKPILES) + FACE_DOWN
@@ -118,19 +120,26 @@ def write_observations(rows, max_ticks, arrays, out):
     size = stockpile_top.shape[2]  # stockpiles; with 4, the fifth slots show no card
     for k in range(rows.shape[0]):
         r = rows[k]
+        first = out[k, 0]
+        for side in range(2):  # player_0's own stockpiles, then the opponent's
+            for i in range(MAX_STOCKPILES):
+                at = (OWN_STOCKPILES if side == 0 else OPPONENT_STOCKPILES) + i * STOCKPILE_SIZE
+                if i < size:  # the face-up top and the face-down cards below it
+                    count = max(stockpile_count[r, side, i] - 1, 0)
+                    _write_pile(first, at, stockpile_top[r, side, i], FACE_DOWN, count)
+                else:
+                    _write_pile(first, at, NONE, FACE_DOWN, 0)
+        for p in range(2):
+            _write_pile(first, SPIT_PILES + p * SPIT_PILE_SIZE, centre_top[r, p], PILE_SIZE, centre_count[r, p])
+        # player_1 sees the same piles, its own and the opponent's the other way round: copied (~40% of the work)
+        second = out[k, 1]
+        for j in range(np.uint64(OWN_SPIT_CARDS - SPIT_PILES)):
+            second[np.uint64(SPIT_PILES) + j] = first[np.uint64(SPIT_PILES) + j]
+        for j in range(np.uint64(OPPONENT_STOCKPILES - OWN_STOCKPILES)):
+            second[np.uint64(OWN_STOCKPILES) + j] = first[np.uint64(OPPONENT_STOCKPILES) + j]
+            second[np.uint64(OPPONENT_STOCKPILES) + j] = first[np.uint64(OWN_STOCKPILES) + j]
         for viewer in range(2):
             obs = out[k, viewer]
-            for side in range(2):  # own stockpiles, then the opponent's
-                seat = viewer ^ side
-                for i in range(MAX_STOCKPILES):
-                    at = (OWN_STOCKPILES if side == 0 else OPPONENT_STOCKPILES) + i * STOCKPILE_SIZE
-                    if i < size:  # the face-up top and the face-down cards below it
-                        count = max(stockpile_count[r, seat, i] - 1, 0)
-                        _write_pile(obs, at, stockpile_top[r, seat, i], FACE_DOWN, count)
-                    else:
-                        _write_pile(obs, at, NONE, FACE_DOWN, 0)
-            for p in range(2):
-                _write_pile(obs, SPIT_PILES + p * SPIT_PILE_SIZE, centre_top[r, p], PILE_SIZE, centre_count[r, p])
             obs[OWN_SPIT_CARDS:] = 0
             obs[OWN_SPIT_CARDS] = np.int8(spit_count[r, viewer])
             obs[OPPONENT_SPIT_CARDS] = np.int8(spit_count[r, 1 - viewer])

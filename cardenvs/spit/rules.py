@@ -12,12 +12,13 @@ deal, and the legal masks.
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 import numpy as np
 
 from ..core.game import NO_ROWS, BatchState, choice
-from ..core.jit import pack
+from ..core.jit import pack, raw_source
 from ..core.onegame import OneGame, step_call
 from ..core.shards import deal_in_shards
 from ..core.simultaneous import SimultaneousVectorEnv
@@ -43,20 +44,21 @@ from .tick import TickRules, card_texts
 NOT_DRY = np.empty(0, bool)
 NOT_DRY.flags.writeable = False
 _ROW_0 = np.zeros(1, np.int64)  # (the row of a batch of one)
-_HALF_RAW = 1 << 63  # (a raw PCG64 draw below this: its double below 0.5)
 
 
-def coin_draw(state: BatchState) -> Any:
+def coin_source(state: BatchState) -> tuple[int, int] | None:
     """What a batch of one's coin (``state.random(rows)[0] < 0.5``) can be
-    drawn with faster: the bound ``random_raw`` of the state's PCG64 (the
-    default generator), None for any other generator or per-game streams.
-    ``Generator.random()`` is ``(next64 >> 11) * 2**-53``, below 0.5 exactly
-    when the raw 64-bit draw is below 2**63: the same draw, the same coin,
-    without ``random()``'s dtype handling (~0.2 us of a tick's ~4).  Kept
-    among the state's bundles: a state whose ``rng`` or ``streams`` is bound
-    anew makes it again."""
+    drawn with in the tick's kernel (:func:`~.apply.tick_one`): the raw
+    draw of the state's PCG64 (the default generator; see
+    :func:`~cardenvs.core.jit.raw_source`), None for any other generator or
+    per-game streams.  ``Generator.random()`` is ``(next64 >> 11) *
+    2**-53``, below 0.5 exactly when the raw 64-bit draw is below 2**63:
+    the same draw, the same coin, without ``random()``'s dtype handling nor
+    a Python call (``random_raw()``: ~0.3 us of a tick in the AEC loop).
+    Kept among the state's bundles (which keep its ``rng`` alive): a state
+    whose ``rng`` or ``streams`` is bound anew makes it again."""
     if state.streams is None and type(state.rng.bit_generator) is np.random.PCG64:
-        return state.rng.bit_generator.random_raw
+        return raw_source(state.rng)
     return None
 
 
@@ -303,10 +305,11 @@ class SpitRules(TickRules):
     def one_game(self) -> OneGame:
         # scratch: the rows and takers of the deals that end, which games are stuck, the tick's counts,
         # and the active flags, faster hands and rows a batch of one's tick needs (see apply.tick_one)
-        # and the rounds spat and whether still stuck (see apply.tick_one)
+        # and the rounds spat and whether still stuck, and who went out (see apply.tick_one)
         scratch = (np.empty(1, np.int64), np.empty((1, 2), np.int64), np.empty(1, bool), np.zeros(4, np.int64))
         rows = (np.empty(1, bool), np.empty(1, np.int64), np.zeros(1, np.int64))
-        return OneGame(self, every_seat=True, scratch=(*scratch, *rows, np.zeros(1, np.int64), np.zeros(1, bool)))
+        ends = (np.zeros(1, np.int64), np.zeros(1, bool), np.zeros(1, np.int64))
+        return OneGame(self, every_seat=True, scratch=(*scratch, *rows, *ends))
 
     def step_one(self, state: BatchState, actions: np.ndarray, one: OneGame) -> tuple[bool, bool, bool, bool]:
         """The tick of a batch of one in one compiled call
@@ -314,22 +317,34 @@ class SpitRules(TickRules):
         both observations and masks -- unless a deal ends, or the game is
         still stuck once both spat until playable, which the rules finish
         here as :meth:`step` does (and the caller observes).  The coin is the same draw as :func:`.tick.faster_hands`'
-        (``random(1)``'s double, read off the raw draw: :func:`coin_draw`)."""
+        (``random(1)``'s double, read off the raw draw in the kernel: :func:`coin_source`)."""
         if actions is not one.actions:  # (the parallel env writes them there)
             one.actions[:] = actions
         held = self.held_cards(state) if self.held_reward else None  # (reward="cards_held")
-        made = state._bundles.get(one)  # (step_call's and the coin's draw, without the calls)
+        made = state._bundles.get(one)  # (step_call's, without the call)
         if made is None:
-            step = step_call(state, one, self.tables_pack, StatePack, apply.tick_one, "bool")
-            made = state._bundles[one] = (*step, coin_draw(state))
-        tick, packs, draw = made
-        heads = draw() < _HALF_RAW if draw is not None else state.random(_ROW_0)[0] < 0.5
-        observed, scored, done, truncated = tick(heads, packs)
-        if observed:  # (truncated at max_ticks and observed in the kernel)
-            if held is not None:  # (the kernel wrote this tick's rewards, zeros included)
-                one.rewards += self.held_change(held, state)
-                scored = bool(one.rewards.any())
-            return True, scored, done, truncated
+            source = coin_source(state)  # (drawn in the kernel: the pack's scalars 3 and 4, (0, 0): not)
+            step = step_call(state, one, self.tables_pack, StatePack, apply.tick_one, "bool", source or (0, 0))
+            made = state._bundles[one] = (*step, source is not None)
+            if source is not None and held is None:  # nothing for Python before or after an observed tick
+                one.tick, one.tick_for = partial(step[0], False, step[1]), state._bundles
+        tick, packs, drawn = made
+        out = tick(False if drawn else state.random(_ROW_0)[0] < 0.5, packs)
+        if out[0]:  # observed (truncated at max_ticks and observed in the kernel)
+            if held is None:
+                return out
+            one.rewards += self.held_change(held, state)  # (the kernel wrote this tick's rewards, zeros included)
+            return True, bool(one.rewards.any()), out[2], out[3]
+        return self._finish_one(state, one, held)
+
+    def finish_one(self, state: BatchState, one: OneGame, out: tuple) -> tuple[bool, bool, bool, bool]:
+        """:meth:`_finish_one` after ``one.tick`` (left only without ``reward="cards_held"``)."""
+        return self._finish_one(state, one, None)
+
+    def _finish_one(self, state: BatchState, one: OneGame, held: np.ndarray | None) -> tuple[bool, bool, bool, bool]:
+        """:meth:`step_one` once the kernel stopped (a deal ended, or the
+        game is still stuck), with the cards held before the tick for
+        ``reward="cards_held"``."""
         _, end_taker, _, counts, *_, spat, dry = one.scratch
         if counts[2]:  # the deal ended: laid out anew, as follow_up does with one shard (without its plumbing)
             rows = np.zeros(1, np.int64)
