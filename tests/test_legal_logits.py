@@ -107,3 +107,38 @@ def test_advised_policy_trains_push_sized_spaces_on_the_gathered_path():
     np.testing.assert_allclose(values3.detach(), values.detach(), rtol=1e-6)
     drawn, _, _ = policy(obs, action_masks=masks)
     assert masks[np.arange(32), drawn.numpy()].all()
+
+
+def test_unadvised_legal_policy_trains_over_the_legal_actions_as_the_stock_one():
+    """LegalPolicy (an unadvised learner's, Push-sized spaces): values,
+    log-probs, entropies and every gradient as MaskableActorCriticPolicy's;
+    training picks it for Push only."""
+    from gymnasium import spaces
+
+    from cardenvs.agents.legal_logits import LegalPolicy
+    from cardenvs.agents.seat_env import learner_vec_env
+    from cardenvs.agents.training import TrainConfig, _new_model
+
+    n_actions, width = 2371, 40
+    th.manual_seed(0)
+    policy = LegalPolicy(spaces.Box(-1.0, 1.0, (width,), np.float32), spaces.Discrete(n_actions), lambda _: 1e-3)
+    _, masks, chosen = random_case(7, rows=32, actions=n_actions)
+    obs = th.randn(32, width)
+
+    def run(evaluate):
+        policy.zero_grad()
+        values, log_prob, entropy = evaluate(obs, chosen, action_masks=masks)
+        (values.sum() + log_prob.sum() + entropy.sum()).backward()
+        return [values, log_prob, entropy], [p.grad.clone() for p in policy.parameters()]
+
+    ours, theirs = (
+        run(policy.evaluate_actions),
+        run(lambda *a, **k: MaskableActorCriticPolicy.evaluate_actions(policy, *a, **k)),
+    )
+    for a, b in zip(ours[0] + ours[1], theirs[0] + theirs[1]):
+        np.testing.assert_allclose(a.detach(), b.detach(), rtol=1e-4, atol=1e-5)
+    greedy, _, _ = policy(obs, deterministic=True, action_masks=masks)
+    np.testing.assert_array_equal(greedy, MaskableActorCriticPolicy.forward(policy, obs, True, action_masks=masks)[0])
+    for game, kind in (("push_v0", LegalPolicy), ("pepper_v0", MaskableActorCriticPolicy)):
+        model = _new_model(TrainConfig(game, num_envs=2, net_arch=(8,)), learner_vec_env(game, 2, seed=1))
+        assert type(model.policy) is kind

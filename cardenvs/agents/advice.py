@@ -53,16 +53,17 @@ def advised_observation(advisor: Agent, obs: np.ndarray, mask: np.ndarray) -> np
 
 try:  # the policy needs sb3-contrib and torch (the "train" extra)
     import torch as th
-    from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 
-    from .legal_logits import GATHER_FROM, LegalLogits
+    from .legal_logits import LegalPolicy
 except ImportError:  # pragma: no cover - exercised only without the extra
-    MaskableActorCriticPolicy = object
+    LegalPolicy = object
 
 
-class AdvisedPolicy(MaskableActorCriticPolicy):
+class AdvisedPolicy(LegalPolicy):
     """MaskablePPO's MLP policy whose action logits get ``advice_weight`` added
-    at the advised action (the last ``advice_size`` observation columns)."""
+    at the advised action (the last ``advice_size`` observation columns).
+    In training, Push-sized action spaces take :class:`~.legal_logits.LegalPolicy`'s
+    path over each row's legal actions, the bonus added there."""
 
     def __init__(
         self,
@@ -100,46 +101,11 @@ class AdvisedPolicy(MaskableActorCriticPolicy):
     def _get_action_dist_from_latent(self, latent_pi: th.Tensor):
         return self.action_dist.proba_distribution(action_logits=self._logits(latent_pi))
 
-    def _legal_logits(self, latent_pi: th.Tensor, action_masks: Any) -> LegalLogits | None:
-        """The distribution over each row's legal actions, its action layer
-        and advice bonus computed at the legal (row, action) pairs only."""
-        weight, bias = self.action_net.weight, self.action_net.bias
-
-        def logits_at(rows: th.Tensor, cols: th.Tensor) -> th.Tensor:
-            value = th.einsum("nh,nh->n", latent_pi[rows], weight[cols]) + bias[cols]
-            return value + self.advice_weight * self._advice[rows, cols]
-
-        return LegalLogits.at(logits_at, action_masks, (len(latent_pi), self.action_space.n), latent_pi.device)
-
-    def _latents(self, obs: th.Tensor) -> tuple[th.Tensor, th.Tensor]:
-        """(actor, critic) latents, as MaskableActorCriticPolicy computes them."""
-        features = self.extract_features(obs)
-        if self.share_features_extractor:
-            return self.mlp_extractor(features)
-        pi_features, vf_features = features
-        return self.mlp_extractor.forward_actor(pi_features), self.mlp_extractor.forward_critic(vf_features)
-
-    # Every path to the action distribution starts at one of these three.  In training, action
-    # spaces of GATHER_FROM actions or more (Push) take the distribution over each row's legal
-    # actions (.legal_logits); a row without any falls back to sb3-contrib's.
-    def forward(self, obs, deterministic: bool = False, action_masks: Any = None):
+    def _remember(self, obs: th.Tensor) -> None:
         self._remember_advice(obs)
-        if self.advice_size >= GATHER_FROM and action_masks is not None:
-            latent_pi, latent_vf = self._latents(obs)
-            legal = self._legal_logits(latent_pi, action_masks)
-            if legal is not None:
-                actions, log_prob = legal.sample(deterministic)
-                return actions.reshape((-1, *self.action_space.shape)), self.value_net(latent_vf), log_prob
-        return super().forward(obs, deterministic=deterministic, action_masks=action_masks)
 
-    def evaluate_actions(self, obs, actions: th.Tensor, action_masks: Any = None):
-        self._remember_advice(obs)
-        if self.advice_size >= GATHER_FROM and action_masks is not None:
-            latent_pi, latent_vf = self._latents(obs)
-            legal = self._legal_logits(latent_pi, action_masks)
-            if legal is not None:
-                return self.value_net(latent_vf), legal.log_prob(actions), legal.entropy()
-        return super().evaluate_actions(obs, actions, action_masks=action_masks)
+    def _bonus_at(self, rows: th.Tensor, cols: th.Tensor) -> th.Tensor:
+        return self.advice_weight * self._advice[rows, cols]
 
     def get_distribution(self, obs, *args: Any, **kwargs: Any):
         self._remember_advice(obs)

@@ -23,6 +23,7 @@ from typing import Any
 
 import numpy as np
 import torch as th
+from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 
 #: Action spaces at least this large use the gathered distribution in training.
 GATHER_FROM = 1024
@@ -91,3 +92,64 @@ class LegalLogits:
         else:
             pick = th.multinomial(self.log_probs.exp(), 1)
         return self.actions.gather(1, pick).squeeze(1), self.log_probs.gather(1, pick).squeeze(1)
+
+
+class LegalPolicy(MaskableActorCriticPolicy):
+    """MaskablePPO's MLP policy that, for action spaces of :data:`GATHER_FROM`
+    actions or more (Push), trains over each row's legal actions: its action
+    layer is computed at the legal (row, action) pairs only, and the
+    distribution is a :class:`LegalLogits` (a row without any legal action
+    falls back to sb3-contrib's).  Below that size it is the stock policy.
+    Playing (``predict``) goes through sb3-contrib's own distribution.
+    The training of an unadvised Push learner uses it; the advised one's,
+    :class:`~.advice.AdvisedPolicy`, is one too, with the advice's bonus."""
+
+    def _bonus_at(self, rows: th.Tensor, cols: th.Tensor) -> th.Tensor | float:
+        """What is added to the logits at the pairs (a subclass's bonus; none here)."""
+        return 0.0
+
+    def _remember(self, obs: th.Tensor) -> None:
+        """Keep what :meth:`_bonus_at` needs of ``obs`` (nothing here)."""
+
+    def _legal_logits(self, latent_pi: th.Tensor, action_masks: Any) -> LegalLogits | None:
+        weight, bias = self.action_net.weight, self.action_net.bias
+
+        def logits_at(rows: th.Tensor, cols: th.Tensor) -> th.Tensor:
+            value = th.einsum("nh,nh->n", latent_pi[rows], weight[cols]) + bias[cols]
+            return value + self._bonus_at(rows, cols)
+
+        return LegalLogits.at(logits_at, action_masks, (len(latent_pi), self.action_space.n), latent_pi.device)
+
+    def _latents(self, obs: th.Tensor) -> tuple[th.Tensor, th.Tensor]:
+        """(actor, critic) latents, as MaskableActorCriticPolicy computes them."""
+        features = self.extract_features(obs)
+        if self.share_features_extractor:
+            return self.mlp_extractor(features)
+        pi_features, vf_features = features
+        return self.mlp_extractor.forward_actor(pi_features), self.mlp_extractor.forward_critic(vf_features)
+
+    def _gathered(self, obs: th.Tensor, action_masks: Any) -> tuple[LegalLogits, th.Tensor] | None:
+        """(the legal distribution, the critic's latent) on the gathered path, or None."""
+        if action_masks is None or self.action_space.n < GATHER_FROM:
+            return None
+        latent_pi, latent_vf = self._latents(obs)
+        legal = self._legal_logits(latent_pi, action_masks)
+        return None if legal is None else (legal, latent_vf)
+
+    # The training's two paths to the action distribution (rollouts and updates).
+    def forward(self, obs, deterministic: bool = False, action_masks: Any = None):
+        self._remember(obs)
+        gathered = self._gathered(obs, action_masks)
+        if gathered is None:
+            return super().forward(obs, deterministic=deterministic, action_masks=action_masks)
+        legal, latent_vf = gathered
+        actions, log_prob = legal.sample(deterministic)
+        return actions.reshape((-1, *self.action_space.shape)), self.value_net(latent_vf), log_prob
+
+    def evaluate_actions(self, obs, actions: th.Tensor, action_masks: Any = None):
+        self._remember(obs)
+        gathered = self._gathered(obs, action_masks)
+        if gathered is None:
+            return super().evaluate_actions(obs, actions, action_masks=action_masks)
+        legal, latent_vf = gathered
+        return self.value_net(latent_vf), legal.log_prob(actions), legal.entropy()

@@ -229,7 +229,10 @@ def _new_model(cfg: TrainConfig, env: Any) -> Any:
 
     if cfg.init_model:
         return load_model(cfg.init_model, env=env)
-    policy: Any = "MlpPolicy"
+    from .legal_logits import GATHER_FROM, LegalPolicy
+
+    # (Push-sized action spaces train over each row's legal actions: LegalPolicy; the others the stock policy)
+    policy: Any = LegalPolicy if env.action_space.n >= GATHER_FROM else "MlpPolicy"
     policy_kwargs: dict[str, Any] = {"net_arch": list(cfg.net_arch)}
     if cfg.advice:
         from .advice import AdvisedPolicy
