@@ -12,6 +12,8 @@ CPU-seconds per rollout).  This buffer allocates its arrays once, flattens
 into arrays of its own, and stores the masks as bool (the masked
 distributions turn them into bool anyway).  It holds the same numbers in
 the same places, so training gives the same model bit for bit (tested).
+Both layouts stay allocated between rollouts: for Push 2 x 1 GB of
+observations, which sb3-contrib's buffer also holds during each update.
 """
 
 from __future__ import annotations
@@ -40,7 +42,7 @@ class KeptRolloutBuffer(MaskableRolloutBuffer):
             super().reset()  # allocates the arrays, once
             self.action_masks = np.ones(self.action_masks.shape, bool)
             self._rollout = {name: self.__dict__[name] for name in FLATTENED + UNFLATTENED}
-            self._flat = {name: np.empty_like(self.swap_and_flatten(self.__dict__[name])) for name in FLATTENED}
+            self._flat = {name: np.empty(self._flat_shape(name), self.__dict__[name].dtype) for name in FLATTENED}
         else:
             for name, array in self._rollout.items():
                 self.__dict__[name] = array
@@ -58,6 +60,11 @@ class KeptRolloutBuffer(MaskableRolloutBuffer):
                 self.__dict__[name] = flat
             self.generator_ready = True
         return super().get(batch_size)
+
+    def _flat_shape(self, name: str) -> tuple[int, ...]:
+        """The shape ``swap_and_flatten`` gives the rollout array ``name``."""
+        shape = self.__dict__[name].shape
+        return (shape[0] * shape[1], *(shape[2:] or (1,)))
 
     def _swapped(self, name: str) -> np.ndarray:
         """The rollout array ``name`` as (envs, steps, ...), a view (of the array in place now:

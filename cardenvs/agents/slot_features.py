@@ -11,7 +11,7 @@ one ``Linear(132, k)`` + ReLU (the same weights for each slot, its place kept
 by where its features stand), the advice one-hot through ``Linear(2371, k)``
 (an embedding of the advised action; the advice still also adds its
 logit bonus, see :mod:`cardenvs.agents.advice`), and passes the other
-columns through unchanged.  The first layers then see 802 features instead
+columns through unchanged.  The first layers then see 801 features instead
 of 7,332, with nothing of the observation left out.
 
 The blocks are read from the game's observation layout (the registry's
