@@ -17,7 +17,7 @@ from cardenvs.agents.advice import AdvisedPolicy  # noqa: E402
 from cardenvs.agents.registry import make_agent, rule_agent  # noqa: E402
 from cardenvs.agents.rollout_buffer import KeptRolloutBuffer  # noqa: E402
 from cardenvs.agents.seat_env import learner_vec_env  # noqa: E402
-from cardenvs.agents.slot_features import SlotFeatures, repeated_blocks  # noqa: E402
+from cardenvs.agents.slot_features import SlotFeatures, repeated_blocks, slot_policy_kwargs  # noqa: E402
 from cardenvs.agents.training import TrainConfig, _new_model, train  # noqa: E402
 from cardenvs.push import observation as push_obs  # noqa: E402
 from tools.slim_checkpoint import slim  # noqa: E402
@@ -99,6 +99,9 @@ def test_slot_features_encode_each_slot_with_one_layer():
         SlotFeatures(space, [(8, 3, 4)], width=2, advice_size=5)  # runs into the advice
     with pytest.raises(ValueError, match="overlap"):
         SlotFeatures(space, [(2, 2, 4), (6, 2, 4)], width=2, advice_size=5)
+    for bad in (-1, 2.5, True):
+        with pytest.raises(ValueError, match="slot_features must be an int"):
+            slot_policy_kwargs("push_v0", space, bad, 5)
 
 
 def test_action_layer_at_the_legal_pairs_gives_the_stock_gradients():

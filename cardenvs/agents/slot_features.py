@@ -82,6 +82,8 @@ class SlotFeatures(BaseFeaturesExtractor):
 def slot_policy_kwargs(game: str, observation_space: Any, width: int, advice_size: int) -> dict[str, Any]:
     """The ``policy_kwargs`` entries that give a policy :class:`SlotFeatures`
     (``TrainConfig.slot_features = width``); {} for ``width`` 0."""
+    if isinstance(width, bool) or not isinstance(width, int) or width < 0:
+        raise ValueError(f"slot_features must be an int >= 0 (0: the raw observation), not {width!r}")
     if not width:
         return {}
     blocks = repeated_blocks(game, int(observation_space.shape[0]) - advice_size, width)
