@@ -133,14 +133,12 @@ def build(
     game: str, agents: str, stage: str, timers: Timers, overrides: dict, advice: str
 ) -> tuple[Any, Any, Any, str]:
     """(model, env, config, the rule agent's kind) of the game's default training, instrumented."""
-    import torch
-
-    from cardenvs.agents.policy import FrozenPolicyAgent
+    from cardenvs.agents.policy import FrozenPolicyAgent, one_torch_thread
     from cardenvs.agents.registry import rule_agent
     from cardenvs.agents.seat_env import learner_vec_env
     from cardenvs.agents.training import _new_model
 
-    torch.set_num_threads(1)  # as cardenvs.agents.training.train
+    one_torch_thread()  # as cardenvs.agents.training.train
     cfg = train_config(game, advice=ADVICE[advice](game), overrides=overrides)
     rule = rule_agent(game, **cfg.eval_config, **({"reference": True} if agents == "reference" else {}))
     fixed = TimedAgent(rule, timers, "agents")

@@ -96,12 +96,12 @@ def test_advised_policy_trains_push_sized_spaces_on_the_gathered_path():
     obs[:, :width] = th.randn(32, width)
     obs[th.arange(32), width + chosen] = 1.0  # the advice: one legal action each
     values, log_prob, entropy = policy.evaluate_actions(obs, chosen, action_masks=masks)
-    policy._remember_advice(obs)
+    policy._remember(obs)
     values2, log_prob2, entropy2 = MaskableActorCriticPolicy.evaluate_actions(policy, obs, chosen, action_masks=masks)
     for a, b in ((values, values2), (log_prob, log_prob2), (entropy, entropy2)):
         np.testing.assert_allclose(a.detach(), b.detach(), rtol=1e-5, atol=1e-5)
     greedy, values3, log_prob3 = policy(obs, deterministic=True, action_masks=masks)
-    policy._remember_advice(obs)
+    policy._remember(obs)
     greedy2, _, _ = MaskableActorCriticPolicy.forward(policy, obs, deterministic=True, action_masks=masks)
     np.testing.assert_array_equal(greedy, greedy2)
     np.testing.assert_allclose(values3.detach(), values.detach(), rtol=1e-6)

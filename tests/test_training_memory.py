@@ -130,7 +130,7 @@ def test_action_layer_at_the_legal_pairs_gives_the_stock_gradients():
     ours = gradients(lambda o: policy.evaluate_actions(o, chosen, action_masks=masks))
 
     def stock(o):
-        policy._remember_advice(o)
+        policy._remember(o)
         return MaskableActorCriticPolicy.evaluate_actions(policy, o, chosen, action_masks=masks)
 
     for a, b in zip(ours, gradients(stock)):

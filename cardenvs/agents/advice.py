@@ -92,7 +92,7 @@ class AdvisedPolicy(LegalPolicy):
         )
         return data
 
-    def _remember_advice(self, obs: th.Tensor) -> None:
+    def _remember(self, obs: th.Tensor) -> None:
         self._advice = obs[..., -self.advice_size :].float()
 
     def _logits(self, latent_pi: th.Tensor) -> th.Tensor:
@@ -101,14 +101,11 @@ class AdvisedPolicy(LegalPolicy):
     def _get_action_dist_from_latent(self, latent_pi: th.Tensor):
         return self.action_dist.proba_distribution(action_logits=self._logits(latent_pi))
 
-    def _remember(self, obs: th.Tensor) -> None:
-        self._remember_advice(obs)
-
     def _bonus_at(self, rows: th.Tensor, cols: th.Tensor) -> th.Tensor:
         return self.advice_weight * self._advice[rows, cols]
 
     def get_distribution(self, obs, *args: Any, **kwargs: Any):
-        self._remember_advice(obs)
+        self._remember(obs)
         return super().get_distribution(obs, *args, **kwargs)
 
 

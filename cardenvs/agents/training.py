@@ -24,7 +24,7 @@ import numpy as np
 from .base import Agent, RandomAgent
 from .curves import plot_curve
 from .evaluation import match
-from .policy import FrozenPolicyAgent, PolicyAgent, load_model
+from .policy import FrozenPolicyAgent, PolicyAgent, load_model, one_torch_thread
 from .seat_env import learner_vec_env
 
 
@@ -144,9 +144,7 @@ def train(
     log=print,
 ) -> dict[str, Any]:
     """Train, save and evaluate; returns the evaluation summary."""
-    import torch
-
-    torch.set_num_threads(1)  # the engine and the policy share two cores
+    one_torch_thread()  # the engine and the policy share two cores
     run_dir = pathlib.Path(run_dir)
     run_dir.mkdir(parents=True, exist_ok=True)
     if opponent not in _opponent_names():
