@@ -30,17 +30,26 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from .core.engine import VectorEnv
 from .core.options import build_rules, view_options
+from .core.processes import ProcessVectorEnv
 from .registry import rules_class, spec
 from .seat_rewards import SeatRewards as SeatRewards  # the self-play reward bookkeeping (re-exported)
 
-__all__ = ["VectorEnv", "make", "rules_class"]
+__all__ = ["ProcessVectorEnv", "VectorEnv", "make", "rules_class"]
 
 
 def make(
-    name: str, num_envs: int, seed: int | None = None, num_threads: int = 1, rng: str = "shared", **config: Any
-) -> VectorEnv:
+    name: str,
+    num_envs: int,
+    seed: int | None = None,
+    num_threads: int = 1,
+    rng: str = "shared",
+    num_processes: int = 1,
+    **config: Any,
+) -> VectorEnv | ProcessVectorEnv:
     """A vector engine running ``num_envs`` games of ``name`` with ``config``.
 
     Turn-based games get a :class:`VectorEnv`; a rules class may name another
@@ -64,11 +73,35 @@ def make(
     own games with no draw left to the calling thread -- the fastest with
     threads, the results identical for every thread count too, but other
     games than ``"shared"`` plays from the same seed.  ValueError for
-    another value."""
+    another value.
+
+    ``num_processes`` (a positive int, at most ``num_envs``; default 1):
+    more than one cuts the games into that many shards, each stepped by a
+    process of its own (the first by this one; the others forked now and
+    stopped by ``close()``), with ``rng="per_game"`` (ValueError for
+    ``"shared"``, or for threads as well).  No lock is shared, so it scales
+    where threads do not: the same games as one process with
+    ``rng="per_game"`` and the same seed, but the observations and masks
+    come read-only, and the engine has no ``state`` and cannot be pickled
+    (:class:`~cardenvs.core.processes.ProcessVectorEnv`)."""
     factory = rules_class(name)
     rules_config, illegal_action, obs_dtype = view_options(config, factory, spec(name).simultaneous)
     rules = build_rules(factory, rules_config)
     engine = getattr(rules, "vector_env_class", None) or VectorEnv
+    if isinstance(num_processes, (bool, np.bool_)) or not isinstance(num_processes, (int, np.integer)):
+        raise ValueError(f"num_processes must be a positive integer, got {num_processes!r}")
+    if num_processes != 1:  # (ValueError there for less than 1)
+        return ProcessVectorEnv(
+            engine,
+            rules,
+            num_envs,
+            seed,
+            num_processes,
+            rng,
+            illegal_action=illegal_action,
+            obs_dtype=obs_dtype,
+            num_threads=num_threads,
+        )
     return engine(
         rules, num_envs, seed, illegal_action=illegal_action, obs_dtype=obs_dtype, num_threads=num_threads, rng=rng
     )

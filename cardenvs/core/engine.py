@@ -73,6 +73,7 @@ class VectorEnv:
         obs_dtype: np.dtype | None = None,
         num_threads: int = 1,
         rng: str = "shared",
+        first_slot: int = 0,
     ):
         if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
             raise ValueError(f"num_envs must be a positive integer, got {num_envs!r}")
@@ -92,6 +93,13 @@ class VectorEnv:
         self.observation_space = batch_space(self.single_observation_space, self.batch_shape)
         self.action_space = batch_space(self.single_action_space, self.batch_shape)
         self._seed = seed
+        # (a shard of a process-sharded engine, cardenvs.core.processes: its games are the slots from
+        # first_slot on of the whole batch's per-game streams, and its step writes its observations
+        # and masks into the arrays set in _out, slices of the batch's shared outputs)
+        self._first_slot = int(first_slot)
+        self._out: tuple[np.ndarray, np.ndarray] | None = None
+        # (and the actions it checked before the step, legal_actions' result: not checked twice)
+        self._checked: tuple[np.ndarray, np.ndarray] | None = None
         self.state = None
         self.closed = False
         self._rows = np.arange(self.num_envs)
@@ -156,7 +164,7 @@ class VectorEnv:
             state.draws = np.zeros(self.num_envs, np.int64)
         else:
             state.streams, state.draws = old.streams, old.draws.copy()
-        state.slot = np.arange(self.num_envs)
+        state.slot = np.arange(self._first_slot, self._first_slot + self.num_envs)
         state.rng = NO_DRAWS
 
     def _dealers(self, dealer: Any) -> Any:
@@ -267,7 +275,8 @@ class VectorEnv:
     def _step_batch(self, state: BatchState, actions: Any, rows: Any):
         """:meth:`step` by the batched path: the actions checked (and the
         rows), then every game (or the games ``rows``) stepped."""
-        acts, legal = legal_actions(actions, state.legal)
+        checked, self._checked = self._checked, None
+        acts, legal = checked if checked is not None else legal_actions(actions, state.legal)
         idx = self._step_rows(rows)
         chosen = self._rows if idx is None else idx
         ok = legal if idx is None else legal[idx]
@@ -278,7 +287,7 @@ class VectorEnv:
                 raise IllegalActionError("illegal actions in rows " + ", ".join(f"{i}: {actions[i]}" for i in bad))
             forfeit[chosen[~ok]] = True
             idx = chosen[ok]
-        if idx is None and self.num_threads > 1 and self.rules.outputs_in_shards:
+        if idx is None and (self.num_threads > 1 or self._out is not None) and self.rules.outputs_in_shards:
             return self._step_every_game(state, acts)
         rewards = self._step_games(state, acts, idx)
         if forfeit.any():
@@ -323,8 +332,11 @@ class VectorEnv:
         deals is cheaper than observing the dealt rows twice.)"""
         rules, streams = self.rules, state.streams is not None
         dtype = rules.obs_dtype if self.obs_dtype is None else self.obs_dtype
-        obs = np.empty((self.num_envs, rules.obs_size), dtype)
-        masks = np.empty((self.num_envs, rules.num_actions), bool)
+        if self._out is not None:  # (a process shard's slices of the batch's outputs)
+            obs, masks = self._out
+        else:
+            obs = np.empty((self.num_envs, rules.obs_size), dtype)
+            masks = np.empty((self.num_envs, rules.num_actions), bool)
         terminated = np.empty(self.num_envs, bool)
 
         def outputs(view: BatchState, lo: int, hi: int) -> list[Any]:

@@ -100,7 +100,7 @@ def legal_actions(actions: Any, legal: np.ndarray) -> tuple[np.ndarray, np.ndarr
     if type(actions) is np.ndarray and actions.dtype == np.int64 and actions.shape == legal.shape[:-1]:
         arr = actions  # (what a policy usually hands over: no conversion to look into)
     else:
-        arr = _integer_array(actions, legal.shape[:-1])
+        arr = integer_array(actions, legal.shape[:-1])
     # (a uint64 of 2**63 or more turns negative here: out of range all the same)
     flat = arr.reshape(-1).astype(np.int64, copy=False)
     acts, ok = np.empty(flat.shape, np.int64), np.empty(flat.shape, bool)
@@ -118,7 +118,9 @@ def _check_actions(actions, legal, acts, ok):
         ok[i] = inside and legal[i, a]
 
 
-def _integer_array(actions: Any, shape: tuple[int, ...]) -> np.ndarray:
+def integer_array(actions: Any, shape: tuple[int, ...]) -> np.ndarray:
+    """``actions`` as an integer array of ``shape``: TypeError for another dtype,
+    :class:`IllegalActionError` for another shape."""
     arr = np.asarray(actions)
     if not np.issubdtype(arr.dtype, np.integer) or arr.dtype == np.bool_:
         raise TypeError(f"actions must be an integer array, got dtype {arr.dtype}")
@@ -133,7 +135,7 @@ def action_array(actions: Any, shape: tuple[int, ...], num_actions: int) -> tupl
     for a wrong shape; values of any
     integer dtype and size are compared exactly (out of range is not an error
     here: the caller decides)."""
-    arr = _integer_array(actions, shape)
+    arr = integer_array(actions, shape)
     if arr.dtype.kind == "u":
         in_range = arr < num_actions
     else:

@@ -152,14 +152,17 @@ def check_joint_actions(
     actions: Any,
     illegal_action: str = "raise",
     rows: np.ndarray | None = None,
+    checked: tuple[np.ndarray, np.ndarray] | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Validate ``actions`` ``(k, P)`` against ``legal`` ``(k, P, A)``: returns
     (the actions to play as int64, which players acted illegally).  An illegal
     action raises :class:`IllegalActionError` with ``illegal_action="raise"``,
     is played as ``rules.wait_action`` with ``"wait"``, and is reported in the
     second array (and played as waiting) with ``"terminate"``.  ``rows``
-    (indices): only those games are played, only their actions checked."""
-    arr, ok = legal_actions(actions, legal)  # (TypeError, or IllegalActionError for a wrong shape)
+    (indices): only those games are played, only their actions checked.
+    ``checked``: :func:`legal_actions`' result, when it was taken before."""
+    # (TypeError, or IllegalActionError for a wrong shape)
+    arr, ok = legal_actions(actions, legal) if checked is None else (checked[0], checked[1].copy())
     if rows is not None:
         played = np.zeros(len(ok), bool)
         played[rows] = True
@@ -206,8 +209,10 @@ class SimultaneousVectorEnv(VectorEnv):
             if one is not None:
                 return one
         idx = self._step_rows(rows)
-        actions, forfeit = check_joint_actions(self.rules, state.legal, actions, self.illegal_action, idx)
-        if idx is None and state.streams is not None and self.num_threads > 1 and not forfeit.any():
+        checked, self._checked = self._checked, None
+        actions, forfeit = check_joint_actions(self.rules, state.legal, actions, self.illegal_action, idx, checked)
+        sharded = self.num_threads > 1 or self._out is not None
+        if idx is None and state.streams is not None and sharded and not forfeit.any():
             return self._tick_in_shards(state, actions)
         rewards = self._step_games(state, actions, idx)
         # (a reduction along an axis of 2 costs ~50 us at 4096 games: only when someone forfeited)
@@ -273,8 +278,11 @@ class SimultaneousVectorEnv(VectorEnv):
         this thread only merges what the shards found."""
         rules, n = self.rules, self.num_envs
         dtype = rules.obs_dtype if self.obs_dtype is None else self.obs_dtype
-        obs = np.empty((n, self.num_players, rules.obs_size), dtype)
-        masks = np.empty(state.legal.shape, bool)
+        if self._out is not None:  # (a process shard's slices of the batch's outputs)
+            obs, masks = self._out
+        else:
+            obs = np.empty((n, self.num_players, rules.obs_size), dtype)
+            masks = np.empty(state.legal.shape, bool)
         rewards = np.empty((n, self.num_players), np.float32)
         done, truncated = np.empty(n, bool), np.empty(n, bool)
 

@@ -1,0 +1,624 @@
+"""Process shards: the vector engine over several processes
+(``cardenvs.vector.make(..., num_processes=k)``).
+
+Threads share one interpreter, and a step's numpy and kernel calls hand its
+lock back and forth between them (benchmarks/README.md, "Thread scaling").
+Processes share nothing of the kind: the games are cut into ``k``
+contiguous shards, each an ordinary vector engine of its rows -- the first
+in the calling process, the others each in a worker process of its own,
+forked when the engine is made -- and a step is one command to each worker
+and one reply, through shared memory.
+
+* **The same games.** The shards draw from per-game streams
+  (``rng="per_game"``, :mod:`.streams`): shard ``i`` is the slots
+  ``lo..hi`` of the whole batch's streams, so every game is the game the
+  one-process engine with ``rng="per_game"`` and the same seed plays in
+  that row, for every ``k`` (tested).
+* **No copies on the way.** Each shard writes its observations and masks
+  straight into one of a few output blocks of the whole batch in shared
+  memory, and the step hands out that block's arrays, **read-only**.  A
+  block is written again only once every array handed out from it is gone,
+  so an array you hold never changes (hold more than :data:`BLOCKS` steps'
+  and the step copies into fresh arrays instead).  Rewards, flags and the
+  finished games' last observations are small and come as fresh arrays.
+* **Waiting.** A side waiting for the other polls the shared memory for
+  :data:`SPIN_SECONDS`, then sleeps on its pipe: a worker between two steps
+  of a busy loop never sleeps (a wake-up across cores costs as much as a
+  small step), and an idle engine costs no CPU.
+* **Bad input changes nothing.** The calling process checks every action
+  against the masks it handed out before any shard moves; an error of a
+  worker is raised in the calling process and closes the engine.
+
+Not offered with processes: the batch's ``state`` (each shard's lives in its
+own process; ``state_dict(i)``, ``observe(...)`` ask the shard that has the
+row), pickles, and use from a forked child (each raises a clear error).
+"""
+
+from __future__ import annotations
+
+import mmap
+import multiprocessing
+import os
+import pickle
+import platform
+import time
+import weakref
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from .engine import VectorEnv, batch_space
+from .errors import IllegalActionError
+from .options import integer_array, legal_actions
+from .simultaneous import illegal_joint_actions
+from .streams import check_rng_mode
+
+#: How long a side waiting for the other polls shared memory before it sleeps on its pipe (seconds).
+SPIN_SECONDS = 0.002
+#: Output blocks of the whole batch that the steps take in turn (one more is kept for copies).
+BLOCKS = 4
+#: Polling shared memory relies on x86's ordered stores; elsewhere every command and reply also
+#: goes through the pipe (a system call orders memory).
+SPIN = platform.machine().lower() in ("x86_64", "amd64", "i386", "i686")
+#: How long a sleeping side sleeps before it looks again (a missed wake-up costs at most this).
+NAP_SECONDS = 0.05
+
+# The control words of a shard (int64, shared): the command's number, what it is, the output
+# block, the number of the last command done, whether it failed, who sleeps, the finished rows.
+SEQ, OP, BLOCK, DONE, FAILED, WORKER_ASLEEP, MAIN_ASLEEP, FINISHED, ROWS_GIVEN = range(9)
+# A step whose actions are to be checked first (illegal_action="raise") goes in two phases: each
+# shard checks its own actions and says so (CHECKED, VERDICT), then the calling process lets every
+# shard step (GO), or none (ABORT first): nothing changes unless every action is legal.
+CHECK, CHECKED, VERDICT, GO, ABORT = range(9, 14)
+STEP, CALL, STOP = 1, 2, 3
+WAKE = b"w"
+
+
+def shared_array(shape: tuple[int, ...], dtype: Any) -> np.ndarray:
+    """A zeroed array in anonymous shared memory: a process forked later
+    sees the same bytes."""
+    dtype = np.dtype(dtype)
+    size = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
+    buffer = mmap.mmap(-1, max(size, 1))
+    return np.frombuffer(buffer, dtype, int(np.prod(shape, dtype=np.int64))).reshape(shape)
+
+
+class OutputBlock:
+    """One step's observations and masks of the whole batch, and the
+    finished games' last observations (each shard's from its first row
+    on), in shared memory; :meth:`hand_out` gives fresh read-only arrays
+    over them and counts them until they are gone."""
+
+    def __init__(self, obs_shape: tuple[int, ...], obs_dtype: Any, mask_shape: tuple[int, ...], seen_tail: tuple):
+        self.obs = shared_array(obs_shape, obs_dtype)
+        self.masks = shared_array(mask_shape, bool)
+        self.seen = shared_array((obs_shape[0], *seen_tail), obs_dtype)  # (pages only where written)
+        self.held = 0
+
+    def hand_out(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The observations, masks and last observations, read-only; the
+        block is free again once all three (and every view of them) are gone."""
+        out = []
+        for array in (self.obs, self.masks, self.seen):
+            view = array.view()
+            view.flags.writeable = False
+            self.held += 1
+            weakref.finalize(view, self._let_go)
+            out.append(view)
+        return out[0], out[1], out[2]
+
+    def _let_go(self) -> None:
+        self.held -= 1
+
+
+class StepIO:
+    """What the shards read and write besides the output blocks, over the
+    whole batch (a shard uses its rows): actions and rows in; rewards,
+    flags, seats and the finished games out.  Plus each shard's control
+    words (``ctl[k]``).  All shared."""
+
+    def __init__(self, n: int, shards: int, players: int, action_tail: tuple, score_dtype: Any):
+        self.ctl = [shared_array((16,), np.int64) for _ in range(shards)]
+        self.actions = shared_array((n, *action_tail), np.int64)
+        self.rows = shared_array((n,), bool)
+        self.rewards = shared_array((n, players), np.float32)
+        self.terminated = shared_array((n,), bool)
+        self.truncated = shared_array((n,), bool)
+        self.current = shared_array((n,), np.int64)
+        self.final_rows = shared_array((n,), np.int64)
+        self.final_scores = shared_array((n, players), score_dtype)
+
+
+def check_shard(engine: Any, io: StepIO, ctl: np.ndarray, lo: int, hi: int) -> bool:
+    """Whether every action of a shard's games (its rows, when given) is
+    legal; the check is kept for its step (not done twice)."""
+    acts, ok = legal_actions(io.actions[lo:hi], engine.state.legal)
+    engine._checked = (acts, ok)
+    return bool(ok[io.rows[lo:hi]].all() if ctl[ROWS_GIVEN] else ok.all())
+
+
+def step_shard(engine: Any, io: StepIO, ctl: np.ndarray, block: OutputBlock, lo: int, hi: int) -> None:
+    """Step one shard's engine (rows ``lo:hi`` of the batch) with its
+    actions in ``io`` (and its rows, when given) and write what it returns
+    into its rows of ``block`` and ``io``: the finished games (their rows
+    local, in order) from row ``lo`` of ``io.final_*`` and ``block.seen``."""
+    obs_out, masks_out = block.obs[lo:hi], block.masks[lo:hi]
+    rows = np.flatnonzero(io.rows[lo:hi]) if ctl[ROWS_GIVEN] else None
+    engine._out = (obs_out, masks_out)
+    try:
+        obs, rewards, terminated, truncated, info = engine.step(io.actions[lo:hi], rows)
+    finally:
+        engine._out = engine._checked = None
+    if obs is not obs_out:  # (a path that made its own: Push, a shard of one game)
+        np.copyto(obs_out, obs)
+    if info["action_mask"] is not masks_out:
+        np.copyto(masks_out, info["action_mask"])
+    io.rewards[lo:hi] = rewards
+    io.terminated[lo:hi] = terminated
+    io.truncated[lo:hi] = truncated
+    if "current_player" in info:
+        io.current[lo:hi] = info["current_player"]
+    finished = np.flatnonzero(info["_final_obs"]) if "_final_obs" in info else ()
+    n = len(finished)
+    if n:
+        io.final_rows[lo : lo + n] = finished
+        block.seen[lo : lo + n] = np.stack(list(info["final_obs"][finished]))
+        io.final_scores[lo : lo + n] = info["final_scores"][finished]
+    ctl[FINISHED] = n
+
+
+def _wait(ctl: np.ndarray, word: int, value: int, wake: Any, asleep: int, alive: Callable[[], bool]) -> None:
+    """Until ``ctl[word] == value``: poll for :data:`SPIN_SECONDS`, then
+    sleep on the ``wake`` pipe (woken by the other side, or every
+    :data:`NAP_SECONDS` to look again).  RuntimeError when ``alive()``
+    says the other side is gone."""
+    if SPIN:
+        start = time.perf_counter()
+        while ctl[word] != value:
+            if time.perf_counter() - start > SPIN_SECONDS:
+                break
+        else:
+            return
+    while ctl[word] != value:
+        ctl[asleep] = 1
+        if ctl[word] != value and wake.poll(NAP_SECONDS):
+            _drain(wake)
+        ctl[asleep] = 0
+        if ctl[word] != value and not alive():
+            raise RuntimeError("a worker process of the vector engine died")
+
+
+def _wake(ctl: np.ndarray, asleep: int, wake: Any) -> None:
+    """Wake the other side if it sleeps (always where nothing spins)."""
+    if not SPIN or ctl[asleep]:
+        wake.send_bytes(WAKE)
+
+
+def _drain(wake: Any) -> None:
+    while wake.poll(0):
+        wake.recv_bytes()
+
+
+def serve(
+    engine: Any, io: StepIO, k: int, blocks: list[OutputBlock], lo: int, hi: int, conn: Any, wake: Any, parent: int
+) -> None:
+    """A worker's loop: carry out each command of the calling process on
+    its shard's engine until told to stop (or the parent is gone).  Calls
+    and their replies are pickles on ``conn``; ``wake`` carries wake-ups
+    only."""
+    done, ctl = 0, io.ctl[k]
+    alive = lambda: os.getppid() == parent  # noqa: E731
+    while True:
+        try:
+            _wait(ctl, SEQ, done + 1, wake, WORKER_ASLEEP, alive)
+        except RuntimeError:
+            return
+        done += 1
+        op, reply = int(ctl[OP]), None
+        if op == STEP:
+            try:
+                go = True
+                if ctl[CHECK]:
+                    ctl[VERDICT] = check_shard(engine, io, ctl, lo, hi)
+                    ctl[CHECKED] = done
+                    _wake(ctl, MAIN_ASLEEP, wake)
+                    _wait(ctl, GO, done, wake, WORKER_ASLEEP, alive)
+                    go = not ctl[ABORT]
+                if go:
+                    step_shard(engine, io, ctl, blocks[int(ctl[BLOCK])], lo, hi)
+            except BaseException as error:  # (raised in the calling process)
+                engine._checked = None
+                reply = error
+        elif op == CALL:
+            name, args = pickle.loads(conn.recv_bytes())
+            try:
+                reply = (True, getattr(engine, name)(*args))
+            except BaseException as error:
+                reply = (False, error)
+        # done first, then what there is to say: a large reply fills the pipe, and the calling
+        # process reads it only once it sees the command done
+        ctl[FAILED] = op == STEP and reply is not None
+        ctl[DONE] = done
+        _wake(ctl, MAIN_ASLEEP, wake)
+        if reply is not None:
+            conn.send_bytes(pickle.dumps(reply))
+        if op == STOP:
+            return
+
+
+def _serve_forked(*args: Any) -> None:
+    try:
+        serve(*args)
+    finally:
+        os._exit(0)  # (no atexit handlers or finalizers of the parent's objects in the child)
+
+
+def _stop_workers(workers: list[Any], ctls: list[np.ndarray], conns: list[Any], wakes: list[Any]) -> None:
+    """Tell each worker to stop, then make sure it did."""
+    for process, ctl, wake in zip(workers, ctls, wakes):
+        if process.is_alive():
+            try:
+                ctl[OP] = STOP
+                ctl[SEQ] += 1
+                wake.send_bytes(WAKE)
+            except (OSError, ValueError):
+                pass
+    for process in workers:
+        process.join(timeout=2)
+        if process.is_alive():
+            process.kill()
+            process.join(timeout=2)
+    for conn in [*conns, *wakes]:
+        conn.close()
+
+
+class ProcessVectorEnv:
+    """``num_envs`` games of one game, stepped in ``num_processes`` row
+    shards at once, each in a process of its own (see the module
+    docstring).  The same API as the engine of one process -- ``reset``,
+    ``step(actions, rows=None)``, ``observe``, ``state_dict``, the spaces,
+    ``close`` -- and the same results as ``rng="per_game"`` there; the
+    observations and masks come read-only.
+
+    ``engine_class(rules, num_envs, seed, first_slot=..., **options)`` makes
+    one shard's engine."""
+
+    def __init__(
+        self,
+        engine_class: type,
+        rules: Any,
+        num_envs: int,
+        seed: int | None = None,
+        num_processes: int = 2,
+        rng: str = "per_game",
+        **options: Any,
+    ):
+        for name, value in (("num_envs", num_envs), ("num_processes", num_processes)):
+            if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) or value < 1:
+                raise ValueError(f"{name} must be a positive integer, got {value!r}")
+        if num_processes > num_envs:
+            raise ValueError(f"num_processes must be at most the number of games ({num_envs}), got {num_processes}")
+        if check_rng_mode(rng) != "per_game":
+            raise ValueError(
+                "num_processes > 1 needs rng='per_game': each process draws for its own games "
+                "(the shared generator's draws depend on every game's)"
+            )
+        if options.get("num_threads", 1) != 1:
+            raise ValueError("num_processes and num_threads cannot both be more than 1")
+        options.pop("num_threads", None)
+        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer))):
+            raise ValueError(f"seed must be an int or None, got {seed!r}")
+        self.num_envs = int(num_envs)
+        self.num_processes = int(num_processes)
+        self.bounds = [
+            (i * self.num_envs // num_processes, (i + 1) * self.num_envs // num_processes) for i in range(num_processes)
+        ]
+        self._seed = seed
+        self._pid = os.getpid()
+        self._started = False
+        self._masks: np.ndarray | None = None
+        self.closed = False
+        shards = [
+            engine_class(rules, hi - lo, seed, rng="per_game", first_slot=lo, **options) for lo, hi in self.bounds
+        ]
+        self._shard = shards[0]
+        first = shards[0]
+        self.rules = rules
+        self.illegal_action = first.illegal_action
+        self.num_players, self.num_actions = first.num_players, first.num_actions
+        self.single_observation_space, self.single_action_space = (
+            first.single_observation_space,
+            first.single_action_space,
+        )
+        self.metadata = first.metadata
+        self.simultaneous = len(first.batch_shape) > 1
+        probe = engine_class(rules, 1, 0, rng="per_game", **options)
+        obs, _ = probe.reset()
+        score_dtype = rules.seat_scores(probe.state).dtype
+        n, obs_tail, act_tail = self.num_envs, obs.shape[1:], probe.action_space.shape[1:]
+        self.batch_shape = (n, *first.batch_shape[1:])
+        self.observation_space = batch_space(self.single_observation_space, self.batch_shape)
+        self.action_space = batch_space(self.single_action_space, self.batch_shape)
+        mask_tail = probe.state.legal.shape[1:]
+        # (one finished game's last observations: every seat's)
+        seen_tail = obs_tail if self.simultaneous else (self.num_players, *obs_tail)
+        self._block_shapes = ((n, *obs_tail), obs.dtype, (n, *mask_tail), seen_tail)
+        self._blocks = [OutputBlock(*self._block_shapes) for _ in range(BLOCKS + 1)]
+        self._io = StepIO(n, num_processes, self.num_players, act_tail, score_dtype)
+        self._ctl = self._io.ctl
+        self._conns: list[Any] = []
+        self._wakes: list[Any] = []
+        self._workers: list[Any] = []
+        context = multiprocessing.get_context("fork")
+        for k, (shard, (lo, hi)) in enumerate(zip(shards[1:], self.bounds[1:]), 1):
+            (mine, theirs), (wake, woken) = context.Pipe(), context.Pipe()
+            process = context.Process(
+                target=_serve_forked,
+                args=(shard, self._io, k, self._blocks, lo, hi, theirs, woken, self._pid),
+                daemon=True,
+                name=f"cardenvs-shard-{lo}",
+            )
+            process.start()
+            theirs.close()
+            woken.close()
+            self._conns.append(mine)
+            self._wakes.append(wake)
+            self._workers.append(process)
+        self._finalizer = weakref.finalize(self, _stop_workers, self._workers, self._ctl[1:], self._conns, self._wakes)
+
+    # ------------------------------------------------------------------ plumbing
+    def _require(self, started: bool = True) -> None:
+        if os.getpid() != self._pid:
+            raise RuntimeError(
+                f"this vector engine's worker processes belong to process {self._pid}: "
+                "make a new engine in this process"
+            )
+        if self.closed:
+            raise RuntimeError("the engine is closed")
+        if started and not self._started:
+            raise RuntimeError("call reset() before step()")
+
+    def _start(self, k: int, op: int, block: int = 0, call: tuple | None = None) -> None:
+        """Start a command in worker ``k`` (shard ``k + 1``): a ``call`` is
+        ``(name, args)`` of its engine."""
+        ctl = self._ctl[k + 1]
+        if call is not None:
+            self._conns[k].send_bytes(pickle.dumps(call))
+        ctl[OP] = op
+        ctl[BLOCK] = block
+        ctl[SEQ] += 1
+        _wake(ctl, WORKER_ASLEEP, self._wakes[k])
+
+    def _finish(self, k: int, op: int) -> tuple[BaseException | None, Any]:
+        """Wait for worker ``k``'s reply: (its error or None, a CALL's result)."""
+        ctl, conn, process = self._ctl[k + 1], self._conns[k], self._workers[k]
+        try:
+            _wait(ctl, DONE, ctl[SEQ], self._wakes[k], MAIN_ASLEEP, process.is_alive)
+            if op == CALL:
+                ok, value = pickle.loads(conn.recv_bytes())
+                return (None, value) if ok else (value, None)
+            return (pickle.loads(conn.recv_bytes()) if ctl[FAILED] else None), None
+        except (RuntimeError, EOFError, OSError):
+            return RuntimeError("a worker process of the vector engine died"), None
+
+    def _raise(self, errors: list[BaseException | None], op: int) -> None:
+        """The first error of a command, if any: one of a step, or a dead
+        worker, closes the engine (its shards no longer move together)."""
+        error = next((e for e in errors if e is not None), None)
+        if error is not None:
+            if op == STEP or any(isinstance(e, RuntimeError) and "died" in str(e) for e in errors if e):
+                self.close()
+            raise error
+
+    def _call(self, name: str, args_of: Callable[[int, int], tuple], shards: list[int] | None = None) -> list[Any]:
+        """``name(*args_of(lo, hi))`` on the engines of ``shards`` (default:
+        every one; the workers' at the same time as the calling process's);
+        their results in shard order."""
+        shards = list(range(self.num_processes)) if shards is None else shards
+        for k in shards:
+            if k:
+                self._start(k - 1, CALL, call=(name, args_of(*self.bounds[k])))
+        results: list[Any] = []
+        errors: list[BaseException | None] = []
+        if 0 in shards:
+            try:
+                results.append(getattr(self._shard, name)(*args_of(*self.bounds[0])))
+            except Exception as error:
+                errors.append(error)
+        for k in shards:
+            if k:
+                error, value = self._finish(k - 1, CALL)
+                errors.append(error)
+                results.append(value)
+        self._raise(errors, CALL)
+        return results
+
+    # ------------------------------------------------------------------ the engine's API
+    def reset(self, seed: int | None = None, options: dict | None = None) -> tuple[np.ndarray, dict]:
+        """New games in every slot (see :meth:`VectorEnv.reset
+        <cardenvs.core.engine.VectorEnv.reset>`); per-row options are cut
+        at the shards.  A reset that fails in a shard leaves the engine
+        needing another reset."""
+        self._require(started=False)
+        if options is not None and not isinstance(options, dict):
+            raise ValueError(f"options must be a dict with keys 'decks' and 'dealer', got {options!r}")
+        if seed is None and not self._started and self._seed is None:
+            seed = int(np.random.SeedSequence().entropy % 2**63)  # (one key for every shard's streams)
+        self._started = False
+        parts = self._call("reset", lambda lo, hi: (seed, _options_of(options, lo, hi, self.num_envs)))
+        block = self._take_block()
+        for (lo, hi), (obs, info) in zip(self.bounds, parts):
+            block.obs[lo:hi] = obs
+            block.masks[lo:hi] = info["action_mask"]
+        obs, masks, _ = block.hand_out()
+        self._masks = masks
+        self._started = True
+        info = {"action_mask": masks}
+        if not self.simultaneous:
+            info["current_player"] = np.concatenate([p[1]["current_player"] for p in parts])
+        return obs, info
+
+    def step(self, actions: np.ndarray, rows: np.ndarray | None = None):
+        """Step every game (or the games ``rows``) with ``actions``: the
+        returns, errors and ``rows`` of :meth:`VectorEnv.step
+        <cardenvs.core.engine.VectorEnv.step>`; nothing changes before
+        every action is checked."""
+        self._require()
+        idx = self._shard_rows(rows)
+        shape = self._masks.shape[:-1]
+        if type(actions) is np.ndarray and actions.dtype == np.int64 and actions.shape == shape:
+            arr = actions  # (what a policy usually hands over)
+        else:
+            arr = integer_array(actions, shape).astype(np.int64)  # (TypeError / IllegalActionError)
+        io, check, workers = self._io, self.illegal_action == "raise", range(self.num_processes - 1)
+        np.copyto(io.actions, arr)
+        if idx is not None:
+            io.rows[...] = False
+            io.rows[idx] = True
+        for ctl in self._ctl:
+            ctl[ROWS_GIVEN], ctl[CHECK], ctl[ABORT] = idx is not None, check, 0
+        block_index = self._free_block()
+        spare = block_index is None
+        block = self._blocks[-1 if spare else block_index]
+        for k in workers:
+            self._start(k, STEP, len(self._blocks) - 1 if spare else block_index)
+        if check and not self._all_legal():
+            raise self._illegal(actions, arr, idx)
+        errors: list[BaseException | None] = [None]
+        try:
+            step_shard(self._shard, io, self._ctl[0], block, *self.bounds[0])
+        except BaseException as failed:
+            errors[0] = failed
+        errors += [self._finish(k, STEP)[0] for k in range(self.num_processes - 1)]
+        self._raise(errors, STEP)
+        return self._outputs(block, spare)
+
+    def _outputs(self, block: OutputBlock, spare: bool) -> tuple:
+        """What the shards wrote, as :meth:`step` returns it."""
+        io = self._io
+        if spare:  # every block still held: fresh copies of the spare's
+            obs, masks, seen = block.obs.copy(), block.masks.copy(), block.seen
+            obs.flags.writeable = masks.flags.writeable = False
+        else:
+            obs, masks, seen = block.hand_out()
+        self._masks = masks
+        info: dict[str, Any] = {}
+        counts = [int(ctl[FINISHED]) for ctl in self._ctl]
+        if sum(counts):  # (each finished game's last observations: a row of the block's, from the shard's first row)
+            final, finished = np.empty(self.num_envs, dtype=object), np.zeros(self.num_envs, bool)
+            scores = np.zeros((self.num_envs, self.num_players), io.final_scores.dtype)
+            for n, (lo, _) in zip(counts, self.bounds):
+                if n:
+                    rows = io.final_rows[lo : lo + n] + lo
+                    scores[rows] = io.final_scores[lo : lo + n]
+                    finished[rows] = True
+                    for j, row in enumerate(rows.tolist(), lo):
+                        final[row] = seen[j].copy() if spare else seen[j]
+            info = {"final_obs": final, "_final_obs": finished, "final_scores": scores}
+        info["action_mask"] = masks
+        if not self.simultaneous:
+            info["current_player"] = io.current.copy()
+        return obs, io.rewards.copy(), io.terminated.copy(), io.truncated.copy(), info
+
+    def _all_legal(self) -> bool:
+        """The first phase of a checked step: every shard checks its
+        actions (this process its own, the workers theirs at the same
+        time); then all step (True), or none (False: each worker is told
+        to drop the step, and has)."""
+        ok = check_shard(self._shard, self._io, self._ctl[0], *self.bounds[0])
+        for ctl, wake, process in zip(self._ctl[1:], self._wakes, self._workers):
+            try:
+                _wait(ctl, CHECKED, ctl[SEQ], wake, MAIN_ASLEEP, process.is_alive)
+            except RuntimeError:
+                self.close()
+                raise
+            ok = ok and bool(ctl[VERDICT])
+        for ctl, wake in zip(self._ctl[1:], self._wakes):
+            ctl[ABORT] = not ok
+            ctl[GO] = ctl[SEQ]
+            _wake(ctl, WORKER_ASLEEP, wake)
+        if not ok:
+            self._shard._checked = None
+            self._raise([self._finish(k, STEP)[0] for k in range(self.num_processes - 1)], STEP)
+        return ok
+
+    def _illegal(self, actions: Any, arr: np.ndarray, idx: np.ndarray | None) -> IllegalActionError:
+        """The error naming the first illegal actions (as one process's engine names them)."""
+        _, ok = legal_actions(arr, self._masks)
+        if idx is not None:
+            chosen = np.zeros(self.num_envs, bool)
+            chosen[idx] = True
+            ok = ok | (~chosen if ok.ndim == 1 else ~chosen[:, None])
+        if self.simultaneous:
+            return illegal_joint_actions(self.rules, self._masks, actions, ok)
+        bad = np.flatnonzero(~ok)[:5]
+        return IllegalActionError("illegal actions in rows " + ", ".join(f"{i}: {actions[i]}" for i in bad))
+
+    def _shard_rows(self, rows: Any) -> np.ndarray | None:
+        return VectorEnv._step_rows(self, rows)  # (the same checks and messages: it reads num_envs only)
+
+    def _free_block(self) -> int | None:
+        for k, block in enumerate(self._blocks[:-1]):
+            if block.held == 0:
+                return k
+        return None
+
+    def _take_block(self) -> OutputBlock:
+        k = self._free_block()
+        if k is None:  # (every block held: a new one for this output alone)
+            return OutputBlock(*self._block_shapes)
+        return self._blocks[k]
+
+    def observe(self, seats: np.ndarray | None = None) -> np.ndarray:
+        """Every game seen by ``seats`` (one per row; Spit: every player's view, no argument)."""
+        self._require()
+        if self.simultaneous:
+            return np.concatenate(self._call("observe", lambda lo, hi: ()))
+        seats = np.asarray(seats, np.int64)
+        if seats.shape != (self.num_envs,):
+            raise ValueError(f"seats must have shape ({self.num_envs},), got {seats.shape}")
+        return np.concatenate(self._call("observe", lambda lo, hi: (seats[lo:hi],)))
+
+    def state_dict(self, index: int) -> dict:
+        """The game in row ``index`` (asked of the shard that has it)."""
+        self._require()
+        if isinstance(index, (bool, np.bool_)) or not isinstance(index, (int, np.integer)):
+            raise TypeError(f"index must be an int row, got {index!r}")
+        if not 0 <= index < self.num_envs:
+            raise ValueError(f"index {index} out of range 0..{self.num_envs - 1}")
+        k = next(k for k, (lo, hi) in enumerate(self.bounds) if lo <= index < hi)
+        return self._call("state_dict", lambda lo, hi: (int(index) - lo,), [k])[0]
+
+    def close(self) -> None:
+        """Stop the worker processes (the engine cannot be used again)."""
+        if os.getpid() == self._pid and not self.closed:
+            self._finalizer()
+        self.closed = True
+
+    def __reduce__(self) -> Any:
+        raise TypeError(
+            "a vector engine with worker processes cannot be pickled or copied: "
+            "make one with the same arguments (its games follow from the seed)"
+        )
+
+    def __repr__(self) -> str:
+        rules, n, k = type(self.rules).__name__, self.num_envs, self.num_processes
+        return f"ProcessVectorEnv({rules}, num_envs={n}, num_processes={k})"
+
+
+def _options_of(options: dict | None, lo: int, hi: int, n: int) -> dict | None:
+    """The reset options of rows ``lo:hi``: per-row decks and dealers cut,
+    the rest as given (the shard's engine checks them)."""
+    if not options:
+        return options
+    mine = dict(options)
+    decks = options.get("decks")
+    if isinstance(decks, dict) and isinstance(decks.get("per_row"), (list, tuple)) and len(decks["per_row"]) == n:
+        mine["decks"] = {"per_row": list(decks["per_row"][lo:hi])}
+    dealer = options.get("dealer")
+    if dealer is not None and not isinstance(dealer, (int, np.integer)):
+        dealers = np.asarray(dealer, object).reshape(-1)
+        if len(dealers) == n:
+            mine["dealer"] = list(dealers[lo:hi])
+    return mine
