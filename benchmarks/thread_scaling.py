@@ -7,6 +7,7 @@ one batch size.
     python benchmarks/thread_scaling.py --threads 1,2,4 --batch 4096 --seconds 3
     python benchmarks/thread_scaling.py --parts --games pepper_v0,spit_v0,speed   # the serial share by part
     python benchmarks/thread_scaling.py --rng shared,per_game   # both seeding modes (vector.make(rng=...))
+    python benchmarks/thread_scaling.py --processes 1,2          # worker processes instead (num_processes=k)
 
 Per game, one engine per thread count, all from the same seed, stepped in
 turn in short rounds (a change in the machine's load hits every thread count
@@ -47,8 +48,8 @@ BATCH = 4096
 class Runner:
     """One engine and its random player, timed inside ``step``."""
 
-    def __init__(self, name: str, batch: int, threads: int, rng: str = "shared"):
-        self.venv = V.make(name, num_envs=batch, seed=0, num_threads=threads, rng=rng)
+    def __init__(self, name: str, batch: int, threads: int, rng: str = "shared", processes: int = 1):
+        self.venv = V.make(name, num_envs=batch, seed=0, num_threads=threads, rng=rng, num_processes=processes)
         self.rng = np.random.default_rng(0)
         self.info = self.venv.reset()[1]
         self.batch, self.steps, self.wall, self.cpu = batch, 0, 0.0, 0.0
@@ -237,6 +238,32 @@ def scaling(games: list[str], threads: list[int], batch: int, seconds: float, rn
     return rows
 
 
+def process_scaling(games: list[str], processes: list[int], batch: int, seconds: float) -> int:
+    """Print engine steps/s against ``num_processes`` (``rng="per_game"``,
+    which worker processes need), every count of a game stepped in turn in
+    rounds of ~0.25 s; x 1st = over the first count's."""
+    load = os.getloadavg()
+    print(f"# batch {batch}; rng per_game; {seconds:g} s per process count and game, in rounds of ~0.25 s")
+    print(f"# load average before: {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}; {os.cpu_count()} logical CPUs\n")
+    print(f"{'game':<24}{'processes':>10}{'engine steps/s':>16}{'us/step':>9}{'x 1st':>7}")
+    for name in games:
+        runners = [Runner(name, batch, 1, "per_game", k) for k in processes]
+        for r in runners:
+            r.run(min(1.0, 0.2 * seconds), count=False)
+        rounds = max(1, round(seconds / 0.25))
+        for _ in range(rounds):
+            for r in runners:
+                r.run(seconds / rounds)
+        base = runners[0].steps_per_s
+        for k, r in zip(processes, runners):
+            us = r.wall / r.steps * 1e6
+            print(f"{name:<24}{k:>10}{r.steps_per_s:>16,.0f}{us:>9,.0f}{r.steps_per_s / base:>7.2f}", flush=True)
+            r.venv.close()
+    load = os.getloadavg()
+    print(f"\n# load average after: {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")
+    return 0
+
+
 def print_table(rows: list[list[str]]) -> None:
     headers = [
         "game",
@@ -283,6 +310,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--games", default=",".join(GAMES), help="comma-separated games (default: every game)")
     ap.add_argument("--rng", default="shared", help="comma-separated seeding modes: shared, per_game (default shared)")
     ap.add_argument(
+        "--processes", default="", help="instead: comma-separated process counts (num_processes; rng per_game)"
+    )
+    ap.add_argument(
         "--parts", action="store_true", help="instead: the serial share by part (games, and 'speed' for Spit's variant)"
     )
     args = ap.parse_args(argv)
@@ -291,6 +321,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.parts:
         print_parts(games, args.batch)
         return 0
+    if args.processes:
+        counts = [int(x) for x in args.processes.split(",") if x.strip()]
+        return process_scaling(games, counts, args.batch, args.seconds)
     return run(games, threads, args.batch, args.seconds, tuple(m.strip() for m in args.rng.split(",") if m.strip()))
 
 

@@ -1,0 +1,233 @@
+"""The vector engine over worker processes (``num_processes``,
+``cardenvs.core.processes``): every game, stepped by 2 or 3 processes from
+the same seed, gives exactly the games of one process with
+``rng="per_game"`` -- observations, masks, rewards, flags, infos and state
+dicts -- through many finished and reset games, ``rows=`` steps and
+forfeits; outputs are read-only and never change once handed out; bad
+input raises before anything moves; the workers stop with the engine."""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import os
+import pickle
+
+import numpy as np
+import pytest
+
+import cardenvs.vector as V
+from cardenvs import IllegalActionError
+from cardenvs.core import processes
+from cardenvs.registry import GAMES
+
+BATCH = 67  # 3 processes: shards of 22, 22 and 23 rows
+SHORT = {
+    "pepper_v0": {"max_hands": 2},
+    "cancellation_hearts_v0": {"max_hands": 1, "passing": "none"},
+    "push_v0": {"rounds": [1, 2], "max_turns": 12},
+    "spit_v0": {"max_ticks": 60},
+}
+CASES = [(name, SHORT[name]) for name in GAMES] + [("spit_v0", {"variant": "speed", "max_ticks": 80})]
+IDS = [f"{name}-{'-'.join(f'{k}={v}' for k, v in config.items())}" for name, config in CASES]
+
+
+def _digest(value, h) -> None:
+    """Feed everything ``value`` holds into the hash ``h`` (dicts by key)."""
+    if isinstance(value, dict):
+        for key in sorted(value):
+            h.update(key.encode())
+            _digest(value[key], h)
+    elif isinstance(value, (tuple, list)) or (isinstance(value, np.ndarray) and value.dtype == object):
+        h.update(b"[%d]" % len(value))
+        for item in value:
+            _digest(item, h)
+    elif isinstance(value, np.ndarray):
+        h.update(f"{value.dtype}{value.shape}".encode())
+        h.update(np.ascontiguousarray(value).tobytes())
+    else:
+        h.update(repr(value).encode())
+
+
+def _random_legal(rng, masks):
+    return (rng.random(masks.shape) * masks).argmax(-1).astype(np.int64)
+
+
+def play(name: str, config: dict, processes_: int, steps: int = 150, bad: float = 0.0) -> tuple[list[str], int]:
+    """Random legal play of ``BATCH`` games: one digest per step (what
+    ``step`` returned, and every 30 steps some rows' state dicts), and how
+    many games finished.  Every fifth step moves only some games; ``bad``:
+    the share of actions replaced by random ones (``illegal_action="terminate"``)."""
+    venv = V.make(name, num_envs=BATCH, seed=11, rng="per_game", num_processes=processes_, **config)
+    rng = np.random.default_rng(3)
+    out = venv.reset()
+    digests, finished = [], 0
+    try:
+        for t in range(steps):
+            h = hashlib.sha256()
+            _digest(out, h)
+            if t % 30 == 0:
+                _digest([venv.state_dict(i) for i in (0, 21, 22, 44, 66)], h)
+            digests.append(h.hexdigest())
+            actions = _random_legal(rng, out[-1]["action_mask"])
+            if bad:
+                wild = rng.random(actions.shape) < bad
+                actions[wild] = rng.integers(0, venv.num_actions, int(wild.sum()))
+            rows = np.flatnonzero(rng.random(BATCH) < 0.6) if t % 5 == 4 else None
+            out = venv.step(actions, rows=rows)
+            finished += int(out[2].sum() + out[3].sum())
+    finally:
+        venv.close()
+    return digests, finished
+
+
+@pytest.mark.parametrize("name,config", CASES, ids=IDS)
+def test_processes_play_the_games_of_one_process(name, config):
+    one, finished = play(name, config, 1)
+    assert finished > 20  # (resets in every shard: games of a hand or two)
+    assert play(name, config, 2) == (one, finished)
+    if name == "pepper_v0":
+        assert play(name, config, 3) == (one, finished)
+
+
+@pytest.mark.parametrize("name", ["pepper_v0", "spit_v0"])
+def test_forfeits_are_the_same_in_processes(name):
+    config = {**SHORT[name], "illegal_action": "terminate"}
+    one, finished = play(name, config, 1, steps=60, bad=0.05)
+    assert finished > 20
+    assert play(name, config, 2, steps=60, bad=0.05) == (one, finished)
+
+
+def test_observe_reset_options_and_reseeding_match_one_process():
+    one = V.make("pepper_v0", 9, seed=4, rng="per_game")
+    two = V.make("pepper_v0", 9, seed=4, rng="per_game", num_processes=2)
+    try:
+        dealers = [0, 1, 2, 3, 0, 1, 2, 3, 0]
+        for options in ({"dealer": dealers}, {"dealer": 2}, None):
+            a, b = one.reset(options=options), two.reset(options=options)
+            _same(a, b)
+            seats = np.arange(9) % 4
+            assert np.array_equal(one.observe(seats), two.observe(seats))
+        _same(one.reset(seed=8), two.reset(seed=8))
+        _same(one.reset(), two.reset())  # (no seed: each slot's stream goes on)
+    finally:
+        two.close()
+
+
+def _same(a, b) -> None:
+    h1, h2 = hashlib.sha256(), hashlib.sha256()
+    _digest(a, h1)
+    _digest(b, h2)
+    assert h1.hexdigest() == h2.hexdigest()
+
+
+def test_outputs_are_read_only_and_never_change_once_handed_out():
+    venv = V.make("cancellation_hearts_v0", 40, seed=2, rng="per_game", num_processes=2)
+    rng = np.random.default_rng(0)
+    try:
+        obs, info = venv.reset()
+        held = []
+        for t in range(3 * processes.BLOCKS):  # (more held than there are blocks: copies then)
+            out = venv.step(_random_legal(rng, info["action_mask"]))
+            obs, info = out[0], out[-1]
+            held.append((out, obs.copy(), info["action_mask"].copy()))
+            if t % 3:  # (some dropped at once: their blocks come back)
+                held.pop()
+        for out, obs_then, masks_then in held:
+            assert np.array_equal(out[0], obs_then) and np.array_equal(out[-1]["action_mask"], masks_then)
+            for array in (out[0], out[-1]["action_mask"]):
+                assert not array.flags.writeable
+                with pytest.raises(ValueError):
+                    array[0] = 0
+    finally:
+        venv.close()
+
+
+def test_bad_input_raises_and_changes_nothing():
+    one = V.make("pepper_v0", 10, seed=6, rng="per_game")
+    two = V.make("pepper_v0", 10, seed=6, rng="per_game", num_processes=2)
+    rng = np.random.default_rng(1)
+    try:
+        (_, i1), (_, i2) = one.reset(), two.reset()
+        masks = i2["action_mask"]
+        illegal = _random_legal(rng, masks)
+        illegal[7] = int(np.flatnonzero(~masks[7])[0])  # (a row of the worker's shard)
+        with pytest.raises(IllegalActionError) as raised:
+            two.step(illegal)
+        with pytest.raises(IllegalActionError) as expected:
+            one.step(illegal)
+        assert str(raised.value) == str(expected.value)
+        with pytest.raises(TypeError):
+            two.step(illegal.astype(np.float64))
+        with pytest.raises(IllegalActionError, match="shape"):
+            two.step(illegal[:5])
+        with pytest.raises(ValueError, match="rows"):
+            two.step(illegal, rows=[3, 3])
+        for _ in range(20):  # nothing moved: the same games go on
+            actions = _random_legal(rng, i1["action_mask"])
+            a, b = one.step(actions), two.step(actions)
+            _same(a, b)
+            i1 = a[-1]
+    finally:
+        two.close()
+
+
+@pytest.mark.parametrize(
+    "kwargs,match",
+    [
+        ({"num_processes": 2}, "per_game"),  # (rng="shared", the default)
+        ({"num_processes": 0, "rng": "per_game"}, "positive"),
+        ({"num_processes": True, "rng": "per_game"}, "positive"),
+        ({"num_processes": 9, "rng": "per_game"}, "at most"),
+        ({"num_processes": 2, "num_threads": 2, "rng": "per_game"}, "both"),
+    ],
+)
+def test_bad_configuration_is_refused(kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        V.make("pepper_v0", 8, seed=0, **kwargs)
+
+
+def test_no_pickles_no_state_and_no_use_after_close():
+    venv = V.make("spit_v0", 6, seed=0, rng="per_game", num_processes=2)
+    with pytest.raises(RuntimeError, match="reset"):
+        venv.step(np.zeros((6, 2), np.int64))
+    venv.reset()
+    for clone in (pickle.dumps, copy.deepcopy, copy.copy):
+        with pytest.raises(TypeError, match="cannot be pickled"):
+            clone(venv)
+    assert not hasattr(venv, "state")
+    workers = list(venv._workers)
+    assert all(w.is_alive() for w in workers)
+    venv.close()
+    assert not any(w.is_alive() for w in workers)
+    with pytest.raises(RuntimeError, match="closed"):
+        venv.reset()
+
+
+def test_a_dead_worker_is_an_error_not_a_hang():
+    venv = V.make("pepper_v0", 8, seed=0, rng="per_game", num_processes=2)
+    obs, info = venv.reset()
+    venv._workers[0].kill()
+    venv._workers[0].join()
+    with pytest.raises(RuntimeError, match="died"):
+        venv.step(_random_legal(np.random.default_rng(0), info["action_mask"]))
+    assert venv.closed
+
+
+def test_a_forked_child_cannot_drive_the_parents_workers():
+    venv = V.make("pepper_v0", 8, seed=0, rng="per_game", num_processes=2)
+    obs, info = venv.reset()
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: its step must refuse, not talk to the parent's workers
+        try:
+            venv.step(_random_legal(np.random.default_rng(0), info["action_mask"]))
+            os.write(write, b"stepped")
+        except RuntimeError as error:
+            os.write(write, b"refused" if "belong to process" in str(error) else b"other")
+        finally:
+            os._exit(0)
+    os.waitpid(pid, 0)
+    assert os.read(read, 16) == b"refused"
+    venv.step(_random_legal(np.random.default_rng(0), info["action_mask"]))  # (the parent's engine goes on)
+    venv.close()
