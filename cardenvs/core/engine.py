@@ -97,7 +97,8 @@ class VectorEnv:
         # first_slot on of the whole batch's per-game streams, and its step writes its observations
         # and masks into the arrays set in _out, slices of the batch's shared outputs)
         self._first_slot = int(first_slot)
-        self._out: tuple[np.ndarray, np.ndarray] | None = None
+        # (the observations, the masks, and which block of the batch's they are: see rules.write_outputs)
+        self._out: tuple[np.ndarray, np.ndarray, int] | None = None
         # (and the actions it checked before the step, legal_actions' result: not checked twice)
         self._checked: tuple[np.ndarray, np.ndarray] | None = None
         self.state = None
@@ -298,9 +299,14 @@ class VectorEnv:
         info_extra = {}
         if np.count_nonzero(terminated):  # (cheaper than .any() on a few rows)
             info_extra = final_info_of(terminated, *self._finish(state, np.flatnonzero(terminated)))
-        info = self._info()
+        if self._out is not None:  # (a process shard: its rows of the batch's outputs, written where they are)
+            obs, masks, key = self._out
+            self.rules.write_outputs(state, obs, masks, key)
+            info = {"action_mask": masks, "current_player": state.current.copy()}
+        else:
+            info, obs = self._info(), self._observe()
         info.update(info_extra)
-        return self._observe(), rewards, terminated, truncated, info
+        return obs, rewards, terminated, truncated, info
 
     def _finish(self, state: BatchState, done: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The finished games ``done`` (rows of ``state``, which may be a row
@@ -333,7 +339,7 @@ class VectorEnv:
         rules, streams = self.rules, state.streams is not None
         dtype = rules.obs_dtype if self.obs_dtype is None else self.obs_dtype
         if self._out is not None:  # (a process shard's slices of the batch's outputs)
-            obs, masks = self._out
+            obs, masks, _ = self._out
         else:
             obs = np.empty((self.num_envs, rules.obs_size), dtype)
             masks = np.empty((self.num_envs, rules.num_actions), bool)

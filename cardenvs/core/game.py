@@ -313,6 +313,15 @@ class TurnBasedRules(GameRules):
         kernel can write there directly overrides this copy."""
         out[...] = self.observe(state, seats)
 
+    def write_outputs(self, state: BatchState, obs: np.ndarray, masks: np.ndarray, key: int) -> None:
+        """Every row's observation (by the seat to act) and mask written into
+        ``obs`` and ``masks``: arrays written again and again (a process
+        shard's rows of the batch's output blocks, :mod:`.processes`; ``key``
+        names the block).  A game that writes only what changed keeps its
+        record of each by ``key`` (Push)."""
+        self.observe_into(state, state.current, obs)
+        np.copyto(masks, state.legal)
+
     def action_masks(self, state: BatchState) -> np.ndarray:
         """The legal-action masks of every row, as the vector engine hands them
         out (``info["action_mask"]``) for the caller to keep: a copy of

@@ -23,8 +23,13 @@ and one reply, through shared memory.
   finished games' last observations are small and come as fresh arrays.
 * **Waiting.** A side waiting for the other polls the shared memory for
   :data:`SPIN_SECONDS`, then sleeps on its pipe: a worker between two steps
-  of a busy loop never sleeps (a wake-up across cores costs as much as a
-  small step), and an idle engine costs no CPU.
+  of a busy loop -- the caller's policy running in between -- never sleeps
+  (a wake-up across cores costs as much as a small step: Push went from
+  1.48x to 1.64-1.92x over one process with a 50 ms poll instead of 2 ms),
+  and an engine left idle costs no CPU after that.  (OpenMP runtimes do
+  the same: Intel's waits actively for 200 ms by default.)  Set
+  :data:`SPIN_SECONDS` before making an engine to change it; 0 sleeps at
+  once.
 * **Bad input changes nothing.** The calling process checks every action
   against the masks it handed out before any shard moves; an error of a
   worker is raised in the calling process and closes the engine.
@@ -54,8 +59,9 @@ from .options import integer_array, legal_actions
 from .simultaneous import illegal_joint_actions
 from .streams import check_rng_mode
 
-#: How long a side waiting for the other polls shared memory before it sleeps on its pipe (seconds).
-SPIN_SECONDS = 0.002
+#: How long a side waiting for the other polls shared memory before it sleeps on its pipe (seconds;
+#: a worker keeps the value it had when it was forked).  Each poll keeps a core busy for that long.
+SPIN_SECONDS = 0.05
 #: Output blocks of the whole batch that the steps take in turn (one more is kept for copies).
 BLOCKS = 4
 #: Polling shared memory relies on x86's ordered stores; elsewhere every command and reply also
@@ -138,14 +144,16 @@ def check_shard(engine: Any, io: StepIO, ctl: np.ndarray, lo: int, hi: int) -> b
     return bool(ok[io.rows[lo:hi]].all() if ctl[ROWS_GIVEN] else ok.all())
 
 
-def step_shard(engine: Any, io: StepIO, ctl: np.ndarray, block: OutputBlock, lo: int, hi: int) -> None:
+def step_shard(engine: Any, io: StepIO, ctl: np.ndarray, blocks: list[OutputBlock], lo: int, hi: int) -> None:
     """Step one shard's engine (rows ``lo:hi`` of the batch) with its
     actions in ``io`` (and its rows, when given) and write what it returns
     into its rows of ``block`` and ``io``: the finished games (their rows
     local, in order) from row ``lo`` of ``io.final_*`` and ``block.seen``."""
+    key = int(ctl[BLOCK])
+    block = blocks[key]
     obs_out, masks_out = block.obs[lo:hi], block.masks[lo:hi]
     rows = np.flatnonzero(io.rows[lo:hi]) if ctl[ROWS_GIVEN] else None
-    engine._out = (obs_out, masks_out)
+    engine._out = (obs_out, masks_out, key)
     try:
         obs, rewards, terminated, truncated, info = engine.step(io.actions[lo:hi], rows)
     finally:
@@ -231,7 +239,7 @@ def serve(
                     _wait(ctl, GO, done, wake, WORKER_ASLEEP, alive)
                     go = not ctl[ABORT]
                 if go:
-                    step_shard(engine, io, ctl, blocks[int(ctl[BLOCK])], lo, hi)
+                    step_shard(engine, io, ctl, blocks, lo, hi)
             except BaseException as error:  # (raised in the calling process)
                 engine._checked = None
                 reply = error
@@ -481,18 +489,20 @@ class ProcessVectorEnv:
         if idx is not None:
             io.rows[...] = False
             io.rows[idx] = True
-        for ctl in self._ctl:
-            ctl[ROWS_GIVEN], ctl[CHECK], ctl[ABORT] = idx is not None, check, 0
         block_index = self._free_block()
         spare = block_index is None
-        block = self._blocks[-1 if spare else block_index]
+        if spare:
+            block_index = len(self._blocks) - 1
+        block = self._blocks[block_index]
+        for ctl in self._ctl:
+            ctl[ROWS_GIVEN], ctl[CHECK], ctl[ABORT], ctl[BLOCK] = idx is not None, check, 0, block_index
         for k in workers:
-            self._start(k, STEP, len(self._blocks) - 1 if spare else block_index)
+            self._start(k, STEP, block_index)
         if check and not self._all_legal():
             raise self._illegal(actions, arr, idx)
         errors: list[BaseException | None] = [None]
         try:
-            step_shard(self._shard, io, self._ctl[0], block, *self.bounds[0])
+            step_shard(self._shard, io, self._ctl[0], self._blocks, *self.bounds[0])
         except BaseException as failed:
             errors[0] = failed
         errors += [self._finish(k, STEP)[0] for k in range(self.num_processes - 1)]

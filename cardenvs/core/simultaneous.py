@@ -279,7 +279,7 @@ class SimultaneousVectorEnv(VectorEnv):
         rules, n = self.rules, self.num_envs
         dtype = rules.obs_dtype if self.obs_dtype is None else self.obs_dtype
         if self._out is not None:  # (a process shard's slices of the batch's outputs)
-            obs, masks = self._out
+            obs, masks, _ = self._out
         else:
             obs = np.empty((n, self.num_players, rules.obs_size), dtype)
             masks = np.empty(state.legal.shape, bool)

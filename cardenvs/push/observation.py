@@ -187,11 +187,17 @@ def encode(state, seats: np.ndarray, rows: np.ndarray | None, config, dtype) -> 
     else:  # every row (made once per state)
         rows = state.every_row() if len(seats) == state.batch else np.arange(len(seats))
     out, record = state.outputs.recycled_rows((len(rows), OBS_SIZE), dtype, "observation", -1, (RECORD_SIZE,))
+    encode_into(state, seats, rows, out, record, config)
+    return state.outputs.hand_out(out)
+
+
+def encode_into(state, seats: np.ndarray, rows: np.ndarray, out: np.ndarray, record: np.ndarray, config) -> None:
+    """Write the observations of :func:`encode` into ``out``, whose rows
+    ``record`` describes (what :func:`encode_rows` left there; -1: unknown)."""
     seen = state.bundle(PLAIN_SEEN)
     state.shards.map(  # (row shards in threads: see cardenvs.core.shards)
         len(rows), lambda lo, hi: encode_rows(out[lo:hi], record[lo:hi], rows[lo:hi], seats[lo:hi], config, seen)
     )
-    return state.outputs.hand_out(out)
 
 
 @kernel

@@ -75,6 +75,7 @@ class Outputs:
         self._arrays: list[np.ndarray] = []
         self._records: list[tuple[str, np.ndarray]] = []  # per array: (writer, its per-row record)
         self._handed_masks: Any = None  # weak reference to the mask array last handed out
+        self._kept: dict[Any, np.ndarray] = {}  # records of arrays the caller keeps (kept_record)
 
     # A copy (pickle, copy, deepcopy) keeps only the counter: the arrays and
     # their records stay with the original.
@@ -128,6 +129,17 @@ class Outputs:
         arrays.append(np.empty(shape, dtype))
         self._records.append(("", np.empty(0, np.int64)))
         return len(arrays) - 1
+
+    def kept_record(self, key: Any, shape: tuple[int, ...], unknown: int) -> np.ndarray:
+        """The record of an array that is not the pool's but that this
+        state writes again and again (a process shard's rows of an output
+        block, named by ``key``: the engine writes them only through this
+        state): ``unknown`` throughout the first time, and for a copy of
+        the state (records are not carried over)."""
+        record = self._kept.get(key)
+        if record is None or record.shape != shape:
+            record = self._kept[key] = np.full(shape, unknown, np.int64)
+        return record
 
     def pooled(self, array: np.ndarray) -> bool:
         """Whether ``array`` is one of the recycled arrays."""

@@ -27,7 +27,7 @@ from . import apply, observation
 from .apply import step_rows
 from .deal import deal_rows
 from .legal import write_masks
-from .outputs import PushState
+from .outputs import PushState, copy_masks
 from .scoring import score_rounds, win_loss_rewards
 from .tables import (
     ACTIONS,
@@ -184,6 +184,15 @@ class PushRules(TurnBasedRules):
 
     #: (its observations and masks are recycled buffers of the whole batch: see outputs.Outputs)
     outputs_in_shards = False
+
+    def write_outputs(self, state: PushState, obs: np.ndarray, masks: np.ndarray, key: int) -> None:
+        """Only what changed since this state last wrote these arrays (its
+        records of them, kept by ``key``), as for its recycled ones."""
+        outputs = state.outputs
+        record = outputs.kept_record(("observation", key), (len(obs), observation.RECORD_SIZE), -1)
+        observation.encode_into(state, state.current, state.every_row(), obs, record, self.kernel_config)
+        written = outputs.kept_record(("masks", key), (len(masks),), masks.shape[1])
+        copy_masks(masks, written, state.legal, state.legal_written)
 
     def action_masks(self, state: PushState) -> np.ndarray:
         """The masks for the caller to keep: a large batch (4096 games: 10 MB)
