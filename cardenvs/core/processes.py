@@ -19,8 +19,9 @@ and one reply, through shared memory.
   memory, and the step hands out that block's arrays, **read-only**.  A
   block is written again only once every array handed out from it is gone,
   so an array you hold never changes (hold more than :data:`BLOCKS` steps'
-  and the step copies into fresh arrays instead).  Rewards, flags and the
-  finished games' last observations are small and come as fresh arrays.
+  and the step copies into fresh arrays instead).  The finished games'
+  last observations (``info["final_obs"]``) are read-only rows of the
+  block too; rewards, flags and seats are small and come as fresh arrays.
 * **Waiting.** A side waiting for the other polls the shared memory for
   :data:`SPIN_SECONDS`, then sleeps on its pipe: a worker between two steps
   of a busy loop -- the caller's policy running in between -- never sleeps
@@ -30,9 +31,11 @@ and one reply, through shared memory.
   the same: Intel's waits actively for 200 ms by default.)  Set
   :data:`SPIN_SECONDS` before making an engine to change it; 0 sleeps at
   once.
-* **Bad input changes nothing.** The calling process checks every action
-  against the masks it handed out before any shard moves; an error of a
-  worker is raised in the calling process and closes the engine.
+* **Bad input changes nothing.** Each shard checks its own actions, and
+  the calling process lets the shards step only once every one has found
+  its actions legal (two phases: ``CHECK``); the error names the actions
+  as one process's engine does.  An error in a worker is raised in the
+  calling process and closes the engine, as does a worker that died.
 
 Not offered with processes: the batch's ``state`` (each shard's lives in its
 own process; ``state_dict(i)``, ``observe(...)`` ask the shard that has the
@@ -240,6 +243,8 @@ def serve(
                     go = not ctl[ABORT]
                 if go:
                     step_shard(engine, io, ctl, blocks, lo, hi)
+                else:
+                    engine._checked = None
             except BaseException as error:  # (raised in the calling process)
                 engine._checked = None
                 reply = error
