@@ -134,3 +134,31 @@ def vector_trajectory_digest(game: str, batch: int, steps: int, seed: int, **con
             digest.update(np.asarray(info["final_obs"][i]).tobytes())
             digest.update(np.asarray(info["final_scores"][i]).tobytes())
     return digest.hexdigest()
+
+
+def digest_into(value, h) -> None:
+    """Feed everything ``value`` holds into the hash ``h`` (dicts by key;
+    sequences and object arrays item by item; arrays with dtype and shape)."""
+    if isinstance(value, dict):
+        for key in sorted(value):
+            h.update(key.encode())
+            digest_into(value[key], h)
+    elif isinstance(value, (tuple, list)) or (isinstance(value, np.ndarray) and value.dtype == object):
+        h.update(b"[%d]" % len(value))
+        for item in value:
+            digest_into(item, h)
+    elif isinstance(value, np.ndarray):
+        h.update(f"{value.dtype}{value.shape}".encode())
+        h.update(np.ascontiguousarray(value).tobytes())
+    else:
+        h.update(repr(value).encode())
+
+
+#: Short games (a hand or two, a round, a few dozen ticks), so that a batch
+#: stepped for a few hundred steps finishes and resets hundreds of games.
+SHORT_GAMES = {
+    "pepper_v0": {"max_hands": 2},
+    "cancellation_hearts_v0": {"max_hands": 1, "passing": "none"},
+    "push_v0": {"rounds": [1, 2], "max_turns": 12},
+    "spit_v0": {"max_ticks": 60},
+}

@@ -15,38 +15,17 @@ import pickle
 
 import numpy as np
 import pytest
+from helpers import SHORT_GAMES, digest_into
 
 import cardenvs.vector as V
 from cardenvs import IllegalActionError
-from cardenvs.core import processes
+from cardenvs.core import workers
 from cardenvs.registry import GAMES
 
 BATCH = 67  # 3 processes: shards of 22, 22 and 23 rows
-SHORT = {
-    "pepper_v0": {"max_hands": 2},
-    "cancellation_hearts_v0": {"max_hands": 1, "passing": "none"},
-    "push_v0": {"rounds": [1, 2], "max_turns": 12},
-    "spit_v0": {"max_ticks": 60},
-}
+SHORT = SHORT_GAMES
 CASES = [(name, SHORT[name]) for name in GAMES] + [("spit_v0", {"variant": "speed", "max_ticks": 80})]
 IDS = [f"{name}-{'-'.join(f'{k}={v}' for k, v in config.items())}" for name, config in CASES]
-
-
-def _digest(value, h) -> None:
-    """Feed everything ``value`` holds into the hash ``h`` (dicts by key)."""
-    if isinstance(value, dict):
-        for key in sorted(value):
-            h.update(key.encode())
-            _digest(value[key], h)
-    elif isinstance(value, (tuple, list)) or (isinstance(value, np.ndarray) and value.dtype == object):
-        h.update(b"[%d]" % len(value))
-        for item in value:
-            _digest(item, h)
-    elif isinstance(value, np.ndarray):
-        h.update(f"{value.dtype}{value.shape}".encode())
-        h.update(np.ascontiguousarray(value).tobytes())
-    else:
-        h.update(repr(value).encode())
 
 
 def _random_legal(rng, masks):
@@ -65,9 +44,9 @@ def play(name: str, config: dict, processes_: int, steps: int = 150, bad: float 
     try:
         for t in range(steps):
             h = hashlib.sha256()
-            _digest(out, h)
+            digest_into(out, h)
             if t % 30 == 0:
-                _digest([venv.state_dict(i) for i in (0, 21, 22, 44, 66)], h)
+                digest_into([venv.state_dict(i) for i in (0, 21, 22, 44, 66)], h)
             digests.append(h.hexdigest())
             actions = _random_legal(rng, out[-1]["action_mask"])
             if bad:
@@ -116,8 +95,8 @@ def test_observe_reset_options_and_reseeding_match_one_process():
 
 def _same(a, b) -> None:
     h1, h2 = hashlib.sha256(), hashlib.sha256()
-    _digest(a, h1)
-    _digest(b, h2)
+    digest_into(a, h1)
+    digest_into(b, h2)
     assert h1.hexdigest() == h2.hexdigest()
 
 
@@ -127,7 +106,7 @@ def test_outputs_are_read_only_and_never_change_once_handed_out():
     try:
         obs, info = venv.reset()
         held = []
-        for t in range(3 * processes.BLOCKS):  # (more held than there are blocks: copies then)
+        for t in range(3 * workers.BLOCKS):  # (more held than there are blocks: copies then)
             out = venv.step(_random_legal(rng, info["action_mask"]))
             obs, info = out[0], out[-1]
             held.append((out, obs.copy(), info["action_mask"].copy()))

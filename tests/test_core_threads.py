@@ -13,6 +13,7 @@ import time
 
 import numpy as np
 import pytest
+from helpers import SHORT_GAMES, digest_into
 
 import cardenvs.vector as V
 from cardenvs.core.shards import MIN_SHARD_ROWS, Shards
@@ -20,15 +21,9 @@ from cardenvs.registry import GAMES
 
 BATCH = 257  # 3 threads: shards of 85, 86 and 86 rows
 
-# Short games (a hand or two, a round, a few dozen ticks), so that hundreds
-# of games finish and are reset -- each reset and each new hand a deal drawn
-# in the calling thread for rows of every shard.
-SHORT = {
-    "pepper_v0": {"max_hands": 2},
-    "cancellation_hearts_v0": {"max_hands": 1, "passing": "none"},
-    "push_v0": {"rounds": [1, 2], "max_turns": 12},
-    "spit_v0": {"max_ticks": 60},
-}
+# Short games, so that hundreds of games finish and are reset -- each reset
+# and each new hand a deal drawn in the calling thread for rows of every shard.
+SHORT = SHORT_GAMES
 CASES = [(name, SHORT.get(name, {})) for name in GAMES] + [
     ("spit_v0", {"variant": "speed", "max_ticks": 80}),
     ("spit_v0", {"variant": "speed", "target_score": 2, "max_ticks": 150}),
@@ -36,23 +31,6 @@ CASES = [(name, SHORT.get(name, {})) for name in GAMES] + [
     ("cancellation_hearts_v0", {"max_hands": 1, "passing": "none", "obs_dtype": "float32"}),
 ]
 IDS = [f"{name}-{'-'.join(f'{k}={v}' for k, v in config.items())}" for name, config in CASES]
-
-
-def _digest(value, h) -> None:
-    """Feed everything ``value`` holds into the hash ``h`` (dicts by key)."""
-    if isinstance(value, dict):
-        for key in sorted(value):
-            h.update(key.encode())
-            _digest(value[key], h)
-    elif isinstance(value, (tuple, list)) or (isinstance(value, np.ndarray) and value.dtype == object):
-        h.update(b"[%d]" % len(value))
-        for item in value:
-            _digest(item, h)
-    elif isinstance(value, np.ndarray):
-        h.update(f"{value.dtype}{value.shape}".encode())
-        h.update(np.ascontiguousarray(value).tobytes())
-    else:
-        h.update(repr(value).encode())
 
 
 def _state_arrays(venv) -> dict:
@@ -77,7 +55,7 @@ def play(name: str, config: dict, num_threads: int, steps: int = 240, rows: bool
     digests, finished = [], 0
     for t in range(steps):
         h = hashlib.sha256()
-        _digest(out, h)
+        digest_into(out, h)
         mask = out[-1]["action_mask"]
         actions = (rng.random(mask.shape, dtype=np.float32) * mask).argmax(-1)
         if bad:
@@ -89,8 +67,8 @@ def play(name: str, config: dict, num_threads: int, steps: int = 240, rows: bool
             out = venv.step(actions)
         finished += int(np.count_nonzero(out[2] | out[3]))
         if t % 40 == 0:
-            _digest([venv.state_dict(i) for i in range(0, BATCH, 17)], h)
-            _digest(_state_arrays(venv), h)
+            digest_into([venv.state_dict(i) for i in range(0, BATCH, 17)], h)
+            digest_into(_state_arrays(venv), h)
         digests.append(h.hexdigest())
     venv.close()
     return digests, finished

@@ -1,0 +1,250 @@
+"""What runs in a worker process of the process-sharded vector engine
+(:mod:`.processes`), and what both sides share: the arrays in shared
+memory (:func:`shared_array`, :class:`OutputBlock`, :class:`StepIO`),
+the control words and how a side waits for the other (:func:`wait_for`,
+:func:`wake_up`), a shard's check and step (:func:`check_shard`,
+:func:`step_shard`: the calling process runs them on its own shard too)
+and the worker's loop (:func:`serve`)."""
+
+from __future__ import annotations
+
+import mmap
+import os
+import pickle
+import platform
+import time
+import weakref
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from .options import legal_actions
+
+#: How long a side waiting for the other polls shared memory before it sleeps on its pipe (seconds;
+#: a worker keeps the value it had when it was forked).  Each poll keeps a core busy for that long.
+SPIN_SECONDS = 0.05
+#: Output blocks of the whole batch that the steps take in turn (one more is kept for copies).
+BLOCKS = 4
+#: Polling shared memory relies on x86's ordered stores; elsewhere every command and reply also
+#: goes through the pipe (a system call orders memory).
+SPIN = platform.machine().lower() in ("x86_64", "amd64", "i386", "i686")
+#: How long a sleeping side sleeps before it looks again (a missed wake-up costs at most this).
+NAP_SECONDS = 0.05
+
+# The control words of a shard (int64, shared): the command's number, what it is, the output
+# block, the number of the last command done, whether it failed, who sleeps, the finished rows.
+SEQ, OP, BLOCK, DONE, FAILED, WORKER_ASLEEP, MAIN_ASLEEP, FINISHED, ROWS_GIVEN = range(9)
+# A step whose actions are to be checked first (illegal_action="raise") goes in two phases: each
+# shard checks its own actions and says so (CHECKED, VERDICT), then the calling process lets every
+# shard step (GO), or none (ABORT first): nothing changes unless every action is legal.
+CHECK, CHECKED, VERDICT, GO, ABORT = range(9, 14)
+STEP, CALL, STOP = 1, 2, 3
+WAKE = b"w"
+
+
+def shared_array(shape: tuple[int, ...], dtype: Any) -> np.ndarray:
+    """A zeroed array in anonymous shared memory: a process forked later
+    sees the same bytes."""
+    dtype = np.dtype(dtype)
+    size = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
+    buffer = mmap.mmap(-1, max(size, 1))
+    return np.frombuffer(buffer, dtype, int(np.prod(shape, dtype=np.int64))).reshape(shape)
+
+
+class OutputBlock:
+    """One step's observations and masks of the whole batch, and the
+    finished games' last observations (each shard's from its first row
+    on), in shared memory; :meth:`hand_out` gives fresh read-only arrays
+    over them and counts them until they are gone."""
+
+    def __init__(self, obs_shape: tuple[int, ...], obs_dtype: Any, mask_shape: tuple[int, ...], seen_tail: tuple):
+        self.obs = shared_array(obs_shape, obs_dtype)
+        self.masks = shared_array(mask_shape, bool)
+        self.seen = shared_array((obs_shape[0], *seen_tail), obs_dtype)  # (pages only where written)
+        self.held = 0
+
+    def hand_out(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The observations, masks and last observations, read-only; the
+        block is free again once all three (and every view of them) are gone."""
+        out = []
+        for array in (self.obs, self.masks, self.seen):
+            view = array.view()
+            view.flags.writeable = False
+            self.held += 1
+            weakref.finalize(view, self._let_go)
+            out.append(view)
+        return out[0], out[1], out[2]
+
+    def _let_go(self) -> None:
+        self.held -= 1
+
+
+class StepIO:
+    """What the shards read and write besides the output blocks, over the
+    whole batch (a shard uses its rows): actions and rows in; rewards,
+    flags, seats and the finished games out.  Plus each shard's control
+    words (``ctl[k]``).  All shared."""
+
+    def __init__(self, n: int, shards: int, players: int, action_tail: tuple, score_dtype: Any):
+        self.ctl = [shared_array((16,), np.int64) for _ in range(shards)]
+        self.actions = shared_array((n, *action_tail), np.int64)
+        self.rows = shared_array((n,), bool)
+        self.rewards = shared_array((n, players), np.float32)
+        self.terminated = shared_array((n,), bool)
+        self.truncated = shared_array((n,), bool)
+        self.current = shared_array((n,), np.int64)
+        self.final_rows = shared_array((n,), np.int64)
+        self.final_scores = shared_array((n, players), score_dtype)
+
+
+def check_shard(engine: Any, io: StepIO, ctl: np.ndarray, lo: int, hi: int) -> bool:
+    """Whether every action of a shard's games (its rows, when given) is
+    legal; the check is kept for its step (not done twice)."""
+    acts, ok = legal_actions(io.actions[lo:hi], engine.state.legal)
+    engine._checked = (acts, ok)
+    return bool(ok[io.rows[lo:hi]].all() if ctl[ROWS_GIVEN] else ok.all())
+
+
+def step_shard(engine: Any, io: StepIO, ctl: np.ndarray, blocks: list[OutputBlock], lo: int, hi: int) -> None:
+    """Step one shard's engine (rows ``lo:hi`` of the batch) with its
+    actions in ``io`` (and its rows, when given) and write what it returns
+    into its rows of ``block`` and ``io``: the finished games (their rows
+    local, in order) from row ``lo`` of ``io.final_*`` and ``block.seen``."""
+    key = int(ctl[BLOCK])
+    block = blocks[key]
+    obs_out, masks_out = block.obs[lo:hi], block.masks[lo:hi]
+    rows = np.flatnonzero(io.rows[lo:hi]) if ctl[ROWS_GIVEN] else None
+    engine._out = (obs_out, masks_out, key)
+    try:
+        obs, rewards, terminated, truncated, info = engine.step(io.actions[lo:hi], rows)
+    finally:
+        engine._out = engine._checked = None
+    if obs is not obs_out:  # (a path that made its own: Push, a shard of one game)
+        np.copyto(obs_out, obs)
+    if info["action_mask"] is not masks_out:
+        np.copyto(masks_out, info["action_mask"])
+    io.rewards[lo:hi] = rewards
+    io.terminated[lo:hi] = terminated
+    io.truncated[lo:hi] = truncated
+    if "current_player" in info:
+        io.current[lo:hi] = info["current_player"]
+    finished = np.flatnonzero(info["_final_obs"]) if "_final_obs" in info else ()
+    n = len(finished)
+    if n:
+        io.final_rows[lo : lo + n] = finished
+        block.seen[lo : lo + n] = np.stack(list(info["final_obs"][finished]))
+        io.final_scores[lo : lo + n] = info["final_scores"][finished]
+    ctl[FINISHED] = n
+
+
+def wait_for(ctl: np.ndarray, word: int, value: int, wake: Any, asleep: int, alive: Callable[[], bool]) -> None:
+    """Until ``ctl[word] == value``: poll for :data:`SPIN_SECONDS`, then
+    sleep on the ``wake`` pipe (woken by the other side, or every
+    :data:`NAP_SECONDS` to look again).  RuntimeError when ``alive()``
+    says the other side is gone."""
+    if SPIN:
+        start = time.perf_counter()
+        while ctl[word] != value:
+            if time.perf_counter() - start > SPIN_SECONDS:
+                break
+        else:
+            return
+    while ctl[word] != value:
+        ctl[asleep] = 1
+        if ctl[word] != value and wake.poll(NAP_SECONDS):
+            drain(wake)
+        ctl[asleep] = 0
+        if ctl[word] != value and not alive():
+            raise RuntimeError("a worker process of the vector engine died")
+
+
+def wake_up(ctl: np.ndarray, asleep: int, wake: Any) -> None:
+    """Wake the other side if it sleeps (always where nothing spins)."""
+    if not SPIN or ctl[asleep]:
+        wake.send_bytes(WAKE)
+
+
+def drain(wake: Any) -> None:
+    """Read the wake-ups waiting (none left to wake a later wait).  A pipe
+    whose other end is gone reads as empty: the wait's liveness check says why."""
+    try:
+        while wake.poll(0):
+            wake.recv_bytes()
+    except (EOFError, OSError):
+        pass
+
+
+def serve(
+    engine: Any, io: StepIO, k: int, blocks: list[OutputBlock], lo: int, hi: int, conn: Any, wake: Any, parent: int
+) -> None:
+    """A worker's loop: carry out each command of the calling process on
+    its shard's engine until told to stop (or the parent is gone).  Calls
+    and their replies are pickles on ``conn``; ``wake`` carries wake-ups
+    only."""
+    done, ctl = 0, io.ctl[k]
+    alive = lambda: os.getppid() == parent  # noqa: E731
+    while True:
+        try:
+            wait_for(ctl, SEQ, done + 1, wake, WORKER_ASLEEP, alive)
+        except RuntimeError:
+            return
+        done += 1
+        op, reply = int(ctl[OP]), None
+        if op == STEP:
+            try:
+                go = True
+                if ctl[CHECK]:
+                    ctl[VERDICT] = check_shard(engine, io, ctl, lo, hi)
+                    ctl[CHECKED] = done
+                    wake_up(ctl, MAIN_ASLEEP, wake)
+                    wait_for(ctl, GO, done, wake, WORKER_ASLEEP, alive)
+                    go = not ctl[ABORT]
+                if go:
+                    step_shard(engine, io, ctl, blocks, lo, hi)
+                else:
+                    engine._checked = None
+            except BaseException as error:  # (raised in the calling process)
+                engine._checked = None
+                reply = error
+        elif op == CALL:
+            name, args = pickle.loads(conn.recv_bytes())
+            try:
+                reply = (True, getattr(engine, name)(*args))
+            except BaseException as error:
+                reply = (False, error)
+        # done first, then what there is to say: a large reply fills the pipe, and the calling
+        # process reads it only once it sees the command done
+        ctl[FAILED] = op == STEP and reply is not None
+        ctl[DONE] = done
+        wake_up(ctl, MAIN_ASLEEP, wake)
+        if reply is not None:
+            conn.send_bytes(pickle.dumps(reply))
+        if op == STOP:
+            return
+
+
+def serve_forked(*args: Any) -> None:
+    try:
+        serve(*args)
+    finally:
+        os._exit(0)  # (no atexit handlers or finalizers of the parent's objects in the child)
+
+
+def stop_workers(workers: list[Any], ctls: list[np.ndarray], conns: list[Any], wakes: list[Any]) -> None:
+    """Tell each worker to stop, then make sure it did."""
+    for process, ctl, wake in zip(workers, ctls, wakes):
+        if process.is_alive():
+            try:
+                ctl[OP] = STOP
+                ctl[SEQ] += 1
+                wake.send_bytes(WAKE)
+            except (OSError, ValueError):
+                pass
+    for process in workers:
+        process.join(timeout=2)
+        if process.is_alive():
+            process.kill()
+            process.join(timeout=2)
+    for conn in [*conns, *wakes]:
+        conn.close()
