@@ -12,7 +12,7 @@ import hashlib
 
 import numpy as np
 import pytest
-from test_core_threads import _digest
+from helpers import digest_into
 
 import cardenvs.vector as V
 from cardenvs.core.errors import IllegalActionError
@@ -62,8 +62,8 @@ def play(venv, seed: int, steps: int, bad: float = 0.0) -> tuple[list[str], int]
             h.update(str(exc).encode())
         else:
             finished += int(np.count_nonzero(out[2] | out[3]))
-        _digest(out, h)
-        _digest(venv.state_dict(0), h)
+        digest_into(out, h)
+        digest_into(venv.state_dict(0), h)
         digests.append(h.hexdigest())
     return digests, finished
 
