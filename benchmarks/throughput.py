@@ -10,6 +10,7 @@ pick a uniformly random legal action, step, and get the next observation.
     python benchmarks/throughput.py --profile       # + cProfile of the largest batch
     python benchmarks/throughput.py --threads 1,2   # vector engine steps/s per thread count at 4096
                                                     # (every core: see thread_scaling.py)
+    python benchmarks/throughput.py --processes 1,2 # the same per process count (num_processes)
 
 See benchmarks/README.md for what each number means.
 """
@@ -523,8 +524,14 @@ def main(argv: list[str] | None = None) -> int:
         help="instead: the vector engine's steps/s per thread count (e.g. 1,2) at the largest batch "
         "(default 4096), every core of the machine; see benchmarks/thread_scaling.py",
     )
+    ap.add_argument(
+        "--processes",
+        default=None,
+        help="instead: the vector engine's steps/s per process count (num_processes, e.g. 1,2; rng per_game) "
+        "at the largest batch (default 4096), every core of the machine",
+    )
     args = ap.parse_args(argv)
-    if args.threads is None:
+    if args.threads is None and args.processes is None:
         pin_one_core()
 
     seconds = args.seconds if args.seconds is not None else (0.5 if args.quick else 3.0)
@@ -543,6 +550,11 @@ def main(argv: list[str] | None = None) -> int:
 
         batch = max(parse_int_list(args.batches)) if args.batches else 4096
         return thread_scaling(games, parse_int_list(args.threads), batch, args.seconds or 3.0)
+    if args.processes is not None:
+        from thread_scaling import process_scaling
+
+        batch = max(parse_int_list(args.batches)) if args.batches else 4096
+        return process_scaling(games, parse_int_list(args.processes), batch, args.seconds or 3.0)
     print(
         f"# {seconds:g} s timed per measurement after {warmup:g} s warm-up (vector engine: timed for at "
         "least one mean game length of steps, so that every stage of a game is in the window); random legal play; "

@@ -210,3 +210,17 @@ def test_a_forked_child_cannot_drive_the_parents_workers():
     assert os.read(read, 16) == b"refused"
     venv.step(_random_legal(np.random.default_rng(0), info["action_mask"]))  # (the parent's engine goes on)
     venv.close()
+
+
+def test_the_scaling_benchmark_measures_processes():
+    import pathlib
+    import subprocess
+    import sys
+
+    script = pathlib.Path(__file__).resolve().parents[1] / "benchmarks" / "thread_scaling.py"
+    args = ["--processes", "1,2", "--batch", "64", "--seconds", "0.5", "--games", "pepper_v0"]
+    out = subprocess.run([sys.executable, str(script), *args], capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    rows = [line.split() for line in out.stdout.splitlines() if line.startswith("pepper_v0")]
+    assert [r[1] for r in rows] == ["1", "2"]
+    assert all(float(r[2].replace(",", "")) > 0 for r in rows) and rows[0][-1] == "1.00"
