@@ -224,3 +224,22 @@ def test_the_scaling_benchmark_measures_processes():
     rows = [line.split() for line in out.stdout.splitlines() if line.startswith("pepper_v0")]
     assert [r[1] for r in rows] == ["1", "2"]
     assert all(float(r[2].replace(",", "")) > 0 for r in rows) and rows[0][-1] == "1.00"
+
+
+@pytest.mark.parametrize("name", ["pepper_v0", "spit_v0"])
+def test_shards_of_one_game_each(name):
+    """A shard of one game steps by the one-call path of a batch of one,
+    and its outputs are copied into the block: the same games all the same."""
+
+    def digests(processes_: int) -> list[str]:
+        venv = V.make(name, num_envs=2, seed=5, rng="per_game", num_processes=processes_, **SHORT[name])
+        rng, out, seen = np.random.default_rng(2), venv.reset(), []
+        for _ in range(80):
+            h = hashlib.sha256()
+            digest_into(out, h)
+            seen.append(h.hexdigest())
+            out = venv.step(_random_legal(rng, out[-1]["action_mask"]))
+        venv.close()
+        return seen
+
+    assert digests(2) == digests(1)
