@@ -63,6 +63,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--num-steps", type=int, default=128, help="engine steps per rollout")
     p.add_argument("--total-steps", type=int, default=200_000, help="decisions to train on (steps x games)")
     p.add_argument("--seed", type=int, default=1)
+    p.add_argument(
+        "--num-processes",
+        type=int,
+        default=1,
+        help="step the games in this many processes (vector.make(num_processes=...), with per-game random streams)",
+    )
     p.add_argument("--lr", type=float, default=2.5e-4)
     p.add_argument("--gamma", type=float, default=0.99, help="discount per decision of the same seat")
     p.add_argument("--gae-lambda", type=float, default=0.95)
@@ -178,9 +184,9 @@ class SelfPlayCollector:
             buf[k][:m] = v
         ended_games: list[tuple[np.ndarray, np.ndarray]] = []
         for t in range(t_max):
-            seats, mask = self.info["current_player"], self.info["action_mask"]
+            seats, mask = self.info["current_player"], self.info["action_mask"]  # (copied below: may be read-only)
             with torch.no_grad():
-                action, logp, _, value = self.agent.action_and_value(preprocess(self.obs), torch.as_tensor(mask))
+                action, logp, _, value = self.agent.action_and_value(preprocess(self.obs), torch.tensor(mask))
             action, logp, value = action.numpy(), logp.numpy(), value.numpy()
             k = m + t * n + self.rows
             # The seat's previous decision in this game gets its reward and its successor.
@@ -281,11 +287,19 @@ def ppo_update(agent: Agent, optimizer: torch.optim.Optimizer, batch: dict[str, 
     return stats
 
 
+def make_engine(args: argparse.Namespace, seed: int) -> V.VectorEnv | V.ProcessVectorEnv:
+    """The games, in ``args.num_processes`` processes (per-game streams
+    then: processes draw for their own games)."""
+    if args.num_processes == 1:
+        return V.make(args.game, args.num_envs, seed=seed, **args.config)
+    return V.make(args.game, args.num_envs, seed=seed, rng="per_game", num_processes=args.num_processes, **args.config)
+
+
 def evaluate(agent: Agent, args: argparse.Namespace, seed: int) -> tuple[float, float]:
     """``args.eval_games`` games with the policy (sampling) at seat 0 and
     uniformly random legal play at every other seat: the mean return of seat
     0 and of the other seats."""
-    venv = V.make(args.game, args.num_envs, seed=seed, **args.config)
+    venv = make_engine(args, seed)
     rng = np.random.default_rng(seed)
     obs, info = venv.reset()
     total = np.zeros((venv.num_envs, venv.num_players))
@@ -293,7 +307,7 @@ def evaluate(agent: Agent, args: argparse.Namespace, seed: int) -> tuple[float, 
     while len(results) < args.eval_games:
         mask = info["action_mask"]
         with torch.no_grad():
-            policy, _, _, _ = agent.action_and_value(preprocess(obs), torch.as_tensor(mask))
+            policy, _, _, _ = agent.action_and_value(preprocess(obs), torch.tensor(mask))
         random = (rng.random(mask.shape) * mask).argmax(axis=1)
         actions = np.where(info["current_player"] == 0, policy.numpy(), random)
         obs, rewards, terminated, truncated, info = venv.step(actions)
@@ -313,7 +327,7 @@ def train(args: argparse.Namespace) -> dict[str, Any]:
     and after, steps and seconds."""
     torch.manual_seed(args.seed)
     torch.set_num_threads(args.torch_threads)
-    venv = V.SeatRewards(V.make(args.game, args.num_envs, seed=args.seed, **args.config))
+    venv = V.SeatRewards(make_engine(args, args.seed))
     agent = Agent(venv.single_observation_space.shape[0], venv.single_action_space.n, args.hidden)
     optimizer = torch.optim.Adam(agent.parameters(), lr=args.lr, eps=1e-5)
     collector = SelfPlayCollector(venv, agent, args.num_steps, args.seed)

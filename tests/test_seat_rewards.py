@@ -259,15 +259,16 @@ def load_example():
     return module
 
 
-def test_selfplay_ppo_returns_equal_final_scores():
+@pytest.mark.parametrize("processes", [1, 2])
+def test_selfplay_ppo_returns_equal_final_scores(processes):
     """The returns the example's rollouts assign per game and seat (the sum of
     the rewards stored on that seat's decisions) are the games' final scores,
     games spanning several rollouts included (a few hundred steps of 8 games,
-    with PPO updates in between)."""
+    with PPO updates in between), with the games in one process or two."""
     ppo = load_example()
     args = ppo.parse_args(
         ["--num-envs", "8", "--num-steps", "32", "--total-steps", str(8 * 32 * 10), "--eval-games", "0", "--quiet"]
-        + ["--config", json.dumps({"reward": "score_delta", "max_hands": 2})]
+        + ["--config", json.dumps({"reward": "score_delta", "max_hands": 2}), "--num-processes", str(processes)]
     )
     games = ppo.train(args)["games"]
     assert len(games) >= 20
