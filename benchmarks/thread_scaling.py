@@ -201,17 +201,24 @@ def amdahl(serial: float, cores: int) -> float:
     return 1.0 / (serial + (1.0 - serial) / cores)
 
 
+def run_in_rounds(runners: list[Runner], seconds: float) -> None:
+    """Warm every runner up (compile, games under way), then step them in
+    turn in rounds of ~0.25 s for ``seconds`` each: a change in the
+    machine's load hits them all alike."""
+    for r in runners:
+        r.run(min(1.0, 0.2 * seconds), count=False)
+    rounds = max(1, round(seconds / 0.25))
+    for _ in range(rounds):
+        for r in runners:
+            r.run(seconds / rounds)
+
+
 def scaling(games: list[str], threads: list[int], batch: int, seconds: float, rng: str = "shared") -> list[list[str]]:
     """Measure every game; returns the table rows (also printed as they come)."""
     rows = []
     for name in games:
         runners = [Runner(name, batch, k, rng) for k in threads]
-        for r in runners:
-            r.run(min(1.0, 0.2 * seconds), count=False)  # compile, and games under way
-        rounds = max(1, round(seconds / 0.25))
-        for _ in range(rounds):
-            for r in runners:
-                r.run(seconds / rounds)
+        run_in_rounds(runners, seconds)
         paths = {k: cpu_paths(name, batch, k, max(1.0, seconds / 2), rng) for k in sorted({1, *threads})}
         one_total = paths[1][1]
         # (with one thread the step runs as one shard, without the shard phases: the serial part is
@@ -248,12 +255,7 @@ def process_scaling(games: list[str], processes: list[int], batch: int, seconds:
     print(f"{'game':<24}{'processes':>10}{'engine steps/s':>16}{'us/step':>9}{'x 1st':>7}")
     for name in games:
         runners = [Runner(name, batch, 1, "per_game", k) for k in processes]
-        for r in runners:
-            r.run(min(1.0, 0.2 * seconds), count=False)
-        rounds = max(1, round(seconds / 0.25))
-        for _ in range(rounds):
-            for r in runners:
-                r.run(seconds / rounds)
+        run_in_rounds(runners, seconds)
         base = runners[0].steps_per_s
         for k, r in zip(processes, runners):
             us = r.wall / r.steps * 1e6

@@ -37,14 +37,38 @@ def final_info(rules: Any, state: BatchState, finished: np.ndarray, seen: np.nda
     return final_info_of(finished, seen, rules.seat_scores(state)[finished])
 
 
-def final_info_of(finished: np.ndarray, seen: np.ndarray, scores: np.ndarray) -> dict[str, Any]:
-    """:func:`final_info` from the finished rows' ``scores`` (per seat, in row order)."""
+def final_info_of(
+    finished: np.ndarray, seen: np.ndarray, scores: np.ndarray, seen_at: np.ndarray | None = None
+) -> dict[str, Any]:
+    """:func:`final_info` from the finished rows' ``scores`` (per seat, in row
+    order); ``seen_at``: where in ``seen`` each finished row's observations
+    are (default: in row order from its start)."""
     final = np.empty(len(finished), dtype=object)
-    for k, i in enumerate(np.flatnonzero(finished)):
+    at = range(len(scores)) if seen_at is None else seen_at.tolist()
+    for i, k in zip(np.flatnonzero(finished).tolist(), at):
         final[i] = seen[k]
     every = np.zeros((len(finished), scores.shape[1]), scores.dtype)
     every[finished] = scores
     return {"final_obs": final, "_final_obs": finished.copy(), "final_scores": every}
+
+
+def step_rows(rows: Any, num_envs: int) -> np.ndarray | None:
+    """``rows`` of a step (an index array or a bool mask of length
+    ``num_envs``) as sorted row indices; None for every row.  TypeError or
+    ValueError for anything else."""
+    if rows is None:
+        return None
+    arr = np.asarray(rows)
+    if arr.dtype == np.bool_:
+        if arr.shape != (num_envs,):
+            raise ValueError(f"a bool rows mask must have shape ({num_envs},), got {arr.shape}")
+        return np.flatnonzero(arr)
+    if arr.ndim != 1 or (arr.size and not np.issubdtype(arr.dtype, np.integer)):
+        raise TypeError(f"rows must be row indices (ints) or a bool mask, got {arr.dtype} {arr.shape}")
+    idx = arr.astype(np.int64)
+    if idx.size and (idx.min() < 0 or idx.max() >= num_envs or len(np.unique(idx)) != len(idx)):
+        raise ValueError(f"rows must be distinct indices in 0..{num_envs - 1}, got {rows!r}")
+    return np.sort(idx)
 
 
 class VectorEnv:
@@ -94,12 +118,10 @@ class VectorEnv:
         self.action_space = batch_space(self.single_action_space, self.batch_shape)
         self._seed = seed
         # (a shard of a process-sharded engine, cardenvs.core.processes: its games are the slots from
-        # first_slot on of the whole batch's per-game streams, and its step writes its observations
-        # and masks into the arrays set in _out, slices of the batch's shared outputs)
+        # first_slot on of the whole batch's per-game streams; during step_into, _out and _checked
+        # hold where its outputs go and what its actions' check found)
         self._first_slot = int(first_slot)
-        # (the observations, the masks, and which block of the batch's they are: see rules.write_outputs)
         self._out: tuple[np.ndarray, np.ndarray, int] | None = None
-        # (and the actions it checked before the step, legal_actions' result: not checked twice)
         self._checked: tuple[np.ndarray, np.ndarray] | None = None
         self.state = None
         self.closed = False
@@ -187,21 +209,26 @@ class VectorEnv:
         self.shards.close()
 
     def _step_rows(self, rows: Any) -> np.ndarray | None:
-        """``rows`` (an index array or a bool mask of length ``num_envs``) as
-        sorted row indices; None for every row."""
-        if rows is None:
-            return None
-        arr = np.asarray(rows)
-        if arr.dtype == np.bool_:
-            if arr.shape != (self.num_envs,):
-                raise ValueError(f"a bool rows mask must have shape ({self.num_envs},), got {arr.shape}")
-            return np.flatnonzero(arr)
-        if arr.ndim != 1 or (arr.size and not np.issubdtype(arr.dtype, np.integer)):
-            raise TypeError(f"rows must be row indices (ints) or a bool mask, got {arr.dtype} {arr.shape}")
-        idx = arr.astype(np.int64)
-        if idx.size and (idx.min() < 0 or idx.max() >= self.num_envs or len(np.unique(idx)) != len(idx)):
-            raise ValueError(f"rows must be distinct indices in 0..{self.num_envs - 1}, got {rows!r}")
-        return np.sort(idx)
+        return step_rows(rows, self.num_envs)
+
+    def step_into(
+        self,
+        actions: np.ndarray,
+        rows: np.ndarray | None,
+        out: tuple[np.ndarray, np.ndarray, int],
+        checked: tuple[np.ndarray, np.ndarray] | None = None,
+    ):
+        """:meth:`step`, writing the observations and masks into ``out`` --
+        ``(obs, masks, key)``: a process shard's rows of the batch's output
+        block ``key`` (:mod:`.processes`; a path that makes its own arrays
+        returns those instead) -- and taking ``checked``, what
+        :func:`~.options.legal_actions` found for ``actions``, instead of
+        checking them again."""
+        self._out, self._checked = out, checked
+        try:
+            return self.step(actions, rows)
+        finally:
+            self._out = self._checked = None
 
     def _step_games(self, state: BatchState, actions: np.ndarray, rows: np.ndarray | None) -> np.ndarray:
         """Step the games ``rows`` (sorted indices; None: every game) with
@@ -276,7 +303,7 @@ class VectorEnv:
     def _step_batch(self, state: BatchState, actions: Any, rows: Any):
         """:meth:`step` by the batched path: the actions checked (and the
         rows), then every game (or the games ``rows``) stepped."""
-        checked, self._checked = self._checked, None
+        checked = self._checked  # (step_into's)
         acts, legal = checked if checked is not None else legal_actions(actions, state.legal)
         idx = self._step_rows(rows)
         chosen = self._rows if idx is None else idx

@@ -53,9 +53,10 @@ from typing import Any
 
 import numpy as np
 
-from .engine import VectorEnv, batch_space
+from .engine import batch_space, final_info_of, step_rows
 from .errors import IllegalActionError
 from .options import integer_array, legal_actions
+from .shards import cut
 from .simultaneous import illegal_joint_actions
 from .streams import check_rng_mode
 from .workers import (
@@ -101,8 +102,6 @@ def check_arguments(num_envs: Any, num_processes: Any, rng: Any, seed: Any, opti
         )
     if options.get("num_threads", 1) != 1:
         raise ValueError("num_processes and num_threads cannot both be more than 1")
-    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer))):
-        raise ValueError(f"seed must be an int or None, got {seed!r}")
 
 
 class ProcessVectorEnv:
@@ -130,9 +129,7 @@ class ProcessVectorEnv:
         options.pop("num_threads", None)
         self.num_envs = int(num_envs)
         self.num_processes = int(num_processes)
-        self.bounds = [
-            (i * self.num_envs // num_processes, (i + 1) * self.num_envs // num_processes) for i in range(num_processes)
-        ]
+        self.bounds = cut(self.num_envs, self.num_processes)
         self._seed = seed
         self._pid = os.getpid()
         self._started = False
@@ -152,17 +149,17 @@ class ProcessVectorEnv:
         )
         self.metadata = first.metadata
         self.simultaneous = len(first.batch_shape) > 1
-        probe = engine_class(rules, 1, 0, rng="per_game", **options)
-        obs, _ = probe.reset()
-        score_dtype = rules.seat_scores(probe.state).dtype
-        n, obs_tail, act_tail = self.num_envs, obs.shape[1:], probe.action_space.shape[1:]
-        self.batch_shape = (n, *first.batch_shape[1:])
+        n, per_row = self.num_envs, first.batch_shape[1:]  # (Spit: a row per player)
+        self.batch_shape = (n, *per_row)
         self.observation_space = batch_space(self.single_observation_space, self.batch_shape)
         self.action_space = batch_space(self.single_action_space, self.batch_shape)
-        mask_tail = probe.state.legal.shape[1:]
+        obs_space = self.single_observation_space
         # (one finished game's last observations: every seat's)
-        seen_tail = obs_tail if self.simultaneous else (self.num_players, *obs_tail)
-        self._block_shapes = ((n, *obs_tail), obs.dtype, (n, *mask_tail), seen_tail)
+        seen_tail = (self.num_players, *obs_space.shape)
+        mask_shape = (*self.batch_shape, self.num_actions)
+        self._block_shapes = (self.observation_space.shape, obs_space.dtype, mask_shape, seen_tail)
+        act_tail = per_row
+        score_dtype = rules.seat_scores(rules.new_state(1, np.random.default_rng(0))).dtype
         self._blocks = [OutputBlock(*self._block_shapes) for _ in range(BLOCKS + 1)]
         self._io = StepIO(n, num_processes, self.num_players, act_tail, score_dtype)
         self._ctl = self._io.ctl
@@ -230,7 +227,7 @@ class ProcessVectorEnv:
         worker, closes the engine (its shards no longer move together)."""
         error = next((e for e in errors if e is not None), None)
         if error is not None:
-            if op == STEP or any(isinstance(e, RuntimeError) and "died" in str(e) for e in errors if e):
+            if op == STEP or not all(process.is_alive() for process in self._workers):
                 self.close()
             raise error
 
@@ -308,11 +305,14 @@ class ProcessVectorEnv:
             ctl[ROWS_GIVEN], ctl[CHECK], ctl[ABORT], ctl[BLOCK] = idx is not None, check, 0, block_index
         for k in workers:
             self._start(k, STEP, block_index)
-        if check and not self._all_legal():
-            raise self._illegal(actions, arr, idx)
+        checked = None
+        if check:
+            ok, checked = self._all_legal()
+            if not ok:
+                raise self._illegal(actions, arr, idx)
         errors: list[BaseException | None] = [None]
         try:
-            step_shard(self._shard, io, self._ctl[0], self._blocks, *self.bounds[0])
+            step_shard(self._shard, io, self._ctl[0], self._blocks, *self.bounds[0], checked)
         except BaseException as failed:
             errors[0] = failed
         errors += [self._finish(k, STEP)[0] for k in range(self.num_processes - 1)]
@@ -331,27 +331,24 @@ class ProcessVectorEnv:
         info: dict[str, Any] = {}
         counts = [int(ctl[FINISHED]) for ctl in self._ctl]
         if sum(counts):  # (each finished game's last observations: a row of the block's, from the shard's first row)
-            final, finished = np.empty(self.num_envs, dtype=object), np.zeros(self.num_envs, bool)
-            scores = np.zeros((self.num_envs, self.num_players), io.final_scores.dtype)
-            for n, (lo, _) in zip(counts, self.bounds):
-                if n:
-                    rows = io.final_rows[lo : lo + n] + lo
-                    scores[rows] = io.final_scores[lo : lo + n]
-                    finished[rows] = True
-                    for j, row in enumerate(rows.tolist(), lo):
-                        final[row] = seen[j].copy() if spare else seen[j]
-            info = {"final_obs": final, "_final_obs": finished, "final_scores": scores}
+            firsts = np.repeat([lo for lo, _ in self.bounds], counts)
+            at = firsts + np.concatenate([np.arange(n) for n in counts])
+            finished = np.zeros(self.num_envs, bool)
+            finished[io.final_rows[at] + firsts] = True
+            scores = io.final_scores[at]  # (in row order: shards in order, each in order)
+            # (the spare block is written again next step: its rows copied out)
+            info = final_info_of(finished, seen[at], scores) if spare else final_info_of(finished, seen, scores, at)
         info["action_mask"] = masks
         if not self.simultaneous:
             info["current_player"] = io.current.copy()
         return obs, io.rewards.copy(), io.terminated.copy(), io.truncated.copy(), info
 
-    def _all_legal(self) -> bool:
+    def _all_legal(self) -> tuple[bool, tuple]:
         """The first phase of a checked step: every shard checks its
         actions (this process its own, the workers theirs at the same
         time); then all step (True), or none (False: each worker is told
-        to drop the step, and has)."""
-        ok = check_shard(self._shard, self._io, self._ctl[0], *self.bounds[0])
+        to drop the step, and has).  And this process's check, for its step."""
+        ok, checked = check_shard(self._shard, self._io, self._ctl[0], *self.bounds[0])
         for ctl, wake, process in zip(self._ctl[1:], self._wakes, self._workers):
             try:
                 wait_for(ctl, CHECKED, ctl[SEQ], wake, MAIN_ASLEEP, process.is_alive)
@@ -364,9 +361,8 @@ class ProcessVectorEnv:
             ctl[GO] = ctl[SEQ]
             wake_up(ctl, WORKER_ASLEEP, wake)
         if not ok:
-            self._shard._checked = None
             self._raise([self._finish(k, STEP)[0] for k in range(self.num_processes - 1)], STEP)
-        return ok
+        return ok, checked
 
     def _illegal(self, actions: Any, arr: np.ndarray, idx: np.ndarray | None) -> IllegalActionError:
         """The error naming the first illegal actions (as one process's engine names them)."""
@@ -381,7 +377,7 @@ class ProcessVectorEnv:
         return IllegalActionError("illegal actions in rows " + ", ".join(f"{i}: {actions[i]}" for i in bad))
 
     def _shard_rows(self, rows: Any) -> np.ndarray | None:
-        return VectorEnv._step_rows(self, rows)  # (the same checks and messages: it reads num_envs only)
+        return step_rows(rows, self.num_envs)
 
     def _free_block(self) -> int | None:
         for k, block in enumerate(self._blocks[:-1]):

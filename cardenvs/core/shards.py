@@ -48,6 +48,12 @@ T = TypeVar("T")
 MIN_SHARD_ROWS = 256
 
 
+def cut(n: int, k: int) -> tuple[tuple[int, int], ...]:
+    """``n`` rows as ``k`` contiguous pieces ``(lo, hi)`` of near-equal size
+    (the thread shards here, the process shards of :mod:`.processes`)."""
+    return tuple((i * n // k, (i + 1) * n // k) for i in range(k))
+
+
 class Shards:
     """How a batch of ``num_rows`` rows is cut into row shards, and the
     threads that step them: ``num_threads`` contiguous shards of near-equal
@@ -82,7 +88,7 @@ class Shards:
         made = self._bounds.get(n)
         if made is None:
             k = self.num_threads if n == self.num_rows else max(1, min(self.num_threads, n // self.min_rows))
-            made = self._bounds[n] = tuple((i * n // k, (i + 1) * n // k) for i in range(k))
+            made = self._bounds[n] = cut(n, k)
         return made
 
     def map(self, n: int, fn: Callable[[int, int], T]) -> list[T]:

@@ -209,7 +209,7 @@ class SimultaneousVectorEnv(VectorEnv):
             if one is not None:
                 return one
         idx = self._step_rows(rows)
-        checked, self._checked = self._checked, None
+        checked = self._checked  # (step_into's)
         actions, forfeit = check_joint_actions(self.rules, state.legal, actions, self.illegal_action, idx, checked)
         sharded = self.num_threads > 1 or self._out is not None
         if idx is None and state.streams is not None and sharded and not forfeit.any():

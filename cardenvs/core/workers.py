@@ -98,28 +98,28 @@ class StepIO:
         self.final_scores = shared_array((n, players), score_dtype)
 
 
-def check_shard(engine: Any, io: StepIO, ctl: np.ndarray, lo: int, hi: int) -> bool:
+def check_shard(engine: Any, io: StepIO, ctl: np.ndarray, lo: int, hi: int) -> tuple[bool, tuple]:
     """Whether every action of a shard's games (its rows, when given) is
-    legal; the check is kept for its step (not done twice)."""
-    acts, ok = legal_actions(io.actions[lo:hi], engine.state.legal)
-    engine._checked = (acts, ok)
-    return bool(ok[io.rows[lo:hi]].all() if ctl[ROWS_GIVEN] else ok.all())
+    legal, and the check itself (for the step: not done twice)."""
+    checked = legal_actions(io.actions[lo:hi], engine.state.legal)
+    ok = checked[1]
+    return bool(ok[io.rows[lo:hi]].all() if ctl[ROWS_GIVEN] else ok.all()), checked
 
 
-def step_shard(engine: Any, io: StepIO, ctl: np.ndarray, blocks: list[OutputBlock], lo: int, hi: int) -> None:
+def step_shard(
+    engine: Any, io: StepIO, ctl: np.ndarray, blocks: list[OutputBlock], lo: int, hi: int, checked: tuple | None
+) -> None:
     """Step one shard's engine (rows ``lo:hi`` of the batch) with its
-    actions in ``io`` (and its rows, when given) and write what it returns
-    into its rows of ``block`` and ``io``: the finished games (their rows
-    local, in order) from row ``lo`` of ``io.final_*`` and ``block.seen``."""
+    actions in ``io`` (and its rows, when given; ``checked``: their check,
+    if done) and write what it returns into its rows of the block and
+    ``io``: the finished games (their rows local, in order) from row ``lo``
+    of ``io.final_*`` and ``block.seen``."""
     key = int(ctl[BLOCK])
     block = blocks[key]
     obs_out, masks_out = block.obs[lo:hi], block.masks[lo:hi]
     rows = np.flatnonzero(io.rows[lo:hi]) if ctl[ROWS_GIVEN] else None
-    engine._out = (obs_out, masks_out, key)
-    try:
-        obs, rewards, terminated, truncated, info = engine.step(io.actions[lo:hi], rows)
-    finally:
-        engine._out = engine._checked = None
+    out = engine.step_into(io.actions[lo:hi], rows, (obs_out, masks_out, key), checked)
+    obs, rewards, terminated, truncated, info = out
     if obs is not obs_out:  # (a path that made its own: Push, a shard of one game)
         np.copyto(obs_out, obs)
     if info["action_mask"] is not masks_out:
@@ -193,19 +193,15 @@ def serve(
         op, reply = int(ctl[OP]), None
         if op == STEP:
             try:
-                go = True
+                checked = None
                 if ctl[CHECK]:
-                    ctl[VERDICT] = check_shard(engine, io, ctl, lo, hi)
+                    ctl[VERDICT], checked = check_shard(engine, io, ctl, lo, hi)
                     ctl[CHECKED] = done
                     wake_up(ctl, MAIN_ASLEEP, wake)
                     wait_for(ctl, GO, done, wake, WORKER_ASLEEP, alive)
-                    go = not ctl[ABORT]
-                if go:
-                    step_shard(engine, io, ctl, blocks, lo, hi)
-                else:
-                    engine._checked = None
+                if not (ctl[CHECK] and ctl[ABORT]):
+                    step_shard(engine, io, ctl, blocks, lo, hi, checked)
             except BaseException as error:  # (raised in the calling process)
-                engine._checked = None
                 reply = error
         elif op == CALL:
             name, args = pickle.loads(conn.recv_bytes())
