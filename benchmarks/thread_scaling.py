@@ -8,6 +8,7 @@ one batch size.
     python benchmarks/thread_scaling.py --parts --games pepper_v0,spit_v0,speed   # the serial share by part
     python benchmarks/thread_scaling.py --rng shared,per_game   # both seeding modes (vector.make(rng=...))
     python benchmarks/thread_scaling.py --processes 1,2          # worker processes instead (num_processes=k)
+    python benchmarks/thread_scaling.py --ceiling                # the most two process shards could give here
 
 Per game, one engine per thread count, all from the same seed, stepped in
 turn in short rounds (a change in the machine's load hits every thread count
@@ -33,6 +34,7 @@ import argparse
 import os
 import sys
 import time
+from typing import Any
 
 import numpy as np
 
@@ -266,6 +268,99 @@ def process_scaling(games: list[str], processes: list[int], batch: int, seconds:
     return 0
 
 
+def time_steps(
+    name: str,
+    batch: int,
+    seed: int,
+    warm: int,
+    seconds: float,
+    barrier: np.ndarray | None = None,
+    me: int = 0,
+    processes: int = 1,
+) -> tuple[float, int]:
+    """µs a step (and the steps timed) of one engine of ``batch`` games after ``warm`` steps (the
+    games drift apart from their common start), timed for ``seconds``.  With
+    a ``barrier`` (shared int64 words: each side's step, then "stop") each
+    step first waits for the other side to reach it, as shards stepped
+    together do.  ``processes``: the engine's ``num_processes``."""
+    venv = V.make(name, num_envs=batch, seed=seed, rng="per_game", num_processes=processes)
+    rng, info = np.random.default_rng(seed), venv.reset()[1]
+    for _ in range(warm):
+        info = venv.step(_random_legal(rng, info["action_mask"]))[-1]
+    wall, steps, deadline = 0.0, 0, time.perf_counter() + seconds
+    while time.perf_counter() < deadline and not (barrier is not None and barrier[2]):
+        actions = _random_legal(rng, info["action_mask"])
+        if barrier is not None:
+            barrier[me] = steps + 1
+            while barrier[1 - me] <= steps and not barrier[2]:
+                pass
+        t0 = time.perf_counter()
+        info = venv.step(actions)[-1]
+        wall += time.perf_counter() - t0
+        steps += 1
+    if barrier is not None:
+        barrier[2] = 1  # (the other side stops too, and does not wait for this one)
+    venv.close()
+    return wall / steps * 1e6, steps
+
+
+def _time_half(conn: Any, *args: Any) -> None:
+    conn.send(time_steps(*args))
+
+
+def halves(name: str, batch: int, warm: int, seconds: float, lockstep: bool) -> list[tuple[float, int]]:
+    """:func:`time_steps` of two processes each stepping half of ``batch``
+    games at the same time (no engine between them: nothing is sent),
+    free-running or in lockstep."""
+    import mmap
+    import multiprocessing
+
+    ctx = multiprocessing.get_context("fork")
+    barrier = np.frombuffer(mmap.mmap(-1, 64), np.int64) if lockstep else None
+    pipes = [ctx.Pipe(duplex=False) for _ in range(2)]
+    procs = [
+        ctx.Process(target=_time_half, args=(pipes[me][1], name, batch // 2, me + 1, warm, seconds, barrier, me))
+        for me in range(2)
+    ]
+    for p in procs:
+        p.start()
+    times = [r.recv() for r, _ in pipes]
+    for p in procs:
+        p.join()
+    return times
+
+
+def ceiling(games: list[str], batch: int, seconds: float, warm: int) -> int:
+    """Print the most any cut of ``batch`` games into two shards could give
+    over one process here: one process stepping them all, against two
+    processes each stepping half on its own (nothing between them: no
+    actions sent, no check, no outputs merged), free-running and in
+    lockstep.  Then the engine with ``num_processes=2``, which adds to the
+    halves' time everything a step of the whole batch needs besides them:
+    its actions sent, checked in both, its outputs merged -- and the
+    calling process's policy over the whole batch between steps."""
+    load = os.getloadavg()
+    print(f"# batch {batch} (halves of {batch // 2}); rng per_game; {warm} steps to warm up, then {seconds:g} s")
+    print(f"# load average before: {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}; {os.cpu_count()} logical CPUs\n")
+    header = f"{'game':<24}{'one us/step':>12}{'halves free':>12}{'lockstep':>10}{'ceiling x':>10}"
+    print(header + f"{'engine 2':>10}{'x':>6}")
+    for name in games:
+        before = time_steps(name, batch, 1, warm, seconds)[0]  # (before and after the halves: drift shows)
+        free = max(us for us, _ in halves(name, batch, warm, seconds, lockstep=False))
+        locked = max(us for us, _ in halves(name, batch, warm, seconds, lockstep=True))
+        engine = time_steps(name, batch, 1, warm, seconds, processes=2)[0]
+        one = (before + time_steps(name, batch, 1, warm, seconds)[0]) / 2
+        bound = one / max(free, locked)
+        print(
+            f"{name:<24}{one:>12,.0f}{free:>12,.0f}{locked:>10,.0f}{bound:>10.2f}{engine:>10,.0f}{one / engine:>6.2f}",
+            flush=True,
+        )
+    print("\none = one process, the whole batch (mean of a run before and after the halves); halves = the slower")
+    print("half; ceiling x = one over the slower of the halves: the bound on num_processes=2 at this batch;")
+    print("engine 2 = the engine with num_processes=2, the whole batch (the same games as one), and x its speed-up.")
+    return 0
+
+
 def print_table(rows: list[list[str]]) -> None:
     headers = [
         "game",
@@ -315,6 +410,12 @@ def main(argv: list[str] | None = None) -> int:
         "--processes", default="", help="instead: comma-separated process counts (num_processes; rng per_game)"
     )
     ap.add_argument(
+        "--ceiling",
+        action="store_true",
+        help="instead: the bound on 2 process shards (one process v two halves stepped apart; --warm steps first)",
+    )
+    ap.add_argument("--warm", type=int, default=2000, help="--ceiling: steps before the timing (default 2000)")
+    ap.add_argument(
         "--parts", action="store_true", help="instead: the serial share by part (games, and 'speed' for Spit's variant)"
     )
     args = ap.parse_args(argv)
@@ -323,6 +424,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.parts:
         print_parts(games, args.batch)
         return 0
+    if args.ceiling:
+        return ceiling(games, args.batch, args.seconds, args.warm)
     if args.processes:
         counts = [int(x) for x in args.processes.split(",") if x.strip()]
         return process_scaling(games, counts, args.batch, args.seconds)

@@ -243,3 +243,28 @@ def test_shards_of_one_game_each(name):
         return seen
 
     assert digests(2) == digests(1)
+
+
+def test_the_ceiling_benchmark_steps_halves_in_lockstep():
+    """--ceiling: two processes of half the games each, in lockstep, step
+    the same number of times (to within the last); the table's bound is
+    one process's time over the slower half's."""
+    import pathlib
+    import subprocess
+    import sys
+
+    bench = pathlib.Path(__file__).resolve().parents[1] / "benchmarks"
+    sys.path.insert(0, str(bench))
+    try:
+        import thread_scaling
+    finally:
+        sys.path.remove(str(bench))
+    (us0, n0), (us1, n1) = thread_scaling.halves("pepper_v0", 64, 20, 0.3, lockstep=True)
+    assert us0 > 0 and us1 > 0 and n0 > 10 and abs(n0 - n1) <= 1
+    args = ["--ceiling", "--batch", "64", "--seconds", "0.3", "--warm", "20", "--games", "pepper_v0"]
+    out = subprocess.run([sys.executable, str(bench / "thread_scaling.py"), *args], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    (row,) = [line.split() for line in out.stdout.splitlines() if line.startswith("pepper_v0")]
+    one, free, locked, bound, engine, x = (float(c.replace(",", "")) for c in row[1:])
+    assert bound == pytest.approx(one / max(free, locked), rel=0.1)  # (the table rounds to whole µs)
+    assert x == pytest.approx(one / engine, rel=0.1)
