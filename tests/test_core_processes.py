@@ -118,6 +118,39 @@ def test_outputs_are_read_only_and_never_change_once_handed_out():
                 assert not array.flags.writeable
                 with pytest.raises(ValueError):
                     array[0] = 0
+                with pytest.raises(ValueError):  # (over a read-only buffer: not even on purpose)
+                    array.flags.writeable = True
+    finally:
+        venv.close()
+
+
+def test_a_held_slice_keeps_its_block():
+    """A slice of an output (a view) keeps the block it came from as a
+    whole array does: it never changes while held, and once it is dropped
+    the block is written again (the steps go back to it)."""
+    venv = V.make("pepper_v0", 40, seed=4, rng="per_game", num_processes=2)
+    rng = np.random.default_rng(3)
+    try:
+        obs, info = venv.reset()
+        part, masks_row = obs[18:23], info["action_mask"][21]  # (rows of both shards)
+        part_then, row_then = part.copy(), masks_row.copy()
+        del obs, info
+        blocks = venv._blocks
+        (held,) = [k for k, block in enumerate(blocks) if block.held]
+        seen, info = set(), venv.step(_random_legal(rng, venv._masks))[-1]
+        for _ in range(12):
+            out = venv.step(_random_legal(rng, info["action_mask"]))
+            info = out[-1]
+            seen.add(next(k for k, block in enumerate(blocks) if block.held and k != held))
+            del out
+        assert held not in seen and len(seen) >= 2
+        assert np.array_equal(part, part_then) and np.array_equal(masks_row, row_then)
+        del part, masks_row
+        assert not blocks[held].held
+        for _ in range(4):
+            info = venv.step(_random_legal(rng, info["action_mask"]))[-1]
+            seen.add(next(k for k, block in enumerate(blocks) if block.held))
+        assert held in seen
     finally:
         venv.close()
 

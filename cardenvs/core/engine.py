@@ -43,12 +43,13 @@ def final_info_of(
     """:func:`final_info` from the finished rows' ``scores`` (per seat, in row
     order); ``seen_at``: where in ``seen`` each finished row's observations
     are (default: in row order from its start)."""
+    rows = np.flatnonzero(finished)
     final = np.empty(len(finished), dtype=object)
     at = range(len(scores)) if seen_at is None else seen_at.tolist()
-    for i, k in zip(np.flatnonzero(finished).tolist(), at):
+    for i, k in zip(rows.tolist(), at):
         final[i] = seen[k]
     every = np.zeros((len(finished), scores.shape[1]), scores.dtype)
-    every[finished] = scores
+    every[rows] = scores  # (by index: a bool mask's assignment costs ~9 us at 4096 games, this one ~1)
     return {"final_obs": final, "_final_obs": finished.copy(), "final_scores": every}
 
 

@@ -16,9 +16,11 @@ and one reply, through shared memory.
   that row, for every ``k`` (tested).
 * **No copies on the way.** Each shard writes its observations and masks
   straight into one of a few output blocks of the whole batch in shared
-  memory, and the step hands out that block's arrays, **read-only**.  A
-  block is written again only once every array handed out from it is gone,
-  so an array you hold never changes (hold more than :data:`~.workers.BLOCKS` steps'
+  memory, and the step hands out that block's arrays, **read-only**: over
+  read-only buffers, so numpy refuses to make them writeable.  A block is
+  written again only once every array handed out from it, and every view
+  of one, is gone (their reference counts, :mod:`.holders`), so an array
+  you hold never changes (hold more than :data:`~.workers.BLOCKS` steps'
   and the step copies into fresh arrays instead).  The finished games'
   last observations (``info["final_obs"]``) are read-only rows of the
   block too; rewards, flags and seats are small and come as fresh arrays.
@@ -31,11 +33,14 @@ and one reply, through shared memory.
   the same: Intel's waits actively for 200 ms by default.)  Set
   :data:`~.workers.SPIN_SECONDS` before making an engine to change it; 0 sleeps at
   once.
-* **Bad input changes nothing.** Each shard checks its own actions, and
-  the calling process lets the shards step only once every one has found
-  its actions legal (two phases: ``CHECK``); the error names the actions
-  as one process's engine does.  An error in a worker is raised in the
-  calling process and closes the engine, as does a worker that died.
+* **Bad input changes nothing.** The calling process checks every action
+  against the masks it handed out last -- the games' own, since nobody
+  can write to them -- before it sends anything; the shards then step
+  without checking again (``CHECKED``).  The error names the actions as
+  one process's engine does.  (With ``illegal_action="terminate"`` or
+  ``"wait"`` each shard deals with its own.)  An error in a worker is
+  raised in the calling process and closes the engine, as does a worker
+  that died.
 
 Not offered with processes: the batch's ``state`` (each shard's lives in its
 own process; ``state_dict(i)``, ``observe(...)`` ask the shard that has the
@@ -55,31 +60,27 @@ import numpy as np
 
 from .engine import batch_space, final_info_of, step_rows
 from .errors import IllegalActionError
+from .holders import read_only
 from .options import integer_array, legal_actions
 from .shards import cut
 from .simultaneous import illegal_joint_actions
 from .streams import check_rng_mode
 from .workers import (
-    ABORT,
     BLOCK,
     BLOCKS,
     CALL,
-    CHECK,
     CHECKED,
     DONE,
     FAILED,
     FINISHED,
-    GO,
     MAIN_ASLEEP,
     OP,
     ROWS_GIVEN,
     SEQ,
     STEP,
-    VERDICT,
     WORKER_ASLEEP,
     OutputBlock,
     StepIO,
-    check_shard,
     serve_forked,
     step_shard,
     stop_workers,
@@ -292,6 +293,13 @@ class ProcessVectorEnv:
         else:
             arr = integer_array(actions, shape).astype(np.int64)  # (TypeError / IllegalActionError)
         io, check, workers = self._io, self.illegal_action == "raise", range(self.num_processes - 1)
+        checked = None
+        if check:  # (against the masks handed out last: nobody can have written to them)
+            acts, ok = legal_actions(arr, self._masks)
+            if not (ok.all() if idx is None else ok[idx].all()):
+                raise self._illegal(actions, ok, idx)
+            lo, hi = self.bounds[0]
+            checked, arr = (acts[lo:hi], ok[lo:hi]), acts  # (acts: out of range made 0, in rows not played)
         np.copyto(io.actions, arr)
         if idx is not None:
             io.rows[...] = False
@@ -302,14 +310,9 @@ class ProcessVectorEnv:
             block_index = len(self._blocks) - 1
         block = self._blocks[block_index]
         for ctl in self._ctl:
-            ctl[ROWS_GIVEN], ctl[CHECK], ctl[ABORT], ctl[BLOCK] = idx is not None, check, 0, block_index
+            ctl[ROWS_GIVEN], ctl[CHECKED], ctl[BLOCK] = idx is not None, check, block_index
         for k in workers:
             self._start(k, STEP, block_index)
-        checked = None
-        if check:
-            ok, checked = self._all_legal()
-            if not ok:
-                raise self._illegal(actions, arr, idx)
         errors: list[BaseException | None] = [None]
         try:
             step_shard(self._shard, io, self._ctl[0], self._blocks, *self.bounds[0], checked)
@@ -322,9 +325,9 @@ class ProcessVectorEnv:
     def _outputs(self, block: OutputBlock, spare: bool) -> tuple:
         """What the shards wrote, as :meth:`step` returns it."""
         io = self._io
-        if spare:  # every block still held: fresh copies of the spare's
-            obs, masks, seen = block.obs.copy(), block.masks.copy(), block.seen
-            obs.flags.writeable = masks.flags.writeable = False
+        if spare:  # every block still held: fresh copies of the spare's (as unwritable)
+            obs, masks = (read_only(a.copy()).reshape(a.shape) for a in (block.obs, block.masks))
+            seen = block.seen
         else:
             obs, masks, seen = block.hand_out()
         self._masks = masks
@@ -343,30 +346,9 @@ class ProcessVectorEnv:
             info["current_player"] = io.current.copy()
         return obs, io.rewards.copy(), io.terminated.copy(), io.truncated.copy(), info
 
-    def _all_legal(self) -> tuple[bool, tuple]:
-        """The first phase of a checked step: every shard checks its
-        actions (this process its own, the workers theirs at the same
-        time); then all step (True), or none (False: each worker is told
-        to drop the step, and has).  And this process's check, for its step."""
-        ok, checked = check_shard(self._shard, self._io, self._ctl[0], *self.bounds[0])
-        for ctl, wake, process in zip(self._ctl[1:], self._wakes, self._workers):
-            try:
-                wait_for(ctl, CHECKED, ctl[SEQ], wake, MAIN_ASLEEP, process.is_alive)
-            except RuntimeError:
-                self.close()
-                raise
-            ok = ok and bool(ctl[VERDICT])
-        for ctl, wake in zip(self._ctl[1:], self._wakes):
-            ctl[ABORT] = not ok
-            ctl[GO] = ctl[SEQ]
-            wake_up(ctl, WORKER_ASLEEP, wake)
-        if not ok:
-            self._raise([self._finish(k, STEP)[0] for k in range(self.num_processes - 1)], STEP)
-        return ok, checked
-
-    def _illegal(self, actions: Any, arr: np.ndarray, idx: np.ndarray | None) -> IllegalActionError:
-        """The error naming the first illegal actions (as one process's engine names them)."""
-        _, ok = legal_actions(arr, self._masks)
+    def _illegal(self, actions: Any, ok: np.ndarray, idx: np.ndarray | None) -> IllegalActionError:
+        """The error naming the first illegal actions (as one process's
+        engine names them); ``ok``: which actions are legal."""
         if idx is not None:
             chosen = np.zeros(self.num_envs, bool)
             chosen[idx] = True
@@ -381,7 +363,7 @@ class ProcessVectorEnv:
 
     def _free_block(self) -> int | None:
         for k, block in enumerate(self._blocks[:-1]):
-            if block.held == 0:
+            if not block.held:
                 return k
         return None
 

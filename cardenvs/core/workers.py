@@ -2,9 +2,8 @@
 (:mod:`.processes`), and what both sides share: the arrays in shared
 memory (:func:`shared_array`, :class:`OutputBlock`, :class:`StepIO`),
 the control words and how a side waits for the other (:func:`wait_for`,
-:func:`wake_up`), a shard's check and step (:func:`check_shard`,
-:func:`step_shard`: the calling process runs them on its own shard too)
-and the worker's loop (:func:`serve`)."""
+:func:`wake_up`), a shard's step (:func:`step_shard`: the calling process
+runs it on its own shard too) and the worker's loop (:func:`serve`)."""
 
 from __future__ import annotations
 
@@ -13,13 +12,12 @@ import os
 import pickle
 import platform
 import time
-import weakref
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
-from .options import legal_actions
+from .holders import held, read_only
 
 #: How long a side waiting for the other polls shared memory before it sleeps on its pipe (seconds;
 #: a worker keeps the value it had when it was forked).  Each poll keeps a core busy for that long.
@@ -34,11 +32,9 @@ NAP_SECONDS = 0.05
 
 # The control words of a shard (int64, shared): the command's number, what it is, the output
 # block, the number of the last command done, whether it failed, who sleeps, the finished rows.
-SEQ, OP, BLOCK, DONE, FAILED, WORKER_ASLEEP, MAIN_ASLEEP, FINISHED, ROWS_GIVEN = range(9)
-# A step whose actions are to be checked first (illegal_action="raise") goes in two phases: each
-# shard checks its own actions and says so (CHECKED, VERDICT), then the calling process lets every
-# shard step (GO), or none (ABORT first): nothing changes unless every action is legal.
-CHECK, CHECKED, VERDICT, GO, ABORT = range(9, 14)
+# the rows given; and whether the calling process checked the step's actions (every one legal:
+# the shard steps without checking them again).
+SEQ, OP, BLOCK, DONE, FAILED, WORKER_ASLEEP, MAIN_ASLEEP, FINISHED, ROWS_GIVEN, CHECKED = range(10)
 STEP, CALL, STOP = 1, 2, 3
 WAKE = b"w"
 
@@ -55,29 +51,30 @@ def shared_array(shape: tuple[int, ...], dtype: Any) -> np.ndarray:
 class OutputBlock:
     """One step's observations and masks of the whole batch, and the
     finished games' last observations (each shard's from its first row
-    on), in shared memory; :meth:`hand_out` gives fresh read-only arrays
-    over them and counts them until they are gone."""
+    on), in shared memory; :meth:`hand_out` gives arrays over them that
+    nobody can write through, and the block is :attr:`held` until every
+    one of them (and every view of one) is gone."""
 
     def __init__(self, obs_shape: tuple[int, ...], obs_dtype: Any, mask_shape: tuple[int, ...], seen_tail: tuple):
         self.obs = shared_array(obs_shape, obs_dtype)
         self.masks = shared_array(mask_shape, bool)
         self.seen = shared_array((obs_shape[0], *seen_tail), obs_dtype)  # (pages only where written)
-        self.held = 0
+        # (flat read-only views, made once: every array handed out is a view of one and refers to it)
+        self._handed = [read_only(array) for array in (self.obs, self.masks, self.seen)]
 
     def hand_out(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """The observations, masks and last observations, read-only; the
-        block is free again once all three (and every view of them) are gone."""
-        out = []
-        for array in (self.obs, self.masks, self.seen):
-            view = array.view()
-            view.flags.writeable = False
-            self.held += 1
-            weakref.finalize(view, self._let_go)
-            out.append(view)
-        return out[0], out[1], out[2]
+        """The observations, masks and last observations, over read-only
+        buffers (numpy refuses to make them writeable)."""
+        obs, masks, seen = (
+            flat.reshape(array.shape) for flat, array in zip(self._handed, (self.obs, self.masks, self.seen))
+        )
+        return obs, masks, seen
 
-    def _let_go(self) -> None:
-        self.held -= 1
+    @property
+    def held(self) -> bool:
+        """Whether an array handed out from the block, or a view of one, lives."""
+        handed = self._handed
+        return held(handed, 0) or held(handed, 1) or held(handed, 2)
 
 
 class StepIO:
@@ -98,22 +95,18 @@ class StepIO:
         self.final_scores = shared_array((n, players), score_dtype)
 
 
-def check_shard(engine: Any, io: StepIO, ctl: np.ndarray, lo: int, hi: int) -> tuple[bool, tuple]:
-    """Whether every action of a shard's games (its rows, when given) is
-    legal, and the check itself (for the step: not done twice)."""
-    checked = legal_actions(io.actions[lo:hi], engine.state.legal)
-    ok = checked[1]
-    return bool(ok[io.rows[lo:hi]].all() if ctl[ROWS_GIVEN] else ok.all()), checked
-
-
 def step_shard(
-    engine: Any, io: StepIO, ctl: np.ndarray, blocks: list[OutputBlock], lo: int, hi: int, checked: tuple | None
+    engine: Any, io: StepIO, ctl: np.ndarray, blocks: list[OutputBlock], lo: int, hi: int, checked: tuple | None = None
 ) -> None:
     """Step one shard's engine (rows ``lo:hi`` of the batch) with its
-    actions in ``io`` (and its rows, when given; ``checked``: their check,
-    if done) and write what it returns into its rows of the block and
-    ``io``: the finished games (their rows local, in order) from row ``lo``
-    of ``io.final_*`` and ``block.seen``."""
+    actions in ``io`` (and its rows, when given) and write what it returns
+    into its rows of the block and ``io``: the finished games (their rows
+    local, in order) from row ``lo`` of ``io.final_*`` and ``block.seen``.
+    ``checked``: :func:`~.options.legal_actions`' result for the actions,
+    if taken; when ``ctl[CHECKED]`` says the calling process found every
+    action legal, they are not checked again."""
+    if checked is None and ctl[CHECKED]:
+        checked = (io.actions[lo:hi], np.ones(io.actions[lo:hi].shape, bool))
     key = int(ctl[BLOCK])
     block = blocks[key]
     obs_out, masks_out = block.obs[lo:hi], block.masks[lo:hi]
@@ -193,14 +186,7 @@ def serve(
         op, reply = int(ctl[OP]), None
         if op == STEP:
             try:
-                checked = None
-                if ctl[CHECK]:
-                    ctl[VERDICT], checked = check_shard(engine, io, ctl, lo, hi)
-                    ctl[CHECKED] = done
-                    wake_up(ctl, MAIN_ASLEEP, wake)
-                    wait_for(ctl, GO, done, wake, WORKER_ASLEEP, alive)
-                if not (ctl[CHECK] and ctl[ABORT]):
-                    step_shard(engine, io, ctl, blocks, lo, hi, checked)
+                step_shard(engine, io, ctl, blocks, lo, hi)
             except BaseException as error:  # (raised in the calling process)
                 reply = error
         elif op == CALL:

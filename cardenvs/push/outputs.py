@@ -38,29 +38,18 @@ Safe by construction, because everything here belongs to one state
 from __future__ import annotations
 
 import math
-import sys
 import weakref
 from typing import Any
 
 import numpy as np
 
 from ..core.game import BatchState
+from ..core.holders import held, read_only
 from ..core.jit import kernel
 from .observation import refresh_slots
 
 RECYCLE_BYTES = 4 << 20  # smaller arrays come from malloc's free lists anyway
 POOL_SIZE = 6  # a step's observations and masks, the caller's last ones, and spares
-
-
-def _references(pool: list, i: int) -> int:
-    """The reference count of ``pool[i]``, as this very code path reads it."""
-    return sys.getrefcount(pool[i])
-
-
-# What _references reads for an object that only its list refers to.  Measured
-# rather than assumed, because interpreters differ in which references they
-# count: any holder outside the pool adds at least one to this.
-_UNHELD = _references([object()], 0)
 
 
 class Outputs:
@@ -121,7 +110,7 @@ class Outputs:
             array = arrays[i]
             if array.shape == shape and array.dtype == dtype:
                 del array  # the check below must see the pool's reference only
-                if _references(arrays, i) == _UNHELD:
+                if not held(arrays, i):
                     return i
         if len(arrays) >= POOL_SIZE:
             arrays.pop(0)
@@ -152,7 +141,7 @@ class Outputs:
         too small to recycle is the caller's own, as it is."""
         if not self.pooled(array):
             return array
-        return np.frombuffer(memoryview(array).toreadonly(), array.dtype).reshape(array.shape)
+        return read_only(array).reshape(array.shape)
 
     # ------------------------------------------------------------------ the masks
     def masks_for_caller(self, state: BatchState) -> np.ndarray:
