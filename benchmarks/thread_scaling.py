@@ -118,8 +118,7 @@ def cpu_paths(name: str, batch: int, threads: int, seconds: float, rng: str = "s
 PARTS = {
     "checks": [("cardenvs.core.engine", "legal_actions"), ("cardenvs.core.simultaneous", "legal_actions")],
     "resets": [
-        ("cardenvs.core.engine", "final_info"),
-        ("cardenvs.core.simultaneous", "final_info"),
+        ("cardenvs.core.engine", "final_info_of"),
         ("cardenvs.core.game", "TurnBasedRules.reset"),
         ("cardenvs.spit.tick", "TickRules.reset"),
     ],

@@ -28,20 +28,15 @@ def batch_space(space: spaces.Space, shape: tuple[int, ...]) -> spaces.Space:
     return spaces.Box(low.copy(), high.copy(), low.shape, space.dtype)
 
 
-def final_info(rules: Any, state: BatchState, finished: np.ndarray, seen: np.ndarray) -> dict[str, Any]:
-    """The ``info`` entries for the games that just finished (bool ``finished``
-    per row): ``final_obs`` (an object array, each finished row's last
-    observation per seat from ``seen``, in row order; None elsewhere),
-    ``_final_obs`` (the finished rows) and ``final_scores`` (per seat, 0 for
-    other rows).  Called before those rows are reset."""
-    return final_info_of(finished, seen, rules.seat_scores(state)[finished])
-
-
 def final_info_of(
     finished: np.ndarray, seen: np.ndarray, scores: np.ndarray, seen_at: np.ndarray | None = None
 ) -> dict[str, Any]:
-    """:func:`final_info` from the finished rows' ``scores`` (per seat, in row
-    order); ``seen_at``: where in ``seen`` each finished row's observations
+    """The ``info`` entries for the games that just finished (bool
+    ``finished`` per row): ``final_obs`` (an object array, each finished
+    row's last observation per seat from ``seen``, in row order; None
+    elsewhere), ``_final_obs`` (the finished rows) and ``final_scores`` (per
+    seat, from ``scores``: the finished rows' in row order; 0 for other
+    rows).  ``seen_at``: where in ``seen`` each finished row's observations
     are (default: in row order from its start)."""
     rows = np.flatnonzero(finished)
     final = np.empty(len(finished), dtype=object)
@@ -287,7 +282,7 @@ class VectorEnv:
         if over:
             terminated = np.ones(1, bool)
             info = {"action_mask": None, "current_player": None}
-            info.update(final_info_of(terminated, *self._finish(state, self._rows)))
+            info.update(self._final_info(terminated, *self._finish(state, self._rows)))
             observed = False
         else:
             terminated = no.copy()  # (all False)
@@ -326,7 +321,7 @@ class VectorEnv:
         truncated = np.zeros(self.num_envs, bool)
         info_extra = {}
         if np.count_nonzero(terminated):  # (cheaper than .any() on a few rows)
-            info_extra = final_info_of(terminated, *self._finish(state, np.flatnonzero(terminated)))
+            info_extra = self._final_info(terminated, *self._finish(state, np.flatnonzero(terminated)))
         if self._out is not None:  # (a process shard: its rows of the batch's outputs, written where they are)
             obs, masks, key = self._out
             self.rules.write_outputs(state, obs, masks, key)
@@ -335,6 +330,16 @@ class VectorEnv:
             info, obs = self._info(), self._observe()
         info.update(info_extra)
         return obs, rewards, terminated, truncated, info
+
+    def _final_info(self, finished: np.ndarray, seen: np.ndarray, scores: np.ndarray) -> dict[str, Any]:
+        """:func:`final_info_of` -- or, for a process shard's step
+        (:meth:`step_into`), the finished rows with their last observations
+        and scores as they are (``info["_final"]``): the shard writes them
+        into the batch's block, and building a row object for each here
+        would be work thrown away."""
+        if self._out is None:
+            return final_info_of(finished, seen, scores)
+        return {"_final": (np.flatnonzero(finished), seen, scores)}
 
     def _finish(self, state: BatchState, done: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The finished games ``done`` (rows of ``state``, which may be a row
@@ -389,10 +394,10 @@ class VectorEnv:
             np.copyto(terminated, state.done)
             if np.count_nonzero(terminated):
                 done = np.flatnonzero(terminated)
-                info.update(final_info_of(terminated, *self._finish(state, done)))
+                info.update(self._final_info(terminated, *self._finish(state, done)))
                 stale = np.union1d(stale, done)
         elif len(finished[0][0]):
-            info.update(final_info_of(terminated, *finished[0][1:]))
+            info.update(self._final_info(terminated, *finished[0][1:]))
         if len(stale):
             obs[stale] = rules.observe(state, state.current[stale], stale)
             masks[stale] = state.legal[stale]

@@ -32,7 +32,7 @@ from typing import Any
 import numpy as np
 from pettingzoo import ParallelEnv
 
-from .engine import VectorEnv, final_info, final_info_of
+from .engine import VectorEnv
 from .errors import IllegalActionError
 from .game import BatchState, TurnBasedRules
 from .onegame import OneGame
@@ -225,7 +225,8 @@ class SimultaneousVectorEnv(VectorEnv):
         info: dict[str, Any] = {}
         if np.count_nonzero(done):
             rows = np.flatnonzero(done)
-            info = final_info(self.rules, state, done, self._cast(self.rules.observe(state, rows)))
+            seen = self._cast(self.rules.observe(state, rows))
+            info = self._final_info(done, seen, self.rules.seat_scores(state)[done])
             self.rules.reset(state, rows)
         info["action_mask"] = state.legal.copy()
         return self._cast(self.rules.observe(state)), rewards, terminated, truncated, info
@@ -257,7 +258,7 @@ class SimultaneousVectorEnv(VectorEnv):
             truncated = state.truncated.copy()
             terminated = ~truncated
             seen = self._cast(rules.observe(state, self._rows))
-            info = final_info(rules, state, state.done.copy(), seen)
+            info = self._final_info(state.done.copy(), seen, rules.seat_scores(state)[state.done])
             rules.reset(state, self._rows)
             observed = False
         else:
@@ -300,7 +301,7 @@ class SimultaneousVectorEnv(VectorEnv):
             return [(ended, seen, scores)]
 
         ((ended, seen, scores),) = in_shards(state, shard)
-        info: dict[str, Any] = final_info_of(done, seen, scores) if ended.size else {}
+        info: dict[str, Any] = self._final_info(done, seen, scores) if ended.size else {}
         info["action_mask"] = masks
         return obs, rewards, done & ~truncated, truncated, info
 

@@ -122,12 +122,12 @@ def step_shard(
     io.truncated[lo:hi] = truncated
     if "current_player" in info:
         io.current[lo:hi] = info["current_player"]
-    finished = np.flatnonzero(info["_final_obs"]) if "_final_obs" in info else ()
+    finished, seen, scores = info.get("_final", ((), None, None))  # (raw: see VectorEnv._final_info)
     n = len(finished)
     if n:
         io.final_rows[lo : lo + n] = finished
-        block.seen[lo : lo + n] = np.stack(list(info["final_obs"][finished]))
-        io.final_scores[lo : lo + n] = info["final_scores"][finished]
+        block.seen[lo : lo + n] = seen
+        io.final_scores[lo : lo + n] = scores
     ctl[FINISHED] = n
 
 
