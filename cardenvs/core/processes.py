@@ -334,10 +334,9 @@ class ProcessVectorEnv:
         info: dict[str, Any] = {}
         counts = [int(ctl[FINISHED]) for ctl in self._ctl]
         if sum(counts):  # (each finished game's last observations: a row of the block's, from the shard's first row)
-            firsts = np.repeat([lo for lo, _ in self.bounds], counts)
-            at = firsts + np.concatenate([np.arange(n) for n in counts])
+            at = np.array([i for (lo, _), n in zip(self.bounds, counts) for i in range(lo, lo + n)], np.int64)
             finished = np.zeros(self.num_envs, bool)
-            finished[io.final_rows[at] + firsts] = True
+            finished[io.final_rows[at]] = True
             scores = io.final_scores[at]  # (in row order: shards in order, each in order)
             # (the spare block is written again next step: its rows copied out)
             info = final_info_of(finished, seen[at], scores) if spare else final_info_of(finished, seen, scores, at)

@@ -100,8 +100,8 @@ def step_shard(
 ) -> None:
     """Step one shard's engine (rows ``lo:hi`` of the batch) with its
     actions in ``io`` (and its rows, when given) and write what it returns
-    into its rows of the block and ``io``: the finished games (their rows
-    local, in order) from row ``lo`` of ``io.final_*`` and ``block.seen``.
+    into its rows of the block and ``io``: the finished games (in order)
+    from row ``lo`` of ``io.final_*`` and ``block.seen``.
     ``checked``: :func:`~.options.legal_actions`' result for the actions,
     if taken; when ``ctl[CHECKED]`` says the calling process found every
     action legal, they are not checked again."""
@@ -125,7 +125,7 @@ def step_shard(
     finished, seen, scores = info.get("_final", ((), None, None))  # (raw: see VectorEnv._final_info)
     n = len(finished)
     if n:
-        io.final_rows[lo : lo + n] = finished
+        io.final_rows[lo : lo + n] = finished + lo  # (the batch's rows)
         block.seen[lo : lo + n] = seen
         io.final_scores[lo : lo + n] = scores
     ctl[FINISHED] = n
