@@ -301,3 +301,24 @@ def test_the_ceiling_benchmark_steps_halves_in_lockstep():
     one, free, locked, bound, engine, x = (float(c.replace(",", "")) for c in row[1:])
     assert bound == pytest.approx(one / max(free, locked), rel=0.1)  # (the table rounds to whole µs)
     assert x == pytest.approx(one / engine, rel=0.1)
+
+
+def test_legal_into_agrees_with_legal_actions():
+    """The process engine's one-pass check: the same verdict and actions
+    as legal_actions, for every kind of bad action (out of range either
+    way, masked out), over masks of one and of two seats per row."""
+    from cardenvs.core.options import legal_actions, legal_into
+
+    rng = np.random.default_rng(7)
+    for shape in [(50,), (30, 2)]:
+        legal = rng.random((*shape, 9)) < 0.4
+        legal[..., 3] = True
+        for trial in range(40):
+            actions = np.where(legal[..., 3], 3, 0).astype(np.int64)
+            if trial:  # (the first all legal)
+                flat = actions.reshape(-1)
+                flat[rng.integers(flat.size)] = rng.choice([-1, 9, 2**40, int(rng.integers(9))])
+            out = np.full(actions.shape, -5, np.int64)
+            acts, ok = legal_actions(actions, legal)
+            assert legal_into(actions, legal, out) == bool(ok.all())
+            assert np.array_equal(out, acts)

@@ -118,6 +118,27 @@ def _check_actions(actions, legal, acts, ok):
         ok[i] = inside and legal[i, a]
 
 
+def legal_into(actions: np.ndarray, legal: np.ndarray, out: np.ndarray) -> bool:
+    """Whether every action of ``actions`` (int64, one per mask of
+    ``legal``) is legal, written into ``out`` (int64, their shape; out of
+    range: 0) on the way: the check and the copy in one compiled pass."""
+    flat = actions.reshape(-1)
+    return _check_into(flat, legal.reshape(len(flat), -1), out.reshape(-1)) == 0
+
+
+@kernel
+def _check_into(actions, legal, out):
+    """``out[i]``: ``actions[i]`` if in range, else 0; returns how many are illegal."""
+    illegal = 0
+    for i in range(actions.shape[0]):
+        a = actions[i]
+        inside = 0 <= a < legal.shape[1]
+        out[i] = a if inside else 0
+        if not (inside and legal[i, a]):
+            illegal += 1
+    return illegal
+
+
 def integer_array(actions: Any, shape: tuple[int, ...]) -> np.ndarray:
     """``actions`` as an integer array of ``shape``: TypeError for another dtype,
     :class:`IllegalActionError` for another shape."""

@@ -61,7 +61,7 @@ import numpy as np
 from .engine import batch_space, final_info_of, step_rows
 from .errors import IllegalActionError
 from .holders import read_only
-from .options import integer_array, legal_actions
+from .options import integer_array, legal_actions, legal_into
 from .shards import cut
 from .simultaneous import illegal_joint_actions
 from .streams import check_rng_mode
@@ -293,14 +293,17 @@ class ProcessVectorEnv:
         else:
             arr = integer_array(actions, shape).astype(np.int64)  # (TypeError / IllegalActionError)
         io, check, workers = self._io, self.illegal_action == "raise", range(self.num_processes - 1)
-        checked = None
-        if check:  # (against the masks handed out last: nobody can have written to them)
-            acts, ok = legal_actions(arr, self._masks)
-            if not (ok.all() if idx is None else ok[idx].all()):
-                raise self._illegal(actions, ok, idx)
-            lo, hi = self.bounds[0]
-            checked, arr = (acts[lo:hi], ok[lo:hi]), acts  # (acts: out of range made 0, in rows not played)
-        np.copyto(io.actions, arr)
+        # (checked against the masks handed out last: nobody can have written to them)
+        if check and idx is None:  # (the usual step: checked and written where the shards read them, in one pass)
+            if not legal_into(arr, self._masks, io.actions):
+                raise self._illegal(actions, legal_actions(arr, self._masks)[1], idx)
+        else:
+            if check:
+                acts, ok = legal_actions(arr, self._masks)
+                if not ok[idx].all():
+                    raise self._illegal(actions, ok, idx)
+                arr = acts  # (out of range made 0, in the rows not played too)
+            np.copyto(io.actions, arr)
         if idx is not None:
             io.rows[...] = False
             io.rows[idx] = True
@@ -315,7 +318,7 @@ class ProcessVectorEnv:
             self._start(k, STEP, block_index)
         errors: list[BaseException | None] = [None]
         try:
-            step_shard(self._shard, io, self._ctl[0], self._blocks, *self.bounds[0], checked)
+            step_shard(self._shard, io, self._ctl[0], self._blocks, *self.bounds[0])
         except BaseException as failed:
             errors[0] = failed
         errors += [self._finish(k, STEP)[0] for k in range(self.num_processes - 1)]

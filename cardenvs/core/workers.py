@@ -95,18 +95,14 @@ class StepIO:
         self.final_scores = shared_array((n, players), score_dtype)
 
 
-def step_shard(
-    engine: Any, io: StepIO, ctl: np.ndarray, blocks: list[OutputBlock], lo: int, hi: int, checked: tuple | None = None
-) -> None:
+def step_shard(engine: Any, io: StepIO, ctl: np.ndarray, blocks: list[OutputBlock], lo: int, hi: int) -> None:
     """Step one shard's engine (rows ``lo:hi`` of the batch) with its
     actions in ``io`` (and its rows, when given) and write what it returns
     into its rows of the block and ``io``: the finished games (in order)
     from row ``lo`` of ``io.final_*`` and ``block.seen``.
-    ``checked``: :func:`~.options.legal_actions`' result for the actions,
-    if taken; when ``ctl[CHECKED]`` says the calling process found every
-    action legal, they are not checked again."""
-    if checked is None and ctl[CHECKED]:
-        checked = (io.actions[lo:hi], np.ones(io.actions[lo:hi].shape, bool))
+    When ``ctl[CHECKED]`` says the calling process found every action
+    legal, they are not checked again."""
+    checked = (io.actions[lo:hi], np.ones(io.actions[lo:hi].shape, bool)) if ctl[CHECKED] else None
     key = int(ctl[BLOCK])
     block = blocks[key]
     obs_out, masks_out = block.obs[lo:hi], block.masks[lo:hi]
