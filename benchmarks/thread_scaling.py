@@ -45,6 +45,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from throughput import _random_legal  # noqa: E402  (the same random player; importing it pins nothing)
 
 BATCH = 4096
+ROUND_SPIN = 2.0  # (seconds a worker polls before it sleeps, in process_scaling: longer than the others' rounds)
 
 
 class Runner:
@@ -249,19 +250,33 @@ def scaling(games: list[str], threads: list[int], batch: int, seconds: float, rn
 def process_scaling(games: list[str], processes: list[int], batch: int, seconds: float) -> int:
     """Print engine steps/s against ``num_processes`` (``rng="per_game"``,
     which worker processes need), every count of a game stepped in turn in
-    rounds of ~0.25 s; x 1st = over the first count's."""
+    rounds of ~0.25 s; x 1st = over the first count's.
+
+    The workers poll through the other engines' rounds instead of sleeping
+    (``SPIN_SECONDS`` of :data:`ROUND_SPIN`): a core that idled runs slowly
+    for a while on this VM (Pepper, 4,096 games, one process: ~1.3x a step
+    for the next 0.25 s after 0.25 s idle; results.txt), so a worker asleep
+    through each round of the others would pay, every round, a cost that
+    an engine stepped without pause never pays."""
+    from cardenvs.core import workers
+
     load = os.getloadavg()
     print(f"# batch {batch}; rng per_game; {seconds:g} s per process count and game, in rounds of ~0.25 s")
-    print(f"# load average before: {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}; {os.cpu_count()} logical CPUs\n")
+    print(f"# load average before: {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}; {os.cpu_count()} logical CPUs")
+    print(f"# workers poll for {ROUND_SPIN:g} s before they sleep (through the other engines' rounds)\n")
     print(f"{'game':<24}{'processes':>10}{'engine steps/s':>16}{'us/step':>9}{'x 1st':>7}")
-    for name in games:
-        runners = [Runner(name, batch, 1, "per_game", k) for k in processes]
-        run_in_rounds(runners, seconds)
-        base = runners[0].steps_per_s
-        for k, r in zip(processes, runners):
-            us = r.wall / r.steps * 1e6
-            print(f"{name:<24}{k:>10}{r.steps_per_s:>16,.0f}{us:>9,.0f}{r.steps_per_s / base:>7.2f}", flush=True)
-            r.venv.close()
+    spin, workers.SPIN_SECONDS = workers.SPIN_SECONDS, ROUND_SPIN
+    try:
+        for name in games:
+            runners = [Runner(name, batch, 1, "per_game", k) for k in processes]
+            run_in_rounds(runners, seconds)
+            base = runners[0].steps_per_s
+            for k, r in zip(processes, runners):
+                us = r.wall / r.steps * 1e6
+                print(f"{name:<24}{k:>10}{r.steps_per_s:>16,.0f}{us:>9,.0f}{r.steps_per_s / base:>7.2f}", flush=True)
+                r.venv.close()
+    finally:
+        workers.SPIN_SECONDS = spin
     load = os.getloadavg()
     print(f"\n# load average after: {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")
     return 0
