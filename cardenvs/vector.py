@@ -79,7 +79,8 @@ def make(
     more than one cuts the games into that many shards, each stepped by a
     process of its own (the first by this one; the others forked now and
     stopped by ``close()``), with ``rng="per_game"`` (ValueError for
-    ``"shared"``, or for threads as well).  No lock is shared, so it scales
+    ``"shared"``, for threads as well, or where processes cannot fork:
+    Windows).  No lock is shared, so it scales
     where threads do not: the same games as one process with
     ``rng="per_game"`` and the same seed, but the observations and masks
     come read-only, and the engine has no ``state`` and cannot be pickled

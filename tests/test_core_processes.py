@@ -199,6 +199,15 @@ def test_bad_configuration_is_refused(kwargs, match):
         V.make("pepper_v0", 8, seed=0, **kwargs)
 
 
+def test_a_platform_that_cannot_fork_gets_a_clear_error(monkeypatch):
+    import multiprocessing
+
+    monkeypatch.setattr(multiprocessing, "get_all_start_methods", lambda: ["spawn"])
+    with pytest.raises(ValueError, match="cannot fork"):
+        V.make("pepper_v0", 8, seed=0, rng="per_game", num_processes=2)
+    V.make("pepper_v0", 8, seed=0, rng="per_game").close()  # (one process needs no fork)
+
+
 def test_no_pickles_no_state_and_no_use_after_close():
     venv = V.make("spit_v0", 6, seed=0, rng="per_game", num_processes=2)
     with pytest.raises(RuntimeError, match="reset"):

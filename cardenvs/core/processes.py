@@ -103,6 +103,11 @@ def check_arguments(num_envs: Any, num_processes: Any, rng: Any, seed: Any, opti
         )
     if options.get("num_threads", 1) != 1:
         raise ValueError("num_processes and num_threads cannot both be more than 1")
+    if "fork" not in multiprocessing.get_all_start_methods():
+        raise ValueError(
+            "num_processes > 1 forks its workers, and this platform cannot fork (Windows): "
+            "use num_processes=1 (or num_threads)"
+        )
 
 
 class ProcessVectorEnv:
