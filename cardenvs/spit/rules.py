@@ -143,8 +143,9 @@ class SpitRules(TickRules):
         lays out their cards and spits."""
         order = self.deck_orders(state, rows)
         state.gathered[rows] = -1
-        cards = np.stack([order[:, :26], order[:, 26:]], axis=1)
-        cards = np.concatenate([cards, np.full_like(cards, NONE)], axis=2).astype(np.int64)
+        cards = np.empty((len(rows), 2, 52), np.int64)  # (a few rows a step: fewer calls than stack + concatenate)
+        cards.fill(NONE)
+        cards[:, 0, :26], cards[:, 1, :26] = order[:, :26], order[:, 26:]
         self._lay_out(state, rows, cards, np.full((len(rows), 2), 26, np.int64))
         self._settle(state, rows)
 
