@@ -127,29 +127,36 @@ def test_play_page_runs_speed_in_real_time(browser, server, tmp_path):
     wait(browser, lambda d: by_css(d, "#moves button.move"))
     # the clock runs: the agent plays while we wait
     wait(browser, lambda d: int(by_css(d, "#status")[0].get_attribute("data-steps") or 0) >= 3)
-    # The page redraws its buttons every tick, so a button found may be gone (or
-    # its card played by the time the server sees it: a 400 in #error), and at
-    # some moments we have nothing to play at all (only "wait"): keep looking,
-    # with fresh buttons, while the clock plays on, until one play goes through
-    # or the game ends.
+    # The page redraws its buttons every tick, so a button found may be gone
+    # before a second round trip of the driver clicks it (on a slow machine,
+    # every time): the first "play" button is found and clicked in the page,
+    # in one script.  Its card may still be played by the time the server
+    # sees it (a 400 in #error), and at some moments we have nothing to play
+    # at all (only "wait"): keep trying while the clock plays on, until one
+    # play goes through or the game ends.
     import time
 
-    from selenium.common.exceptions import StaleElementReferenceException, TimeoutException
+    from selenium.common.exceptions import TimeoutException
 
+    click_first_play = """
+        const play = [...document.querySelectorAll('#moves button.move')]
+            .find((b) => b.textContent.startsWith('play'));
+        if (!play) return null;
+        const text = play.textContent;
+        play.click();
+        return text;"""
     played, deadline = False, time.monotonic() + 60
     while not played and time.monotonic() < deadline:
         if by_css(browser, "#spectate")[0].is_enabled():
             break  # the game is over (Speed's agent can win it first)
+        text = browser.execute_script(click_first_play)
+        if text is None:
+            time.sleep(0.05)
+            continue
         try:
-            plays = [b for b in by_css(browser, "#moves button.move") if b.text.startswith("play")]
-            if not plays:
-                time.sleep(0.05)
-                continue
-            text = plays[0].text
-            plays[0].click()
             wait(browser, lambda d, text=text: text in by_css(d, "#log")[0].text, timeout=3)
             played = True
-        except (StaleElementReferenceException, TimeoutException):
+        except TimeoutException:
             continue
     assert played or by_css(browser, "#spectate")[0].is_enabled(), "no play went through in 60 s of play"
     screenshot(browser, tmp_path / "speed_page.png")
