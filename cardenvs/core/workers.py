@@ -31,9 +31,9 @@ SPIN = platform.machine().lower() in ("x86_64", "amd64", "i386", "i686")
 NAP_SECONDS = 0.05
 
 # The control words of a shard (int64, shared): the command's number, what it is, the output
-# block, the number of the last command done, whether it failed, who sleeps, the finished rows.
-# the rows given; and whether the calling process checked the step's actions (every one legal:
-# the shard steps without checking them again).
+# block, the number of the last command done, whether it failed, who sleeps, the finished rows,
+# whether rows were given, and whether the calling process checked the step's actions (every one
+# legal: the shard steps without checking them again).
 SEQ, OP, BLOCK, DONE, FAILED, WORKER_ASLEEP, MAIN_ASLEEP, FINISHED, ROWS_GIVEN, CHECKED = range(10)
 STEP, CALL, STOP = 1, 2, 3
 WAKE = b"w"
