@@ -30,9 +30,8 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
-
 from .core.engine import VectorEnv
+from .core.game import positive_int
 from .core.options import build_rules, view_options
 from .core.processes import ProcessVectorEnv
 from .registry import rules_class, spec
@@ -89,9 +88,7 @@ def make(
     rules_config, illegal_action, obs_dtype = view_options(config, factory, spec(name).simultaneous)
     rules = build_rules(factory, rules_config)
     engine = getattr(rules, "vector_env_class", None) or VectorEnv
-    if isinstance(num_processes, (bool, np.bool_)) or not isinstance(num_processes, (int, np.integer)):
-        raise ValueError(f"num_processes must be a positive integer, got {num_processes!r}")
-    if num_processes != 1:  # (ValueError there for less than 1)
+    if positive_int("num_processes", num_processes) > 1:
         return ProcessVectorEnv(
             engine,
             rules,

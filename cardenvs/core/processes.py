@@ -60,6 +60,7 @@ import numpy as np
 
 from .engine import batch_space, final_info_of, step_rows
 from .errors import IllegalActionError
+from .game import positive_int
 from .holders import read_only
 from .options import integer_array, legal_actions, legal_into
 from .shards import cut
@@ -91,9 +92,8 @@ from .workers import (
 
 def check_arguments(num_envs: Any, num_processes: Any, rng: Any, seed: Any, options: dict) -> None:
     """ValueError for what a process-sharded engine cannot be made with."""
-    for name, value in (("num_envs", num_envs), ("num_processes", num_processes)):
-        if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) or value < 1:
-            raise ValueError(f"{name} must be a positive integer, got {value!r}")
+    positive_int("num_envs", num_envs)
+    positive_int("num_processes", num_processes)
     if num_processes > num_envs:
         raise ValueError(f"num_processes must be at most the number of games ({num_envs}), got {num_processes}")
     if check_rng_mode(rng) != "per_game":
@@ -205,14 +205,13 @@ class ProcessVectorEnv:
         if started and not self._started:
             raise RuntimeError("call reset() before step()")
 
-    def _start(self, k: int, op: int, block: int = 0, call: tuple | None = None) -> None:
+    def _start(self, k: int, op: int, call: tuple | None = None) -> None:
         """Start a command in worker ``k`` (shard ``k + 1``): a ``call`` is
-        ``(name, args)`` of its engine."""
+        ``(name, args)`` of its engine (a step's words are set before)."""
         ctl = self._ctl[k + 1]
         if call is not None:
             self._conns[k].send_bytes(pickle.dumps(call))
         ctl[OP] = op
-        ctl[BLOCK] = block
         ctl[SEQ] += 1
         wake_up(ctl, WORKER_ASLEEP, self._wakes[k])
 
@@ -320,7 +319,7 @@ class ProcessVectorEnv:
         for ctl in self._ctl:
             ctl[ROWS_GIVEN], ctl[CHECKED], ctl[BLOCK] = idx is not None, check, block_index
         for k in workers:
-            self._start(k, STEP, block_index)
+            self._start(k, STEP)
         errors: list[BaseException | None] = [None]
         try:
             step_shard(self._shard, io, self._ctl[0], self._blocks, *self.bounds[0])
@@ -342,7 +341,7 @@ class ProcessVectorEnv:
         info: dict[str, Any] = {}
         counts = [int(ctl[FINISHED]) for ctl in self._ctl]
         if sum(counts):  # (each finished game's last observations: a row of the block's, from the shard's first row)
-            at = np.array([i for (lo, _), n in zip(self.bounds, counts) for i in range(lo, lo + n)], np.int64)
+            at = np.concatenate([np.arange(lo, lo + n) for (lo, _), n in zip(self.bounds, counts)])
             finished = np.zeros(self.num_envs, bool)
             finished[io.final_rows[at]] = True
             scores = io.final_scores[at]  # (in row order: shards in order, each in order)
