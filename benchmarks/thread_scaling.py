@@ -39,6 +39,7 @@ from typing import Any
 import numpy as np
 
 import cardenvs.vector as V
+from cardenvs.core.options import legal_into
 from cardenvs.registry import GAMES
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -344,34 +345,126 @@ def halves(name: str, batch: int, warm: int, seconds: float, lockstep: bool) -> 
     return times
 
 
+def _time_consumer_half(conn: Any, name: str, half: int, me: int, warm: int, seconds: float, shared: tuple) -> None:
+    """One side of :func:`consumer_halves`: side 0 runs the policy over both
+    halves' masks (side 1's read from shared memory) and hands side 1 its
+    actions; side 1 steps with those and writes its masks back."""
+    words, masks, actions = shared
+    venv = V.make(name, num_envs=half, seed=me + 1, rng="per_game")
+    rng, info = np.random.default_rng(me + 1), venv.reset()[1]
+    for _ in range(warm):
+        info = venv.step(_random_legal(rng, info["action_mask"]))[-1]
+    if me:
+        np.copyto(masks, info["action_mask"])
+        words[1] = 1  # (side 1's masks of step 0 are there)
+    wall, check, steps, deadline = 0.0, 0.0, 0, time.perf_counter() + seconds
+    scratch = np.empty((2 * half, *info["action_mask"].shape[1:-1]), np.int64)
+    while True:
+        if me:  # wait for this step's actions (or the stop)
+            while words[0] <= steps and not words[2]:
+                pass
+            if words[2]:
+                break
+            mine = actions.copy()
+        else:
+            if time.perf_counter() >= deadline:
+                words[2] = 1
+                break
+            while words[1] <= steps:
+                pass
+            every = np.concatenate([info["action_mask"], masks])
+            chosen = _random_legal(rng, every)
+            t0 = time.perf_counter()  # (the engine's check of every action, which no step can skip)
+            legal_into(chosen, every, scratch)
+            check += time.perf_counter() - t0
+            mine = chosen[:half]
+            np.copyto(actions, chosen[half:])
+            words[0] = steps + 1
+        t0 = time.perf_counter()
+        info = venv.step(mine)[-1]
+        wall += time.perf_counter() - t0
+        steps += 1
+        if me:
+            np.copyto(masks, info["action_mask"])
+            words[1] = steps + 1
+    venv.close()
+    conn.send((wall / steps * 1e6, steps, check / steps * 1e6))
+
+
+def consumer_halves(name: str, batch: int, warm: int, seconds: float) -> list[tuple[float, int, float]]:
+    """The halves of :func:`halves` in lockstep with the data flow of the
+    engine's step and nothing else of it: one process (side 0) runs the
+    policy over every game's masks -- the other half's written by the other
+    process -- and sends that half its actions.  Returns µs a step of each
+    side, its steps, and µs a step of the check of every action (side 0's;
+    none on side 1)."""
+    import mmap
+    import multiprocessing
+
+    def shared_array(shape: tuple, dtype: Any) -> np.ndarray:
+        size = int(np.prod(shape)) * np.dtype(dtype).itemsize
+        return np.frombuffer(mmap.mmap(-1, max(size, 1)), dtype).reshape(shape)
+
+    probe = V.make(name, num_envs=1, seed=0)
+    mask_tail = probe.reset()[1]["action_mask"].shape[1:]
+    probe.close()
+    half = batch // 2
+    shared = (
+        shared_array((4,), np.int64),
+        shared_array((half, *mask_tail), bool),
+        shared_array((half, *mask_tail[:-1]), np.int64),
+    )
+    ctx = multiprocessing.get_context("fork")
+    pipes = [ctx.Pipe(duplex=False) for _ in range(2)]
+    procs = [
+        ctx.Process(target=_time_consumer_half, args=(pipes[me][1], name, half, me, warm, seconds, shared))
+        for me in range(2)
+    ]
+    for p in procs:
+        p.start()
+    times = [r.recv() for r, _ in pipes]
+    for p in procs:
+        p.join()
+    return times
+
+
 def ceiling(games: list[str], batch: int, seconds: float, warm: int) -> int:
     """Print the most any cut of ``batch`` games into two shards could give
     over one process here: one process stepping them all, against two
     processes each stepping half on its own (nothing between them: no
     actions sent, no check, no outputs merged), free-running and in
-    lockstep.  Then the engine with ``num_processes=2``, which adds to the
-    halves' time everything a step of the whole batch needs besides them:
-    its actions sent, checked in both, its outputs merged -- and the
-    calling process's policy over the whole batch between steps."""
+    lockstep.  Then the same halves with the step's data flow and nothing
+    else of the engine (:func:`consumer_halves`: one process's policy reads
+    every mask and sends the other half its actions), plus the check of
+    every action that a step cannot skip: the bound for an engine whose
+    caller sees the whole batch.  Last, the engine with ``num_processes=2``,
+    which adds its own bookkeeping (the block, the command, the merged
+    outputs) to that."""
     load = os.getloadavg()
     print(f"# batch {batch} (halves of {batch // 2}); rng per_game; {warm} steps to warm up, then {seconds:g} s")
     print(f"# load average before: {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}; {os.cpu_count()} logical CPUs\n")
     header = f"{'game':<24}{'one us/step':>12}{'halves free':>12}{'lockstep':>10}{'ceiling x':>10}"
-    print(header + f"{'engine 2':>10}{'x':>6}")
+    print(header + f"{'1 consumer':>11}{'+ check':>8}{'flow x':>7}{'engine 2':>10}{'x':>6}")
     for name in games:
         before = time_steps(name, batch, 1, warm, seconds)[0]  # (before and after the halves: drift shows)
         free = max(us for us, _ in halves(name, batch, warm, seconds, lockstep=False))
         locked = max(us for us, _ in halves(name, batch, warm, seconds, lockstep=True))
+        (side0, _, check), (side1, _, _) = consumer_halves(name, batch, warm, seconds)
         engine = time_steps(name, batch, 1, warm, seconds, processes=2)[0]
         one = (before + time_steps(name, batch, 1, warm, seconds)[0]) / 2
-        bound = one / max(free, locked)
+        bound, flow = one / max(free, locked), max(side0, side1)
         print(
-            f"{name:<24}{one:>12,.0f}{free:>12,.0f}{locked:>10,.0f}{bound:>10.2f}{engine:>10,.0f}{one / engine:>6.2f}",
+            f"{name:<24}{one:>12,.0f}{free:>12,.0f}{locked:>10,.0f}{bound:>10.2f}"
+            f"{flow:>11,.0f}{check:>8,.0f}{one / (flow + check):>7.2f}{engine:>10,.0f}{one / engine:>6.2f}",
             flush=True,
         )
     print("\none = one process, the whole batch (mean of a run before and after the halves); halves = the slower")
     print("half; ceiling x = one over the slower of the halves: the bound on num_processes=2 at this batch;")
-    print("engine 2 = the engine with num_processes=2, the whole batch (the same games as one), and x its speed-up.")
+    print("1 consumer = the slower half in lockstep when one process's policy reads every mask and sends the")
+    print("other half its actions (the engine's data flow, none of its bookkeeping); + check = the check of")
+    print("every action (serial: nothing may move before it); flow x = one over their sum: the bound for an")
+    print("engine whose caller sees the whole batch; engine 2 = the engine with num_processes=2, the whole batch")
+    print("(the same games as one), and x its speed-up.")
     return 0
 
 

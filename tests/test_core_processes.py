@@ -307,9 +307,29 @@ def test_the_ceiling_benchmark_steps_halves_in_lockstep():
     out = subprocess.run([sys.executable, str(bench / "thread_scaling.py"), *args], capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
     (row,) = [line.split() for line in out.stdout.splitlines() if line.startswith("pepper_v0")]
-    one, free, locked, bound, engine, x = (float(c.replace(",", "")) for c in row[1:])
+    one, free, locked, bound, flow, check, flow_x, engine, x = (float(c.replace(",", "")) for c in row[1:])
     assert bound == pytest.approx(one / max(free, locked), rel=0.1)  # (the table rounds to whole µs)
+    assert flow_x == pytest.approx(one / (flow + check), rel=0.1)
     assert x == pytest.approx(one / engine, rel=0.1)
+
+
+def test_the_ceiling_benchmark_runs_the_data_flow_of_one_consumer():
+    """--ceiling's "1 consumer" halves: side 1 steps with the actions side
+    0's policy chose from side 1's masks (an illegal one would raise there
+    and no result come back), in lockstep; only side 0 checks actions."""
+    import pathlib
+    import sys
+
+    bench = pathlib.Path(__file__).resolve().parents[1] / "benchmarks"
+    sys.path.insert(0, str(bench))
+    try:
+        import thread_scaling
+    finally:
+        sys.path.remove(str(bench))
+    for name in ("pepper_v0", "spit_v0"):
+        (us0, n0, check0), (us1, n1, check1) = thread_scaling.consumer_halves(name, 64, 20, 0.3)
+        assert us0 > 0 and us1 > 0 and n0 > 10 and abs(n0 - n1) <= 1
+        assert check0 > 0 and check1 == 0
 
 
 def test_legal_into_agrees_with_legal_actions():

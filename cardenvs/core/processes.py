@@ -148,6 +148,7 @@ class ProcessVectorEnv:
         first = shards[0]
         self.rules = rules
         self.illegal_action = first.illegal_action
+        self._check = self.illegal_action == "raise"  # (the calling process checks every action)
         self.num_players, self.num_actions = first.num_players, first.num_actions
         self.single_observation_space, self.single_action_space = (
             first.single_observation_space,
@@ -219,7 +220,8 @@ class ProcessVectorEnv:
         """Wait for worker ``k``'s reply: (its error or None, a CALL's result)."""
         ctl, conn, process = self._ctl[k + 1], self._conns[k], self._workers[k]
         try:
-            wait_for(ctl, DONE, ctl[SEQ], self._wakes[k], MAIN_ASLEEP, process.is_alive)
+            if ctl[DONE] != ctl[SEQ]:  # (not done yet: wait)
+                wait_for(ctl, DONE, ctl[SEQ], self._wakes[k], MAIN_ASLEEP, process.is_alive)
             if op == CALL:
                 ok, value = pickle.loads(conn.recv_bytes())
                 return (None, value) if ok else (value, None)
@@ -289,14 +291,15 @@ class ProcessVectorEnv:
         returns, errors and ``rows`` of :meth:`VectorEnv.step
         <cardenvs.core.engine.VectorEnv.step>`; nothing changes before
         every action is checked."""
-        self._require()
-        idx = self._shard_rows(rows)
+        if self.closed or not self._started or os.getpid() != self._pid:
+            self._require()  # (raises)
+        idx = None if rows is None else self._shard_rows(rows)
         shape = self._masks.shape[:-1]
         if type(actions) is np.ndarray and actions.dtype == np.int64 and actions.shape == shape:
             arr = actions  # (what a policy usually hands over)
         else:
             arr = integer_array(actions, shape).astype(np.int64)  # (TypeError / IllegalActionError)
-        io, check, workers = self._io, self.illegal_action == "raise", range(self.num_processes - 1)
+        io, check = self._io, self._check
         # (checked against the masks handed out last: nobody can have written to them)
         if check and idx is None:  # (the usual step: checked and written where the shards read them, in one pass)
             if not legal_into(arr, self._masks, io.actions):
@@ -318,15 +321,16 @@ class ProcessVectorEnv:
         block = self._blocks[block_index]
         for ctl in self._ctl:
             ctl[ROWS_GIVEN], ctl[CHECKED], ctl[BLOCK] = idx is not None, check, block_index
-        for k in workers:
+        for k in range(self.num_processes - 1):
             self._start(k, STEP)
-        errors: list[BaseException | None] = [None]
+        failed: BaseException | None = None
         try:
             step_shard(self._shard, io, self._ctl[0], self._blocks, *self.bounds[0])
-        except BaseException as failed:
-            errors[0] = failed
-        errors += [self._finish(k, STEP)[0] for k in range(self.num_processes - 1)]
-        self._raise(errors, STEP)
+        except BaseException as error:
+            failed = error
+        errors = [failed, *(self._finish(k, STEP)[0] for k in range(self.num_processes - 1))]
+        if failed is not None or any(errors):
+            self._raise(errors, STEP)
         return self._outputs(block, spare)
 
     def _outputs(self, block: OutputBlock, spare: bool) -> tuple:
@@ -340,8 +344,8 @@ class ProcessVectorEnv:
         self._masks = masks
         info: dict[str, Any] = {}
         counts = [int(ctl[FINISHED]) for ctl in self._ctl]
-        if sum(counts):  # (each finished game's last observations: a row of the block's, from the shard's first row)
-            at = np.concatenate([np.arange(lo, lo + n) for (lo, _), n in zip(self.bounds, counts)])
+        if any(counts):  # (each finished game's last observations: a row of the block's, from the shard's first row)
+            at = np.concatenate([np.arange(lo, lo + n) for (lo, _), n in zip(self.bounds, counts) if n])
             finished = np.zeros(self.num_envs, bool)
             finished[io.final_rows[at]] = True
             scores = io.final_scores[at]  # (in row order: shards in order, each in order)

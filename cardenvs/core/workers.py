@@ -93,6 +93,9 @@ class StepIO:
         self.current = shared_array((n,), np.int64)
         self.final_rows = shared_array((n,), np.int64)
         self.final_scores = shared_array((n, players), score_dtype)
+        # what a shard takes as its actions' check when the calling process found every one legal
+        self.all_legal = np.ones((n, *action_tail), bool)
+        self.all_legal.flags.writeable = False
 
 
 def step_shard(engine: Any, io: StepIO, ctl: np.ndarray, blocks: list[OutputBlock], lo: int, hi: int) -> None:
@@ -102,7 +105,7 @@ def step_shard(engine: Any, io: StepIO, ctl: np.ndarray, blocks: list[OutputBloc
     from row ``lo`` of ``io.final_*`` and ``block.seen``.
     When ``ctl[CHECKED]`` says the calling process found every action
     legal, they are not checked again."""
-    checked = (io.actions[lo:hi], np.ones(io.actions[lo:hi].shape, bool)) if ctl[CHECKED] else None
+    checked = (io.actions[lo:hi], io.all_legal[lo:hi]) if ctl[CHECKED] else None
     key = int(ctl[BLOCK])
     block = blocks[key]
     obs_out, masks_out = block.obs[lo:hi], block.masks[lo:hi]
