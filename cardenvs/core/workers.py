@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from .holders import held, read_only
+from .holders import read_only, references
 
 #: How long a side waiting for the other polls shared memory before it sleeps on its pipe (seconds;
 #: a worker keeps the value it had when it was forked).  Each poll keeps a core busy for that long.
@@ -59,22 +59,26 @@ class OutputBlock:
         self.obs = shared_array(obs_shape, obs_dtype)
         self.masks = shared_array(mask_shape, bool)
         self.seen = shared_array((obs_shape[0], *seen_tail), obs_dtype)  # (pages only where written)
-        # (flat read-only views, made once: every array handed out is a view of one and refers to it)
-        self._handed = [read_only(array) for array in (self.obs, self.masks, self.seen)]
+        arrays = (self.obs, self.masks, self.seen)
+        # The arrays handed out, made once: each a view of a flat read-only view, which every view
+        # taken of it refers to (numpy's base).  The block is held while any of the six has a
+        # reference besides these: what each counts when nobody holds it is read here, once.
+        flats = [read_only(array) for array in arrays]
+        self._handed = [*flats, *(flat.reshape(array.shape) for flat, array in zip(flats, arrays))]
+        del flats
+        self._unheld = [references(self._handed, i) for i in range(len(self._handed))]
 
     def hand_out(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The observations, masks and last observations, over read-only
         buffers (numpy refuses to make them writeable)."""
-        obs, masks, seen = (
-            flat.reshape(array.shape) for flat, array in zip(self._handed, (self.obs, self.masks, self.seen))
-        )
-        return obs, masks, seen
+        handed = self._handed
+        return handed[3], handed[4], handed[5]
 
     @property
     def held(self) -> bool:
         """Whether an array handed out from the block, or a view of one, lives."""
         handed = self._handed
-        return held(handed, 0) or held(handed, 1) or held(handed, 2)
+        return any(references(handed, i) != unheld for i, unheld in enumerate(self._unheld))
 
 
 class StepIO:
