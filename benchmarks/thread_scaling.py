@@ -40,6 +40,7 @@ import numpy as np
 
 import cardenvs.vector as V
 from cardenvs.core.options import legal_into
+from cardenvs.core.workers import shared_array
 from cardenvs.registry import GAMES
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -327,22 +328,24 @@ def halves(name: str, batch: int, warm: int, seconds: float, lockstep: bool) -> 
     """:func:`time_steps` of two processes each stepping half of ``batch``
     games at the same time (no engine between them: nothing is sent),
     free-running or in lockstep."""
-    import mmap
+    barrier = shared_array((8,), np.int64) if lockstep else None
+    return in_two_processes(_time_half, lambda me: (name, batch // 2, me + 1, warm, seconds, barrier, me))
+
+
+def in_two_processes(target: Any, args_of: Any) -> list[Any]:
+    """``target(conn, *args_of(me))`` in two forked processes at once (``me``
+    0 and 1); what each sends on ``conn``, in that order."""
     import multiprocessing
 
     ctx = multiprocessing.get_context("fork")
-    barrier = np.frombuffer(mmap.mmap(-1, 64), np.int64) if lockstep else None
     pipes = [ctx.Pipe(duplex=False) for _ in range(2)]
-    procs = [
-        ctx.Process(target=_time_half, args=(pipes[me][1], name, batch // 2, me + 1, warm, seconds, barrier, me))
-        for me in range(2)
-    ]
+    procs = [ctx.Process(target=target, args=(pipes[me][1], *args_of(me))) for me in range(2)]
     for p in procs:
         p.start()
-    times = [r.recv() for r, _ in pipes]
+    results = [r.recv() for r, _ in pipes]
     for p in procs:
         p.join()
-    return times
+    return results
 
 
 def _time_consumer_half(conn: Any, name: str, half: int, me: int, warm: int, seconds: float, shared: tuple) -> None:
@@ -398,13 +401,6 @@ def consumer_halves(name: str, batch: int, warm: int, seconds: float) -> list[tu
     process -- and sends that half its actions.  Returns µs a step of each
     side, its steps, and µs a step of the check of every action (side 0's;
     none on side 1)."""
-    import mmap
-    import multiprocessing
-
-    def shared_array(shape: tuple, dtype: Any) -> np.ndarray:
-        size = int(np.prod(shape)) * np.dtype(dtype).itemsize
-        return np.frombuffer(mmap.mmap(-1, max(size, 1)), dtype).reshape(shape)
-
     probe = V.make(name, num_envs=1, seed=0)
     mask_tail = probe.reset()[1]["action_mask"].shape[1:]
     probe.close()
@@ -414,18 +410,7 @@ def consumer_halves(name: str, batch: int, warm: int, seconds: float) -> list[tu
         shared_array((half, *mask_tail), bool),
         shared_array((half, *mask_tail[:-1]), np.int64),
     )
-    ctx = multiprocessing.get_context("fork")
-    pipes = [ctx.Pipe(duplex=False) for _ in range(2)]
-    procs = [
-        ctx.Process(target=_time_consumer_half, args=(pipes[me][1], name, half, me, warm, seconds, shared))
-        for me in range(2)
-    ]
-    for p in procs:
-        p.start()
-    times = [r.recv() for r, _ in pipes]
-    for p in procs:
-        p.join()
-    return times
+    return in_two_processes(_time_consumer_half, lambda me: (name, half, me, warm, seconds, shared))
 
 
 def ceiling(games: list[str], batch: int, seconds: float, warm: int) -> int:
