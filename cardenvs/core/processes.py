@@ -329,7 +329,7 @@ class ProcessVectorEnv:
         except BaseException as error:
             failed = error
         errors = [failed, *(self._finish(k, STEP)[0] for k in range(self.num_processes - 1))]
-        if failed is not None or any(errors):
+        if any(errors):
             self._raise(errors, STEP)
         return self._outputs(block, spare)
 

@@ -70,7 +70,8 @@ class OutputBlock:
 
     def hand_out(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The observations, masks and last observations, over read-only
-        buffers (numpy refuses to make them writeable)."""
+        buffers (numpy refuses to make them writeable): the same three
+        arrays each time."""
         handed = self._handed
         return handed[3], handed[4], handed[5]
 
