@@ -22,9 +22,18 @@ def references(pool: list, i: int) -> int:
 UNHELD = references([object()], 0)
 
 
-def held(pool: list, i: int) -> bool:
-    """Whether anything besides ``pool`` refers to ``pool[i]``."""
-    return references(pool, i) != UNHELD
+def held(pool: list, i: int, unheld: int = UNHELD) -> bool:
+    """Whether anything besides ``pool`` refers to ``pool[i]`` -- besides
+    ``unheld`` references in all, for an item that others of the pool
+    refer to as well (see :func:`unheld_counts`)."""
+    return references(pool, i) != unheld
+
+
+def unheld_counts(pool: list) -> list[int]:
+    """What :func:`held` should find for each item of ``pool`` when nobody
+    outside holds it, read now (the pool's own references among its items
+    included): take it while only the pool refers to them."""
+    return [references(pool, i) for i in range(len(pool))]
 
 
 def read_only(array: np.ndarray) -> np.ndarray:

@@ -110,33 +110,32 @@ def legal_actions(actions: Any, legal: np.ndarray) -> tuple[np.ndarray, np.ndarr
 
 @kernel
 def _check_actions(actions, legal, acts, ok):
-    """``acts[i]``: ``actions[i]`` if in range, else 0; ``ok[i]``: it is legal in mask ``legal[i]``."""
+    """``acts[i]``: ``actions[i]`` if in range, else 0; ``ok[i]``: it is
+    legal in mask ``legal[i]`` (``ok`` empty: not written).  Returns how
+    many are illegal."""
+    illegal = 0
+    each = ok.shape[0] > 0
     for i in range(actions.shape[0]):
         a = actions[i]
         inside = 0 <= a < legal.shape[1]
         acts[i] = a if inside else 0
-        ok[i] = inside and legal[i, a]
+        fine = inside and legal[i, a]
+        if each:
+            ok[i] = fine
+        if not fine:
+            illegal += 1
+    return illegal
+
+
+_NO_OK = np.zeros(0, bool)  # (legal_into wants the count only)
 
 
 def legal_into(actions: np.ndarray, legal: np.ndarray, out: np.ndarray) -> bool:
     """Whether every action of ``actions`` (int64, one per mask of
     ``legal``) is legal, written into ``out`` (int64, their shape; out of
-    range: 0) on the way: the check and the copy in one compiled pass."""
+    range: 0) on the way: :func:`legal_actions`' compiled pass, counting."""
     flat = actions.reshape(-1)
-    return _check_into(flat, legal.reshape(len(flat), -1), out.reshape(-1)) == 0
-
-
-@kernel
-def _check_into(actions, legal, out):
-    """``out[i]``: ``actions[i]`` if in range, else 0; returns how many are illegal."""
-    illegal = 0
-    for i in range(actions.shape[0]):
-        a = actions[i]
-        inside = 0 <= a < legal.shape[1]
-        out[i] = a if inside else 0
-        if not (inside and legal[i, a]):
-            illegal += 1
-    return illegal
+    return _check_actions(flat, legal.reshape(len(flat), -1), out.reshape(-1), _NO_OK) == 0
 
 
 def integer_array(actions: Any, shape: tuple[int, ...]) -> np.ndarray:

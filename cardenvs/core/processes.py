@@ -148,7 +148,6 @@ class ProcessVectorEnv:
         first = shards[0]
         self.rules = rules
         self.illegal_action = first.illegal_action
-        self._check = self.illegal_action == "raise"  # (the calling process checks every action)
         self.num_players, self.num_actions = first.num_players, first.num_actions
         self.single_observation_space, self.single_action_space = (
             first.single_observation_space,
@@ -220,8 +219,7 @@ class ProcessVectorEnv:
         """Wait for worker ``k``'s reply: (its error or None, a CALL's result)."""
         ctl, conn, process = self._ctl[k + 1], self._conns[k], self._workers[k]
         try:
-            if ctl[DONE] != ctl[SEQ]:  # (not done yet: wait)
-                wait_for(ctl, DONE, ctl[SEQ], self._wakes[k], MAIN_ASLEEP, process.is_alive)
+            wait_for(ctl, DONE, ctl[SEQ], self._wakes[k], MAIN_ASLEEP, process.is_alive)
             if op == CALL:
                 ok, value = pickle.loads(conn.recv_bytes())
                 return (None, value) if ok else (value, None)
@@ -291,15 +289,14 @@ class ProcessVectorEnv:
         returns, errors and ``rows`` of :meth:`VectorEnv.step
         <cardenvs.core.engine.VectorEnv.step>`; nothing changes before
         every action is checked."""
-        if self.closed or not self._started or os.getpid() != self._pid:
-            self._require()  # (raises)
-        idx = None if rows is None else self._shard_rows(rows)
+        self._require()
+        idx = self._shard_rows(rows)
         shape = self._masks.shape[:-1]
         if type(actions) is np.ndarray and actions.dtype == np.int64 and actions.shape == shape:
             arr = actions  # (what a policy usually hands over)
         else:
             arr = integer_array(actions, shape).astype(np.int64)  # (TypeError / IllegalActionError)
-        io, check = self._io, self._check
+        io, check = self._io, self.illegal_action == "raise"
         # (checked against the masks handed out last: nobody can have written to them)
         if check and idx is None:  # (the usual step: checked and written where the shards read them, in one pass)
             if not legal_into(arr, self._masks, io.actions):
@@ -328,9 +325,7 @@ class ProcessVectorEnv:
             step_shard(self._shard, io, self._ctl[0], self._blocks, *self.bounds[0])
         except BaseException as error:
             failed = error
-        errors = [failed, *(self._finish(k, STEP)[0] for k in range(self.num_processes - 1))]
-        if any(errors):
-            self._raise(errors, STEP)
+        self._raise([failed, *(self._finish(k, STEP)[0] for k in range(self.num_processes - 1))], STEP)
         return self._outputs(block, spare)
 
     def _outputs(self, block: OutputBlock, spare: bool) -> tuple:

@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from .holders import read_only, references
+from .holders import held, read_only, unheld_counts
 
 #: How long a side waiting for the other polls shared memory before it sleeps on its pipe (seconds;
 #: a worker keeps the value it had when it was forked).  Each poll keeps a core busy for that long.
@@ -66,7 +66,7 @@ class OutputBlock:
         flats = [read_only(array) for array in arrays]
         self._handed = [*flats, *(flat.reshape(array.shape) for flat, array in zip(flats, arrays))]
         del flats
-        self._unheld = [references(self._handed, i) for i in range(len(self._handed))]
+        self._unheld = unheld_counts(self._handed)
 
     def hand_out(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The observations, masks and last observations, over read-only
@@ -79,7 +79,7 @@ class OutputBlock:
     def held(self) -> bool:
         """Whether an array handed out from the block, or a view of one, lives."""
         handed = self._handed
-        return any(references(handed, i) != unheld for i, unheld in enumerate(self._unheld))
+        return any(held(handed, i, unheld) for i, unheld in enumerate(self._unheld))
 
 
 class StepIO:
