@@ -5,7 +5,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 PY     := $(BIN)/python
 
-.PHONY: demo test test-full lint format playthroughs docs wheel-smoke contract bench clean
+.PHONY: demo test test-under-load test-full lint format playthroughs docs wheel-smoke contract bench clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -37,6 +37,12 @@ demo: $(VENV)/.installed-dev
 ## test: the test suite (long training runs deselected; see test-full)
 test: $(VENV)/.installed-dev
 	$(PY) -m pytest -q
+
+## test-under-load: the tests that start processes or read benchmark tables, with
+## every core kept busy by a CPU hog (their verdicts must not depend on load)
+LOAD_TESTS ?= tests/test_core_processes.py tests/test_core_threads.py tests/test_seat_rewards.py
+test-under-load: $(VENV)/.installed-dev
+	tools/under_load.sh $(PY) -m pytest -q -p no:cacheprovider $(LOAD_TESTS)
 
 ## test-full: every test, the slow ones included
 test-full: $(VENV)/.installed-dev

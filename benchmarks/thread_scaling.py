@@ -47,6 +47,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from throughput import _random_legal  # noqa: E402  (the same random player; importing it pins nothing)
 
 BATCH = 4096
+MIN_STEPS = 3  # (timed steps however busy the machine, so every figure is defined)
 ROUND_SPIN = 2.0  # (seconds a worker polls before it sleeps, in process_scaling: longer than the others' rounds)
 
 
@@ -304,7 +305,8 @@ def time_steps(
     for _ in range(warm):
         info = venv.step(_random_legal(rng, info["action_mask"]))[-1]
     wall, steps, deadline = 0.0, 0, time.perf_counter() + seconds
-    while time.perf_counter() < deadline and not (barrier is not None and barrier[2]):
+    # (at least MIN_STEPS however busy the machine: a figure, never a division by zero)
+    while (steps < MIN_STEPS or time.perf_counter() < deadline) and not (barrier is not None and barrier[2]):
         actions = _random_legal(rng, info["action_mask"])
         if barrier is not None:
             barrier[me] = steps + 1
@@ -370,7 +372,7 @@ def _time_consumer_half(conn: Any, name: str, half: int, me: int, warm: int, sec
                 break
             mine = actions.copy()
         else:
-            if time.perf_counter() >= deadline:
+            if steps >= MIN_STEPS and time.perf_counter() >= deadline:
                 words[2] = 1
                 break
             while words[1] <= steps:
@@ -413,6 +415,16 @@ def consumer_halves(name: str, batch: int, warm: int, seconds: float) -> list[tu
     return in_two_processes(_time_consumer_half, lambda me: (name, half, me, warm, seconds, shared))
 
 
+def ceiling_row(name: str, one: float, free: float, locked: float, flow: float, check: float, engine: float) -> str:
+    """One line of :func:`ceiling`'s table from its measured µs a step: the
+    ratios are computed from the unrounded figures (the table rounds µs)."""
+    bound = one / max(free, locked)
+    return (
+        f"{name:<24}{one:>12,.0f}{free:>12,.0f}{locked:>10,.0f}{bound:>10.2f}"
+        f"{flow:>11,.0f}{check:>8,.0f}{one / (flow + check):>7.2f}{engine:>10,.0f}{one / engine:>6.2f}"
+    )
+
+
 def ceiling(games: list[str], batch: int, seconds: float, warm: int) -> int:
     """Print the most any cut of ``batch`` games into two shards could give
     over one process here: one process stepping them all, against two
@@ -437,12 +449,7 @@ def ceiling(games: list[str], batch: int, seconds: float, warm: int) -> int:
         (side0, _, check), (side1, _, _) = consumer_halves(name, batch, warm, seconds)
         engine = time_steps(name, batch, 1, warm, seconds, processes=2)[0]
         one = (before + time_steps(name, batch, 1, warm, seconds)[0]) / 2
-        bound, flow = one / max(free, locked), max(side0, side1)
-        print(
-            f"{name:<24}{one:>12,.0f}{free:>12,.0f}{locked:>10,.0f}{bound:>10.2f}"
-            f"{flow:>11,.0f}{check:>8,.0f}{one / (flow + check):>7.2f}{engine:>10,.0f}{one / engine:>6.2f}",
-            flush=True,
-        )
+        print(ceiling_row(name, one, free, locked, max(side0, side1), check, engine), flush=True)
     print("\none = one process, the whole batch (mean of a run before and after the halves); halves = the slower")
     print("half; ceiling x = one over the slower of the halves: the bound on num_processes=2 at this batch;")
     print("1 consumer = the slower half in lockstep when one process's policy reads every mask and sends the")

@@ -25,7 +25,7 @@ def run_cli(args, stdin=""):
         input=stdin,
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=600,  # (a guard against a hang; a busy machine compiling from an empty cache is slow)
         cwd=str(ROOT),
         env=env,
     )
