@@ -25,7 +25,7 @@ import time
 import numpy as np
 
 from cardenvs.agents.evaluation import MatchResult, seat_chance
-from cardenvs.agents.pimc import TRACKED, PIMCAgent, play_match
+from cardenvs.agents.pimc import TRACKED, PIMCAgent, match_outcomes
 from cardenvs.agents.policy import one_torch_thread
 from cardenvs.agents.registry import make_agent
 from cardenvs.registry import rules_class
@@ -87,13 +87,23 @@ def main() -> None:
         return
     opponent = make_agent(args.game, args.opponent, seed=args.seed + 1)
     start, cpu = time.perf_counter(), time.process_time()
-    wins, games = play_match(args.game, agent, opponent, args.games, seed=args.seed)
+    outcomes = match_outcomes(args.game, agent, opponent, args.games, seed=args.seed)
     seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
+    wins, ties, games = int((outcomes == 1).sum()), int((outcomes == 0.5).sum()), len(outcomes)
+    # (a tie at the top counts half a win here; the rules rank tied seats together)
     result = MatchResult(
-        agent.name, opponent.name, games, wins, 0, float("nan"), float("nan"), chance=seat_chance(agent.rules)
+        agent.name,
+        opponent.name,
+        games,
+        wins + ties / 2,
+        ties,
+        float("nan"),
+        float("nan"),
+        chance=seat_chance(agent.rules),
     )
     print(
-        f"{args.game}: {result.verdict()}; seed {args.seed}, {seconds:.0f} s, "
+        f"{args.game}: {result.verdict()} (ties count half: {wins} won, {ties} tied, {games - wins - ties} lost; "
+        f"ties as wins {(wins + ties) / games:.1%}); seed {args.seed}, {seconds:.0f} s, "
         f"{agent.searched:,} searched decisions, {agent.searched / cpu:,.0f} per CPU-second (whole match)",
         flush=True,
     )

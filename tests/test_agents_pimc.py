@@ -126,3 +126,16 @@ def test_push_rule_agent_reads_the_state_as_the_observation(steps, options):
     for rows in (np.flatnonzero(~state.done), np.flatnonzero(~state.done)[::-3]):
         seen = agent.act_batch(rules.observe(state, state.current[rows], rows), state.legal[rows])
         np.testing.assert_array_equal(agent.act_states(rules, state, rows), seen)
+
+
+def test_match_outcomes_tell_ties_apart_and_play_match_counts_them_as_won():
+    """match_outcomes: 1 won, 0.5 tied at the top, 0 lost, per game; the
+    same games as play_match, which counts a tie as won."""
+    from cardenvs.agents.pimc import match_outcomes
+
+    agent = PIMCAgent("cancellation_hearts_v0", worlds=2, rollout="rule", seed=2)
+    outcomes = match_outcomes("cancellation_hearts_v0", agent, RandomAgent(3), 6, seed=4)
+    assert outcomes.shape == (6,) and set(np.unique(outcomes)) <= {0.0, 0.5, 1.0}
+    agent = PIMCAgent("cancellation_hearts_v0", worlds=2, rollout="rule", seed=2)
+    wins, games = play_match("cancellation_hearts_v0", agent, RandomAgent(3), 6, seed=4)
+    assert (wins, games) == (int((outcomes > 0).sum()), 6)

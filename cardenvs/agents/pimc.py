@@ -184,12 +184,21 @@ class PIMCAgent(Agent):
 
 
 def play_match(game: str, agent: PIMCAgent, opponent: Agent, num_games: int, seed: int, **config) -> tuple[int, int]:
+    """``agent`` against ``opponent``: (games agent won, games), a game tied
+    at the top with an opponent counting as won, as the rules rank tied
+    seats together (:func:`match_outcomes` tells ties apart)."""
+    outcomes = match_outcomes(game, agent, opponent, num_games, seed, **config)
+    return int((outcomes > 0).sum()), num_games
+
+
+def match_outcomes(game: str, agent: PIMCAgent, opponent: Agent, num_games: int, seed: int, **config) -> np.ndarray:
     """``agent`` against ``opponent`` (partnerships: agent's team = seats
     ``g % 2`` and ``g % 2 + 2`` in game g; else agent at seat ``g % n``),
     all games at once (Cancellation Hearts and Push: with the game's
     ``Tracker`` of what each seat saw, :mod:`cardenvs.search.cancellation_hearts`
-    or :mod:`cardenvs.search.push`, which its sampler needs).  Returns
-    (games agent won, games)."""
+    or :mod:`cardenvs.search.push`, which its sampler needs).  Returns each
+    game's outcome for ``agent``: 1 won, 0.5 tied at the top with an
+    opponent's seat, 0 lost."""
     rules = rules_class(game)(**config)
     state = rules.new_state(num_games, np.random.default_rng(seed))
     rules.reset(state, np.arange(num_games))
@@ -221,4 +230,5 @@ def play_match(game: str, agent: PIMCAgent, opponent: Agent, num_games: int, see
         outcome[live] += rules.step(part, actions[live])
         state.assign(live, part)
     won = (outcome * mine).sum(1) > 0
-    return int(won.sum()), num_games
+    tied = won & (np.where(mine, 0, outcome) > 0).any(1)
+    return np.where(tied, 0.5, won.astype(float))
