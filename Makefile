@@ -12,8 +12,15 @@ $(PY):
 	$(PY) -m pip install -q --upgrade pip
 
 # torch first, pinned: this machine has the CPU wheel of 2.13.0, and an
-# unpinned torch would pull a multi-GB CUDA build. The rllib extra (Ray
-# RLlib) is installed too: tests/test_rllib.py trains with it.
+# unpinned torch would pull a multi-GB CUDA build.
+# The demo needs only the package and its train extra (torch, SB3, sb3-contrib).
+$(VENV)/.installed-train: pyproject.toml | $(PY)
+	$(PY) -m pip install -q torch==2.13.0
+	$(PY) -m pip install -q -e ".[train]"
+	touch $@
+
+# The tests need every extra: the rllib extra (Ray RLlib: tests/test_rllib.py
+# trains with it) and dev (pytest, ruff, the tools of docs/using-with.md).
 # The browser tests drive Debian's chromium and chromium-driver (installed here
 # when missing; without apt, or when it fails, those tests skip and say why).
 $(VENV)/.installed-dev: pyproject.toml | $(PY)
@@ -25,13 +32,13 @@ $(VENV)/.installed-dev: pyproject.toml | $(PY)
 	      || echo "could not install chromium and chromium-driver: the browser tests will skip"; \
 	  else echo "no apt-get: chromium is not installed, the browser tests will skip"; fi; \
 	fi
-	touch $@
+	touch $(VENV)/.installed-train $@
 
 ## demo: the main job: train a Pepper agent for a few minutes (rule-advised
 ## MaskablePPO on the batched engine), then print its win rates against random
 ## and rule-based play
 DEMO_MINUTES ?= 3
-demo: $(VENV)/.installed-dev
+demo: $(VENV)/.installed-train
 	$(PY) examples/train_pepper.py --advice --minutes $(DEMO_MINUTES) --select-every 1000000 --select-games 200 --eval-games 200 --run-dir runs/demo --save ""
 
 ## test: the test suite (long training runs deselected; see test-full)
