@@ -6,12 +6,15 @@ A *problem* (one per row of a batch) is:
 
 - ``unseen`` (B, T) int8: how many copies of each card type the viewer has
   not seen (Hearts and Push have two copies of each type, Pepper one);
-- ``suit_of`` (B, T) int64: the suit (0..3) each card type counts in for the
-  voids (Pepper's bowers: their effective suit under the trump);
+- ``suit_of`` (B, T) int64: the suit (0..S-1) each card type counts in for
+  the voids (Pepper's bowers: their effective suit under the trump; a game
+  may split a suit in two classes, as Hearts does Black Maria from the
+  other spades where a seat is known to hold no spade but her);
 - ``capacity`` (B, P) int64: how many hidden cards each place holds (0 for
   places with nothing hidden, e.g. the viewer's own hand);
-- ``allowed`` (B, P, 4) bool: the suits each place may hold (False: a void
-  it revealed by not following suit).
+- ``allowed`` (B, P, S) bool, S <= :data:`MAX_SUITS`: the suits each place
+  may hold (False: a void it revealed by not following suit, or any other
+  play the rules allow only to a hand without that suit).
 
 Uniform means: every assignment of the unseen *physical* cards (the two
 copies of a Hearts card are two cards) to the places' slots that respects
@@ -57,7 +60,8 @@ from ..core.jit import kernel
 from .streams import below, uniform
 
 NUM_SUITS = 4
-MAX_DIMS = NUM_SUITS + 1  # the voided suits and the free dimension
+MAX_SUITS = NUM_SUITS + 1  # the suits a problem may count in (Hearts: Black Maria apart)
+MAX_DIMS = MAX_SUITS + 1  # the voided suits and the free dimension
 
 
 @kernel
@@ -79,11 +83,12 @@ def merge(unseen, suit_of, capacity, allowed, plan):
     dimensions as a bit mask and its capacity, each dimension's unseen
     total.  Returns ``(dims, groups)``."""
     dim_of_suit, group_of, group_dims, group_cap, totals = plan[0], plan[1], plan[2], plan[3], plan[4]
-    suit_total = np.zeros(NUM_SUITS, np.int64)
+    suits = allowed.shape[1]
+    suit_total = np.zeros(MAX_SUITS, np.int64)
     for t in range(unseen.shape[0]):
         suit_total[suit_of[t]] += unseen[t]
     dims = 0
-    for suit in range(NUM_SUITS):
+    for suit in range(suits):
         voided = False
         for p in range(capacity.shape[0]):
             voided |= capacity[p] > 0 and not allowed[p, suit]
@@ -92,12 +97,12 @@ def merge(unseen, suit_of, capacity, allowed, plan):
             dim_of_suit[suit] = dims
             dims += 1
     free = dims
-    for suit in range(NUM_SUITS):
+    for suit in range(suits):
         if dim_of_suit[suit] < 0:
             dim_of_suit[suit] = free
     dims = free + 1  # (the free dimension exists even when empty: every group may take from it)
     totals[:] = 0
-    for suit in range(NUM_SUITS):
+    for suit in range(suits):
         totals[dim_of_suit[suit]] += suit_total[suit]
     groups = 0
     for p in range(capacity.shape[0]):
@@ -105,7 +110,7 @@ def merge(unseen, suit_of, capacity, allowed, plan):
         if capacity[p] == 0:
             continue
         mask = 1 << free
-        for suit in range(NUM_SUITS):
+        for suit in range(suits):
             if allowed[p, suit]:
                 mask |= 1 << dim_of_suit[suit]
         found = -1
@@ -423,7 +428,7 @@ def new_plan(num_places):
     each place, each group's dimension mask and capacity, each dimension's
     total (see :func:`merge`)."""
     return (
-        np.zeros(NUM_SUITS, np.int64),
+        np.zeros(MAX_SUITS, np.int64),
         np.zeros(num_places, np.int64),
         np.zeros(num_places, np.int64),
         np.zeros(num_places, np.int64),
@@ -526,6 +531,8 @@ def sample_cards(
     world's stream where the deal left it.  ValueError if a row has no
     consistent deal (its constraints contradict)."""
     batch = capacity.shape[0]
+    if np.shape(allowed)[-1] > MAX_SUITS:
+        raise ValueError(f"at most {MAX_SUITS} suits, got {np.shape(allowed)[-1]}")
     capacity = np.ascontiguousarray(capacity, np.int64)
     seeds = world_seeds(rng, batch * worlds)
     width = max(int(capacity.sum(axis=1).max(initial=0)), 1)

@@ -4,16 +4,30 @@ What the viewer (one seat per row) has seen: its own hand; every card
 played (``public``'s seen counts, the trick in play); the size of every
 hand, of the widow and (while passing) of every seat's choices so far; the
 cards it passed -- the receiver held them at the exchange, so still holds
-those it has not played since -- and received; and who played what, so the
-voids (a seat that did not follow the suit led holds none of it).
+those it has not played since -- and received; and who played what, hence
+what each play told of the hand that made it (docs/search.md lists them):
+
+- a seat that did not follow the suit led holds none of it (a void);
+- a heart led before hearts were broken (not the opening lead): its leader
+  held only hearts (voids in clubs, diamonds and spades);
+- an opening lead of a heart or Black Maria: its leader held nothing else
+  (voids in clubs and diamonds, and no spade but Black Maria).
+
+Each is a fact about the hand at that play; in the play a hand only loses
+cards, and the cards it played since are seen, so it is the same fact about
+the hand now (the cards played since fit it in every world: they are the
+real ones).  Black Maria then counts apart from the other spades (a fifth
+suit of the problem, :data:`MARIA`) in the rows where some hidden seat is
+known to hold no spade but her, and only there (the other rows' problems,
+hence their worlds, are as before).
 
 The state keeps the current trick but not who played the earlier ones, so
-the voids and the cards each seat played this hand come from a
-:class:`Tracker` that watches the steps (``tracker.step(rules, state,
-actions)`` in place of ``rules.step``).  Without one, only the current
-trick's voids are used, and the receiver of the seat's pass is taken to
-hold only the passed cards of which no copy has been seen played (the
-worlds are then consistent with less than the seat saw).
+the facts from earlier tricks and the cards each seat played this hand come
+from a :class:`Tracker` that watches the steps (``tracker.step(rules,
+state, actions)`` in place of ``rules.step``).  Without one, only the
+current trick's facts are used, and the receiver of the seat's pass is
+taken to hold only the passed cards of which no copy has been seen played
+(the worlds are then consistent with less than the seat saw).
 
 Hidden places: the other seats' hands, the face-down widow (nobody looks at
 it, its taker included), and while passing the cards the other seats have
@@ -33,7 +47,10 @@ import numpy as np
 from ..cancellation_hearts import observation as ob
 from ..cancellation_hearts.legal import refresh_legal
 from ..cancellation_hearts.tables import (
+    BLACK_MARIA,
+    BREAKS_HEARTS,
     CARD_POINTS,
+    IS_HEART,
     LEFT,
     NO_PASS,
     NUM_TYPES,
@@ -46,37 +63,52 @@ from ..cancellation_hearts.tables import (
 )
 from ..core.game import BatchState
 from ..core.jit import kernel
-from .base import NUM_SUITS, offsets, sample_cards
+from .base import MAX_SUITS, NUM_SUITS, offsets, sample_cards
 from .worlds import check_request, repeat_rows, seat_array
+
+CLUBS, DIAMONDS, SPADES = 0, 1, 3  # (hearts: 2)
+MARIA = NUM_SUITS  # the problem's fifth suit: Black Maria, in rows where she counts apart from the spades
 
 
 class Tracker:
     """What the seats saw play out that the state does not keep: each seat's
-    voids (``voids`` (B, n, 4) bool) and the cards it played this hand
-    (``played`` (B, n, 52) int8).  Use :meth:`step` in place of
-    ``rules.step``, and :meth:`clear` for rows reset by hand."""
+    voids (``voids`` (B, n, 4) bool: from not following suit, and from a
+    heart led before hearts were broken), whether it is known to hold no
+    spade but Black Maria (``maria_only`` (B, n) bool: it opened with a
+    heart or Black Maria) and the cards it played this hand (``played``
+    (B, n, 52) int8).  Use :meth:`step` in place of ``rules.step``, and
+    :meth:`clear` for rows reset by hand."""
 
     def __init__(self, rules, batch: int):
         self.voids = np.zeros((batch, rules.num_players, NUM_SUITS), bool)
+        self.maria_only = np.zeros((batch, rules.num_players), bool)
         self.played = np.zeros((batch, rules.num_players, NUM_TYPES), np.int8)
 
     def clear(self, rows) -> None:
         self.voids[rows] = False
+        self.maria_only[rows] = False
         self.played[rows] = 0
 
     def select(self, rows) -> Tracker:
         """A tracker of the games in ``rows`` (copies), as ``BatchState.select``."""
         part = Tracker.__new__(Tracker)
-        part.voids, part.played = self.voids[rows], self.played[rows]
+        part.voids, part.maria_only, part.played = self.voids[rows], self.maria_only[rows], self.played[rows]
         return part
 
     def step(self, rules, state: BatchState, actions: np.ndarray) -> np.ndarray:
         actions = np.asarray(actions, np.int64)
         rows = np.flatnonzero((state.phase == PLAYING) & ~state.done)
         seat, card = state.current[rows], actions[rows] - PLAY0
+        following = state.in_trick[rows] > 0
         led = SUIT[np.maximum(state.trick[rows, 0], 0)]
-        off = (state.in_trick[rows] > 0) & (SUIT[card] != led)
+        off = following & (SUIT[card] != led)
         self.voids[rows[off], seat[off], led[off]] = True
+        # the lead rules (the legal mask's: ``trick_no == 0`` is the opening lead)
+        opening = ~following & (state.trick_no[rows] == 0) & BREAKS_HEARTS[card]
+        hearts_only = ~following & (state.trick_no[rows] > 0) & ~state.hearts_broken[rows] & IS_HEART[card]
+        for suit, told in ((CLUBS, opening | hearts_only), (DIAMONDS, opening | hearts_only), (SPADES, hearts_only)):
+            self.voids[rows[told], seat[told], suit] = True
+        self.maria_only[rows[opening], seat[opening]] = True
         self.played[rows, seat, card] += 1
         hand = state.hand_number.copy()
         rewards = rules.step(state, actions)
@@ -85,15 +117,21 @@ class Tracker:
 
 
 @kernel
-def constraints(seats, receiver, played, tracked, voids, state_arrays, unseen, capacity, allowed, forced):
+def constraints(seats, receiver, tracked, known, state_arrays, out):
     """The sampling problem of each row: places 0..n-1 the hands, n the
-    widow, n + 1 + s seat s's cards set aside to pass; ``forced`` the cards
-    the viewer passed that its receiver still holds (taken out of the
+    widow, n + 1 + s seat s's cards set aside to pass, suits 0..3 and
+    :data:`MARIA`; ``known`` the tracker's ``(played, voids, maria_only)``;
+    ``out`` ``(unseen, capacity, allowed, forced, split)``: ``forced`` the
+    cards the viewer passed that its receiver still holds (taken out of the
     problem, added back to the receiver): as many as it passed less those
     the receiver played (``played``) or, not ``tracked``, less every copy
-    seen played this hand (the receiver may have played them)."""
+    seen played this hand (the receiver may have played them); ``split``
+    whether Black Maria counts in :data:`MARIA` (:func:`split_maria`)."""
     s = Arrays(*state_arrays)
+    played, voids, maria_only = known
+    unseen, capacity, allowed, forced, split = out
     n = s.hands.shape[1]
+    maria = np.zeros(n, np.bool_)
     for row in range(seats.shape[0]):
         viewer = seats[row]
         unseen[row] = 0
@@ -101,6 +139,7 @@ def constraints(seats, receiver, played, tracked, voids, state_arrays, unseen, c
         allowed[row] = True
         forced[row] = 0
         for p in range(n):
+            maria[p] = maria_only[row, p]
             if p != viewer:
                 for t in range(NUM_TYPES):
                     unseen[row, t] += s.hands[row, p, t] + s.pass_chosen[row, p, t]
@@ -112,10 +151,8 @@ def constraints(seats, receiver, played, tracked, voids, state_arrays, unseen, c
             unseen[row, t] += s.widow[row, t]
             capacity[row, n] += s.widow[row, t]
         if s.in_trick[row] > 0:  # the trick in play (the tracker may not have seen it)
-            led = s.trick[row, 0] // 13
-            for k in range(1, s.in_trick[row]):
-                if s.trick[row, k] // 13 != led:
-                    allowed[row, (s.leader[row] + k) % n, led] = False
+            trick_facts(row, s, allowed[row], maria)
+        split[row] = split_maria(allowed[row], maria, viewer)
         r = receiver[row]
         if r >= 0:
             for t in range(NUM_TYPES):
@@ -125,6 +162,54 @@ def constraints(seats, receiver, played, tracked, voids, state_arrays, unseen, c
                     forced[row, t] = keep
                     unseen[row, t] -= keep
                     capacity[row, r] -= keep
+
+
+@kernel
+def trick_facts(row, s, allowed, maria):
+    """What the trick in play of game ``row`` told (as :meth:`Tracker.step`
+    reads each play): the voids of the seats that did not follow, and its
+    lead -- an opening heart or Black Maria, or a heart led before hearts
+    were broken (a heart or Black Maria seen this hand before this trick)."""
+    n = maria.shape[0]
+    lead, leader = s.trick[row, 0], s.leader[row]
+    led = SUIT[lead]
+    breakers = 0  # hearts and Black Marias in this trick
+    for k in range(s.in_trick[row]):
+        card = s.trick[row, k]
+        breakers += BREAKS_HEARTS[card]
+        if k > 0 and SUIT[card] != led:
+            allowed[(leader + k) % n, led] = False
+    if s.trick_no[row] == 0:
+        if BREAKS_HEARTS[lead]:
+            allowed[leader, CLUBS] = allowed[leader, DIAMONDS] = False
+            maria[leader] = True
+        return
+    seen = 0
+    for t in range(NUM_TYPES):
+        if BREAKS_HEARTS[t]:
+            seen += s.public[row, ob.SEEN + t]
+    if IS_HEART[lead] and seen == breakers:  # hearts were not broken when it was led
+        allowed[leader, CLUBS] = allowed[leader, DIAMONDS] = allowed[leader, SPADES] = False
+
+
+@kernel
+def split_maria(allowed, maria, viewer):
+    """Whether Black Maria must count apart from the spades in this row (a
+    hidden seat not void in spades is known to hold no spade but her); if
+    so, column :data:`MARIA` of ``allowed`` is the spades' (a spade void
+    holds no Black Maria either) and those seats' spades are cleared; if
+    not, every place may hold the empty fifth suit (the problem is as it
+    was without it)."""
+    split = False
+    for p in range(maria.shape[0]):
+        split |= p != viewer and maria[p] and allowed[p, SPADES]
+    for p in range(allowed.shape[0]):
+        allowed[p, MARIA] = allowed[p, SPADES] or not split
+    if split:
+        for p in range(maria.shape[0]):
+            if maria[p]:
+                allowed[p, SPADES] = False
+    return split
 
 
 @kernel
@@ -205,18 +290,23 @@ def problem(rules, state: BatchState, seats: np.ndarray, tracker=None) -> tuple[
     receiver = np.where(exchanged, (seats + step) % n, -1)
     unseen = np.empty((batch, NUM_TYPES), np.int8)
     capacity = np.empty((batch, 2 * n + 1), np.int64)
-    allowed = np.empty((batch, 2 * n + 1, NUM_SUITS), np.bool_)
+    allowed = np.empty((batch, 2 * n + 1, MAX_SUITS), np.bool_)
     forced = np.empty((batch, NUM_TYPES), np.int8)
-    arrays = state.bundle(ArrayValues)
-    constraints(seats, receiver, tracker.played, tracked, tracker.voids, arrays, unseen, capacity, allowed, forced)
-    return (unseen, np.broadcast_to(SUIT, (batch, NUM_TYPES)), capacity, allowed), (receiver, forced)
+    split = np.empty(batch, np.bool_)
+    known = (tracker.played, tracker.voids, tracker.maria_only)
+    constraints(seats, receiver, tracked, known, state.bundle(ArrayValues), (unseen, capacity, allowed, forced, split))
+    suit_of = np.broadcast_to(SUIT, (batch, NUM_TYPES))
+    if split.any():
+        suit_of = suit_of.copy()
+        suit_of[split, BLACK_MARIA] = MARIA
+    return (unseen, suit_of, capacity, allowed), (receiver, forced)
 
 
 def sample(
     rules, state: BatchState, seats, worlds: int, rng: np.random.Generator, tracker=None, out: BatchState | None = None
 ) -> BatchState:
     """``worlds`` complete states per row, uniform over the deals consistent
-    with what ``seats[i]`` has seen in row i (with ``tracker``'s voids and
+    with what ``seats[i]`` has seen in row i (with ``tracker``'s facts and
     plays): a state of B * worlds rows, row i's worlds at
     ``i * worlds .. (i + 1) * worlds - 1``."""
     check_request(worlds, rng)
