@@ -90,7 +90,9 @@ class SeatEnv(gym.Env):
         self.raw = self.aec.unwrapped
         self.rules = self.raw.rules
         n = self.rules.num_players
-        if seat != "random" and not (isinstance(seat, (int, np.integer)) and 0 <= seat < n):
+        if not (isinstance(seat, str) and seat == "random") and not (
+            isinstance(seat, (int, np.integer)) and not isinstance(seat, bool) and 0 <= seat < n
+        ):
             raise ValueError(f"seat must be 'random' or 0..{n - 1}, got {seat!r}")
         self.seat_choice = seat
         self.opponents = opponents or RandomAgent(seed)
@@ -250,9 +252,17 @@ class _SB3VecEnv(VecEnv):
         return [False] * len(self._indices(indices))
 
     def _indices(self, indices) -> np.ndarray:
+        """SB3's ``indices`` (None: every env; an int or a list of ints) as
+        env indices: ``TypeError`` for anything else (a bool, a float, a
+        mask), ``IndexError`` out of range (as SB3's own vec envs)."""
         if indices is None:
             return np.arange(self.num_envs)
-        return np.atleast_1d(np.arange(self.num_envs)[indices])
+        idx = np.atleast_1d(np.asarray(indices))
+        if not idx.size:
+            return np.zeros(0, np.int64)
+        if idx.ndim != 1 or idx.dtype == np.bool_ or not np.issubdtype(idx.dtype, np.integer):
+            raise TypeError(f"indices must be None, an int or a list of ints, got {indices!r}")
+        return np.arange(self.num_envs)[idx]
 
 
 class SeatVecEnv(_SB3VecEnv, TurnSeatBatch):

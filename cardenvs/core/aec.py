@@ -215,12 +215,17 @@ class OrderEnforcing(wrappers.OrderEnforcingWrapper):
 
     def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
         if not self._has_reset:  # PettingZoo's: agent_selection is read first
-            raise AttributeError("agent_selection cannot be accessed before reset")
+            raise AttributeError("agent_selection cannot be accessed before reset: call reset() first")
         return self.env.last(observe)
 
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        """The env's reset; only once it succeeded is the wrapper reset (a
+        first reset that raised leaves it as before any: ``last``, ``step``,
+        ``observe``, ``agent_iter`` refuse as they did, not with the env's
+        missing attributes)."""
+        self.env.reset(seed=seed, options=options)
+        self._has_reset = self._has_updated = True
         self._seen[0] = None
-        super().reset(seed=seed, options=options)
         self.step, self.last, self.observe = self.env.step, self.env.last, self.env.observe
 
     def agent_iter(self, max_iter: int = 2**63) -> AECOrderEnforcingIterable:

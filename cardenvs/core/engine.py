@@ -12,7 +12,7 @@ from gymnasium.vector.vector_env import AutoresetMode
 
 from .errors import IllegalActionError
 from .game import BatchState, TurnBasedRules
-from .options import legal_actions
+from .options import check_seed, legal_actions, seat_array
 from .shards import NO_DRAWS, Shards
 from .spaces import observation_box
 from .streams import RowStreams, check_rng_mode
@@ -97,10 +97,9 @@ class VectorEnv:
     ):
         if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
             raise ValueError(f"num_envs must be a positive integer, got {num_envs!r}")
-        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer))):
-            raise ValueError(f"seed must be an int or None, got {seed!r}")
-        self.shards = Shards(num_envs, num_threads)  # (ValueError for a bad num_threads)
         self.rng_mode = check_rng_mode(rng)
+        seed = check_seed(seed, self.rng_mode == "per_game")
+        self.shards = Shards(num_envs, num_threads)  # (ValueError for a bad num_threads)
         self.num_threads = self.shards.num_threads
         self.rules = rules
         self.num_envs = int(num_envs)
@@ -137,7 +136,7 @@ class VectorEnv:
         if self.closed:
             raise RuntimeError("the engine is closed")
         if self.state is None:
-            raise RuntimeError("call reset() before step()")
+            raise RuntimeError("call reset() before step(), observe() or state_dict()")
         return self.state
 
     def _cast(self, obs: np.ndarray) -> np.ndarray:
@@ -151,6 +150,7 @@ class VectorEnv:
         deals; ``"dealer"`` (a seat, or one per row)."""
         if options is not None and not isinstance(options, dict):
             raise ValueError(f"options must be a dict with keys 'decks' and 'dealer', got {options!r}")
+        seed = check_seed(seed, self.rng_mode == "per_game")
         options = options or {}
         dealer = self._dealers(options.get("dealer"))
         if seed is not None or self.state is None:
@@ -411,8 +411,13 @@ class VectorEnv:
         return {"action_mask": self.rules.action_masks(self.state), "current_player": self.state.current.copy()}
 
     def observe(self, seats: np.ndarray) -> np.ndarray:
-        """Every game seen by ``seats`` (one seat per row)."""
-        return self._cast(self.rules.observe(self._require_state(), np.asarray(seats, np.int64)))
+        """Every game seen by ``seats``: one seat per row, an integer array of
+        shape ``(num_envs,)`` with values in ``0..num_players - 1``.
+        ``TypeError`` for a non-integer (or bool) array, ``ValueError`` for
+        another shape or a seat out of range; nothing is read before the
+        checks pass (:func:`~.options.seat_array`)."""
+        state = self._require_state()
+        return self._cast(self.rules.observe(state, seat_array(seats, self.num_envs, self.num_players)))
 
     def state_dict(self, index: int) -> dict:
         state = self._require_state()

@@ -161,3 +161,42 @@ def action_array(actions: Any, shape: tuple[int, ...], num_actions: int) -> tupl
     else:
         in_range = (arr >= 0) & (arr < num_actions)
     return np.where(in_range, arr, 0).astype(np.int64), in_range
+
+
+def seat_array(seats: Any, num_envs: int, num_players: int) -> np.ndarray:
+    """``seats`` of a vector engine's ``observe`` -- one seat per row, an
+    integer array of shape ``(num_envs,)`` with every value in
+    ``0..num_players - 1`` -- as int64, checked before any kernel reads it:
+    ``TypeError`` for another dtype (floats, strings, bools, objects),
+    ``ValueError`` for another shape or a seat out of range (of any integer
+    type and size: a uint64 of 2**63 is out of range, not -2**63)."""
+    arr = np.asarray(seats)
+    if arr.dtype == np.bool_ or not np.issubdtype(arr.dtype, np.integer):
+        raise TypeError(f"seats must be an integer array (one seat per row), got dtype {arr.dtype}")
+    if arr.shape != (num_envs,):
+        raise ValueError(f"seats must have shape ({num_envs},): one seat per row, got {arr.shape}")
+    # (an unsigned array compared as it is: converting first would turn 2**63 into a negative seat)
+    if arr.max() >= num_players or (arr.dtype.kind == "i" and arr.min() < 0):
+        rows = np.flatnonzero((arr >= num_players) | (arr < 0))[:5]
+        named = ", ".join(f"{int(r)}: {int(arr[r])}" for r in rows)
+        raise ValueError(f"seats must be in 0..{num_players - 1}; out of range in rows {named}")
+    return arr.astype(np.int64, copy=False)
+
+
+#: Seeds a per-game stream tells apart (:class:`~.streams.RowStreams` keys on the seed's 64 bits).
+PER_GAME_SEEDS = 2**64
+
+
+def check_seed(seed: Any, per_game: bool = False) -> int | None:
+    """``seed`` of ``make`` or ``reset``: None, or a non-negative int (Python
+    or numpy; not a bool or a float) -- below 2**64 with ``per_game``
+    (``rng="per_game"``, whose streams would take a larger seed for another
+    one).  ValueError otherwise, before anything changes."""
+    if seed is None:
+        return None
+    if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)):
+        raise ValueError(f"seed must be an int or None, got {seed!r}")
+    if seed < 0 or (per_game and seed >= PER_GAME_SEEDS):
+        top = " below 2**64 with rng='per_game'" if per_game else ""
+        raise ValueError(f"seed must be a non-negative int{top} or None, got {seed!r}")
+    return int(seed)

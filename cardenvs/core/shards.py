@@ -153,6 +153,14 @@ class NoDraws:
     def __reduce__(self) -> str:
         return "NO_DRAWS"
 
+    # (a copy of a state with per-game streams, whose ``rng`` this is, keeps the one NO_DRAWS:
+    # looked up on the instance, ``__deepcopy__`` would reach ``__getattr__`` and raise)
+    def __copy__(self) -> NoDraws:
+        return self
+
+    def __deepcopy__(self, memo: dict) -> NoDraws:
+        return self
+
 
 NO_DRAWS = NoDraws()
 

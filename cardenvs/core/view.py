@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 from gymnasium import spaces
 
-from .options import build_rules, view_options
+from .options import build_rules, check_seed, view_options
 from .spaces import observation_box
 
 RESET_OPTIONS = ("decks", "dealer")
@@ -83,11 +83,12 @@ class RulesView:
         return self._state
 
     def _new_game(self, seed: int | None, options: dict | None):
-        """A new batch-of-one state from ``reset``'s arguments.  Options are
-        validated before anything changes (a bad deck or dealer raises
-        ValueError and the current game goes on untouched)."""
+        """A new batch-of-one state from ``reset``'s arguments.  The seed
+        and options are validated before anything changes (a bad seed, deck
+        or dealer raises ValueError and the current game goes on untouched)."""
         if options is not None and not isinstance(options, dict):
             raise ValueError(f"options must be a dict (keys {list(RESET_OPTIONS)}), got {options!r}")
+        seed = check_seed(seed)
         options = dict(options or {})
         dealer = self.rules.check_dealer(options.get("dealer"))
         rng = np.random.default_rng(seed) if seed is not None or self._rng is None else self._rng
@@ -109,7 +110,9 @@ class RulesView:
             gymnasium.logger.warn("render() called without a render_mode; use 'ansi', 'human' or 'rgb_array'")
             return None
         state = None if self._state is None else self.state_dict()
-        if seat is not None and not (isinstance(seat, (int, np.integer)) and 0 <= seat < self.rules.num_players):
+        if seat is not None and not (
+            isinstance(seat, (int, np.integer)) and not isinstance(seat, bool) and 0 <= seat < self.rules.num_players
+        ):
             raise ValueError(f"seat must be one of 0..{self.rules.num_players - 1} or None, got {seat!r}")
         if self.render_mode == "rgb_array":
             if _picture_maker is None:

@@ -38,14 +38,20 @@ class SpeedRules(TickRules):
     title = "Speed"
     round_name = "game"
     own_options = {"speed_side_piles": 10, "target_score": None}  # the options only Speed has, at their defaults
+    #: How each of :attr:`own_options` is checked (ValueError naming it): by ``__init__``, and by
+    #: :func:`~cardenvs.spit.rules.spit_rules` when it is given with the other variant.
+    own_checks = {
+        "speed_side_piles": lambda value: choice("speed_side_piles", value, SIDE_PILE_CHOICES),
+        "target_score": lambda value: positive_int("target_score", value, allow_none=True),
+    }
     actions = SPEED_ACTIONS
     num_actions = len(SPEED_ACTIONS)
     obs_size = observation.LAYOUT.size
 
     def __init__(self, speed_side_piles: int = 10, target_score: int | None = None, **shared: Any):
         super().__init__(**shared)
-        self.speed_side_piles = choice("speed_side_piles", speed_side_piles, SIDE_PILE_CHOICES)
-        self.target_score = positive_int("target_score", target_score, allow_none=True)
+        self.speed_side_piles = self.own_checks["speed_side_piles"](speed_side_piles)
+        self.target_score = self.own_checks["target_score"](target_score)
         self.side_pile_size = self.speed_side_piles
         self.stock_size = stock_size(self.side_pile_size)  # 15 (20 with side piles of 5)
         self.fits = fitting_cards(self.alternate_colors)  # (53, 52)

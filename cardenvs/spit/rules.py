@@ -94,6 +94,9 @@ class SpitRules(TickRules):
     title = "Spit"
     round_name = "deal"
     own_options = {"stockpiles": 5}  # the options only Spit has, at their defaults
+    #: How each of :attr:`own_options` is checked (ValueError naming it): by ``__init__``, and by
+    #: :func:`spit_rules` when it is given with the other variant.
+    own_checks = {"stockpiles": lambda value: choice("stockpiles", value, STOCKPILE_CHOICES)}
     obs_size = observation.LAYOUT.size
     obs_dtype = observation.OBS_DTYPE
     obs_low = observation.OBS_LOW
@@ -101,7 +104,7 @@ class SpitRules(TickRules):
 
     def __init__(self, stockpiles: int = 5, **shared: Any):
         super().__init__(**shared)
-        self.stockpiles = choice("stockpiles", stockpiles, STOCKPILE_CHOICES)
+        self.stockpiles = self.own_checks["stockpiles"](stockpiles)
         self.actions = spit_action_table(self.stockpiles)
         self.num_actions = len(self.actions)
         self.action_tables = action_tables(self.stockpiles, self.shed)
@@ -397,14 +400,16 @@ class SpitRules(TickRules):
 def spit_rules(variant: str = "spit", **config: Any) -> TickRules:
     """The rules of ``spit_v0``: :class:`SpitRules` or, with
     ``variant="speed"``, :class:`~cardenvs.speed.rules.SpeedRules`, built
-    from the rest of ``config``.  An option of the other variant is allowed
-    only at its default value (ValueError otherwise)."""
+    from the rest of ``config``.  An option of the other variant is checked
+    as that variant checks it (``speed_side_piles=10.0``: ValueError, an
+    integer option given as a float) and allowed only at its default value
+    (ValueError otherwise)."""
     variant = choice("variant", variant, VARIANTS)
     rules_class = SpeedRules if variant == "speed" else SpitRules
     other_class = SpitRules if variant == "speed" else SpeedRules
     for option, default in other_class.own_options.items():
         if option in config:
-            value = config.pop(option)
+            value = other_class.own_checks[option](config.pop(option))
             if value != default:
                 raise ValueError(
                     f"{option} applies only to variant={other_class.variant!r}"
