@@ -22,9 +22,13 @@ class GameSpec:
     ``simultaneous``: players act at once (a parallel env) rather than in
     turn (AEC); ``folder``: its package under ``cardenvs/``; ``doc``: its docs
     page; ``rule_agent``: ``"module:Class"`` of its rule-based agent;
-    ``baseline``: the file name of its committed PPO checkpoint;
+    ``baseline``: the file name of its committed PPO policy (a cardenvs policy
+    file, ``<name>_ppo.npz``: see ``cardenvs/agents/checkpoint.py``);
     ``layouts``: ``"module:attribute"`` of each observation layout (one per
-    variant), in the order their tables stand in the docs page."""
+    variant), in the order their tables stand in the docs page;
+    ``state_layouts``: likewise the layout of each variant's state (the
+    whole game, for centralised critics: :mod:`cardenvs.core.state`), whose
+    tables stand in the page's "State" section."""
 
     name: str
     title: str
@@ -35,6 +39,7 @@ class GameSpec:
     rule_agent: str
     baseline: str
     layouts: tuple[str, ...]
+    state_layouts: tuple[str, ...] = ()
 
     @property
     def module(self) -> str:
@@ -57,8 +62,9 @@ GAMES: dict[str, GameSpec] = {
             "cardenvs.pepper.rules:PepperRules",
             False,
             "cardenvs.agents.pepper:PepperRuleAgent",
-            "pepper_ppo.zip",
+            "pepper_ppo.npz",
             ("cardenvs.pepper.observation:LAYOUT",),
+            state_layouts=("cardenvs.pepper.state:STATE_LAYOUT",),
         ),
         GameSpec(
             "cancellation_hearts_v0",
@@ -68,8 +74,9 @@ GAMES: dict[str, GameSpec] = {
             "cardenvs.cancellation_hearts.rules:CancellationHeartsRules",
             False,
             "cardenvs.agents.cancellation_hearts:HeartsRuleAgent",
-            "hearts_ppo.zip",
+            "hearts_ppo.npz",
             ("cardenvs.cancellation_hearts.observation:LAYOUT",),
+            state_layouts=("cardenvs.cancellation_hearts.state:STATE_LAYOUT",),
         ),
         GameSpec(
             "push_v0",
@@ -79,8 +86,9 @@ GAMES: dict[str, GameSpec] = {
             "cardenvs.push.rules:PushRules",
             False,
             "cardenvs.agents.push:PushRuleAgent",
-            "push_ppo.zip",
+            "push_ppo.npz",
             ("cardenvs.push.observation:LAYOUT",),
+            state_layouts=("cardenvs.push.state:STATE_LAYOUT",),
         ),
         GameSpec(
             "spit_v0",
@@ -90,8 +98,9 @@ GAMES: dict[str, GameSpec] = {
             "cardenvs.spit.rules:spit_rules",
             True,
             "cardenvs.agents.spit:SpitRuleAgent",
-            "spit_ppo.zip",
+            "spit_ppo.npz",
             ("cardenvs.spit.observation:LAYOUT", "cardenvs.speed.observation:LAYOUT"),
+            state_layouts=("cardenvs.spit.state:STATE_LAYOUT", "cardenvs.speed.state:STATE_LAYOUT"),
         ),
     )
 }

@@ -15,6 +15,7 @@ from .game import BatchState, TurnBasedRules
 from .options import check_seed, legal_actions, seat_array
 from .shards import NO_DRAWS, Shards
 from .spaces import observation_box
+from .state import encode_states, state_box
 from .streams import RowStreams, check_rng_mode
 
 
@@ -426,3 +427,28 @@ class VectorEnv:
         if not 0 <= index < self.num_envs:
             raise ValueError(f"index {index} out of range 0..{self.num_envs - 1}")
         return self.rules.state_dict(state, int(index))
+
+    # --- the whole game, for centralised critics (cardenvs.core.state) ---------
+    @property
+    def single_state_space(self) -> spaces.Box:
+        """One game's state space (the PettingZoo env's ``state_space``;
+        made when first asked)."""
+        space = self.__dict__.get("_single_state_space")
+        if space is None:
+            space = self._single_state_space = state_box(self.rules, self.obs_dtype)
+        return space
+
+    @property
+    def state_space(self) -> spaces.Box:
+        """The space of :meth:`states`: ``(num_envs, state_size)``."""
+        return batch_space(self.single_state_space, (self.num_envs,))
+
+    def states(self) -> np.ndarray:
+        """Every game's state ``(num_envs, state_size)``, row i what the
+        PettingZoo env's ``state()`` is for game i: the whole game from a
+        neutral view, for centralised critics (:mod:`cardenvs.core.state`).
+        Plural because ``state`` is the engine's batch of games; computed
+        only when called (no step computes it).  A finished game's slot
+        already holds the next game (the automatic reset), so this is the
+        new game's state."""
+        return encode_states(self.rules, self._require_state(), None, self.obs_dtype)

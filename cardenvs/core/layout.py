@@ -13,7 +13,7 @@ repeat (e.g. Pepper's block of 60 per relative seat)::
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -91,6 +91,22 @@ class Layout:
             if f.parts is not None:
                 out.extend(f.parts.rows(indent + "\u2003"))
         return out
+
+    def without(self, *names: str) -> Layout:
+        """This layout with the fields ``names`` left out, the others closed
+        up in their order (e.g. an observation's public part: its viewer's
+        own fields left out)."""
+        missing = set(names) - set(self._by_name)
+        if missing:
+            raise KeyError(f"no fields {sorted(missing)} in the layout")
+        return Layout([f for f in self.fields if f.name not in names])
+
+    def indices(self, names: Iterable[str]) -> np.ndarray:
+        """The indices of the fields ``names`` in this layout, field after
+        field in the order given: ``vector[layout.indices(sub_names)]`` is
+        those fields laid end to end (as :meth:`without` lays them out)."""
+        spans = [np.arange(self[name].offset, self[name].stop) for name in names]
+        return np.concatenate(spans) if spans else np.zeros(0, np.int64)
 
     def markdown(self) -> str:
         """The index table as a Markdown table (parts as ``+offset`` rows)."""

@@ -398,6 +398,22 @@ class ProcessVectorEnv:
         k = next(k for k, (lo, hi) in enumerate(self.bounds) if lo <= index < hi)
         return self._call("state_dict", lambda lo, hi: (int(index) - lo,), [k])[0]
 
+    @property
+    def single_state_space(self) -> Any:
+        """One game's state space (see :meth:`VectorEnv.states`)."""
+        return self._shard.single_state_space
+
+    @property
+    def state_space(self) -> Any:
+        """The space of :meth:`states`: ``(num_envs, state_size)``."""
+        return batch_space(self.single_state_space, (self.num_envs,))
+
+    def states(self) -> np.ndarray:
+        """Every game's state ``(num_envs, state_size)`` (see
+        :meth:`VectorEnv.states`), each shard's rows asked of its process."""
+        self._require()
+        return np.concatenate(self._call("states", lambda lo, hi: ()))
+
     def close(self) -> None:
         """Stop the worker processes (the engine cannot be used again)."""
         if os.getpid() == self._pid and not self.closed:

@@ -231,3 +231,14 @@ class SimultaneousAECEnv(AECEnv):
 
     def state_dict(self) -> dict[str, Any]:
         return self.parallel.state_dict()
+
+    @property
+    def state_space(self) -> spaces.Box:
+        """PettingZoo's ``state_space``: the parallel env's (see :meth:`state`)."""
+        return self.parallel.state_space
+
+    def state(self) -> np.ndarray:
+        """PettingZoo's ``state()``: the parallel env's, the whole game as it
+        stands before the tick -- the actions submitted for the tick so far
+        are not in it (as in no observation: they are played together)."""
+        return self.parallel.state()

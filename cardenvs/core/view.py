@@ -15,6 +15,7 @@ from gymnasium import spaces
 
 from .options import build_rules, check_seed, view_options
 from .spaces import observation_box
+from .state import encode_states, state_box
 
 RESET_OPTIONS = ("decks", "dealer")
 RENDER_MODES = (None, "human", "ansi", "rgb_array")
@@ -144,3 +145,20 @@ class RulesView:
             d["done"] = True
             d["illegal_action_by"] = self._forfeit
         return d
+
+    # --- the whole game, for centralised critics (cardenvs.core.state) ---------
+    @property
+    def state_space(self) -> spaces.Box:
+        """PettingZoo's ``state_space``: the space of :meth:`state` (a Box
+        with finite bounds, in the observations' dtype; made when first asked)."""
+        space = self.__dict__.get("_state_space")
+        if space is None:
+            space = self._state_space = state_box(self.rules, self.obs_dtype)
+        return space
+
+    def state(self) -> np.ndarray:
+        """PettingZoo's ``state()``: the whole game from a neutral view (every
+        hand, stock and pile; seats absolute), one flat array laid out as
+        the game's docs page's state table says (:mod:`cardenvs.core.state`).
+        For centralised critics: never in ``observe()`` or ``last()``."""
+        return encode_states(self.rules, self._require_game(), np.zeros(1, np.int64), self.obs_dtype)[0]
