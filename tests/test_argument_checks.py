@@ -36,6 +36,8 @@ BAD_SEATS = [
     ("99", lambda p: np.full(N, 99), ValueError),
     ("10**6", lambda p: np.full(N, 10**6), ValueError),
     ("2**63 uint64", lambda p: np.full(N, 2**63, np.uint64), ValueError),
+    ("2**64 in a list", lambda p: [0] * (N - 1) + [2**64], ValueError),
+    ("10**30 alone", lambda p: 10**30, ValueError),
     ("one row out of range", lambda p: np.array([0] * (N - 1) + [p]), ValueError),
     ("1.0", lambda p: np.full(N, 1.0), TypeError),
     ("float list", lambda p: [0.0] * N, TypeError),

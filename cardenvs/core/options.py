@@ -172,6 +172,9 @@ def seat_array(seats: Any, num_envs: int, num_players: int) -> np.ndarray:
     type and size: a uint64 of 2**63 is out of range, not -2**63)."""
     arr = np.asarray(seats)
     if arr.dtype == np.bool_ or not np.issubdtype(arr.dtype, np.integer):
+        if arr.dtype == object and arr.size and all(type(x) is int for x in arr.flat):
+            # (ints no integer dtype holds, e.g. 2**64: out of range, however large -- as actions are)
+            raise ValueError(f"seats must be in 0..{num_players - 1}, got {seats!r}"[:200])
         raise TypeError(f"seats must be an integer array (one seat per row), got dtype {arr.dtype}")
     if arr.shape != (num_envs,):
         raise ValueError(f"seats must have shape ({num_envs},): one seat per row, got {arr.shape}")
