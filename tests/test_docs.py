@@ -114,7 +114,7 @@ def test_readme_links_every_page():
 
 @pytest.mark.parametrize("game", list(GAMES))
 def test_layout_covers_the_observation(game):
-    for path in GAMES[game].layouts:
+    for path in GAMES[game].layouts + GAMES[game].state_layouts:
         layout = load(path)
         covered = sorted(i for f in layout for i in range(f.offset, f.stop))
         assert covered == list(range(layout.size))
@@ -126,3 +126,24 @@ def test_help_shows_the_generated_observation_table(game):
     for path in GAMES[game].layouts:
         assert load(path).markdown() in module.__doc__
     assert GAMES[game].doc in module.__doc__
+
+
+@pytest.mark.parametrize("game", list(GAMES))
+def test_state_tables_are_the_envs_states(game):
+    """The page's "State" section holds one generated table per variant, each
+    the layout of that variant's ``state()`` (its size the env's)."""
+    page = page_of(game)
+    section = page[page.index("## State (for centralised critics)") : page.index("## Rewards")]
+    configs = VARIANT_CONFIGS.get(game, [{}])
+    assert len(GAMES[game].state_layouts) == len(configs) == section.count("<!-- generated:state -->")
+    for path, config in zip(GAMES[game].state_layouts, configs):
+        layout = load(path)
+        assert (layout.size,) == cardenvs.make(game, **config).state_space.shape
+        assert layout.markdown() in section
+
+
+def test_a_page_missing_a_generated_block_is_refused():
+    text = "<!-- generated:observation -->\nold\n<!-- /generated:observation -->\n"
+    assert gen_docs.render_page(text, ["new"], "page.md") == text.replace("old", "new")
+    with pytest.raises(SystemExit, match="0 generated state blocks, want 1"):
+        gen_docs.render_page(text, ["table"], "page.md", "state")
