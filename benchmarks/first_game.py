@@ -1,0 +1,172 @@
+"""What a new user waits for on first use: compiling the kernels.
+
+For each game, in fresh processes, with an empty compile cache (a new
+``NUMBA_CACHE_DIR``: a new install, an upgrade, a new container, a CI run)
+and then with that cache warm, the wall time from the start of
+``import cardenvs`` to:
+
+- ``import``: the end of the import;
+- ``reset``: ``cardenvs.make(game)`` and its first ``reset(seed=0)``;
+- ``AEC game``: the end of the first AEC game (random legal moves, seed 0);
+- ``vector step``: (another process) ``cardenvs.vector.make(game, 4096)``,
+  reset and the end of its first step.
+
+Then the kernels that took longest to compile in the cold runs, with how
+many specialisations (type signatures) each got: the same kernel compiled
+for several array types or layouts counts once per signature.
+
+    python benchmarks/first_game.py                       # every game
+    python benchmarks/first_game.py --games pepper_v0 --json out.json
+
+``--json`` writes the figures with the commit and the machine.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import pathlib
+import platform
+import subprocess
+import sys
+import tempfile
+import textwrap
+import time
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+# The child: times each stage from before `import cardenvs`, and records
+# every compile (numba's "numba:compile" events) with its dispatcher.
+CHILD = textwrap.dedent(
+    """
+    import json, sys, time
+    t0 = time.perf_counter()
+    from numba.core import event
+    records = []
+    class Compiles(event.Listener):
+        def __init__(self):
+            self.stack = []
+        def on_start(self, e):
+            self.stack.append((time.perf_counter(), e.data["dispatcher"], 0.0))
+        def on_end(self, e):
+            start, d, nested = self.stack.pop()
+            took = time.perf_counter() - start
+            if self.stack:  # (a kernel compiling the kernels it calls: their time is theirs)
+                s, d2, n2 = self.stack[-1]
+                self.stack[-1] = (s, d2, n2 + took)
+            name = f"{d.py_func.__module__}.{d.py_func.__qualname__}"
+            records.append((name, took - nested, str(e.data["args"])))
+    event.register("numba:compile", Compiles())
+    import numpy as np
+    import cardenvs
+    out = {"import": time.perf_counter() - t0}
+    game, path = sys.argv[1], sys.argv[2]
+    rng = np.random.default_rng(0)
+    if path == "aec":
+        env = cardenvs.make(game)
+        env.reset(seed=0)
+        out["reset"] = time.perf_counter() - t0
+        if hasattr(env, "agent_iter"):
+            for agent in env.agent_iter():
+                obs, _, term, trunc, _ = env.last()
+                if term or trunc:
+                    env.step(None)
+                    continue
+                env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+        out["AEC game"] = time.perf_counter() - t0
+    else:
+        import cardenvs.vector as V
+        venv = V.make(game, 4096, seed=0)
+        _, info = venv.reset()
+        mask = info["action_mask"]
+        actions = np.where(mask, rng.random(mask.shape), -1).argmax(-1)
+        venv.step(actions)
+        out["vector step"] = time.perf_counter() - t0
+    out["compiles"] = records
+    print(json.dumps(out))
+    """
+)
+
+
+def run_child(game: str, path: str, cache: str) -> dict:
+    """One fresh process: its stage times and compiles."""
+    env = {**os.environ, "NUMBA_CACHE_DIR": cache}
+    out = subprocess.run([sys.executable, "-c", CHILD, game, path], capture_output=True, text=True, env=env, cwd=ROOT)
+    if out.returncode:
+        raise SystemExit(f"{game} {path}: the child failed:\n{out.stderr}")
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def measure(game: str) -> dict:
+    """Cold then warm, each path in its own process and cache."""
+    result: dict = {"game": game}
+    compiles: dict[str, list] = {}
+    for path in ("aec", "vector"):
+        with tempfile.TemporaryDirectory(prefix="numba-cache-") as cache:
+            cold = run_child(game, path, cache)
+            warm = run_child(game, path, cache)
+        for name, took, sig in cold.pop("compiles"):
+            compiles.setdefault(name, []).append((took, sig))
+        warm.pop("compiles")
+        for key, value in cold.items():
+            result.setdefault("cold", {})[key] = value
+        for key, value in warm.items():
+            result.setdefault("warm", {})[key] = value
+    kernels = [
+        {"kernel": name, "seconds": sum(t for t, _ in runs), "signatures": len({s for _, s in runs})}
+        for name, runs in compiles.items()
+    ]
+    result["kernels"] = sorted(kernels, key=lambda k: -k["seconds"])
+    return result
+
+
+def print_result(r: dict, top: int) -> None:
+    stages = ("import", "reset", "AEC game", "vector step")
+    cold = "  ".join(f"{s} {r['cold'][s]:6.1f}" for s in stages)
+    warm = "  ".join(f"{s} {r['warm'][s]:6.1f}" for s in stages)
+    print(f"{r['game']}\n  cold cache, s from `import cardenvs`: {cold}\n  warm cache:                          {warm}")
+    total = sum(k["seconds"] for k in r["kernels"])
+    print(f"  {len(r['kernels'])} kernels compiled, {total:.1f} s in all (both cold paths); the longest:")
+    for k in r["kernels"][:top]:
+        print(f"    {k['seconds']:6.2f} s  {k['signatures']} signature(s)  {k['kernel']}")
+
+
+def machine() -> dict:
+    commit = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True, cwd=ROOT).stdout.strip()
+    return {
+        "commit": commit,
+        "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "python": platform.python_version(),
+        "machine": platform.machine(),
+        "cpus": os.cpu_count(),
+        "load_average": os.getloadavg(),
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    from cardenvs.registry import GAMES
+
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--games", default=",".join(GAMES), help="comma-separated game names (default: every game)")
+    p.add_argument("--top", type=int, default=8, help="kernels listed per game")
+    p.add_argument("--json", default=None, help="also write the figures here, with the commit and the machine")
+    args = p.parse_args(argv)
+    games = args.games.split(",")
+    unknown = [g for g in games if g not in GAMES]
+    if unknown:
+        p.error(f"unknown game(s) {unknown}; have {sorted(GAMES)}")
+    info = machine()
+    print(f"# commit {info['commit'][:10]}, {info['cpus']} CPUs, load average {info['load_average'][0]:.2f}\n")
+    results = []
+    for game in games:
+        results.append(measure(game))
+        print_result(results[-1], args.top)
+    if args.json:
+        pathlib.Path(args.json).write_text(json.dumps({**info, "results": results}, indent=2) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
