@@ -17,7 +17,7 @@ from pettingzoo.test.state_test import test_state_space as check_state_space
 import cardenvs
 import cardenvs.vector as V
 from cardenvs import spit_v0
-from cardenvs.core.state import decode_state, state_layout
+from cardenvs.core.state import decode_state, state_layout, state_module
 from cardenvs.registry import GAMES
 
 # Every player count and variant, in quick configs.
@@ -142,6 +142,35 @@ def test_parallel_state_round_trips_in_random_play(game, config):
         ticks += 1
     check_state_now(env)
     assert ticks > 30
+
+
+@pytest.mark.parametrize(("game", "config"), CONFIGS, ids=IDS)
+def test_public_part_is_player_0s_observation_and_hands_each_seats(game, config):
+    """As documented: ``public`` is player_0's observation without its own
+    fields, and each seat's hand block is what that seat sees of its hand."""
+    env = cardenvs.make(game, **config)
+    env.reset(seed=4)
+    rng = np.random.default_rng(4)
+    module = state_module(env.unwrapped.rules)
+    for _ in range(30):
+        if not env.agents:
+            break
+        state = env.state()
+        seen = [env.observe(agent)["observation"] for agent in env.possible_agents]
+        np.testing.assert_array_equal(state[module.PUBLIC_AT :], seen[0][module.PUBLIC_INDEX])
+        field = next((f for f in module.STATE_LAYOUT if f.name == "hands"), None)  # (Spit has no hands)
+        if field is not None:
+            own = module.LAYOUT["hand"]
+            for s, obs in enumerate(seen):
+                block = state[field.offset + s * field.size : field.offset + (s + 1) * field.size]
+                np.testing.assert_array_equal(block, obs[own.offset : own.stop])
+        if game == "cancellation_hearts_v0":
+            own = module.LAYOUT["received"]
+            for s, obs in enumerate(seen):
+                block = state[module.RECEIVED + s * own.size : module.RECEIVED + (s + 1) * own.size]
+                np.testing.assert_array_equal(block, obs[own.offset : own.stop])
+        obs, _, term, trunc, _ = env.last()
+        env.step(None if term or trunc else int(rng.choice(np.flatnonzero(obs["action_mask"]))))
 
 
 # --- hidden cards: in the state, not in the observation -------------------------
