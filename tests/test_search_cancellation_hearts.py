@@ -1,15 +1,25 @@
 """Cancellation Hearts' information-set sampler: worlds consistent with
-what the seat saw (voids, passes, hand sizes, the widow unseen), exactly
-uniform over the physical deals (chi-squared against an enumeration),
-blind to what the seat has not seen, steppable."""
+what the seat saw (voids, the lead rules' facts, passes, hand sizes, the
+widow unseen), exactly uniform over the physical deals (chi-squared
+against an enumeration), blind to what the seat has not seen, steppable.
+(The lead rules' own tests: test_search_hearts_leads.py.)"""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
-from search_helpers import chi2_pvalue, enumerate_deals, states_equal
+from search_helpers import (
+    BLACK_MARIA,
+    chi2_pvalue,
+    enumerate_deals,
+    facts_hold,
+    hearts_facts,
+    hearts_only_deal,
+    opening_deal,
+    states_equal,
+)
 
-from cardenvs.cancellation_hearts.tables import LEFT, PLAY0, PLAYING
+from cardenvs.cancellation_hearts.tables import LEFT, NO_PASS, PLAY0, PLAYING
 from cardenvs.registry import rules_class
 from cardenvs.search import sample_worlds
 from cardenvs.search.cancellation_hearts import Tracker
@@ -17,48 +27,76 @@ from cardenvs.search.cancellation_hearts import Tracker
 N = 6
 
 
-def played_out(trick_no, seed, batch=8):
+def played_out(trick_no, seed, batch=8, decks=None, dealer=0, passing="left_right", spades_led=True):
     """States played at random to trick ``trick_no`` (all rows in step), with
-    a tracker and an independent log of (row, seat, card, suit led or -1)."""
-    rules = rules_class("cancellation_hearts_v0")(num_players=N, max_hands=1)
+    a tracker and an independent log of (row, seat, card) plays; ``decks``
+    (one deck order for every row, card texts) fixes the deal; not
+    ``spades_led``: a spade is led only by a hand holding nothing else."""
+    rules = rules_class("cancellation_hearts_v0")(num_players=N, max_hands=1, passing=passing)
     rng = np.random.default_rng(seed)
     state = rules.new_state(batch, rng)
-    rules.reset(state, np.arange(batch), dealer=0)
+    if decks is not None:
+        rules.set_fixed_decks(state, decks)
+    rules.reset(state, np.arange(batch), dealer=dealer)
     tracker, log = Tracker(rules, batch), []
     while not (state.phase == PLAYING).all() or state.trick_no.min() < trick_no:
-        actions = np.array([rng.choice(np.flatnonzero(mask)) for mask in state.legal])
+        masks = state.legal.copy()
+        if not spades_led:
+            spades = masks[:, PLAY0 + 39 : PLAY0 + 52]
+            others = (state.in_trick == 0) & masks[:, PLAY0 : PLAY0 + 39].any(1)
+            spades[others] = False
+        actions = np.array([rng.choice(np.flatnonzero(mask)) for mask in masks])
         for row in np.flatnonzero(state.phase == PLAYING):
-            led = state.trick[row, 0] // 13 if state.in_trick[row] else -1
-            log.append((row, int(state.current[row]), int(actions[row] - PLAY0), led))
+            log.append((row, int(state.current[row]), int(actions[row] - PLAY0)))
         tracker.step(rules, state, actions)
     return rules, state, tracker, log
 
 
 def consistent(state, log, row, viewer):
     """The test's own reading of what ``viewer`` saw in ``row``: a check of
-    the voids on a deal, the receiver of its pass, and the passed cards the
-    receiver has not played since (those very cards are in its hand: a
+    a deal against the facts the plays told (:func:`search_helpers.hearts_facts`:
+    voids, the lead rules), the receiver of its pass, and the passed cards
+    the receiver has not played since (those very cards are in its hand: a
     twin of one, if unseen, is dealt like any other card)."""
-    voids = {(seat, led) for r, seat, card, led in log if r == row and led >= 0 and card // 13 != led}
+    plays = [(seat, card) for r, seat, card in log if r == row]
+    facts = hearts_facts(plays, N)
+
+    def check(deal, voids_only=False):
+        return facts_hold([f for f in facts if f[3] == "void" or not voids_only], plays, deal)
+
+    if state.pass_dir[row] == NO_PASS:
+        return check, 0, []
     step = 1 if state.pass_dir[row] == LEFT else -1
     receiver = (viewer + step) % N
     passed = state.private[row, viewer, :52].astype(int).copy()  # (ob.PASSED is 0 in the viewer's block)
-    for r, seat, card, _ in log:
-        if r == row and seat == receiver:
+    for seat, card in plays:
+        if seat == receiver:
             passed[card] -= 1
     held = [int(t) for t in np.repeat(np.arange(52), np.maximum(passed, 0))]
-
-    def check(deal):
-        return not any((seat, card // 13) in voids for seat in range(N) for card in deal[seat])
-
     return check, receiver, held
 
 
-@pytest.mark.parametrize("seed", [0, 1])
-def test_uniform_over_consistent_deals(seed):
-    rules, state, tracker, log = played_out(16, seed)
-    row = 0
-    viewer = int(state.current[row])
+def late_position(kind, seed, row):
+    """A position at the last trick (row ``row`` of a batch played at
+    random): ``"random"`` a random deal; ``"hearts only"`` the F1 deal
+    (seat 1 leads a heart before hearts are broken at trick 1); ``"opening"``
+    seat 0 opening with a heart or Black Maria (spades led only by hands
+    holding nothing else, so that it may keep a Black Maria to the end)."""
+    if kind == "random":
+        return played_out(16, seed)
+    decks = [hearts_only_deal()] if kind == "hearts only" else [opening_deal(np.random.default_rng(seed))]
+    return played_out(16, seed, 16, decks, N - 1, "none", spades_led=kind != "opening")
+
+
+# (the lead-fact rows: where the fact rules out a card the voids alone allow, and seat 0 kept a Black Maria)
+@pytest.mark.parametrize(
+    "kind, seed, row", [("random", 0, 0), ("random", 1, 0), ("hearts only", 2, 1), ("opening", 6, 0)]
+)
+def test_uniform_over_consistent_deals(kind, seed, row):
+    rules, state, tracker, log = late_position(kind, seed, row)
+    viewer = int(state.current[row]) if kind == "random" else 3
+    if kind == "opening":
+        assert state.hands[row, 0, BLACK_MARIA] > 0  # the fifth suit: seat 0 may hold Black Maria, no other spade
     places = list(range(N + 1))  # the hands, then the widow
     holdings = [state.hands[row, p] if p < N else state.widow[row] for p in places]
     caps = [0 if p == viewer else int(h.sum()) for p, h in zip(places, holdings)]
@@ -75,11 +113,11 @@ def test_uniform_over_consistent_deals(seed):
     for deal, ways in enumerate_deals(unseen, caps, lambda deal: check(with_held(deal))).items():
         deals[with_held(deal)] = ways
     assert len(deals) >= 2
+    if kind != "random":  # the lead fact rules out deals the voids alone would allow
+        assert len(enumerate_deals(unseen, caps, lambda deal: check(with_held(deal), voids_only=True))) > len(deals)
     worlds = max(4000, 100 * len(deals))
     one = state.select(np.array([row]))
-    known = Tracker(rules, 1)
-    known.voids[:], known.played[:] = tracker.voids[row], tracker.played[row]
-    out = sample_worlds(rules, one, [viewer], worlds, np.random.default_rng(seed), tracker=known)
+    out = sample_worlds(rules, one, [viewer], worlds, np.random.default_rng(seed), tracker=tracker.select([row]))
     seen = {}
     for w in range(out.batch):
         key = tuple(
