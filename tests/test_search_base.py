@@ -13,16 +13,18 @@ from search_helpers import chi2_pvalue, enumerate_deals
 from cardenvs.search.base import offsets, sample_cards, sample_deals
 
 SUIT = np.arange(8) // 2  # 8 card types, two per suit
+# a fifth suit, as Hearts counts Black Maria (type 8) apart from the other spades (suit 3)
+FIVE_SUITS = np.array([0, 0, 1, 1, 2, 2, 3, 3, 4])
 
 
-def problem(cards, capacity, voids):
+def problem(cards, capacity, voids, suit=SUIT):
     """One row: ``cards`` (types, twins repeated), places of ``capacity``,
-    ``voids`` a set of (place, suit)."""
-    unseen = np.bincount(cards, minlength=8).astype(np.int8)[None]
-    allowed = np.ones((1, len(capacity), 4), bool)
-    for place, suit in voids:
-        allowed[0, place, suit] = False
-    return unseen, SUIT[None].astype(np.int64), np.array([capacity], np.int64), allowed
+    ``voids`` a set of (place, suit), ``suit`` each card type's suit."""
+    unseen = np.bincount(cards, minlength=len(suit)).astype(np.int8)[None]
+    allowed = np.ones((1, len(capacity), suit.max() + 1), bool)
+    for place, void in voids:
+        allowed[0, place, void] = False
+    return unseen, suit[None].astype(np.int64), np.array([capacity], np.int64), allowed
 
 
 CASES = {
@@ -30,16 +32,24 @@ CASES = {
     "fixed takes": ([0, 1, 2, 3, 4, 5, 6, 7, 3], [3, 2, 4], {(0, 1), (1, 1)}),
     "drawn takes": ([0, 0, 1, 2, 3, 4, 5, 6, 7], [3, 3, 3], {(0, 1), (1, 2), (2, 0)}),
     "three voids": ([0, 1, 2, 3, 4, 5, 6, 7, 7], [2, 3, 2, 2], {(0, 0), (1, 1), (2, 2), (0, 3)}),
+    # place 0 holds only suit 2 and the fifth (Hearts: an opening heart lead), place 1 none of suits 3
+    # and 4 (a spade void holds no Black Maria either), place 2 no suit 2
+    "five suits": (
+        [0, 1, 2, 3, 4, 5, 6, 7, 8, 8],
+        [3, 3, 2, 2],
+        {(0, 0), (0, 1), (0, 3), (1, 3), (1, 4), (2, 2)},
+        FIVE_SUITS,
+    ),
 }
 
 
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_uniform_over_the_deals_that_respect_the_voids(case):
-    cards, capacity, voids = CASES[case]
-    unseen, suit_of, cap, allowed = problem(cards, capacity, voids)
+    cards, capacity, voids, suit = (*CASES[case], SUIT)[:4]
+    unseen, suit_of, cap, allowed = problem(cards, capacity, voids, suit)
 
     def consistent(deal):
-        return all((p, SUIT[c]) not in voids for p, hand in enumerate(deal) for c in hand)
+        return all((p, suit[c]) not in voids for p, hand in enumerate(deal) for c in hand)
 
     deals = enumerate_deals(sorted(cards), capacity, consistent)
     assert len(deals) >= 5
@@ -47,7 +57,7 @@ def test_uniform_over_the_deals_that_respect_the_voids(case):
     counts = sample_deals(unseen, suit_of, cap, allowed, worlds, np.random.default_rng(len(case)))
     seen = {}
     for w in range(worlds):
-        key = tuple(tuple(int(t) for t in np.repeat(np.arange(8), counts[w, p])) for p in range(len(capacity)))
+        key = tuple(tuple(int(t) for t in np.repeat(np.arange(len(suit)), counts[w, p])) for p in range(len(capacity)))
         seen[key] = seen.get(key, 0) + 1
     assert set(seen) <= set(deals), "a sampled deal breaks a void"
     total = sum(deals.values())
@@ -75,6 +85,9 @@ def test_contradictions_are_refused():
         sample_cards(unseen, suit_of, cap, allowed, 2, np.random.default_rng(0))
     unseen, suit_of, cap, allowed = problem([0, 1, 2], [2, 2], set())  # more places than cards
     with pytest.raises(ValueError):
+        sample_cards(unseen, suit_of, cap, allowed, 2, np.random.default_rng(0))
+    unseen, suit_of, cap, allowed = problem([0, 1, 2, 3], [2, 2], set(), np.arange(6))  # six suits: one too many
+    with pytest.raises(ValueError, match="at most 5 suits"):
         sample_cards(unseen, suit_of, cap, allowed, 2, np.random.default_rng(0))
 
 
