@@ -16,6 +16,7 @@ from search_helpers import chi2_pvalue, states_equal
 
 from cardenvs.registry import rules_class
 from cardenvs.search import sample_worlds
+from cardenvs.search.spit import Tracker
 from cardenvs.spit.tables import NONE, PLAYING
 
 SPIT = rules_class("spit_v0")()
@@ -256,6 +257,88 @@ def test_speed_uniform(stuck_viewer):
     assert len(keys) >= 10 and (len(keys) < len(every)) == stuck_viewer
     worlds = 40 * len(keys)
     out = sample_worlds(SPEED, small, viewer, worlds, np.random.default_rng(6))
+    seen = Counter(speed_hidden(out, w, viewer) for w in range(out.batch))
+    assert set(seen) <= keys
+    order = sorted(keys)
+    assert chi2_pvalue([seen[k] for k in order], [worlds / len(keys)] * len(keys)) > 1e-3
+
+
+def tracked_speed(batch, ticks, seed, until=None):
+    """Speed games after ``ticks`` ticks (waits rarer) through a tracker, or
+    fewer: until ``until(state, tracker)`` gives a row.  Every step checks
+    the tracker's facts: no seat holds a card it is said not to hold, and
+    after a stall of one flip (no rebuild) neither seat is said to hold a
+    card fitting the tops the flip covered (the test's own reading: the
+    cards now under the tops of the piles that flipped, the tops of the
+    others)."""
+    rng = np.random.default_rng(seed)
+    state = SPEED.new_state(batch, rng)
+    SPEED.reset(state, np.arange(batch))
+    tracker, tracker.checked = Tracker(SPEED, batch), 0  # (checked: the one-flip stalls read by the test)
+    for _ in range(ticks):
+        noise = rng.random(state.legal.shape)
+        noise[..., 0] *= 0.2
+        sides, rebuilt, deals = state.side_count.copy(), state.side_rebuilt.copy(), state.deals.copy()
+        tracker.step(SPEED, state, np.where(state.legal, noise, -1).argmax(2))
+        assert not (tracker.unfit & state.hand).any(), "a stall fact the real hand breaks"
+        flips = sides - state.side_count
+        once = (flips.max(1) == 1) & (flips.min(1) >= 0) & (rebuilt == state.side_rebuilt) & (deals == state.deals)
+        for row in np.flatnonzero(once & ~state.done):
+            count = state.centre_count[row]
+            covered = [state.centre[row, p, count[p] - 1 - flips[row, p]] for p in range(2)]
+            assert (tracker.unfit[row] >= SPEED.fits[covered].any(0)).all()
+            tracker.checked += 1
+        found = until(state, tracker) if until is not None else None
+        if found is not None:
+            return state, tracker, found
+    return state, tracker, None
+
+
+def test_speed_stalls_are_used():
+    """Worlds with the tracker never give the opponent a card a stall showed
+    it did not hold (without it some do); its observation unchanged."""
+    state, tracker, _ = tracked_speed(256, 12, 0)
+    assert tracker.unfit.any(2).sum() >= 20 and tracker.checked >= 20
+    seats = np.arange(256) % 2
+    src, opp = np.repeat(np.arange(256), 16), 1 - np.repeat(seats, 16)
+    for known, ok in ((tracker, True), (None, False)):
+        out = sample_worlds(SPEED, state, seats, 16, np.random.default_rng(1), tracker=known)
+        clash = (out.hand[np.arange(out.batch), opp] & tracker.unfit[src, opp]).any(1)
+        assert (not clash.any()) == ok
+    with pytest.raises(ValueError):
+        Tracker(SPIT, 4)
+    with pytest.raises(ValueError):
+        sample_worlds(SPEED, state, seats, 2, np.random.default_rng(0), tracker=Tracker(SPEED, 3))
+
+
+def test_speed_uniform_after_a_stall():
+    """A shrunk position whose opponent a stall showed not to hold some of
+    the hidden cards: uniform over the arrangements that keep them out of
+    its hand (and, if the viewer cannot play, give it a playable card)."""
+    viewer, o = 0, 1
+
+    def hidden_unfit(state, tracker):
+        for row in np.flatnonzero(~state.done & tracker.unfit[:, o].any(1)):
+            small = shrink_speed(state, row, viewer, hand=4, stock=1, side=1)
+            pool = [c for part in speed_hidden(small, 0, viewer)[1:] for c in part]
+            if tracker.unfit[row, o, pool].any():
+                return row, small
+        return None
+
+    state, tracker, found = tracked_speed(256, 40, 11, hidden_unfit)
+    assert found is not None, "no position"
+    row, small = found
+    unfit, tops = tracker.unfit[row, o], small.centre_top[0]
+    stuck = not SPEED.fits[tops][:, np.flatnonzero(small.hand[0, viewer])].any()
+
+    def consistent(hand):
+        return not unfit[list(hand)].any() and (not stuck or SPEED.fits[tops][:, list(hand)].any())
+
+    assert consistent(np.flatnonzero(small.hand[0, o])), "the position itself is consistent"
+    keys = speed_arrangements(small, viewer, consistent)
+    assert len(keys) >= 10 and len(keys) < len(speed_arrangements(small, viewer, lambda hand: True))
+    worlds = 40 * len(keys)
+    out = sample_worlds(SPEED, small, viewer, worlds, np.random.default_rng(6), tracker=tracker.select([row]))
     seen = Counter(speed_hidden(out, w, viewer) for w in range(out.batch))
     assert set(seen) <= keys
     order = sorted(keys)

@@ -33,7 +33,8 @@ def sample_worlds(
     batch and ``worlds``, written over instead of new memory (faster; that
     state is then this one's).  ``known``: what the state does not keep but
     the seat saw -- ``tracker=`` a :class:`.cancellation_hearts.Tracker`
-    (Cancellation Hearts) or a :class:`.push.Tracker` (Push).  ValueError
+    (Cancellation Hearts), a :class:`.push.Tracker` (Push) or a
+    :class:`.spit.Tracker` (Speed).  ValueError
     for a game without a sampler, a seat out of range, ``worlds`` < 1, or a
     position no deal fits; TypeError if ``rng`` is not a numpy Generator."""
     name = rules.name

@@ -30,12 +30,78 @@ import numpy as np
 from ..core.game import BatchState
 from ..core.jit import kernel
 from ..speed import legal as speed_legal
-from ..spit.tables import PLAYING
+from ..speed.tables import card_of, pile_of
+from ..spit.tables import PLAYING, WAIT
 from .base import NUM_SUITS, offsets, sample_cards
 from .streams import shuffle_span
 from .worlds import check_request, repeat_rows, seat_array
 
 MAX_REDRAWS = 10_000
+
+
+class Tracker:
+    """What Speed's stalls told that the state does not keep: the cards each
+    seat is known not to hold (``unfit`` (B, 2, 52) bool): those that fitted
+    a centre top when the side piles flipped, since the seat last drew a
+    card.  Use :meth:`step` in place of ``rules.step``, and :meth:`clear`
+    for rows reset by hand.  A stall the tracker cannot read for sure (side
+    piles rebuilt in the step, or empty before it) is left out: the worlds
+    are then consistent with less than the seat saw, never with more."""
+
+    def __init__(self, rules, batch: int):
+        if getattr(rules, "variant", None) != "speed":
+            raise ValueError("only Speed has a tracker (nothing is private in Spit)")
+        self.unfit = np.zeros((batch, 2, 52), bool)
+
+    def clear(self, rows) -> None:
+        self.unfit[rows] = False
+
+    def select(self, rows) -> Tracker:
+        """A tracker of the games in ``rows`` (copies), as ``BatchState.select``."""
+        part = Tracker.__new__(Tracker)
+        part.unfit = self.unfit[rows]
+        return part
+
+    def step(self, rules, state: BatchState, actions: np.ndarray) -> np.ndarray:
+        actions = np.asarray(actions, np.int64)
+        names = ("hand", "stock_count", "centre", "centre_count", "side_count", "deals", "done")
+        before = {name: getattr(state, name).copy() for name in names}
+        rewards = rules.step(state, actions)
+        new_game = (state.deals != before["deals"]) | state.done
+        self.clear(np.flatnonzero(new_game))
+        drew = state.stock_count < before["stock_count"]  # (its hand is no longer the one the stalls saw)
+        self.unfit[drew & ~new_game[:, None]] = False
+        flipped = (state.side_count != before["side_count"]).any(1) & ~new_game
+        for row in np.flatnonzero(flipped & (before["side_count"].sum(1) > 0)):
+            tops = stall_tops(state, row, {name: value[row] for name, value in before.items()}, actions[row])
+            for top in tops:
+                self.unfit[row] |= (rules.fits[top[0]] | rules.fits[top[1]])[None]
+        return rewards
+
+
+def stall_tops(state: BatchState, row: int, before: dict, actions: np.ndarray) -> list[tuple[int, int]]:
+    """The centre tops before each flip of the side piles in the last step
+    of game ``row`` (``before``: its arrays before the step; ``actions`` the
+    two seats'); none if it cannot tell (the piles were rebuilt: the centre
+    piles then no longer start with what they held before)."""
+    start = before["centre_count"]
+    if any((state.centre[row, p, : start[p]] != before["centre"][p, : start[p]]).any() for p in range(2)):
+        return []
+    landed = [0, 0]
+    for seat in range(2):
+        card, pile = card_of(actions[seat]), pile_of(actions[seat])
+        if actions[seat] != WAIT and before["hand"][seat, card] and not state.hand[row, seat, card]:
+            landed[pile] += 1
+    after = [start[p] + landed[p] for p in range(2)]
+    flips = [int(state.centre_count[row, p]) - after[p] for p in range(2)]
+    if any(flips[p] != before["side_count"][p] - state.side_count[row, p] or flips[p] < 0 for p in range(2)):
+        return []
+    tops = [int(state.centre[row, p, after[p] - 1]) for p in range(2)]
+    out = []
+    for r in range(max(flips)):
+        out.append((tops[0], tops[1]))
+        tops = [int(state.centre[row, p, after[p] + r]) if r < flips[p] else tops[p] for p in range(2)]
+    return out
 
 
 @kernel
@@ -186,14 +252,21 @@ def speed_worlds(targets, rows, seats, cards, offset, seeds, hand, stock, stock_
 
 
 def sample_speed(
-    rules, state: BatchState, seats: np.ndarray, worlds: int, rng: np.random.Generator, out=None
+    rules, state: BatchState, seats: np.ndarray, worlds: int, rng: np.random.Generator, out=None, tracker=None
 ) -> BatchState:
-    """Speed's worlds seen by ``seats``, the stalled ones drawn again."""
+    """Speed's worlds seen by ``seats``, the stalled ones drawn again; with
+    ``tracker``, the opponent's hand holds none of the cards its stalls
+    showed it did not hold (a void of the problem: suit 1)."""
     batch = state.batch
     unseen, capacity = np.empty((batch, 52), np.int8), np.empty((batch, 4), np.int64)
     hidden = (state.stock, state.stock_count, state.side_piles, state.side_count, state.side_rebuilt)
     speed_constraints(seats, state.hand, *hidden, unseen, capacity)
     suit_of, allowed = free_suits(batch, 4)
+    if tracker is not None:
+        if tracker.unfit.shape != (batch, 2, 52):
+            raise ValueError(f"the tracker is for {tracker.unfit.shape[0]} rows, the state has {batch}")
+        suit_of[tracker.unfit[np.arange(batch), 1 - seats]] = 1
+        allowed[:, OPPONENT_HAND, 1] = False
     out = repeat_rows(state, worlds, rng, out=out)
     parts = (out.hand, out.stock, out.stock_count, out.side_piles, out.side_count)
     cards, seeds = sample_cards(unseen, suit_of, capacity, allowed, worlds, rng)
@@ -221,13 +294,22 @@ def stalled(rules, out: BatchState, targets: np.ndarray) -> np.ndarray:
 
 
 def sample(
-    rules, state: BatchState, seats, worlds: int, rng: np.random.Generator, out: BatchState | None = None
+    rules,
+    state: BatchState,
+    seats,
+    worlds: int,
+    rng: np.random.Generator,
+    tracker=None,
+    out: BatchState | None = None,
 ) -> BatchState:
     """``worlds`` complete states per row, uniform over the face-down cards
-    consistent with what ``seats[i]`` has seen in row i: a state of
-    B * worlds rows, row i's worlds at ``i * worlds .. (i + 1) * worlds - 1``."""
+    consistent with what ``seats[i]`` has seen in row i (Speed: with
+    ``tracker``'s stalls): a state of B * worlds rows, row i's worlds at
+    ``i * worlds .. (i + 1) * worlds - 1``."""
     check_request(worlds, rng)
     seats = seat_array(seats, state.batch, rules.num_players)
     if rules.variant == "speed":
-        return sample_speed(rules, state, seats, worlds, rng, out)
+        return sample_speed(rules, state, seats, worlds, rng, out, tracker)
+    if tracker is not None:
+        raise ValueError("Spit has no tracker (nothing is private)")
     return sample_spit(rules, state, worlds, rng, out)
