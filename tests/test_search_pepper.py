@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from search_helpers import chi2_pvalue, enumerate_deals, random_play, states_equal
 
-from cardenvs.pepper.tables import EFFECTIVE_SUIT, PLAYING
+from cardenvs.pepper.tables import DECK, EFFECTIVE_SUIT, PLAYING
 from cardenvs.registry import rules_class
 from cardenvs.search import sample_worlds
 
@@ -104,3 +104,53 @@ def test_no_leak_of_unseen_cards():
     a = sample_worlds(rules, state, [viewer], 50, np.random.default_rng(9))
     b = sample_worlds(rules, other, [viewer], 50, np.random.default_rng(9))
     assert states_equal(a, b)
+
+
+def start_deck(world, w, num_players):
+    """The deck (card texts) dealing world row ``w``'s hands at the start of
+    the hand -- its hands now and the cards each seat played -- and its dead
+    hand: one card at a time from the dealer's left, the dead hand (2
+    players) as a third seat after the two."""
+    start = world.hands[w].astype(np.int64)
+    played = np.concatenate([world.history[w, : world.trick_no[w]].ravel(), world.trick[w]])
+    seats = np.concatenate([np.tile(np.arange(num_players), world.trick_no[w]), np.arange(num_players)])
+    for seat, card in zip(seats, played):
+        if card >= 0:
+            start[seat, card] += 1
+    slots = [list(np.flatnonzero(start[(world.dealer[w] + 1 + j) % num_players])) for j in range(num_players)]
+    if num_players == 2:
+        slots.append(list(np.flatnonzero(world.dead[w])))
+    order = [slots[j][k] for k in range(len(slots[0])) for j in range(len(slots))]
+    return [DECK.texts[c] for c in order]
+
+
+@pytest.mark.parametrize("num_players", [2, 3, 4])
+def test_every_world_makes_the_observed_play_legal(num_players):
+    """Random positions of the play (the auction, the trump, some tricks:
+    voids by effective suit, bowers included): 16 worlds per row for the
+    seat to act, each replayed by the rules from the deal on its own cards
+    (every action of its row, each checked against the legal mask)."""
+    rules = rules_class("pepper_v0")(num_players=num_players, max_hands=1)
+    rng = np.random.default_rng(num_players)
+    state = rules.new_state(24, rng)
+    rules.reset(state, np.arange(24))
+    log = []
+    for _ in range(4 * num_players + 6):  # (no hand ends this soon)
+        actions = np.array([rng.choice(np.flatnonzero(m)) for m in state.legal])
+        log.append(actions)
+        rules.step(state, actions)
+    assert not state.done.any() and (state.trick_no >= 1).sum() >= 8
+    k = 16
+    worlds = sample_worlds(rules, state, state.current, k, np.random.default_rng(5))
+    replay = rules.new_state(worlds.batch, rng)
+    decks = [[start_deck(worlds, w, num_players)] for w in range(worlds.batch)]
+    rules.set_fixed_decks(replay, decks, per_row=True)
+    rules.reset(replay, np.arange(worlds.batch), dealer=worlds.dealer)
+    assert np.array_equal(replay.hands.sum(-1), np.full((worlds.batch, num_players), 24 // max(num_players, 3)))
+    ok = np.ones(worlds.batch, bool)
+    for actions in log:
+        actions = np.repeat(actions, k)
+        ok &= replay.legal[np.arange(worlds.batch), actions]
+        rules.step(replay, np.where(ok, actions, replay.legal.argmax(1)))
+    assert ok.all()
+    assert np.array_equal(replay.hands, worlds.hands) and np.array_equal(replay.history, worlds.history)
