@@ -71,22 +71,53 @@ def _fail(message: str) -> int:
     return 2
 
 
+def _file_error(path: str, e: Exception) -> int:
+    """A file that cannot be used, as one line (``cardenvs: error: FILE: what
+    is wrong``, the message cut to a line's length) and exit code 2."""
+    if isinstance(e, OSError):
+        what = f"{e.filename or path}: {e.strerror or e}"
+    else:
+        what = str(e) if getattr(e, "path", None) else f"{path}: {e}"  # a ReplayError names its file
+    what = " ".join(what.split())
+    return _fail("error: " + (what if len(what) <= 500 else what[:497] + "..."))
+
+
+def _seed_arg(seed: int | None) -> None:
+    if seed is not None and seed < 0:
+        raise ValueError(f"--seed must be a non-negative integer, got {seed}")
+
+
 # ----------------------------------------------------------------------- play
 def cmd_play(args: argparse.Namespace) -> int:
     from .table.agents import AgentsUnavailableError
     from .table.play import play
 
     try:
+        _seed_arg(args.seed)
         return play(args.game, args.seat, args.vs, args.seed, _config(args.config), replay_path=args.save_replay)
     except (ValueError, AgentsUnavailableError) as e:
         return _fail(str(e))
+    except OSError as e:  # the replay could not be written
+        return _file_error(args.save_replay, e)
 
 
 # ---------------------------------------------------------------------- serve
 def cmd_serve(args: argparse.Namespace) -> int:
+    from .table.agents import parse_agent_option
     from .table.serve import serve
 
-    serve(args.host, args.port, tick=args.tick, open_browser=args.open)
+    agents: dict[str, str] = {}
+    try:
+        for text in args.agent or []:
+            name, agent_spec = parse_agent_option(text)
+            if name in agents:
+                raise ValueError(f"--agent {name}=... is given twice")
+            agents[name] = agent_spec
+    except ValueError as e:
+        return _fail(str(e))
+    if not 0 <= args.tick <= 60:
+        return _fail(f"--tick must be from 0 to 60 seconds, got {args.tick}")
+    serve(args.host, args.port, tick=args.tick, open_browser=args.open, agents=agents)
     return 0
 
 
@@ -97,6 +128,7 @@ def cmd_replay_record(args: argparse.Namespace) -> int:
     from .table.replay import record_game
 
     try:
+        _seed_arg(args.seed)
         game, extra = resolve_game(args.game)
         config = {**extra, **_config(args.config)}
         agents: Any = args.agents if len(args.agents) > 1 else args.agents[0]
@@ -118,7 +150,10 @@ def cmd_replay_record(args: argparse.Namespace) -> int:
         progress.close()
     except (ValueError, AgentsUnavailableError) as e:
         return _fail(str(e))
-    replay.save(args.output)
+    try:
+        replay.save(args.output)
+    except OSError as e:
+        return _file_error(args.output, e)
     print(
         f"recorded {len(replay.actions)} steps in {time.monotonic() - t0:.1f}s -> {args.output}; result {replay.result}"
     )
@@ -131,7 +166,11 @@ def _write_viewer(replay, path: str, max_steps: int, start: int) -> int:
     from .table.viewer import write_html
 
     total = min(len(replay.actions), start + max_steps - 1)
-    write_html(replay, path, max_steps=max_steps, start=start, progress=Progress("building the viewer", None))
+    progress = Progress("building the viewer", None)
+    try:
+        write_html(replay, path, max_steps=max_steps, start=start, progress=progress)
+    finally:
+        progress.close()
     print(f"viewer -> {path} ({os.path.getsize(path) // 1024} KB, steps {start}..{total} of {len(replay.actions)})")
     return 0
 
@@ -139,12 +178,14 @@ def _write_viewer(replay, path: str, max_steps: int, start: int) -> int:
 def cmd_replay_view(args: argparse.Namespace) -> int:
     from .table.replay import Replay
 
+    if args.max_steps < 1 or args.start < 0:
+        return _fail(f"error: --max-steps must be >= 1 and --start >= 0, got {args.max_steps} and {args.start}")
     try:
         replay = Replay.load(args.replay)
         out = args.output or str(pathlib.Path(args.replay).with_suffix(".html"))
         code = _write_viewer(replay, out, args.max_steps, args.start)
-    except (OSError, ValueError) as e:
-        return _fail(str(e))
+    except (OSError, ValueError) as e:  # the replay (ReplayError, a step that cannot be played) or the page
+        return _file_error(args.replay, e)
     if args.open:
         import webbrowser
 
@@ -156,21 +197,29 @@ def cmd_replay_picture(args: argparse.Namespace) -> int:
     from . import table
     from .table.replay import Replay
 
+    vp = None if args.viewpoint in (None, "spectator") else args.viewpoint
+    if args.step < 0 or not (vp is None or vp.isdigit()):
+        return _fail(f"error: --step must be >= 0 and --viewpoint spectator or a seat, got {args.step}, {vp!r}")
+    vp = None if vp is None else int(vp)
     try:
         replay = Replay.load(args.replay)
         states = replay.states(limit=args.step)
     except (OSError, ValueError) as e:
-        return _fail(str(e))
+        return _file_error(args.replay, e)
     state = states[min(args.step, len(states) - 1)]
-    vp = None if args.viewpoint in (None, "spectator") else int(args.viewpoint)
-    if args.output.endswith(".svg"):
-        pathlib.Path(args.output).write_text(table.svg(state, vp))
-    elif args.output.endswith(".txt"):
-        pathlib.Path(args.output).write_text(table.text(state, vp) + "\n")
-    else:
-        from PIL import Image
+    try:
+        if args.output.endswith(".svg"):
+            pathlib.Path(args.output).write_text(table.svg(state, vp))
+        elif args.output.endswith(".txt"):
+            pathlib.Path(args.output).write_text(table.text(state, vp) + "\n")
+        else:
+            from PIL import Image
 
-        Image.fromarray(table.rgb_array(state, vp)).save(args.output)
+            Image.fromarray(table.rgb_array(state, vp)).save(args.output)
+    except ValueError as e:  # a seat the game has not, a picture format Pillow does not know
+        return _fail(f"error: {' '.join(str(e).split())}")
+    except OSError as e:
+        return _file_error(args.output, e)
     print(f"step {min(args.step, len(states) - 1)} ({'spectator' if vp is None else f'player_{vp}'}) -> {args.output}")
     return 0
 
@@ -235,6 +284,14 @@ def cmd_train(args: argparse.Namespace) -> int:
 
 
 # ----------------------------------------------------------------------- main
+# the agents `play --vs` and `replay record --agents` take
+AGENTS_HELP = (
+    "random, rule, ppo (the committed baseline) or a saved policy, PATH or ppo:PATH: a cardenvs policy file "
+    "(.npz) or an SB3 zip. An SB3 zip holds pickles, and a pickle runs code when it is unpickled "
+    "(MaskablePPO.load does): cardenvs reads it without unpickling, but load only files you trust"
+)
+
+
 def parser() -> argparse.ArgumentParser:
     from . import GAMES
 
@@ -245,7 +302,7 @@ def parser() -> argparse.ArgumentParser:
     sp = sub.add_parser("play", help="play a game in the terminal against the agents", description=_doc("play"))
     sp.add_argument("game", help=games)
     sp.add_argument("--seat", type=int, default=0, help="your seat (default 0)")
-    sp.add_argument("--vs", default="random", help="the other seats: random, rule, ppo, or a checkpoint PATH")
+    sp.add_argument("--vs", default="random", help="the other seats: " + AGENTS_HELP)
     sp.add_argument("--seed", type=int, default=None, help="the deal's seed (default: random)")
     sp.add_argument("--config", default="{}", help="game options as JSON, e.g. '{\"num_players\": 3}'")
     sp.add_argument("--save-replay", metavar="FILE", help="save the game as a replay (JSON)")
@@ -256,13 +313,21 @@ def parser() -> argparse.ArgumentParser:
     sp.add_argument("--port", type=int, default=8000, help="0 picks a free port")
     sp.add_argument("--tick", type=float, default=1.0, help="Spit/Speed: seconds per tick when you wait (default 1)")
     sp.add_argument("--open", action="store_true", help="open the page in a browser")
+    sp.add_argument(
+        "--agent",
+        action="append",
+        metavar="NAME=SPEC",
+        help="offer another agent by NAME (repeatable): SPEC is random, rule, ppo, ppo:PATH or the PATH of an "
+        "SB3 checkpoint. Requests name agents only (random, rule, ppo and these), never a file. "
+        "Loading a checkpoint runs the code pickled in it: name only files you trust",
+    )
     sp.set_defaults(func=cmd_serve)
 
     sp = sub.add_parser("replay", help="record, view and draw replays", description=_doc("replay"))
     rsub = sp.add_subparsers(dest="action", metavar="ACTION", required=True)
     rp = rsub.add_parser("record", help="play a game with agents and save its replay")
     rp.add_argument("game", help=games)
-    rp.add_argument("--agents", nargs="+", default=["random"], help="one per seat (repeated to fill the table)")
+    rp.add_argument("--agents", nargs="+", default=["random"], help="one per seat (repeated to fill): " + AGENTS_HELP)
     rp.add_argument("--seed", type=int, default=0)
     rp.add_argument("--config", default="{}", help="game options as JSON")
     rp.add_argument("--max-steps", type=int, default=None, help="stop after this many steps")
@@ -308,7 +373,9 @@ def _doc(command: str) -> str:
         "play": "Play a game in the terminal: the table from your seat, the legal moves by text; "
         "type a move's number or text (q quits). Reads stdin line by line, so it can be scripted.",
         "serve": "Serve the play page (every game; Spit and Speed in real time) and its JSON API "
-        "on a local port (standard library http.server).",
+        "on a local port (standard library http.server). It answers only to requests naming its own "
+        "address (Host and Origin): other web pages cannot use it. Opponents are chosen by name: random, "
+        "rule, ppo and the names given with --agent. The page's tick starts at --tick.",
         "replay": "Record a game with agents, turn a replay into the HTML viewer, or draw one step.",
     }[command]
 

@@ -1,5 +1,6 @@
 """Opponents for play and recorded games: ``random``, ``rule``, ``ppo``
-(the committed baseline) or a checkpoint path.
+(the committed baseline) or a checkpoint path; and :class:`AgentTable`, the
+agents a play server offers by name (never a path from a request).
 
 The repository's agent code is imported in ONE place, :func:`_make_agent`
 (it moves into ``cardenvs.agents`` later: change that function only).
@@ -7,7 +8,11 @@ The repository's agent code is imported in ONE place, :func:`_make_agent`
 
 from __future__ import annotations
 
+import json
 import os
+import re
+import sys
+import threading
 from typing import Any
 
 import numpy as np
@@ -74,3 +79,99 @@ def act(agent: Any, obs: Any, mask: Any) -> int:
     callable ``(obs, mask) -> action``."""
     f = agent.act if hasattr(agent, "act") else agent
     return int(f(obs, np.asarray(mask)))
+
+
+# --------------------------------------------------------- the play server
+AGENT_NAME = re.compile(r"^[a-z][a-z0-9_-]{0,31}$")
+MAX_SHARED = 16  # loaded policies kept for new sessions (live sessions keep theirs)
+
+
+def parse_agent_option(text: str) -> tuple[str, str]:
+    """``NAME=SPEC`` (``cardenvs serve --agent``) -> ``(name, spec)``.
+
+    NAME: lower-case letters, digits, ``_`` and ``-`` (at most 32), not one
+    of ``random``, ``rule``, ``ppo``.  SPEC: ``random``, ``rule``, ``ppo``,
+    ``ppo:PATH`` or the PATH of an SB3 checkpoint (which must exist; it is
+    loaded as the server's own user, and loading a checkpoint runs the
+    code pickled in it: name only files you trust).  ValueError otherwise."""
+    name, sep, spec = text.partition("=")
+    name, spec = name.strip(), spec.strip()
+    if not sep or not AGENT_NAME.match(name):
+        raise ValueError(
+            f"--agent takes NAME=SPEC with NAME of lower-case letters, digits, _ and - (got {text!r}), "
+            "e.g. --agent mine=ppo:checkpoints/pepper.zip"
+        )
+    if name in AGENT_NAMES:
+        raise ValueError(f"--agent {name}=...: {name!r} is built in; choose another name")
+    if spec in AGENT_NAMES:
+        return name, spec
+    path = spec[4:] if spec.startswith("ppo:") else spec
+    if not path or not os.path.isfile(path):
+        raise ValueError(f"--agent {name}={spec}: no checkpoint file at {path!r}")
+    return name, "ppo:" + os.path.abspath(path)
+
+
+class SharedAgent:
+    """One loaded agent played by every seat and session that names it: its
+    moves are chosen one at a time (sessions run in their own threads)."""
+
+    def __init__(self, agent: Any):
+        self.agent = agent
+        self.name = agent_name(agent)
+        self._lock = threading.Lock()
+
+    def act(self, obs: Any, mask: Any) -> int:
+        """The shared agent's action (``act(obs, mask) -> int``)."""
+        with self._lock:
+            return act(self.agent, obs, mask)
+
+
+class AgentTable:
+    """The agents a play server offers, by name only: ``random``, ``rule``,
+    ``ppo`` and the ``extra`` names its owner gave (``{name: spec}``, see
+    :func:`parse_agent_option`).  ``random`` and ``rule`` are made per seat
+    (they cost nothing); any other agent (a trained policy) is loaded once
+    per game, agent and config and shared by every seat and session that
+    plays it (trained policies play their most likely action, so one copy
+    serves them all)."""
+
+    def __init__(self, extra: dict[str, str] | None = None):
+        self.specs = {name: name for name in AGENT_NAMES}
+        for name, spec in (extra or {}).items():
+            self.specs[name] = parse_agent_option(f"{name}={spec}")[1]
+        self._shared: dict[tuple[str, str, str], SharedAgent] = {}
+        self._lock = threading.Lock()
+
+    @property
+    def names(self) -> list[str]:
+        """The names a request may give as ``vs``."""
+        return list(self.specs)
+
+    def make(self, game: str, name: Any, seed: int, config: dict[str, Any]) -> Any:
+        """The agent called ``name`` for one seat of ``game``.  ValueError for a
+        name the server does not offer, or an agent that cannot play this game
+        here (the reason, which may name files, goes to the server's stderr);
+        :class:`AgentsUnavailableError` without the train extra."""
+        spec = self.specs.get(name) if isinstance(name, str) else None
+        if spec is None:
+            raise ValueError(f"unknown agent {name!r}: this server offers {self.names}")
+        if spec in ("random", "rule"):
+            return load_agent(game, spec, seed, config)
+        key = (game, name, json.dumps(config, sort_keys=True, default=str))
+        with self._lock:  # one load at a time: a second request for the same policy waits for the first
+            shared = self._shared.pop(key, None)
+            if shared is None:
+                shared = SharedAgent(self._load(game, name, spec, config))
+            self._shared[key] = shared  # the most recently used last
+            while len(self._shared) > MAX_SHARED:
+                self._shared.pop(next(iter(self._shared)))
+        return shared
+
+    def _load(self, game: str, name: str, spec: str, config: dict[str, Any]) -> Any:
+        try:
+            return load_agent(game, spec, 0, config)
+        except AgentsUnavailableError:
+            raise
+        except Exception as e:  # a missing or unsuitable checkpoint: its path stays on the server
+            print(f"cardenvs serve: agent {name!r} ({spec}) for {game}: {type(e).__name__}: {e}", file=sys.stderr)
+            raise ValueError(f"the agent {name!r} cannot play {game} on this server (its log says why)") from None

@@ -8,13 +8,15 @@ talks to a small JSON API:
 ==========================  ======================================================
 ``GET /``                   the page
 ``GET /api/games``          the games: name, title, players, simultaneous
+``GET /api/info``           ``{"agents", "tick", "max_sessions", "max_sessions_per_client"}``
 ``POST /api/new``           ``{"game", "seat"=0, "vs"="random", "seed"=null, "config"={}, "tick"}``
                             -> a new game's state (with its ``session``)
 ``GET /api/state``          ``?session=ID[&viewpoint=SEAT|spectator]`` -> the state as a seat sees it
 ``GET /api/legal``          ``?session=ID`` -> your legal moves (``[{"id", "text"}]``)
 ``POST /api/move``          ``{"session", "action": text or id}`` -> the state after your move
                             and the agents' replies
-``GET /api/replay``         ``?session=ID`` -> the game so far as a replay (JSON)
+``GET /api/replay``         ``?session=ID`` -> the replay once the game is over; while it
+                            runs, only what your seat has seen (see :meth:`Session.replay`)
 ==========================  ======================================================
 
 A state is ``{"session", "game", "seat", "viewpoint", "scene", "text", "legal",
@@ -22,6 +24,13 @@ A state is ``{"session", "game", "seat", "viewpoint", "scene", "text", "legal",
 ``scene`` is already seen from the viewpoint (other seats' hands face down,
 without their cards).  Other viewpoints than your seat are refused (403)
 until the game is over.
+
+``vs`` names an agent: ``random``, ``rule``, ``ppo`` (the committed
+baseline) or a name the server's owner gave with ``cardenvs serve --agent
+NAME=SPEC``; a request never names a file.  A trained policy is loaded once
+and shared by every seat and game that plays it.  A game without a ``seed``
+draws one (its replay records it, so it re-plays).  ``tick`` defaults to the
+server's ``--tick`` (the page's tick field starts there too).
 
 Turn-based games: your move is played, then the agents play until it is your
 turn again, within the request.  Spit and Speed: the game runs in ticks of
@@ -31,18 +40,33 @@ agent's reply.  The clock advances when the page asks for the state, at most
 a few ticks at a time, so a game nobody looks at stands still; ``tick`` 0
 stops the clock (ticks only on your moves).
 
-Bad requests get ``{"error": "..."}`` with a 4xx status and change nothing:
-400 for malformed JSON, missing or bad fields, an unknown game or agent, a
-bad config or an illegal move; 404 for an unknown session or path; 403 for
-another seat's view; 409 for a move after the game is over.
+Every request is checked first (:mod:`.http_checks`): its ``Host`` and
+``Origin`` must name this server (403: other web pages and DNS rebinding
+are kept out), a POST's body must be ``application/json`` (415) with a
+``Content-Length`` (400 when missing or negative, 413 above 1 MB), arrive
+within the read timeout (408), and be a JSON object at most 32 deep with
+integers of at most 20 digits (400).  Each client address keeps at most
+:data:`MAX_CLIENT_SESSIONS` games (its next one replaces its own oldest);
+a server holding :data:`MAX_SESSIONS` refuses new clients' games (503)
+rather than end anyone's.
+
+Bad requests get ``{"error": "..."}`` with a 4xx status, name nothing on the
+server's disk and change nothing: 400 for malformed JSON, missing or bad
+fields, an unknown game or agent, a bad config or an illegal move; 404 for
+an unknown session or path; 403 for another seat's view or a foreign
+Host/Origin; 405 for a wrong method; 409 for a move after the game is over.
 """
 
 from __future__ import annotations
 
 import json
+import re
+import secrets
+import socket
+import sys
 import threading
 import time
-import uuid
+import traceback
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, urlparse
@@ -50,29 +74,48 @@ from urllib.parse import parse_qs, urlparse
 from cardenvs.registry import GAMES, spec
 
 from . import games
-from .agents import AgentsUnavailableError, act, load_agent
+from .agents import AgentsUnavailableError, AgentTable
+from .agents import act as agent_act
 from .canvas import to_text
+from .http_checks import ApiError, allowed_hosts, check_host_and_origin, read_json_request
 from .play import resolve_game
+from .play_page import games_list, play_page
 from .replay import recording_env, recording_parallel_env
-from .web import page
 
-MAX_SESSIONS = 200
+MAX_SESSIONS = 200  # games kept in all
+MAX_CLIENT_SESSIONS = 20  # games kept per client address: a client's 21st game replaces its own oldest
 MAX_CATCH_UP = 5  # ticks played at most per state request
 LOG_LINES = 40
-
-
-class ApiError(Exception):
-    def __init__(self, status: int, message: str):
-        super().__init__(message)
-        self.status = status
+TIMEOUT = 30.0  # seconds a client may take to send a request (each read, and a body in all)
+MAX_SEED = 2**63 - 1
+LINGER_SECONDS, LINGER_BYTES = 1.0, 1_000_000  # a closing connection's unread input, read and dropped
+HIDDEN = "(a card, face down)"
+PAGE_HEADERS = {
+    # the page needs nothing from anywhere but itself, and no other page may frame it
+    "Content-Security-Policy": "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; "
+    "connect-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+    "X-Frame-Options": "DENY",
+}
 
 
 class Session:
     """One game of a human seat against agents."""
 
-    def __init__(self, game: str, config: dict, seat: int, vs: str, seed: int | None, tick: float):
-        self.id = uuid.uuid4().hex[:16]
-        self.game, self.config, self.seat, self.vs, self.tick = game, config, seat, vs, tick
+    def __init__(
+        self,
+        game: str,
+        config: dict,
+        seat: int,
+        vs: str,
+        seed: int | None,
+        tick: float,
+        agents: AgentTable | None = None,
+        client: str = "",
+    ):
+        self.id = secrets.token_hex(16)
+        self.game, self.config, self.seat, self.vs, self.tick, self.client = game, config, seat, vs, tick, client
+        # a game without a seed draws one, so that its replay re-plays (the replay records it)
+        self.seed = secrets.randbelow(2**31) if seed is None else seed
         self.simultaneous = spec(game).simultaneous
         self.lock = threading.Lock()
         self.env = recording_parallel_env(game, **config) if self.simultaneous else recording_env(game, **config)
@@ -80,12 +123,13 @@ class Session:
         n = len(self.env.possible_agents)
         if not 0 <= seat < n:
             raise ApiError(400, f"seat must be 0..{n - 1} for {game} with this config, got {seat}")
-        self.agents = {s: load_agent(game, vs, (seed or 0) + 1 + s, config) for s in range(n) if s != seat}
+        agents = agents or AgentTable()
+        self.agents = {s: agents.make(game, vs, self.seed + 1 + s, config) for s in range(n) if s != seat}
         if self.simultaneous:
-            self.obs, _ = self.env.reset(seed=seed)
+            self.obs, _ = self.env.reset(seed=self.seed)
             self.wait = self.u.str_to_action("wait")
         else:
-            self.env.reset(seed=seed)
+            self.env.reset(seed=self.seed)
         self.log: list[tuple[int | None, str]] = []
         self.steps = 0
         self.last = time.monotonic()
@@ -117,7 +161,7 @@ class Session:
         while not self.done() and self._current() != self.seat:
             s = self._current()
             ob = self.env.observe(self.env.agent_selection)
-            a = act(self.agents[s], ob["observation"], ob["action_mask"])
+            a = agent_act(self.agents[s], ob["observation"], ob["action_mask"])
             self.log.append((s, self.u.action_to_str(a)))
             self.env.step(a)
             self.steps += 1
@@ -126,7 +170,7 @@ class Session:
         actions = {self.env.possible_agents[self.seat]: mine}
         for s, agent in self.agents.items():
             name = self.env.possible_agents[s]
-            actions[name] = act(agent, self.obs[name]["observation"], self.obs[name]["action_mask"])
+            actions[name] = agent_act(agent, self.obs[name]["observation"], self.obs[name]["action_mask"])
         texts = [self.u.action_to_str(int(actions[a])) for a in self.env.possible_agents]
         if any(t != "wait" for t in texts):
             self.log.append((None, ", ".join(f"player_{s} {t}" for s, t in enumerate(texts) if t != "wait")))
@@ -208,15 +252,71 @@ class Session:
             "tick": self.tick,
         }
 
+    def replay(self) -> dict[str, Any]:
+        """The game as a replay once it is over (seed and every action: it
+        re-plays); while it runs, only what this seat has seen: the moves in
+        order with their seats, others' private moves (Cancellation Hearts'
+        passes) hidden, and no seed (which would tell every hand)."""
+        if self.done():
+            return self.env.replay.to_dict()
+        if self.simultaneous:  # every move in Spit and Speed is public
+            moves = [{"seat": None, "action": list(tick)} for tick in self.env.replay.actions]
+        else:
+            moves = [
+                {"seat": s, "action": HIDDEN if s != self.seat and games.private_action(self.game, t) else t}
+                for s, t in self.log
+            ]
+        return {
+            "game": self.game,
+            "config": self.env.replay.config,
+            "players": self.env.replay.players,
+            "seat": self.seat,
+            "done": False,
+            "moves": moves,
+            "note": "the game is still running: this is what your seat has seen; "
+            "the whole replay (with its seed) is here once the game is over",
+        }
+
 
 class TableServer(ThreadingHTTPServer):
+    """The play server: sessions (games) by id, the agents it offers, and
+    the names it answers to (see :mod:`.http_checks`)."""
+
     daemon_threads = True
 
-    def __init__(self, address: tuple[str, int], tick: float = 1.0, quiet: bool = True):
+    def __init__(
+        self,
+        address: tuple[str, int],
+        tick: float = 1.0,
+        quiet: bool = True,
+        agents: AgentTable | None = None,
+        timeout: float = TIMEOUT,
+    ):
         super().__init__(address, Handler)
-        self.tick, self.quiet = tick, quiet
+        self.tick, self.quiet, self.request_timeout = tick, quiet, timeout
+        self.agents = agents or AgentTable()
+        self.hosts = allowed_hosts(*self.server_address[:2])
+        self.page = play_page(tick, self.agents.names)
         self.sessions: dict[str, Session] = {}
         self.lock = threading.Lock()
+
+    def shutdown_request(self, request: Any) -> None:
+        """Close a connection gracefully: what the client still sends (the
+        body of a refused request) is read and dropped for a moment, at most
+        :data:`LINGER_BYTES`, so that the close does not reset the connection
+        before the client has read the answer."""
+        try:
+            request.shutdown(socket.SHUT_WR)
+            request.settimeout(LINGER_SECONDS)
+            dropped = 0
+            while dropped < LINGER_BYTES:
+                chunk = request.recv(65536)
+                if not chunk:
+                    break
+                dropped += len(chunk)
+        except OSError:
+            pass
+        self.close_request(request)
 
     @property
     def url(self) -> str:
@@ -224,7 +324,17 @@ class TableServer(ThreadingHTTPServer):
         return f"http://{host}:{port}/"
 
     # ---------------------------------------------------------------- API
-    def new_game(self, body: dict) -> dict:
+    def info(self) -> dict:
+        """What this server offers: its agents, its default tick and its session limits."""
+        return {
+            "agents": self.agents.names,
+            "tick": self.tick,
+            "max_sessions": MAX_SESSIONS,
+            "max_sessions_per_client": MAX_CLIENT_SESSIONS,
+        }
+
+    def new_game(self, body: dict, client: str = "") -> dict:
+        """A new session for ``client`` (the peer's address) from a checked request body."""
         game_name = body.get("game")
         if not isinstance(game_name, str):
             raise ApiError(400, f"'game' must be a game's name, one of {list(GAMES)}")
@@ -239,42 +349,52 @@ class TableServer(ThreadingHTTPServer):
         tick = body.get("tick", self.tick)
         if not isinstance(seat, int) or isinstance(seat, bool):
             raise ApiError(400, f"'seat' must be an integer, got {seat!r}")
-        if not isinstance(vs, str):
-            raise ApiError(400, "'vs' must be random, rule, ppo or a checkpoint path")
-        if seed is not None and (not isinstance(seed, int) or isinstance(seed, bool)):
-            raise ApiError(400, f"'seed' must be an integer or null, got {seed!r}")
+        if not isinstance(vs, str) or vs not in self.agents.specs:
+            raise ApiError(400, f"unknown agent {vs!r}: 'vs' must be one of this server's agents {self.agents.names}")
+        if seed is not None and (not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed <= MAX_SEED):
+            raise ApiError(400, f"'seed' must be an integer from 0 to 2**63-1 or null, got {seed!r}")
         if not isinstance(tick, (int, float)) or isinstance(tick, bool) or not 0 <= tick <= 60:
             raise ApiError(400, f"'tick' must be a number of seconds from 0 to 60, got {tick!r}")
         config = {k: v for k, v in {**extra, **config}.items() if k != "render_mode"}
         try:
-            session = Session(game, config, seat, vs, seed, float(tick))
-        except (ValueError, TypeError, AgentsUnavailableError) as e:
+            session = Session(game, config, seat, vs, seed, float(tick), self.agents, client)
+        except (ValueError, TypeError, OverflowError, AgentsUnavailableError) as e:
             raise ApiError(400, str(e)) from None
-        with self.lock:
-            if len(self.sessions) >= MAX_SESSIONS:
-                self.sessions.pop(next(iter(self.sessions)))  # the oldest
-            self.sessions[session.id] = session
+        self._admit(session)
         with session.lock:
             return session.view(seat)
 
+    def _admit(self, session: Session) -> None:
+        """Keep ``session``: a client at its limit loses its own oldest game;
+        a full server refuses a new client (503) rather than end others' games."""
+        with self.lock:
+            mine = [sid for sid, s in self.sessions.items() if s.client == session.client]
+            if len(mine) >= MAX_CLIENT_SESSIONS or (len(self.sessions) >= MAX_SESSIONS and mine):
+                self.sessions.pop(mine[0])
+            elif len(self.sessions) >= MAX_SESSIONS:
+                raise ApiError(503, f"the server holds its {MAX_SESSIONS} games (other clients'): try again later")
+            self.sessions[session.id] = session
+
     def session(self, sid: Any) -> Session:
+        """The session called ``sid`` (400 without one, 404 for an unknown one)."""
         if not isinstance(sid, str) or not sid:
             raise ApiError(400, "'session' is missing")
         with self.lock:
             s = self.sessions.get(sid)
         if s is None:
-            raise ApiError(404, f"unknown session {sid!r}: start a new game (POST /api/new)")
+            raise ApiError(404, f"unknown session {sid[:40]!r}: start a new game (POST /api/new)")
         return s
 
     def state(self, query: dict) -> dict:
+        """The state of a session from a seat (its own, or any once the game is over)."""
         s = self.session(query.get("session"))
         vp_text = query.get("viewpoint", str(s.seat))
         if vp_text == "spectator":
             vp = None
-        elif vp_text.isdigit() and int(vp_text) < len(s.env.possible_agents):
+        elif re.fullmatch(r"[0-9]{1,3}", vp_text) and int(vp_text) < len(s.env.possible_agents):
             vp = int(vp_text)
         else:
-            raise ApiError(400, f"'viewpoint' must be a seat number or 'spectator', got {vp_text!r}")
+            raise ApiError(400, f"'viewpoint' must be a seat number or 'spectator', got {vp_text[:40]!r}")
         with s.lock:
             if vp != s.seat and not s.done():
                 raise ApiError(403, "the other seats' cards stay hidden until the game is over")
@@ -282,11 +402,13 @@ class TableServer(ThreadingHTTPServer):
             return s.view(vp)
 
     def replay(self, query: dict) -> dict:
+        """A session's replay (see :meth:`Session.replay`)."""
         s = self.session(query.get("session"))
         with s.lock:
-            return s.env.replay.to_dict()
+            return s.replay()
 
     def move(self, body: dict) -> dict:
+        """Play the human's move in a session; the state after the agents' replies."""
         s = self.session(body.get("session"))
         if "action" not in body:
             raise ApiError(400, "'action' is missing: a legal move's text or id")
@@ -297,168 +419,108 @@ class TableServer(ThreadingHTTPServer):
 
 
 class Handler(BaseHTTPRequestHandler):
+    """One connection: every request checked (:mod:`.http_checks`), then routed."""
+
     server: TableServer
     protocol_version = "HTTP/1.1"
+
+    def setup(self) -> None:
+        self.timeout = self.server.request_timeout  # the socket's read timeout: a silent client is dropped
+        super().setup()
 
     def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the base class's name
         if not self.server.quiet:
             super().log_message(format, *args)
 
-    def _send(self, status: int, body: bytes, ctype: str) -> None:
+    def _send(self, status: int, body: bytes, ctype: str, headers: dict[str, str] | None = None) -> None:
         self.send_response(status)
         self.send_header("Content-Type", ctype)
         self.send_header("Content-Length", str(len(body)))
         self.send_header("Cache-Control", "no-store")
+        self.send_header("X-Content-Type-Options", "nosniff")
+        for name, value in (headers or {}).items():
+            self.send_header(name, value)
+        if self.close_connection:
+            self.send_header("Connection", "close")
         self.end_headers()
         self.wfile.write(body)
 
     def _json(self, status: int, obj: Any) -> None:
         self._send(status, json.dumps(obj, separators=(",", ":")).encode(), "application/json")
 
+    def _route(self, method: str, path: str, query: dict[str, str]) -> Any:
+        server = self.server
+        routes = {
+            ("GET", "/api/games"): games_list,
+            ("GET", "/api/info"): server.info,
+            ("GET", "/api/state"): lambda: server.state(query),
+            ("GET", "/api/legal"): lambda: server.state(query)["legal"],
+            ("GET", "/api/replay"): lambda: server.replay(query),
+            ("POST", "/api/new"): lambda: server.new_game(self._body(), self.client_address[0]),
+            ("POST", "/api/move"): lambda: server.move(self._body()),
+        }
+        route = routes.get((method, path))
+        if route is None:
+            if any(p == path for _, p in routes):
+                raise ApiError(405, f"{method} is not allowed on {path}")
+            raise ApiError(404, f"no such page or API: {path[:80]}")
+        return route()
+
     def _body(self) -> dict:
-        try:
-            n = int(self.headers.get("Content-Length") or 0)
-        except ValueError:
-            raise ApiError(400, "bad Content-Length") from None
-        if n > 1_000_000:
-            raise ApiError(413, "request body too large")
-        raw = self.rfile.read(n) if n else b""
-        try:
-            body = json.loads(raw.decode("utf-8") or "null")
-        except (UnicodeDecodeError, json.JSONDecodeError) as e:
-            raise ApiError(400, f"malformed JSON: {e}") from None
-        if not isinstance(body, dict):
-            raise ApiError(400, "the request body must be a JSON object")
+        body = read_json_request(self.headers, self.rfile, self.server.request_timeout)
+        self.body_read = True
         return body
 
     def _handle(self, method: str) -> None:
-        url = urlparse(self.path)
-        query = {k: v[-1] for k, v in parse_qs(url.query).items()}
-        routes = {
-            ("GET", "/"): lambda: self._send(200, PAGE.encode(), "text/html; charset=utf-8"),
-            ("GET", "/api/games"): lambda: self._json(200, games_list()),
-            ("GET", "/api/state"): lambda: self._json(200, self.server.state(query)),
-            ("GET", "/api/legal"): lambda: self._json(200, self.server.state(query)["legal"]),
-            ("GET", "/api/replay"): lambda: self._json(
-                200, self.server.session(query.get("session")).env.replay.to_dict()
-            ),
-            ("POST", "/api/new"): lambda: self._json(200, self.server.new_game(self._body())),
-            ("POST", "/api/move"): lambda: self._json(200, self.server.move(self._body())),
-        }
+        self.body_read = method != "POST"
         try:
-            route = routes.get((method, url.path))
-            if route is None:
-                if any(path == url.path for _, path in routes):
-                    raise ApiError(405, f"{method} is not allowed on {url.path}")
-                raise ApiError(404, f"no such page or API: {url.path}")
-            route()
+            check_host_and_origin(self.headers, self.server.hosts)
+            url = urlparse(self.path)
+            if method == "GET" and url.path == "/":
+                self._send(200, self.server.page.encode(), "text/html; charset=utf-8", PAGE_HEADERS)
+                return
+            self._json(200, self._route(method, url.path, {k: v[-1] for k, v in parse_qs(url.query).items()}))
         except ApiError as e:
+            self.close_connection = self.close_connection or not self.body_read  # an unread body: not a request
             self._json(e.status, {"error": str(e)})
-        except Exception as e:  # a bug: say so rather than drop the connection
-            self._json(500, {"error": f"internal error: {type(e).__name__}: {e}"})
+        except Exception:  # a bug: say so (the details, which may name files, only in the server's log)
+            traceback.print_exc(file=sys.stderr)
+            self.close_connection = self.close_connection or not self.body_read
+            self._json(500, {"error": "internal error in the server (its log has the details)"})
 
     def do_GET(self) -> None:
+        """GET: the page and the read-only API."""
         self._handle("GET")
 
     def do_POST(self) -> None:
+        """POST: new games and moves (JSON bodies only)."""
         self._handle("POST")
 
 
-def games_list() -> list[dict[str, Any]]:
-    out = []
-    for g in GAMES.values():
-        out.append({"name": g.name, "title": g.title, "players": g.players, "simultaneous": g.simultaneous})
-    out.append({"name": "speed", "title": "Speed (spit_v0, variant speed)", "players": "2", "simultaneous": True})
-    return out
+def make_server(
+    host: str = "127.0.0.1",
+    port: int = 0,
+    tick: float = 1.0,
+    quiet: bool = True,
+    agents: dict[str, str] | None = None,
+    timeout: float = TIMEOUT,
+) -> TableServer:
+    """A server on (host, port) (port 0: a free one; see ``server.url``), not
+    yet serving.  ``agents``: named agents offered besides random, rule and
+    ppo (``{name: spec}``, see :func:`cardenvs.table.agents.parse_agent_option`);
+    ``timeout``: seconds a client may take over a request."""
+    return TableServer((host, port), tick=tick, quiet=quiet, agents=AgentTable(agents), timeout=timeout)
 
 
-SCRIPT = r"""
-let S = null, timer = null, vp = "me";
-const $ = id => document.getElementById(id);
-async function api(path, body) {
-  const r = await fetch(path, body === undefined ? {} :
-    {method: "POST", headers: {"Content-Type": "application/json"}, body: JSON.stringify(body)});
-  const j = await r.json();
-  if (!r.ok) throw new Error(j.error || ("HTTP " + r.status));
-  return j;
-}
-function fail(e) { $("error").textContent = String(e.message || e); }
-function render(j) {
-  $("error").textContent = "";
-  $("table").innerHTML = sceneSVG(j.scene, null);
-  let status;
-  if (j.done) {
-    const w = j.result.winners;
-    status = "Game over. " + (w.length ? "Winners: " + w.map(s => "player_" + s).join(", ") : "A draw.");
-    if (w.includes(j.seat)) status += " (you!)";
-  } else if (j.your_turn) {
-    status = j.simultaneous ? "Play whenever you like (the clock runs)." : "Your turn.";
-  } else {
-    status = "Waiting...";
-  }
-  $("status").textContent = `${j.title}: you are player_${j.seat} vs ${j.vs}; step ${j.steps}. ` + status;
-  $("status").dataset.steps = j.steps;
-  const moves = $("moves");
-  moves.innerHTML = "";
-  for (const m of j.legal) {
-    const b = document.createElement("button");
-    b.className = "move"; b.textContent = m.text; b.dataset.id = m.id;
-    b.onclick = () => api("/api/move", {session: S, action: m.text}).then(render).catch(fail);
-    moves.appendChild(b);
-  }
-  $("log").textContent = j.log.slice().reverse().join("\n");
-  $("spectate").disabled = !j.done;
-  if (timer && (j.done || !j.simultaneous)) { clearInterval(timer); timer = null; }
-}
-function refresh() {
-  if (!S) return;
-  const q = vp === "me" ? "" : "&viewpoint=spectator";
-  api("/api/state?session=" + S + q).then(render).catch(fail);
-}
-$("new").onclick = () => {
-  let config = {};
-  try { config = JSON.parse($("config").value || "{}"); } catch (e) { fail(new Error("config: " + e.message)); return; }
-  const body = {game: $("game").value, seat: +$("seat").value, vs: $("vs").value, config: config,
-                tick: +$("tick").value};
-  if ($("seed").value !== "") body.seed = +$("seed").value;
-  vp = "me";
-  api("/api/new", body).then(j => {
-    S = j.session; render(j);
-    if (timer) clearInterval(timer);
-    timer = j.simultaneous && j.tick > 0 ? setInterval(refresh, Math.max(150, j.tick * 500)) : null;
-  }).catch(fail);
-};
-$("spectate").onclick = () => { vp = vp === "me" ? "spectator" : "me"; refresh(); };
-"""
-
-
-def _page() -> str:
-    options = "".join(f"<option value='{g['name']}'>{g['title']}</option>" for g in games_list())
-    body = (
-        "<header><h1>cardenvs</h1>"
-        f"<label>game <select id='game'>{options}</select></label>"
-        "<label>your seat <input id='seat' type='number' value='0' min='0' max='10' style='width:4em'></label>"
-        "<label>against <select id='vs'><option>random</option><option>rule</option><option>ppo</option></select>"
-        "</label><label>seed <input id='seed' type='number' style='width:6em'></label>"
-        "<label>config <input id='config' value='{}' style='width:12em' title='game options as JSON'></label>"
-        "<label>tick (s) <input id='tick' type='number' value='1' step='0.1' min='0' style='width:4em'></label>"
-        "<button id='new'>new game</button><button id='spectate' disabled>all hands</button></header>"
-        "<main><div id='status'>Choose a game and press “new game”.</div><div id='error' class='err'></div>"
-        "<div id='moves'></div><div id='table'></div><div id='log'></div></main>"
-    )
-    return page("cardenvs: play", body, SCRIPT)
-
-
-PAGE = _page()
-
-
-def make_server(host: str = "127.0.0.1", port: int = 0, tick: float = 1.0, quiet: bool = True) -> TableServer:
-    """A server on (host, port) (port 0: a free one; see ``server.url``), not yet serving."""
-    return TableServer((host, port), tick=tick, quiet=quiet)
-
-
-def serve(host: str = "127.0.0.1", port: int = 8000, tick: float = 1.0, open_browser: bool = False) -> None:
-    server = make_server(host, port, tick, quiet=False)
+def serve(
+    host: str = "127.0.0.1",
+    port: int = 8000,
+    tick: float = 1.0,
+    open_browser: bool = False,
+    agents: dict[str, str] | None = None,
+) -> None:
+    """Serve the play page until Ctrl-C (``cardenvs serve``)."""
+    server = make_server(host, port, tick, quiet=False, agents=agents)
     print(f"cardenvs: serving the play page at {server.url} (Ctrl-C stops)", flush=True)
     if open_browser:
         import webbrowser
