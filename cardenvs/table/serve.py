@@ -479,7 +479,8 @@ class Handler(BaseHTTPRequestHandler):
             if method == "GET" and url.path == "/":
                 self._send(200, self.server.page.encode(), "text/html; charset=utf-8", PAGE_HEADERS)
                 return
-            self._json(200, self._route(method, url.path, {k: v[-1] for k, v in parse_qs(url.query).items()}))
+            query = {k: v[-1] for k, v in parse_qs(url.query, keep_blank_values=True).items()}
+            self._json(200, self._route(method, url.path, query))
         except ApiError as e:
             self.close_connection = self.close_connection or not self.body_read  # an unread body: not a request
             self._json(e.status, {"error": str(e)})
