@@ -97,7 +97,9 @@ def cmd_play(args: argparse.Namespace) -> int:
         return play(args.game, args.seat, args.vs, args.seed, _config(args.config), replay_path=args.save_replay)
     except (ValueError, AgentsUnavailableError) as e:
         return _fail(str(e))
-    except OSError as e:  # the replay could not be written
+    except OSError as e:
+        if e.filename is None or e.filename != args.save_replay:  # not the replay (e.g. stdout closed)
+            raise
         return _file_error(args.save_replay, e)
 
 

@@ -98,7 +98,9 @@ def test_record_game_with_agents_and_bad_replays():
         Replay.from_dict({"game": "pepper_v0"})
     with pytest.raises(ValueError, match="unknown game"):
         Replay.from_dict({**r.to_dict(), "game": "chess_v0"})
-    broken = Replay.from_dict({**r.to_dict(), "actions": r.actions[:3] + ["bid 99"]})
+    with pytest.raises(ValueError, match="action 3 'bid 99' is not an action of pepper_v0"):
+        Replay.from_dict({**r.to_dict(), "actions": r.actions[:3] + ["bid 99"]})
+    broken = Replay.from_dict({**r.to_dict(), "actions": r.actions[:3] + ["play 9C"]})  # a text, not legal there
     with pytest.raises(ValueError, match="replay step 3"):
         broken.states()
     with pytest.raises(ValueError, match="seats"):

@@ -5,10 +5,14 @@ The table is printed as text from the human's seat (the others' hands as
 its number or its text; ``q`` quits.  Input is read line by line, so a game
 can be scripted through stdin.  Spit and Speed are played tick by tick (one
 action each per tick, ``wait`` included): a terminal cannot do real time.
+
+A game without a seed draws one (:func:`.replay.draw_seed`) and prints it,
+so the game can be played again and its replay re-plays.
 """
 
 from __future__ import annotations
 
+import os
 import sys
 from typing import Any, TextIO
 
@@ -16,7 +20,7 @@ from cardenvs.registry import GAMES, spec
 
 from . import games, text
 from .agents import act, load_agent
-from .replay import recording_env, recording_parallel_env
+from .replay import draw_seed, recording_env, recording_parallel_env
 
 ALIASES = {"hearts": "cancellation_hearts_v0", "speed": "spit_v0"}
 
@@ -76,9 +80,12 @@ def play(
     out: TextIO | None = None,
     replay_path: str | None = None,
 ) -> int:
-    """Play one game; returns 0 when it was played to the end, 1 when quit."""
+    """Play one game; returns 0 when it was played to the end, 1 when quit.
+    ``seed`` None draws one (printed, and recorded in the replay)."""
     inp = inp or sys.stdin
     out = out or sys.stdout
+    if replay_path and not os.path.isdir(os.path.dirname(os.path.abspath(replay_path))):
+        raise ValueError(f"cannot save the replay to {replay_path}: its folder does not exist")
     name, extra = resolve_game(game)
     config = {**extra, **(config or {})}
     simultaneous = spec(name).simultaneous
@@ -86,9 +93,9 @@ def play(
     n = len(env.possible_agents)
     if not 0 <= seat < n:
         raise ValueError(f"--seat must be 0..{n - 1} for {name} with this config, got {seat}")
-    base = 0 if seed is None else seed
-    others = {s: load_agent(name, vs, base + 1 + s, config) for s in range(n) if s != seat}
-    out.write(f"{name}: you are player_{seat}; the others are {vs}. Moves by number or text, q quits.\n")
+    seed = draw_seed() if seed is None else seed
+    others = {s: load_agent(name, vs, seed + 1 + s, config) for s in range(n) if s != seat}
+    out.write(f"{name} (seed {seed}): you are player_{seat}; the others are {vs}. Moves by number or text, q quits.\n")
     try:
         if simultaneous:
             _play_ticks(env, seat, others, seed, inp, out)

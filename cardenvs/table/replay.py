@@ -15,13 +15,19 @@ Record one from
 ``replay.states()`` re-plays the actions (deterministic seeds and decks) and
 returns the state after each step.  Turn-based games store one action text
 per step; Spit/Speed one list of texts (one per seat) per tick.
+
+Every replay has a seed: a recording env reset without one draws one
+(:func:`draw_seed`) and records it.  A replay read from a file or a dict is
+checked field by field (:mod:`.replay_check`); a bad one raises
+:class:`ReplayError`, a ``ValueError`` saying what is wrong.
 """
 
 from __future__ import annotations
 
 import importlib
 import json
-import re
+import operator
+import secrets
 from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass, field
 from typing import Any
@@ -32,14 +38,55 @@ import cardenvs
 from cardenvs.registry import spec
 
 from .agents import act, agent_name, load_agent
+from .replay_check import CARD, FORMAT, VERSION, ReplayError, check_fields, check_replay
 
-FORMAT = "cardenvs-replay"
-VERSION = 1
-CARD = re.compile(r"^([2-9TJQKA][CDHS]|JK)$")
+__all__ = [
+    "CARD",
+    "FORMAT",
+    "VERSION",
+    "Replay",
+    "ReplayError",
+    "VectorRecorder",
+    "deck_of",
+    "draw_seed",
+    "record_game",
+    "recording_env",
+    "recording_parallel_env",
+]
+
+# A game played without a seed draws one below this (and records it): small
+# enough to type back, and exact wherever the replay's JSON is read (JavaScript).
+SEED_DRAW_LIMIT = 2**31
+
+
+def draw_seed(rng: np.random.Generator | None = None) -> int:
+    """A seed ``0 <= seed < 2**31`` for a game played without one, so that its
+    replay re-plays: drawn from ``rng`` when given (an env seeded before goes
+    on deterministically), else from the operating system's entropy.  The
+    play page's new-game path and ``cardenvs play`` record games with it."""
+    if rng is not None:
+        return int(rng.integers(SEED_DRAW_LIMIT))
+    return secrets.randbelow(SEED_DRAW_LIMIT)
+
+
+def _seed_of(env: Any, seed: Any) -> int:
+    """The seed a recording env resets with: ``seed`` as an int, or drawn
+    (from the env's generator when an earlier reset seeded it, so that
+    ``reset(seed=s)`` then ``reset()`` stays deterministic)."""
+    if seed is not None:
+        return operator.index(seed)
+    u = env.unwrapped
+    rng = getattr(u, "_rng", None) or getattr(getattr(u, "parallel", None), "_rng", None)
+    return draw_seed(rng if isinstance(rng, np.random.Generator) else None)
 
 
 @dataclass
 class Replay:
+    """A game as the library saves it: its game, config, seed, reset options
+    and action texts (plus who played and the result).  Files and dicts are
+    read with :meth:`load`, :meth:`loads` and :meth:`from_dict`, which check
+    everything (:meth:`check`) and raise :class:`ReplayError` otherwise."""
+
     game: str
     config: dict[str, Any] = field(default_factory=dict)
     seed: int | None = None
@@ -58,14 +105,17 @@ class Replay:
         return {"format": FORMAT, "version": VERSION, **asdict(self)}
 
     @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> Replay:
-        if d.get("format") != FORMAT:
-            raise ValueError(f"not a cardenvs replay (format {d.get('format')!r}, expected {FORMAT!r})")
-        if d.get("version") != VERSION:
-            raise ValueError(f"replay version {d.get('version')!r} is not supported (this library reads {VERSION})")
-        fields = {k: d[k] for k in cls.__dataclass_fields__ if k in d}
-        spec(fields.get("game", ""))  # ValueError naming the games
-        return cls(**fields)
+    def from_dict(cls, d: Any) -> Replay:
+        """The replay a dict (parsed JSON) describes, checked (:meth:`check`);
+        :class:`ReplayError` (a ``ValueError``) says what is wrong otherwise."""
+        return cls(**check_fields(d)).check()
+
+    def check(self) -> Replay:
+        """Raise :class:`ReplayError` unless this is a replay of its game as
+        this library writes them (every field, action text and recorded state;
+        :mod:`cardenvs.table.replay_check` lists the checks); returns self."""
+        check_replay(self)
+        return self
 
     def dumps(self) -> str:
         return json.dumps(self.to_dict(), separators=(",", ":"))
@@ -75,9 +125,33 @@ class Replay:
             f.write(self.dumps())
 
     @classmethod
+    def loads(cls, text: str | bytes, path: str | None = None) -> Replay:
+        """The replay in a JSON text, checked; :class:`ReplayError` (its
+        message starting with ``path`` when given) for anything else."""
+        try:
+            if isinstance(text, bytes):
+                text = text.decode("utf-8")
+            d = json.loads(text, parse_constant=_no_constant)
+        except UnicodeDecodeError:
+            raise ReplayError("not a replay: not UTF-8 text", path) from None
+        except json.JSONDecodeError as e:
+            raise ReplayError(f"not a replay: not JSON ({e.msg} at line {e.lineno} column {e.colno})", path) from None
+        except RecursionError:
+            raise ReplayError("not a replay: JSON nested too deeply", path) from None
+        except ValueError as e:  # a number beyond Python's digit limit, NaN or Infinity
+            raise ReplayError(f"not a replay: {e}", path) from None
+        try:
+            return cls.from_dict(d)
+        except ReplayError as e:
+            raise ReplayError(str(e), path) from None
+
+    @classmethod
     def load(cls, path: str) -> Replay:
-        with open(path) as f:
-            return cls.from_dict(json.load(f))
+        """The replay saved in the file ``path``, checked; ``OSError`` when the
+        file cannot be read, :class:`ReplayError` (``"PATH: what is wrong"``)
+        when it is not a replay this library can re-play."""
+        with open(path, "rb") as f:
+            return cls.loads(f.read(), str(path))
 
     # ------------------------------------------------------------ replay
     @property
@@ -122,6 +196,10 @@ class Replay:
         return [s for s, _, _ in self.steps(limit)]
 
 
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a number a replay holds")
+
+
 def result_of(state: dict[str, Any]) -> dict[str, Any] | None:
     if not state.get("done"):
         return None
@@ -152,6 +230,7 @@ class RecordingEnv(BaseWrapper):
         self._tick: list[str] = []
 
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        seed = _seed_of(self, seed)  # drawn when None: every replay re-plays
         super().reset(seed=seed, options=options)
         self.replay = Replay(self.replay.game, self.replay.config, seed, _jsonable(options))
         self._tick = []
@@ -181,6 +260,7 @@ class RecordingParallelEnv(BaseParallelWrapper):
         self.replay = Replay(game, dict(config))
 
     def reset(self, seed: int | None = None, options: dict | None = None):
+        seed = _seed_of(self, seed)  # drawn when None: every replay re-plays
         out = self.env.reset(seed=seed, options=options)
         self.replay = Replay(self.replay.game, self.replay.config, seed, _jsonable(options))
         return out

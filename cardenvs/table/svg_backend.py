@@ -13,7 +13,7 @@ import math
 from typing import Any
 from xml.sax.saxutils import escape, quoteattr
 
-from .canvas import BACK, CARD_H, CARD_W, TURN, suit_colour
+from .canvas import BACK, CARD_H, CARD_W, INK, TURN, suit_colour
 
 # Suit symbols in a unit box centred on (0, 0): circles (cx, cy, r) and polygons.
 SUIT_SHAPES: dict[str, dict[str, list]] = {
@@ -41,16 +41,24 @@ FONT = "DejaVu Sans, Verdana, Arial, sans-serif"
 
 
 def rank_text(card: str) -> str:
-    return "JK" if card == "JK" else RANK_TEXT.get(card[0], card[0])
+    return "JK" if card == "JK" else RANK_TEXT.get(card[:1], card[:1])
 
 
 def _n(v: float) -> str:
-    v = round(v, 2)
+    v = round(float(v), 2)
     return str(int(v)) if v == int(v) else str(v)
 
 
+def _a(v: Any) -> str:
+    """A value for a double-quoted attribute, escaped (scenes may be drawn
+    from a file: nothing in one can end the attribute)."""
+    return escape(str(v), {'"': "&quot;", "'": "&#39;"})
+
+
 def pip_svg(x: float, y: float, suit: str, size: float) -> str:
-    shape = SUIT_SHAPES[suit]
+    shape = SUIT_SHAPES.get(suit) if isinstance(suit, str) else None
+    if shape is None:  # not a suit (a scene built by hand): no pip
+        return ""
     fill = suit_colour(suit)
     parts = [
         f'<circle cx="{_n(x + cx * size)}" cy="{_n(y + cy * size)}" r="{_n(r * size)}" fill="{fill}"/>'
@@ -68,13 +76,13 @@ def card_svg(it: dict[str, Any]) -> str:
     head = f'transform="translate({_n(x)},{_n(y)}) scale({_n(s)})"'
     w, h = CARD_W, CARD_H
     if "c" not in it:
-        owner = f' data-owner="{it["o"]}"' if "o" in it else ""
+        owner = f' data-owner="{_a(it["o"])}"' if "o" in it else ""
         return (
             f'<g class="card back"{owner} {head}>'
             f'<rect width="{w}" height="{h}" rx="4" fill="{BACK}" stroke="#0d1f45"/>'
             f'<rect x="4" y="4" width="{w - 8}" height="{h - 8}" rx="3" fill="none" stroke="#8fa8e0"/></g>'
         )
-    card = it["c"]
+    card = str(it["c"])
     out = [f'<g class="card" data-card={quoteattr(card)} {head}>']
     out.append(f'<rect width="{w}" height="{h}" rx="4" fill="#fdfdf8" stroke="#555"/>')
     if card == "JK":
@@ -82,10 +90,11 @@ def card_svg(it: dict[str, Any]) -> str:
         pts = " ".join(f"{_n(22 + px * 26)},{_n(38 + py * 26)}" for px, py in STAR)
         out.append(f'<polygon points="{pts}" fill="#6a1b9a"/>')
     else:
-        colour = suit_colour(card[1])
-        out.append(f'<text x="4" y="15" font-size="14" font-weight="bold" fill="{colour}">{rank_text(card)}</text>')
-        out.append(pip_svg(10, 24, card[1], 10))
-        out.append(pip_svg(26, 42, card[1], 22))
+        suit = card[1:2]
+        text = escape(rank_text(card))
+        out.append(f'<text x="4" y="15" font-size="14" font-weight="bold" fill="{suit_colour(suit)}">{text}</text>')
+        out.append(pip_svg(10, 24, suit, 10))
+        out.append(pip_svg(26, 42, suit, 22))
     mark = it.get("m")
     if mark == "x":
         out.append(f'<rect width="{w}" height="{h}" rx="4" fill="#777" fill-opacity="0.55"/>')
@@ -99,7 +108,7 @@ def card_svg(it: dict[str, Any]) -> str:
         out.append(f'<rect x="{_n(bx)}" y="{_n(by)}" width="{_n(bw)}" height="14" rx="3" fill="{TURN}"/>')
         out.append(
             f'<text x="{_n(bx + bw / 2)}" y="{_n(by + 11)}" font-size="11" font-weight="bold" text-anchor="middle" '
-            f'fill="#222">{escape(mark)}</text>'
+            f'fill="#222">{escape(str(mark))}</text>'
         )
     return "".join(out)
 
@@ -109,19 +118,19 @@ def item_svg(it: dict[str, Any]) -> str:
     if k == "card":
         return card_svg(it)
     if k == "text":
-        attrs = f'x="{_n(it["x"])}" y="{_n(it["y"])}" font-size="{it.get("z", 13)}" fill="{it.get("f", "#f4f4ee")}"'
+        attrs = f'x="{_n(it["x"])}" y="{_n(it["y"])}" font-size="{_n(it.get("z", 13))}" fill="{_a(it.get("f", INK))}"'
         if it.get("a"):
-            attrs += f' text-anchor="{it["a"]}"'
+            attrs += f' text-anchor="{_a(it["a"])}"'
         if it.get("b"):
             attrs += ' font-weight="bold"'
-        return f"<text {attrs}>{escape(it['t'])}</text>"
+        return f"<text {attrs}>{escape(str(it['t']))}</text>"
     if k == "box":
         attrs = f'x="{_n(it["x"])}" y="{_n(it["y"])}" width="{_n(it["w"])}" height="{_n(it["h"])}"'
-        attrs += f' fill="{it.get("f", "none")}"'
+        attrs += f' fill="{_a(it.get("f", "none"))}"'
         if it.get("e"):
-            attrs += f' stroke="{it["e"]}" stroke-width="{it.get("lw", 1)}"'
+            attrs += f' stroke="{_a(it["e"])}" stroke-width="{_n(it.get("lw", 1))}"'
         if it.get("r"):
-            attrs += f' rx="{it["r"]}"'
+            attrs += f' rx="{_n(it["r"])}"'
         return f"<rect {attrs}/>"
     if k == "pip":
         return pip_svg(it["x"], it["y"], it["s"], it.get("z", 14))
@@ -129,7 +138,7 @@ def item_svg(it: dict[str, Any]) -> str:
 
 
 def to_svg(scene: dict[str, Any]) -> str:
-    w, h = scene["w"], scene["h"]
+    w, h = _n(scene["w"]), _n(scene["h"])
     body = "".join(item_svg(it) for it in scene["items"])
     return (
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" viewBox="0 0 {w} {h}" '

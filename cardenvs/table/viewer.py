@@ -13,6 +13,13 @@ at most ``max_steps`` steps go into one file (2,000 by default: a long game
 is cut, and the page says so; ``start`` picks where the window begins).
 Actions private to a seat (Cancellation Hearts' passed cards) are captioned
 without their card for the other seats.
+
+A replay file may come from anywhere, so the page is safe whatever it holds:
+the replay is checked first (:meth:`Replay.check`, a ``ValueError`` for a
+bad one), every value the page writes is escaped (text nodes, ``esc`` in the
+renderer, :func:`html.escape` here) and the embedded JSON has no ``<``, ``>``
+or ``&`` (:func:`.web.script_json`); and the page allows no script but its
+own (a Content-Security-Policy with the script's hash).
 """
 
 from __future__ import annotations
@@ -85,6 +92,7 @@ def viewer_data(
     """What the viewer page embeds (see the module docstring)."""
     if max_steps < 1 or start < 0:
         raise ValueError("max_steps must be >= 1 and start >= 0")
+    replay.check()  # ReplayError (a ValueError) for a replay this library did not write
     total = len(replay.actions)
     stop = min(total, start + max_steps - 1)
     items: list[Any] = []
@@ -187,10 +195,11 @@ def build_html(replay: Replay, max_steps: int = MAX_STEPS, start: int = 0, progr
         f"<main><div id='caption'></div><div id='table'></div>{cut}"
         f"<p id='log'>{players}<br>{result}<br>{html.escape(replay.note)}</p></main>"
     )
-    return page(html.escape(title), body, SCRIPT, data)
+    return page(html.escape(title), body, SCRIPT, data, sealed=True)
 
 
 def write_html(replay: Replay, path: str, **kw: Any) -> str:
+    """Write the viewer page of ``replay`` to ``path`` (see :func:`build_html`)."""
     with open(path, "w") as f:
         f.write(build_html(replay, **kw))
     return path

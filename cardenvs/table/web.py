@@ -4,6 +4,8 @@ into each page so that nothing is fetched from the network."""
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import json
 
 from .canvas import BACK, CARD_H, CARD_W, FELT, INK, TURN
@@ -34,11 +36,14 @@ RENDER_JS = (
     "const K = "
     + _CONSTANTS
     + r""";
-const ESC = {"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;"};
-function esc(s) { return String(s).replace(/[&<>"]/g, c => ESC[c]); }
-function n(v) { return String(Math.round(v * 100) / 100); }
+// Every value written into the SVG text goes through esc (text, attributes) or n (numbers):
+// a scene drawn from a file may hold anything.
+const ESC = {"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;"};
+function esc(s) { return String(s).replace(/[&<>"']/g, c => ESC[c]); }
+function n(v) { return String(Math.round(Number(v) * 100) / 100); }
 function suitColour(s) { return (s === "D" || s === "H") ? "#c0262d" : "#1a1a1a"; }
 function pipSVG(x, y, suit, size) {
+  if (!Object.prototype.hasOwnProperty.call(K.SUITS, suit)) return "";
   const sh = K.SUITS[suit], f = suitColour(suit); let out = "";
   for (const [cx, cy, r] of sh.circles) {
     out += `<circle cx="${n(x + cx * size)}" cy="${n(y + cy * size)}" r="${n(r * size)}" fill="${f}"/>`;
@@ -59,7 +64,7 @@ function cardSVG(it, vp) {
     return `<g class="card back" ${head}><rect width="${w}" height="${h}" rx="4" fill="${K.BACK}" stroke="#0d1f45"/>` +
       `<rect x="4" y="4" width="${w - 8}" height="${h - 8}" rx="3" fill="none" stroke="#8fa8e0"/></g>`;
   }
-  const c = it.c;
+  const c = String(it.c);
   let out = `<g class="card" data-card="${esc(c)}" ${head}>`;
   out += `<rect width="${w}" height="${h}" rx="4" fill="#fdfdf8" stroke="#555"/>`;
   if (c === "JK") {
@@ -67,7 +72,7 @@ function cardSVG(it, vp) {
     const pts = K.STAR.map(([px, py]) => n(22 + px * 26) + "," + n(38 + py * 26)).join(" ");
     out += `<polygon points="${pts}" fill="#6a1b9a"/>`;
   } else {
-    out += `<text x="4" y="15" font-size="14" font-weight="bold" fill="${suitColour(c[1])}">${rankText(c)}</text>`;
+    out += `<text x="4" y="15" font-size="14" font-weight="bold" fill="${suitColour(c[1])}">${esc(rankText(c))}</text>`;
     out += pipSVG(10, 24, c[1], 10) + pipSVG(26, 42, c[1], 22);
   }
   if (it.m === "x") {
@@ -90,15 +95,15 @@ function cardSVG(it, vp) {
 function itemSVG(it, vp) {
   if (it.k === "card") return cardSVG(it, vp);
   if (it.k === "text") {
-    let a = `x="${n(it.x)}" y="${n(it.y)}" font-size="${it.z || 13}" fill="${it.f || K.INK}"`;
-    if (it.a) a += ` text-anchor="${it.a}"`;
+    let a = `x="${n(it.x)}" y="${n(it.y)}" font-size="${n(it.z || 13)}" fill="${esc(it.f || K.INK)}"`;
+    if (it.a) a += ` text-anchor="${esc(it.a)}"`;
     if (it.b) a += ` font-weight="bold"`;
     return `<text ${a}>${esc(it.t)}</text>`;
   }
   if (it.k === "box") {
-    let a = `x="${n(it.x)}" y="${n(it.y)}" width="${n(it.w)}" height="${n(it.h)}" fill="${it.f || "none"}"`;
-    if (it.e) a += ` stroke="${it.e}" stroke-width="${it.lw || 1}"`;
-    if (it.r) a += ` rx="${it.r}"`;
+    let a = `x="${n(it.x)}" y="${n(it.y)}" width="${n(it.w)}" height="${n(it.h)}" fill="${esc(it.f || "none")}"`;
+    if (it.e) a += ` stroke="${esc(it.e)}" stroke-width="${n(it.lw || 1)}"`;
+    if (it.r) a += ` rx="${n(it.r)}"`;
     return `<rect ${a}/>`;
   }
   if (it.k === "pip") return pipSVG(it.x, it.y, it.s, it.z || 14);
@@ -106,22 +111,43 @@ function itemSVG(it, vp) {
 }
 function sceneSVG(scene, vp) {
   const body = scene.items.map(it => itemSVG(it, vp)).join("");
-  const size = `width="${scene.w}" height="${scene.h}" viewBox="0 0 ${scene.w} ${scene.h}"`;
+  const w = n(scene.w), h = n(scene.h), size = `width="${w}" height="${h}" viewBox="0 0 ${w} ${h}"`;
   return `<svg xmlns="http://www.w3.org/2000/svg" ${size} font-family="${K.FONT}">${body}</svg>`;
 }
 """
 )
 
 
-def page(title: str, body: str, script: str, data: object | None = None) -> str:
+# Characters escaped in JSON embedded in a <script> element: with none of <, > and &
+# left, no text in the data can end the element or start an HTML comment in it
+# ("<!--<script>" would swallow the rest of the page); U+2028/9 for old parsers.
+_JSON_ESCAPES = {ord("<"): "\\u003c", ord(">"): "\\u003e", ord("&"): "\\u0026", 0x2028: "\\u2028", 0x2029: "\\u2029"}
+
+
+def script_json(data: object) -> str:
+    """``data`` as JSON that can stand inside a ``<script>`` element as it
+    is (``JSON.parse`` of the element's text gives ``data`` back)."""
+    return json.dumps(data, separators=(",", ":")).translate(_JSON_ESCAPES)
+
+
+def page(title: str, body: str, script: str, data: object | None = None, sealed: bool = False) -> str:
     """A self-contained HTML page: inline CSS, the renderer, ``data`` as JSON
-    (``window.DATA``) and the page's own ``script``."""
+    (in ``<script id="data">``, see :func:`script_json`) and the page's own
+    ``script``.  ``title`` and ``body`` are HTML: the caller escapes them.
+    ``sealed``: the page says (Content-Security-Policy) that nothing but its
+    own script runs and nothing is fetched: no inline handler, no other
+    script, no request, whatever a value written into it holds."""
     data_js = ""
     if data is not None:
-        blob = json.dumps(data, separators=(",", ":")).replace("</", "<\\/")
-        data_js = f'<script id="data" type="application/json">{blob}</script>'
+        data_js = f'<script id="data" type="application/json">{script_json(data)}</script>'
+    code = f"{RENDER_JS}\n{script}"
+    policy = ""
+    if sealed:
+        digest = base64.b64encode(hashlib.sha256(code.encode()).digest()).decode()
+        rules = f"default-src 'none'; script-src 'sha256-{digest}'; style-src 'unsafe-inline'; img-src data:"
+        policy = f"<meta http-equiv='Content-Security-Policy' content=\"{rules}\">"
     return (
-        "<!DOCTYPE html>\n<html lang='en'><head><meta charset='utf-8'>"
+        f"<!DOCTYPE html>\n<html lang='en'><head><meta charset='utf-8'>{policy}"
         f"<meta name='viewport' content='width=device-width, initial-scale=1'><title>{title}</title>"
-        f"<style>{CSS}</style></head><body>{body}{data_js}<script>{RENDER_JS}\n{script}</script></body></html>\n"
+        f"<style>{CSS}</style></head><body>{body}{data_js}<script>{code}</script></body></html>\n"
     )
