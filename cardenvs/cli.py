@@ -320,8 +320,8 @@ def parser() -> argparse.ArgumentParser:
         action="append",
         metavar="NAME=SPEC",
         help="offer another agent by NAME (repeatable): SPEC is random, rule, ppo, ppo:PATH or the PATH of an "
-        "SB3 checkpoint. Requests name agents only (random, rule, ppo and these), never a file. "
-        "Loading a checkpoint runs the code pickled in it: name only files you trust",
+        "saved policy (a cardenvs .npz or an SB3 zip). Requests name agents only (random, rule, ppo and these), "
+        "never a file. An SB3 zip is a pickle, which can run code: name only files you trust",
     )
     sp.set_defaults(func=cmd_serve)
 

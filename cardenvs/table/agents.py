@@ -91,9 +91,9 @@ def parse_agent_option(text: str) -> tuple[str, str]:
 
     NAME: lower-case letters, digits, ``_`` and ``-`` (at most 32), not one
     of ``random``, ``rule``, ``ppo``.  SPEC: ``random``, ``rule``, ``ppo``,
-    ``ppo:PATH`` or the PATH of an SB3 checkpoint (which must exist; it is
-    loaded as the server's own user, and loading a checkpoint runs the
-    code pickled in it: name only files you trust).  ValueError otherwise."""
+    ``ppo:PATH`` or the PATH of a saved policy (which must exist; the
+    server loads it as its own user, and an SB3 zip is a pickle, which can
+    run code: name only files you trust).  ValueError otherwise."""
     name, sep, spec = text.partition("=")
     name, spec = name.strip(), spec.strip()
     if not sep or not AGENT_NAME.match(name):
