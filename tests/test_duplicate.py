@@ -1,0 +1,242 @@
+"""Duplicate matches (cardenvs.agents.duplicate): the same deals in every
+seating, replays from the seed, the outcomes and the paired interval."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from cardenvs.agents.base import Agent, RandomAgent
+from cardenvs.agents.duplicate import (
+    AgentError,
+    DuplicateRecord,
+    duplicate_match,
+    duplicate_seatings,
+    finishing_ranks,
+    pair_values,
+    paired_interval,
+    play_duplicate,
+    summarise_pair,
+    t_quantile,
+    win_shares,
+)
+from cardenvs.agents.duplicate_play import Copy
+from cardenvs.agents.registry import make_agent
+from cardenvs.vector import rules_class
+
+TURN_BASED = [
+    ("pepper_v0", {}),
+    ("pepper_v0", {"num_players": 3}),
+    ("cancellation_hearts_v0", {}),
+    ("push_v0", {}),
+]
+
+
+def deal_seen(game: str, config: dict, agent: Agent, key: int, deal: int, rows: int = 3) -> list[dict]:
+    """Each row's state_dict right after its ``deal``-th deal (0: at reset),
+    the games played by ``agent`` at every seat."""
+    copy = Copy(game, config, rows, key, False)
+    seen: dict[int, dict] = {}
+    try:
+        while len(seen) < rows:
+            for row in range(rows):
+                if row not in seen and copy.state.hand_number[row] == deal:
+                    seen[row] = copy.engine.state_dict(row)
+            live = copy.live()
+            obs, mask = copy.observe(live, None)
+            actions = np.zeros(rows, np.int64)
+            actions[live] = agent.act_batch(obs, mask)
+            copy.step(actions)
+    finally:
+        copy.close()
+    return [seen[row] for row in range(rows)]
+
+
+def cards_by_seat(d: dict) -> dict:
+    keep = ("hands", "dealer", "stock", "discard", "widow", "dead_hand")
+    return {k: d[k] for k in keep if k in d}
+
+
+@pytest.mark.parametrize("game, config", TURN_BASED)
+def test_the_same_deal_by_seat_in_every_copy(game, config):
+    # two copies keyed alike, played differently (the rule agent everywhere, random play everywhere):
+    # the same cards at every seat at the reset and right after the 2nd deal
+    rule, rand = make_agent(game, "rule", **config), RandomAgent(5)
+    for deal in (0, 1):
+        a = deal_seen(game, config, rule, key=77, deal=deal)
+        b = deal_seen(game, config, rand, key=77, deal=deal)
+        assert [cards_by_seat(x) for x in a] == [cards_by_seat(x) for x in b]
+        assert all(x["hand_number"] == deal for x in a + b)
+    other = deal_seen(game, config, rand, key=78, deal=0)
+    assert [cards_by_seat(x) for x in other] != [cards_by_seat(x) for x in a]
+
+
+@pytest.mark.parametrize("variant", ["spit", "speed"])
+def test_spit_copies_share_the_first_deal(variant):
+    def first(key: int) -> list[dict]:
+        copy = Copy("spit_v0", {"variant": variant}, 3, key, False)
+        try:
+            return [copy.engine.state_dict(row) for row in range(3)]
+        finally:
+            copy.close()
+
+    strip = ("tick",)
+    a, b = first(5), first(5)
+    assert [{k: v for k, v in d.items() if k not in strip} for d in a] == [
+        {k: v for k, v in d.items() if k not in strip} for d in b
+    ]
+    assert first(6) != a
+
+
+def test_seatings_per_game():
+    pepper4 = duplicate_seatings(rules_class("pepper_v0")())
+    assert pepper4.tolist() == [[0, 1, 0, 1], [1, 0, 1, 0]]
+    assert duplicate_seatings(rules_class("spit_v0")()).tolist() == [[0, 1], [1, 0]]
+    assert duplicate_seatings(rules_class("pepper_v0")(num_players=2)).tolist() == [[0, 1], [1, 0]]
+    hearts = duplicate_seatings(rules_class("cancellation_hearts_v0")(num_players=7))
+    assert hearts.shape == (14, 7)
+    # each agent alone at every seat once, the other everywhere else
+    assert (hearts[:7] == 1 - np.eye(7)).all() and (hearts[7:] == np.eye(7)).all()
+
+
+def test_a_run_replays_from_its_seed():
+    def run(seed: int) -> DuplicateRecord:
+        agents = [RandomAgent(seed + 1), RandomAgent(seed + 2)]
+        return play_duplicate("pepper_v0", agents, 6, seed=seed, batch=4, num_players=3, max_hands=3)
+
+    a, b, c = run(3), run(3), run(4)
+    assert a.to_json() == b.to_json()
+    assert a.scores.shape == (6, 6, 3)
+    assert not np.array_equal(a.scores, c.scores)
+    assert DuplicateRecord.from_json(a.to_json()).to_json() == a.to_json()
+
+
+def test_copies_played_alike_are_the_same_game():
+    # one deterministic agent in every seat of both seatings: each deal's copies are one game (coins included)
+    rule = make_agent("spit_v0", "rule")
+    b = play_duplicate("spit_v0", [rule, rule], 5, seed=9, batch=5)
+    assert b.deals == 5
+    assert (b.winners[:, 0] == b.winners[:, 1]).all() and (b.scores[:, 0] == b.scores[:, 1]).all()
+
+
+def test_plain_callables_and_independent_deals():
+    def first_legal(obs, mask):
+        return np.asarray(mask).argmax(axis=1)
+
+    result = duplicate_match("push_v0", make_agent("push_v0", "rule"), first_legal, deals=4, seed=1, batch=4)
+    assert result.a == "rule" and result.b == "first_legal" and result.deals == 4 and result.games == 8
+    assert result.mean > 0
+    ind = play_duplicate("spit_v0", [RandomAgent(1), RandomAgent(2)], 4, seed=1, independent=True)
+    dup = play_duplicate("spit_v0", [RandomAgent(1), RandomAgent(2)], 4, seed=1)
+    assert ind.independent and not dup.independent
+    assert ind.scores.shape == dup.scores.shape
+
+
+class Faulty(Agent):
+    """Random play, but on its ``bad_call``-th call it raises (or plays an illegal action)."""
+
+    def __init__(self, bad_call: int, how: str = "raise"):
+        super().__init__()
+        self.name, self.calls, self.bad_call, self.how = "faulty", 0, bad_call, how
+        self.random = RandomAgent(0)
+
+    def act_batch(self, obs, mask):
+        self.calls += 1
+        actions = self.random.act_batch(obs, mask)
+        if self.calls == self.bad_call:
+            if self.how == "raise":
+                raise RuntimeError("boom")
+            actions[0] = int(np.flatnonzero(~np.asarray(mask[0], bool))[0])
+        return actions
+
+
+@pytest.mark.parametrize("how", ["raise", "illegal"])
+def test_faults_forfeit_games_or_stop_a_strict_match(how):
+    record = play_duplicate("pepper_v0", [Faulty(3, how), RandomAgent(1)], 4, seed=0, num_players=2)
+    lost = record.forfeited()
+    assert lost[0] >= 1 and lost[1] == 0
+    ranks = record.ranks()
+    faulted = record.forfeits.any(axis=2)
+    # the forfeiting side finishes last, the other first
+    for d, s in zip(*np.nonzero(faulted)):
+        seat = int(np.flatnonzero(record.forfeits[d, s])[0])
+        assert ranks[d, s, seat] == 1 and ranks[d, s, 1 - seat] == 0
+    with pytest.raises(AgentError, match=r"agent faulty .* in deal \d"):
+        play_duplicate("pepper_v0", [Faulty(3, how), RandomAgent(1)], 4, seed=0, strict=True, num_players=2)
+
+
+def test_finishing_places_and_win_shares_on_given_games():
+    sides = np.arange(3)
+    scores = np.array([[10.0, 30.0, 20.0], [5.0, 5.0, 1.0], [3.0, 3.0, 3.0]])
+    winners = np.array([[0, 1, 0], [1, 1, 0], [0, 0, 0]], bool)  # the last: no winner (a draw)
+    none = np.zeros((3, 3), bool)
+    ranks = finishing_ranks(scores, winners, none, sides, low_score_wins=False)
+    assert ranks.tolist() == [[2, 0, 1], [0, 0, 2], [0, 0, 0]]
+    assert win_shares(ranks, sides).tolist() == [[0, 1, 0], [0.5, 0.5, 0], [1 / 3, 1 / 3, 1 / 3]]
+    # the lowest score wins: the others placed by their score, lowest first
+    low = finishing_ranks(np.array([[40.0, 9.0, 20.0]]), np.array([[0, 1, 0]], bool), none[:1], sides, True)
+    assert low.tolist() == [[2, 0, 1]]
+    # a forfeit: that seat last, the others tied first (whatever the scores)
+    lost = finishing_ranks(scores[:1], winners[:1], np.array([[0, 1, 0]], bool), sides, False)
+    assert lost.tolist() == [[0, 2, 0]]
+    # teams: partners share a place, a team counts once
+    team = finishing_ranks(
+        np.array([[7.0, 3.0, 7.0, 3.0]]),
+        np.array([[1, 0, 1, 0]], bool),
+        np.zeros((1, 4), bool),
+        np.array([0, 1, 0, 1]),
+        False,
+    )
+    assert team.tolist() == [[0, 1, 0, 1]]
+
+
+def test_pair_values_on_given_games():
+    # two deals of 2-player Spit: deal 0 agent 0 won both seatings; deal 1 each won once
+    seatings = np.array([[0, 1], [1, 0]])
+    winners = np.array([[[1, 0], [0, 1]], [[1, 0], [1, 0]]], bool)
+    record = DuplicateRecord(
+        "spit_v0",
+        {},
+        0,
+        64,
+        ["a", "b"],
+        seatings,
+        np.arange(2),
+        False,
+        winners.astype(float),
+        winners,
+        np.zeros_like(winners),
+    )
+    assert pair_values(record).tolist() == [1.0, 0.0]
+    result = summarise_pair(record)
+    assert result.mean == 0.5 and result.games == 4 and result.deals == 2
+
+
+def test_paired_interval_arithmetic():
+    mean, low, high = paired_interval([1, 0, -1, 1, 1])
+    # mean 0.4, sd sqrt(3.2 / 4), t(0.975, 4) = 2.7764
+    half = 2.7764451 * np.sqrt(0.8) / np.sqrt(5)
+    assert mean == pytest.approx(0.4)
+    assert (low, high) == pytest.approx((0.4 - half, 0.4 + half), abs=1e-5)
+    assert paired_interval([2.0, 2.0, 2.0]) == (2.0, 2.0, 2.0)
+    with pytest.raises(ValueError):
+        paired_interval([])
+
+
+T_TABLE = [(1, 12.7062), (2, 4.3027), (3, 3.1824), (4, 2.7764), (9, 2.2622), (30, 2.0423), (999, 1.9623)]
+
+
+@pytest.mark.parametrize("df, value", T_TABLE)
+def test_t_quantiles(df, value):
+    assert t_quantile(0.975, df) == pytest.approx(value, abs=1e-4)
+    assert t_quantile(0.025, df) == pytest.approx(-value, abs=1e-4)
+    assert t_quantile(0.975, 10**6) == pytest.approx(1.959964, abs=1e-5)
+
+
+def test_bad_arguments():
+    with pytest.raises(ValueError, match="deals must be a positive integer"):
+        play_duplicate("spit_v0", [RandomAgent(0), RandomAgent(1)], 0)
+    with pytest.raises(ValueError, match="seatings must be"):
+        play_duplicate("spit_v0", [RandomAgent(0), RandomAgent(1)], 1, seatings=[[0, 2]])
+    with pytest.raises(TypeError, match="an agent must be"):
+        play_duplicate("spit_v0", [RandomAgent(0), 3], 1)
