@@ -38,9 +38,17 @@ and one reply, through shared memory.
   can write to them -- before it sends anything; the shards then step
   without checking again (``CHECKED``).  The error names the actions as
   one process's engine does.  (With ``illegal_action="terminate"`` or
-  ``"wait"`` each shard deals with its own.)  An error in a worker is
-  raised in the calling process and closes the engine, as does a worker
-  that died.
+  ``"wait"`` each shard deals with its own.)  ``reset``'s seed and
+  options are checked here too, as one process checks them: a bad one
+  raises that engine's error and keeps the games.
+* **Never half a command.** A step that fails in any shard, a command
+  interrupted while the shards work (a ``KeyboardInterrupt`` caught
+  around ``step``) and a worker that died close the engine: the shards no
+  longer agree with each other or with the masks handed out, so every
+  later call raises a RuntimeError saying why (make a new engine).  An
+  error of a call that moves nothing (``state_dict``, ``observe``) is
+  only raised.  A command's arguments reach the worker after it is told to
+  read them, so no size of them can block both sides.
 
 Not offered with processes: the batch's ``state`` (each shard's lives in its
 own process; ``state_dict(i)``, ``observe(...)`` ask the shard that has the
@@ -52,13 +60,14 @@ from __future__ import annotations
 import multiprocessing
 import os
 import pickle
+import types
 import weakref
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NoReturn
 
 import numpy as np
 
-from .engine import batch_space, final_info_of, step_rows
+from .engine import VectorEnv, batch_space, final_info_of, step_rows
 from .errors import IllegalActionError
 from .game import positive_int
 from .holders import read_only
@@ -88,6 +97,13 @@ from .workers import (
     wait_for,
     wake_up,
 )
+
+#: What every call raises once a command was cut short half-way (``what``: the command).
+INTERRUPTED = "the process engine was closed because {} was interrupted; make a new one"
+
+
+class WorkerDiedError(RuntimeError):
+    """A worker process of the engine is gone (the engine is closed)."""
 
 
 def check_arguments(num_envs: Any, num_processes: Any, rng: Any, seed: Any, options: dict) -> None:
@@ -141,6 +157,9 @@ class ProcessVectorEnv:
         self._started = False
         self._masks: np.ndarray | None = None
         self.closed = False
+        # (why the engine was closed, if not by close(): every later call raises it; set while a
+        # command moves the shards, so that one cut short anywhere leaves it set)
+        self._fault: str | None = None
         shards = [
             engine_class(rules, hi - lo, seed, rng="per_game", first_slot=lo, **options) for lo, hi in self.bounds
         ]
@@ -200,23 +219,32 @@ class ProcessVectorEnv:
                 f"this vector engine's worker processes belong to process {self._pid}: "
                 "make a new engine in this process"
             )
+        if self._fault is not None and not self.closed:  # (a command cut short before its handler ran)
+            self.close()
         if self.closed:
-            raise RuntimeError("the engine is closed")
+            raise RuntimeError(self._fault or "the engine is closed")
         if started and not self._started:
             raise RuntimeError("call reset() before step()")
 
-    def _start(self, k: int, op: int, call: tuple | None = None) -> None:
+    def _start(self, k: int, op: int, call: bytes | None = None) -> None:
         """Start a command in worker ``k`` (shard ``k + 1``): a ``call`` is
-        ``(name, args)`` of its engine (a step's words are set before)."""
+        the pickle of ``(name, args)`` of its engine (a step's words are set
+        before).  The worker is told first and then sent the call, which it
+        reads as it comes: a call of any size crosses (written first, one
+        larger than the pipe's buffer would block both sides)."""
         ctl = self._ctl[k + 1]
-        if call is not None:
-            self._conns[k].send_bytes(pickle.dumps(call))
         ctl[OP] = op
         ctl[SEQ] += 1
-        wake_up(ctl, WORKER_ASLEEP, self._wakes[k])
+        try:
+            wake_up(ctl, WORKER_ASLEEP, self._wakes[k])
+            if call is not None:
+                self._conns[k].send_bytes(call)
+        except OSError:  # (a broken pipe: the worker is gone)
+            raise self._died(k) from None
 
     def _finish(self, k: int, op: int) -> tuple[BaseException | None, Any]:
-        """Wait for worker ``k``'s reply: (its error or None, a CALL's result)."""
+        """Wait for worker ``k``'s reply: (its error or None, a CALL's
+        result).  WorkerDiedError if it died."""
         ctl, conn, process = self._ctl[k + 1], self._conns[k], self._workers[k]
         try:
             wait_for(ctl, DONE, ctl[SEQ], self._wakes[k], MAIN_ASLEEP, process.is_alive)
@@ -225,53 +253,107 @@ class ProcessVectorEnv:
                 return (None, value) if ok else (value, None)
             return (pickle.loads(conn.recv_bytes()) if ctl[FAILED] else None), None
         except (RuntimeError, EOFError, OSError):
-            return RuntimeError("a worker process of the vector engine died"), None
+            raise self._died(k) from None
 
-    def _raise(self, errors: list[BaseException | None], op: int) -> None:
-        """The first error of a command, if any: one of a step, or a dead
-        worker, closes the engine (its shards no longer move together)."""
-        error = next((e for e in errors if e is not None), None)
-        if error is not None:
-            if op == STEP or not all(process.is_alive() for process in self._workers):
-                self.close()
-            raise error
+    def _died(self, k: int) -> WorkerDiedError:
+        """The error of worker ``k`` gone: how it ended."""
+        process = self._workers[k]
+        process.join(1)  # (its pipes close as it exits, a moment before it can be waited for)
+        code = process.exitcode
+        how = "still running but not answering" if code is None else f"exit code {code}"
+        if code is not None and code < 0:
+            how = f"killed by signal {-code}"
+        return WorkerDiedError(
+            f"a worker process of the vector engine died (pid {process.pid}, {how}): "
+            "the engine is closed; make a new one"
+        )
+
+    def _fail(self, what: str, error: BaseException) -> NoReturn:
+        """Close the engine after ``what`` (a command) stopped half-way with
+        ``error``, and raise: the error itself (a step's error in a shard, an
+        interrupt), or a RuntimeError saying that a worker died (also for a
+        pipe error that says only that).  Every later call raises why."""
+        died = error if isinstance(error, WorkerDiedError) else None
+        if died is None and isinstance(error, Exception):
+            dead = next((k for k, process in enumerate(self._workers) if not process.is_alive()), None)
+            died = None if dead is None else self._died(dead)
+        if died is not None:
+            self._fault = str(died)
+        elif isinstance(error, Exception):
+            name = f"{type(error).__name__}: {error}"[:200]
+            self._fault = f"the process engine was closed because {what} failed ({name}); make a new one"
+        else:  # (KeyboardInterrupt, SystemExit: raised as they are)
+            self._fault = INTERRUPTED.format(what)
+        self.close()
+        if died is not None:
+            raise RuntimeError(self._fault) from None if died is error else error
+        raise error
 
     def _call(self, name: str, args_of: Callable[[int, int], tuple], shards: list[int] | None = None) -> list[Any]:
         """``name(*args_of(lo, hi))`` on the engines of ``shards`` (default:
-        every one; the workers' at the same time as the calling process's);
-        their results in shard order."""
+        every one; the workers' at the same time as the calling process's):
+        their results in shard order, or the first error of a shard's engine
+        (raised once every shard is done; the engine stays open).  A worker
+        that died, or an interrupt, closes the engine."""
+        results, errors = self._command(name, args_of, shards)
+        error = next((e for e in errors if e is not None), None)
+        if error is not None:
+            raise error
+        return results
+
+    def _command(self, name: str, args_of: Callable, shards: list[int] | None = None) -> tuple[list, list]:
+        """:meth:`_call`'s results and errors (None where none), shard by shard."""
         shards = list(range(self.num_processes)) if shards is None else shards
+        calls = {k: pickle.dumps((name, args_of(*self.bounds[k]))) for k in shards if k}  # (before anything moves)
+        self._fault = INTERRUPTED.format(name)
+        try:
+            done = self._calls(name, args_of, shards, calls)
+        except BaseException as error:
+            self._fail(name, error)
+        self._fault = None
+        return done
+
+    def _calls(self, name: str, args_of: Callable, shards: list[int], calls: dict[int, bytes]) -> tuple[list, list]:
+        """:meth:`_call`'s commands: the results and errors of ``shards``."""
+        for k, process in enumerate(self._workers):  # (every call after a worker's death raises it)
+            if not process.is_alive():
+                raise self._died(k)
         for k in shards:
             if k:
-                self._start(k - 1, CALL, call=(name, args_of(*self.bounds[k])))
+                self._start(k - 1, CALL, call=calls[k])
         results: list[Any] = []
         errors: list[BaseException | None] = []
         if 0 in shards:
             try:
                 results.append(getattr(self._shard, name)(*args_of(*self.bounds[0])))
+                errors.append(None)
             except Exception as error:
+                results.append(None)
                 errors.append(error)
         for k in shards:
             if k:
                 error, value = self._finish(k - 1, CALL)
                 errors.append(error)
                 results.append(value)
-        self._raise(errors, CALL)
-        return results
+        return results, errors
 
     # ------------------------------------------------------------------ the engine's API
     def reset(self, seed: int | None = None, options: dict | None = None) -> tuple[np.ndarray, dict]:
         """New games in every slot (see :meth:`VectorEnv.reset
         <cardenvs.core.engine.VectorEnv.reset>`); per-row options are cut
-        at the shards.  A reset that fails in a shard leaves the engine
-        needing another reset."""
+        at the shards.  A bad seed or options raise the error of one
+        process's engine before any shard moves: the games go on."""
         self._require(started=False)
-        if options is not None and not isinstance(options, dict):
-            raise ValueError(f"options must be a dict with keys 'decks' and 'dealer', got {options!r}")
+        check_reset(self.rules, options, self.num_envs)
         if seed is None and not self._started and self._seed is None:
             seed = int(np.random.SeedSequence().entropy % 2**63)  # (one key for every shard's streams)
-        self._started = False
-        parts = self._call("reset", lambda lo, hi: (seed, _options_of(options, lo, hi, self.num_envs)))
+        parts, errors = self._command("reset", lambda lo, hi: (seed, _options_of(options, lo, hi, self.num_envs)))
+        error = next((e for e in errors if e is not None), None)
+        if error is not None:
+            # (refused by every shard -- the seed, the same for each -- nothing moved: the games go on)
+            if not all(e is not None for e in errors):
+                self._started = False
+            raise error
         block = self._take_block()
         for (lo, hi), (obs, info) in zip(self.bounds, parts):
             block.obs[lo:hi] = obs
@@ -318,14 +400,29 @@ class ProcessVectorEnv:
         block = self._blocks[block_index]
         for ctl in self._ctl:
             ctl[ROWS_GIVEN], ctl[CHECKED], ctl[BLOCK] = idx is not None, check, block_index
+        # (from here the shards move: cut short anywhere before the new masks are kept, the engine is closed)
+        self._fault = INTERRUPTED.format("a step")
+        try:
+            out = self._step_shards(block, spare)
+        except BaseException as error:
+            self._fail("a step", error)
+        self._fault = None
+        return out
+
+    def _step_shards(self, block: OutputBlock, spare: bool) -> tuple:
+        """Step every shard (their actions, rows and words set) and return
+        what they wrote; raise the first error of any shard."""
         for k in range(self.num_processes - 1):
             self._start(k, STEP)
-        failed: BaseException | None = None
+        errors: list[BaseException | None] = [None]
         try:
-            step_shard(self._shard, io, self._ctl[0], self._blocks, *self.bounds[0])
-        except BaseException as error:
-            failed = error
-        self._raise([failed, *(self._finish(k, STEP)[0] for k in range(self.num_processes - 1))], STEP)
+            step_shard(self._shard, self._io, self._ctl[0], self._blocks, *self.bounds[0])
+        except Exception as error:  # (raised once the workers are done)
+            errors[0] = error
+        errors += [self._finish(k, STEP)[0] for k in range(self.num_processes - 1)]
+        error = next((e for e in errors if e is not None), None)
+        if error is not None:
+            raise error
         return self._outputs(block, spare)
 
     def _outputs(self, block: OutputBlock, spare: bool) -> tuple:
@@ -416,9 +513,11 @@ class ProcessVectorEnv:
 
     def close(self) -> None:
         """Stop the worker processes (the engine cannot be used again)."""
-        if os.getpid() == self._pid and not self.closed:
-            self._finalizer()
+        if self.closed:
+            return
         self.closed = True
+        if os.getpid() == self._pid:
+            self._finalizer()
 
     def __reduce__(self) -> Any:
         raise TypeError(
@@ -431,15 +530,32 @@ class ProcessVectorEnv:
         return f"ProcessVectorEnv({rules}, num_envs={n}, num_processes={k})"
 
 
+def check_reset(rules: Any, options: Any, n: int) -> None:
+    """Raise what the one-process engine of ``n`` games raises for
+    ``reset``'s ``options`` (the same checks and messages), before any
+    shard moves: the shards see only their rows, and a bad option found by
+    some of them would leave the others reset.  (The seed, the same for
+    every shard, is checked by each: refused, it moves none.)"""
+    if options is not None and not isinstance(options, dict):
+        raise ValueError(f"options must be a dict with keys 'decks' and 'dealer', got {options!r}")
+    options = options or {}
+    VectorEnv._dealers(types.SimpleNamespace(rules=rules, num_envs=n), options.get("dealer"))
+    decks = options.get("decks")
+    per_row = isinstance(decks, dict)
+    if per_row and set(decks) != {"per_row"}:
+        raise ValueError("options['decks'] is a list of decks, or {'per_row': [decks of row 0, ...]}")
+    rules.set_fixed_decks(types.SimpleNamespace(batch=n), decks["per_row"] if per_row else decks, per_row=per_row)
+
+
 def _options_of(options: dict | None, lo: int, hi: int, n: int) -> dict | None:
-    """The reset options of rows ``lo:hi``: per-row decks and dealers cut,
-    the rest as given (the shard's engine checks them)."""
+    """The reset options of rows ``lo:hi`` (checked by :func:`check_reset`):
+    per-row decks and dealers cut, the rest as given."""
     if not options:
         return options
     mine = dict(options)
     decks = options.get("decks")
-    if isinstance(decks, dict) and isinstance(decks.get("per_row"), (list, tuple)) and len(decks["per_row"]) == n:
-        mine["decks"] = {"per_row": list(decks["per_row"][lo:hi])}
+    if isinstance(decks, dict):  # (checked: {"per_row": a sequence of n})
+        mine["decks"] = {"per_row": [decks["per_row"][i] for i in range(lo, hi)]}
     dealer = options.get("dealer")
     if dealer is not None and not isinstance(dealer, (int, np.integer)):
         dealers = np.asarray(dealer, object).reshape(-1)

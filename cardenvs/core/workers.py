@@ -227,10 +227,12 @@ def stop_workers(workers: list[Any], ctls: list[np.ndarray], conns: list[Any], w
                 wake.send_bytes(WAKE)
             except (OSError, ValueError):
                 pass
+    for conn in conns:  # (a worker reading a call cut short, or writing a reply nobody reads, stops: EOF)
+        conn.close()
     for process in workers:
         process.join(timeout=2)
         if process.is_alive():
             process.kill()
             process.join(timeout=2)
-    for conn in [*conns, *wakes]:
-        conn.close()
+    for wake in wakes:
+        wake.close()
