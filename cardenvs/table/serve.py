@@ -80,7 +80,7 @@ from .canvas import to_text
 from .http_checks import ApiError, allowed_hosts, check_host_and_origin, read_json_request
 from .play import resolve_game
 from .play_page import games_list, play_page
-from .replay import recording_env, recording_parallel_env
+from .replay import draw_seed, recording_env, recording_parallel_env
 
 MAX_SESSIONS = 200  # games kept in all
 MAX_CLIENT_SESSIONS = 20  # games kept per client address: a client's 21st game replaces its own oldest
@@ -115,7 +115,7 @@ class Session:
         self.id = secrets.token_hex(16)
         self.game, self.config, self.seat, self.vs, self.tick, self.client = game, config, seat, vs, tick, client
         # a game without a seed draws one, so that its replay re-plays (the replay records it)
-        self.seed = secrets.randbelow(2**31) if seed is None else seed
+        self.seed = draw_seed() if seed is None else seed
         self.simultaneous = spec(game).simultaneous
         self.lock = threading.Lock()
         self.env = recording_parallel_env(game, **config) if self.simultaneous else recording_env(game, **config)
