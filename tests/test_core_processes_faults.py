@@ -296,3 +296,22 @@ def test_a_bad_reset_raises_as_one_process_and_keeps_the_games(kwargs, options):
         _play_on_alike(one, two, info)
     finally:
         two.close()
+
+
+@pytest.mark.parametrize(
+    "seats",
+    [np.full(16, 4), np.full(16, -1), np.r_[np.zeros(15, int), 99], np.zeros(15, int), np.zeros(16, float), [0.5] * 16],
+)
+def test_bad_seats_raise_as_one_process_and_change_nothing(seats):
+    one, two = _pair("pepper_v0", 16)
+    try:
+        info = one.reset()[1]
+        two.reset()
+        with pytest.raises(Exception) as expected:
+            one.observe(seats)
+        with pytest.raises(type(expected.value)) as raised:
+            two.observe(seats)
+        assert str(raised.value) == str(expected.value)  # (the batch's rows named, not a shard's)
+        _play_on_alike(one, two, info, steps=5)
+    finally:
+        two.close()

@@ -71,7 +71,7 @@ from .engine import VectorEnv, batch_space, final_info_of, step_rows
 from .errors import IllegalActionError
 from .game import positive_int
 from .holders import read_only
-from .options import integer_array, legal_actions, legal_into
+from .options import integer_array, legal_actions, legal_into, seat_array
 from .shards import cut
 from .simultaneous import illegal_joint_actions
 from .streams import check_rng_mode
@@ -480,9 +480,7 @@ class ProcessVectorEnv:
         self._require()
         if self.simultaneous:
             return np.concatenate(self._call("observe", lambda lo, hi: ()))
-        seats = np.asarray(seats, np.int64)
-        if seats.shape != (self.num_envs,):
-            raise ValueError(f"seats must have shape ({self.num_envs},), got {seats.shape}")
+        seats = seat_array(seats, self.num_envs, self.num_players)  # (one process's errors, the batch's rows)
         return np.concatenate(self._call("observe", lambda lo, hi: (seats[lo:hi],)))
 
     def state_dict(self, index: int) -> dict:
