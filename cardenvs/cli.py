@@ -5,6 +5,7 @@
     cardenvs replay record pepper --agents rule random -o game.json --html game.html
     cardenvs replay view game.json -o game.html      # the replay viewer (one HTML file)
     cardenvs replay picture game.json --step 40 --viewpoint 1 -o table.svg
+    cardenvs arena pepper --agents random,rule,ppo  # a league in duplicate deals, rated
     cardenvs eval | bench | train GAME               # the repository's scripts (from a checkout)
 
 Every command has ``--help``.
@@ -209,6 +210,9 @@ def cmd_replay_picture(args: argparse.Namespace) -> int:
     except (OSError, ValueError) as e:
         return _file_error(args.replay, e)
     state = states[min(args.step, len(states) - 1)]
+    seats = len(state["scores"])  # every game's state has a score per seat
+    if vp is not None and vp >= seats:
+        return _fail(f"error: --viewpoint must be spectator or a seat 0..{seats - 1}, got {vp}")
     try:
         if args.output.endswith(".svg"):
             pathlib.Path(args.output).write_text(table.svg(state, vp))
@@ -350,6 +354,10 @@ def parser() -> argparse.ArgumentParser:
     rp.add_argument("--viewpoint", default="spectator", help="spectator or a seat number")
     rp.add_argument("-o", "--output", default="table.svg")
     rp.set_defaults(func=cmd_replay_picture)
+
+    from .arena import add_parser as add_arena  # (its options and command: cardenvs/arena.py)
+
+    add_arena(sub, Progress)
 
     for name, (rel, text) in SCRIPTS.items():
         sp = sub.add_parser(name, help=text.lower().rstrip("."), add_help=False, description=f"{text} Runs {rel}.")

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import pathlib
+import re
 import subprocess
 import sys
 
@@ -124,3 +125,31 @@ def test_agents_unavailable_is_a_clear_error(monkeypatch):
     assert load_agent("pepper_v0", "random").act([0], [0, 1, 0]) == 1
     with pytest.raises(ValueError, match="unknown agent"):
         load_agent("pepper_v0", "alien")
+
+
+def test_play_without_a_seed_saves_a_replay_that_replays(tmp_path):
+    """R11: a game played without --seed draws one, prints it and records it;
+    the replay re-plays into the game's final state, and --seed plays it again."""
+    from cardenvs import table
+
+    replay_file, page = tmp_path / "g.json", tmp_path / "g.html"
+    script = "1\n" * 80  # always the first legal move
+    argv = ["play", "pepper", "--config", '{"max_hands": 1}', "--save-replay", str(replay_file)]
+    done = run_cli(argv, script)
+    assert done.returncode == 0, done.stderr
+    seed = int(re.search(r"^pepper_v0 \(seed (\d+)\): you are player_0", done.stdout, re.M).group(1))
+    replay = Replay.load(str(replay_file))
+    assert replay.seed == seed and 0 <= seed < 2**31
+    final = replay.states()[-1]
+    assert final["done"] and f"final scores: {final['scores']}" in done.stdout
+    assert "\n" + table.text(final, None) + "\n" in done.stdout  # the very table the game ended on
+    assert cli.main(["replay", "view", str(replay_file), "-o", str(page)]) == 0 and page.stat().st_size > 0
+    again = run_cli([*argv, "--seed", str(seed)], script)
+    assert again.returncode == 0 and again.stdout == done.stdout
+    assert Replay.load(str(replay_file)) == replay
+
+    done = run_cli(["play", "speed", "--config", '{"max_ticks": 4}', "--save-replay", str(replay_file)], "wait\n" * 4)
+    assert done.returncode == 0, done.stderr
+    replay = Replay.load(str(replay_file))
+    assert isinstance(replay.seed, int) and f"spit_v0 (seed {replay.seed})" in done.stdout
+    assert replay.states()[-1]["done"] and len(replay.actions) == 4

@@ -125,3 +125,30 @@ def test_viewer_is_one_self_contained_file_with_every_step():
     assert passes and all(c[2] == 1 for c in passes)
     cut = viewer_data(replay, max_steps=10, start=5)
     assert len(cut["steps"]) == 10 and cut["cut"] and cut["start"] == 5
+
+
+@pytest.mark.parametrize("game", ["pepper_v0", "spit_v0"])
+def test_a_reset_without_a_seed_records_one_that_replays(game):
+    """R11: an unseeded reset draws a seed (0 <= seed < 2**31) and records it,
+    so the replay re-plays; after a seeded reset the drawn seeds come from the
+    env's generator, so reset(seed=s) then reset() stays deterministic."""
+    env = recording_parallel_env(game) if game == "spit_v0" else recording_env(game, max_hands=1)
+    drawn = []
+    for first in (7, 7, None):
+        env.reset(seed=first)
+        env.reset()
+        drawn.append(env.replay.seed)
+    assert all(isinstance(s, int) and 0 <= s < 2**31 for s in drawn)
+    assert drawn[0] == drawn[1]  # seeded first: the same seed drawn again
+    rng = np.random.default_rng(0)
+    live = [env.unwrapped.state_dict()]
+    for _ in range(6):
+        if game == "spit_v0":
+            obs = env.unwrapped.observations()
+            env.step({a: int(rng.choice(np.flatnonzero(obs[a]["action_mask"]))) for a in env.possible_agents})
+        else:
+            obs, *_ = env.last()
+            env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+        live.append(env.unwrapped.state_dict())
+    again = Replay.from_dict(json.loads(env.replay.dumps()))
+    assert again.seed == drawn[2] and again.states() == live

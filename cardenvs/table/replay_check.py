@@ -25,7 +25,8 @@ is wrong -- never another exception.  What is checked (docs/replays.md):
 - ``states_recorded`` (Spit/Speed rows of the vector engine only): one state
   per step plus the start, each shaped as the game's ``state_dict()`` with
   the same keys, every card a card text, each card of the game exactly once
-  and nothing else a card text, seats in range and numbers finite and bounded.
+  and nothing else a card text, other texts short words (letters, digits,
+  spaces, ``_.-``), seats in range and numbers finite and bounded.
 """
 
 from __future__ import annotations
@@ -41,6 +42,7 @@ from cardenvs.registry import spec
 FORMAT = "cardenvs-replay"
 VERSION = 1
 CARD = re.compile(r"^([2-9TJQKA][CDHS]|JK)$")
+WORDS = re.compile(r"^[A-Za-z0-9 _.-]{0,64}$")  # the other texts of a state: a phase, a variant, "face down"...
 MAX_TEXT = 64  # an action text, or a text in a recorded state
 MAX_NAME = 200  # a player's name (an agent's name may be a checkpoint's path)
 MAX_NOTE = 2000
@@ -63,6 +65,12 @@ class ReplayError(ValueError):
 def show(value: Any, limit: int = 60) -> str:
     """``repr(value)`` cut to ``limit`` characters (a hostile value may be huge)."""
     text = repr(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def cut(message: Any, limit: int = 300) -> str:
+    """An error message from the env as one line of at most ``limit`` characters."""
+    text = " ".join(str(message).split())
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
@@ -117,7 +125,7 @@ def check_fields(d: Any) -> dict[str, Any]:
     except ReplayError:
         raise
     except ValueError as e:
-        raise ReplayError(str(e)) from None
+        raise ReplayError(cut(e)) from None
     for key, types, name in (
         ("config", dict, "an object"),
         ("options", (dict, type(None)), "an object or null"),
@@ -161,11 +169,11 @@ def check_replay(replay: Any) -> None:
     try:
         env = mod.parallel_env(**config) if simultaneous else mod.env(**config)
     except (ValueError, TypeError) as e:
-        raise ReplayError(f"'config' {show(config)}: {e}") from None
+        raise ReplayError(f"'config' {show(config)}: {cut(e)}") from None
     try:
         env.reset(seed=replay.seed if replay.seed is not None else 0, options=options)
     except (ValueError, TypeError, KeyError, IndexError) as e:
-        raise ReplayError(f"'options' {show(options)}: {e}") from None
+        raise ReplayError(f"'options' {show(options)}: {cut(e)}") from None
     n = len(env.possible_agents)
     _check_actions(replay.actions, env.unwrapped, game, n if simultaneous else None)
     _check_people(replay.players, replay.result, n)
@@ -191,7 +199,7 @@ def _check_actions(actions: list, u: Any, game: str, seats: int | None) -> None:
                 try:
                     u.str_to_action(t)
                 except (ValueError, KeyError, TypeError) as e:
-                    raise ReplayError(f"action {i} {show(t)} is not an action of {game}: {e}") from None
+                    raise ReplayError(f"action {i} {show(t)} is not an action of {game}: {cut(e)}") from None
                 known[t] = True
 
 
@@ -262,13 +270,13 @@ def conform(value: Any, shape: Any, where: str, cards: Counter) -> None:
         return
     ok = {
         "card": lambda v: isinstance(v, str) and CARD.match(v) is not None,
-        "text": lambda v: isinstance(v, str) and len(v) <= MAX_TEXT and v.isprintable() and not CARD.match(v),
+        "text": lambda v: isinstance(v, str) and WORDS.match(v) is not None and not CARD.match(v),
         "bool": lambda v: isinstance(v, bool),
         "number": is_number,
         "seat?": lambda v: v is None or (is_int(v) and abs(v) < MAX_NUMBER),
     }[shape]
     if not ok(value):
-        what = {"card": "a card text (e.g. 'QS', 'TD', 'JK')", "text": "a short text that is not a card"}
+        what = {"card": "a card text (e.g. 'QS', 'TD', 'JK')", "text": "a short word (letters, digits, ' _.-')"}
         raise ReplayError(f"{where} must be {what.get(shape, shape)}, got {kind(value)} {show(value)}")
     if shape == "card":
         cards[value] += 1
