@@ -10,7 +10,7 @@ game cut at 600 ticks is worth 0, more than a likely loss); evaluation plays
 whole games (default options: truncated, a draw, after 5000 ticks).
 
     python examples/train_spit.py                          # the defaults (a few minutes on 2 cores)
-    python examples/train_spit.py --variant speed          # saves agents/checkpoints/speed_ppo.zip
+    python examples/train_spit.py --variant speed          # saves agents/checkpoints/speed_ppo.npz
     # the committed baseline (6M steps, about 2.5 CPU-minutes; the policy kept is the best on the selection seed):
     python examples/train_spit.py --advice --advisor deny=True --set advice_weight=1 --fixed-steps 6000000 \\
         --select-every 1000000 --select-games 1000 --select-seed 5100

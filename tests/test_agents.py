@@ -289,13 +289,17 @@ def test_short_training_run_learns_against_random(tmp_path):
 @pytest.mark.parametrize("script", ["train_spit.py", "train_cancellation_hearts.py", "train_push.py"])
 def test_train_scripts_run_end_to_end(script, tmp_path):
     """Each game's training script trains (a rollout and a self-play update),
-    saves, plots and evaluates, on a tiny budget."""
+    saves (a policy file, or an SB3 zip for a path ending in .zip), plots
+    and evaluates, on a tiny budget."""
     import json
     import pathlib
     import subprocess
     import sys
 
+    from cardenvs.agents.checkpoint import read_checkpoint
+
     root = pathlib.Path(__file__).resolve().parents[1]
+    saved = "model.zip" if script == "train_spit.py" else "model.npz"
     out = subprocess.run(
         [
             sys.executable,
@@ -312,7 +316,7 @@ def test_train_scripts_run_end_to_end(script, tmp_path):
             "--run-dir",
             str(tmp_path),
             "--save",
-            str(tmp_path / "model.zip"),
+            str(tmp_path / saved),
             "--set",
             "n_epochs=2",
             *(
@@ -343,7 +347,9 @@ def test_train_scripts_run_end_to_end(script, tmp_path):
     assert out.returncode == 0, out.stderr[-3000:]
     summary = json.loads((tmp_path / "summary.json").read_text())
     assert [r["opponent"] for r in summary["results"]] == ["random", "rule"]
-    assert (tmp_path / "model.zip").exists() and (tmp_path / "learning_curve.png").exists()
+    assert (tmp_path / saved).exists() and (tmp_path / "learning_curve.png").exists()
+    assert read_checkpoint(tmp_path / saved).kind == ("sb3" if saved.endswith(".zip") else "cardenvs")
+    assert read_checkpoint(tmp_path / "final_model.zip").kind == "sb3"  # (to train on)
     assert summary["config"]["n_epochs"] == 2  # --set reached the run and its record
     if script == "train_spit.py":
         assert summary["config"]["env_config"]["max_ticks"] == 700
@@ -501,6 +507,17 @@ def test_fresh_advised_policy_plays_like_the_rule_agent_and_round_trips(tmp_path
     assert again.advisor is not None
     res = match("pepper_v0", again, RandomAgent(3), num_games=4, seed=1, max_hands=5)
     assert res.games == 4
+    # as a policy file: the same actions as the SB3 zip (and as the model itself)
+    from cardenvs.agents.policy import save_policy
+
+    safe = make_agent("pepper_v0", f"ppo:{save_policy(model, tmp_path / 'advised.npz')}")
+    obs, info = venv.reset()
+    for _ in range(20):
+        mask = info["action_mask"]
+        played = agent.act_batch(obs, mask)
+        np.testing.assert_array_equal(safe.act_batch(obs, mask), played)
+        np.testing.assert_array_equal(again.act_batch(obs, mask), played)
+        obs, _, _, _, info = venv.step(RandomAgent(2).act_batch(obs, mask))
 
 
 def test_match_verdict_claims_a_win_only_above_chance():

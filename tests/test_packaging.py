@@ -47,7 +47,7 @@ def test_every_baseline_says_how_it_was_trained_within_the_budget():
     from cardenvs.agents.registry import BASELINES
 
     for game, path in BASELINES.items():
-        summary = json.loads(path.with_name(path.name.replace("_ppo.zip", "_summary.json")).read_text())
+        summary = json.loads(path.with_name(path.name.replace("_ppo.npz", "_summary.json")).read_text())
         assert summary["config"]["game"] == game
         assert summary.get("train_cpu_seconds", summary.get("train_seconds")) <= 3600, game
         if "selection" in summary:

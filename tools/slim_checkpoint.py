@@ -1,13 +1,16 @@
-"""Make a MaskablePPO checkpoint small for shipping: the optimizer's state
+"""Make an SB3 zip (``MaskablePPO.save``) small: the optimizer's state
 (Adam's two moments per weight, twice the policy's size) is replaced by a
 fresh optimizer's, the model is saved again (so a policy class pickled under
 an old module path, e.g. ``agents.advice``, is saved under today's) and the
-zip is deflated.  The policy is unchanged (its actions are identical, which
-``tests/test_agents.py`` checks for the committed baselines), and
-``make_agent(game, "ppo")`` loads it as before; only resuming training from
-it restarts Adam's moments.
+zip is deflated.  The policy is unchanged; only training on from it
+restarts Adam's moments.  The zip is read without unpickling it (see
+``cardenvs/agents/checkpoint.py``).
 
-    python tools/slim_checkpoint.py agents/checkpoints/*_ppo.zip
+The committed baselines are not SB3 zips but cardenvs policy files (no
+optimizer state, nothing pickled): ``tools/convert_checkpoint.py`` and
+``tools/install_baseline.py`` write those.
+
+    python tools/slim_checkpoint.py runs/pepper/final_model.zip
 """
 
 from __future__ import annotations

@@ -1,37 +1,186 @@
 """Agents that play a trained MaskablePPO policy (the ``train`` extra:
-torch, stable-baselines3, sb3-contrib), and loading saved models."""
+torch, stable-baselines3, sb3-contrib), and loading and saving policies.
+
+Loading never unpickles anything, whichever kind the file is (a cardenvs
+policy file or an SB3 zip): see :mod:`cardenvs.agents.checkpoint`."""
 
 from __future__ import annotations
 
+import os
 import pathlib
 from typing import Any
 
 import numpy as np
 
-from .advice import AdvisedPolicy, advice_size, advised_observation
+from .advice import advice_size, advised_observation
 from .base import Agent
+from .checkpoint import (
+    HYPER,
+    SUFFIX,
+    TRAIN_EXTRA,
+    Checkpoint,
+    CheckpointError,
+    read_checkpoint,
+    train_extra,
+    write_policy_file,
+)
 
-TRAIN_EXTRA = "this needs the 'train' extra (torch, stable-baselines3, sb3-contrib): pip install 'cardenvs[train]'"
+__all__ = [
+    "TRAIN_EXTRA",
+    "CheckpointError",
+    "FrozenPolicyAgent",
+    "PolicyAgent",
+    "PolicyModel",
+    "load_model",
+    "load_policy",
+    "one_torch_thread",
+    "save_policy",
+    "save_trained",
+]
+
+
+class PolicyModel:
+    """A saved policy loaded to play: just what :class:`PolicyAgent` needs of
+    a model (``policy``, ``observation_space``, ``action_space``,
+    :meth:`predict`), and what :func:`save_policy` writes again."""
+
+    def __init__(self, policy: Any, checkpoint: Checkpoint):
+        self.policy = policy
+        self.path = checkpoint.path
+        self.observation_space = checkpoint.observation_space
+        self.action_space = checkpoint.action_space
+        self.policy_kwargs = checkpoint.policy_kwargs
+        self.hyperparameters = dict(checkpoint.hyperparameters)
+        self.num_timesteps = checkpoint.num_timesteps
+
+    def predict(self, observation: Any, action_masks: Any = None, deterministic: bool = True) -> tuple[Any, Any]:
+        return self.policy.predict(observation, action_masks=action_masks, deterministic=deterministic)
+
+
+def _load_weights(ck: Checkpoint, policy: Any) -> None:
+    """``ck``'s weights into ``policy``, after checking they are exactly its
+    parameters, of its shapes (a CheckpointError naming what differs)."""
+    import torch as th
+
+    expected = policy.state_dict()
+    missing = sorted(set(expected) - set(ck.weights))
+    extra = sorted(set(ck.weights) - set(expected))
+    if missing or extra:
+        raise ck.error(f"its weights are not those of its policy: missing {missing[:4]}, unexpected {extra[:4]}")
+    state = {}
+    for name, want in expected.items():
+        value = ck.weights[name]
+        got = tuple(value.shape)
+        if got != tuple(want.shape):
+            raise ck.error(f"the weight {name} has shape {got}; its policy's is {tuple(want.shape)}")
+        if isinstance(value, np.ndarray):
+            if value.dtype.kind not in "fiub":
+                raise ck.error(f"the weight {name} is of dtype {value.dtype}, not a number")
+            value = th.from_numpy(np.array(value, order="C"))  # (a copy: ascontiguousarray would make a 0-d array 1-d)
+        state[name] = value
+    policy.load_state_dict(state, strict=True)
+
+
+def _built(ck: Checkpoint, build: Any) -> Any:
+    """``build()``, its errors (options the classes refuse) a CheckpointError."""
+    try:
+        return build()
+    except CheckpointError:
+        raise
+    except Exception as e:  # noqa: BLE001 (whatever the policy's classes raise for options that do not fit)
+        raise ck.error(f"its policy cannot be built from its options ({type(e).__name__}: {e})") from e
+
+
+def load_policy(path: str | pathlib.Path) -> PolicyModel:
+    """The policy saved at ``path`` (a cardenvs policy file or an SB3 zip),
+    to play, on the CPU, loaded without unpickling anything; a
+    :class:`CheckpointError` (a ValueError) naming the file and the fault
+    for a file that is not a sound checkpoint."""
+    train_extra()
+    ck = read_checkpoint(path)
+    rate = ck.hyperparameters.get("learning_rate")
+    rate = float(rate) if isinstance(rate, (int, float)) else 0.0  # (the optimizer a policy builds; not used to play)
+    spaces = (ck.observation_space, ck.action_space)
+    policy = _built(ck, lambda: ck.policy_class(*spaces, lambda _: rate, **ck.policy_kwargs))
+    _load_weights(ck, policy)
+    policy.set_training_mode(False)
+    return PolicyModel(policy, ck)
 
 
 def load_model(path: str | pathlib.Path, env: Any = None) -> Any:
-    """A saved MaskablePPO model, on the CPU.  Models saved while the agents
-    were the top-level package ``agents`` (the committed baselines before
-    0.2) name their policy class ``agents.advice.AdvisedPolicy``: it is
-    mapped to :class:`cardenvs.agents.advice.AdvisedPolicy`."""
-    try:
-        from sb3_contrib import MaskablePPO
-    except ImportError as exc:
-        raise ImportError(TRAIN_EXTRA) from exc
-    import json
-    import zipfile
+    """The checkpoint at ``path`` as a ``MaskablePPO`` to train on (with
+    ``env``, whose spaces must be the checkpoint's), on the CPU, built from
+    its recorded hyper-parameters without unpickling anything.  An SB3 zip
+    brings its optimizer's state; a policy file starts a fresh one."""
+    train_extra()
+    from sb3_contrib import MaskablePPO
 
-    with zipfile.ZipFile(path) as archive:
-        data = json.loads(archive.read("data"))
-    custom = {}
-    if data.get("policy_class", {}).get("__module__") == "agents.advice":
-        custom["policy_class"] = AdvisedPolicy
-    return MaskablePPO.load(path, env=env, device="cpu", custom_objects=custom)
+    ck = read_checkpoint(path)
+    if ck.unknown:
+        raise ck.error(
+            f"its {', '.join(ck.unknown)} are stored only as pickles, which cardenvs does not run: "
+            "it can be played (load_policy, make_agent) but not trained on"
+        )
+    if env is not None:
+        obs, act = env.observation_space, env.action_space
+        if obs.shape != ck.observation_space.shape or getattr(act, "n", None) != ck.action_space.n:
+            raise ck.error(
+                f"a policy of {ck.observation_space.shape} observations and {ck.action_space.n} actions; "
+                f"the env has {obs.shape} and {getattr(act, 'n', act)}"
+            )
+    hyper = dict(ck.hyperparameters)
+
+    def build() -> Any:
+        model = MaskablePPO(
+            ck.policy_class, env, policy_kwargs=dict(ck.policy_kwargs), device="cpu", _init_setup_model=False, **hyper
+        )
+        if env is None:
+            model.observation_space, model.action_space, model.n_envs = ck.observation_space, ck.action_space, 1
+        model._setup_model()
+        return model
+
+    model = _built(ck, build)
+    _load_weights(ck, model.policy)
+    if ck.optimizer is not None:
+        try:
+            model.policy.optimizer.load_state_dict(ck.optimizer)
+        except (ValueError, KeyError, RuntimeError, TypeError) as e:
+            raise ck.error(f"its optimizer's state does not fit its policy ({e})") from e
+    model.num_timesteps = ck.num_timesteps
+    return model
+
+
+def save_policy(model: Any, path: str | pathlib.Path) -> pathlib.Path:
+    """Save ``model``'s policy (a ``MaskablePPO`` or a :class:`PolicyModel`)
+    as a cardenvs policy file at ``path``: its weights as numpy arrays, its
+    class, options, spaces and PPO's hyper-parameters as JSON (see
+    :mod:`cardenvs.agents.checkpoint`).  It loads without unpickling
+    anything, to play or to train on (with a fresh optimizer)."""
+    if isinstance(model, PolicyModel):
+        hyper = model.hyperparameters
+    else:
+        hyper = {k: getattr(model, "_stats_window_size" if k == "stats_window_size" else k) for k in HYPER}
+    return write_policy_file(
+        path,
+        model.policy,
+        model.policy_kwargs,
+        model.observation_space,
+        model.action_space,
+        hyper,
+        model.num_timesteps,
+    )
+
+
+def save_trained(model: Any, path: str | pathlib.Path) -> pathlib.Path:
+    """Where training saves a model: an SB3 zip (``MaskablePPO.save``, with
+    the optimizer's state, to train on) when ``path`` ends in ``.zip``, else
+    a cardenvs policy file (``.npz`` added to a path without a suffix)."""
+    path = pathlib.Path(path)
+    if path.suffix == ".zip":
+        path.parent.mkdir(parents=True, exist_ok=True)
+        model.save(str(path))
+        return path
+    return save_policy(model, path if path.suffix else path.with_suffix(SUFFIX))
 
 
 def one_torch_thread() -> None:
@@ -49,7 +198,8 @@ def one_torch_thread() -> None:
 class PolicyAgent(Agent):
     """A trained (sb3-contrib) MaskablePPO policy as an agent.
 
-    ``model`` is a ``MaskablePPO`` or a path to a saved one.  It plays its
+    ``model`` is a ``MaskablePPO``, a :class:`PolicyModel` or the path of a
+    saved policy (loaded by :func:`load_policy`, without unpickling).  It plays its
     most likely action by default (``deterministic=True``): sampling would
     now and then pick a wild bid, which costs far more than predictability.
     A rule-advised model (:mod:`cardenvs.agents.advice`) needs its ``advisor``, the
@@ -62,7 +212,7 @@ class PolicyAgent(Agent):
 
     def __init__(self, model: Any, deterministic: bool = True, name: str = "ppo", advisor: Agent | None = None):
         if isinstance(model, (str, bytes)) or hasattr(model, "__fspath__"):
-            model = load_model(model)
+            model = load_policy(os.fsdecode(model))
         self.model = model
         self.deterministic = deterministic
         self.name = name

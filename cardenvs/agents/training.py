@@ -24,7 +24,7 @@ import numpy as np
 from .base import Agent, RandomAgent
 from .curves import plot_curve
 from .evaluation import match
-from .policy import FrozenPolicyAgent, PolicyAgent, load_model, one_torch_thread
+from .policy import FrozenPolicyAgent, PolicyAgent, load_model, one_torch_thread, save_trained
 from .seat_env import learner_vec_env
 
 
@@ -143,7 +143,11 @@ def train(
     progress_bar: bool = True,
     log=print,
 ) -> dict[str, Any]:
-    """Train, save and evaluate; returns the evaluation summary."""
+    """Train, save and evaluate; returns the evaluation summary.  The kept
+    policy goes to ``model_path`` (None: nowhere) as a cardenvs policy file
+    (it loads without unpickling: ``make_agent(game, "ppo:PATH")``), or as an
+    SB3 zip when the path ends in ``.zip``; ``run_dir/final_model.zip`` is
+    always the SB3 zip, with the optimizer's state, to train on from."""
     one_torch_thread()  # the engine and the policy share two cores
     run_dir = pathlib.Path(run_dir)
     run_dir.mkdir(parents=True, exist_ok=True)
@@ -173,10 +177,9 @@ def train(
         model = selection.chosen(model, env)
     train_seconds = time.perf_counter() - t0
     train_cpu_seconds = time.process_time() - cpu0  # the budget: CPU time, whatever else shares the machine
-    if model_path:
-        pathlib.Path(model_path).parent.mkdir(parents=True, exist_ok=True)
-        model.save(str(model_path))
-    model.save(str(run_dir / "final_model"))
+    if model_path:  # a policy file (loads without unpickling), or an SB3 zip for a path ending in .zip
+        save_trained(model, model_path)
+    model.save(str(run_dir / "final_model"))  # the SB3 zip, with the optimizer's state, to train on (--init)
     plot_curve(curve, run_dir / "learning_curve.png", f"{cfg.game}: MaskablePPO training return")
     summary = {
         "config": asdict(cfg),
@@ -512,7 +515,12 @@ def _parser(doc: str, variants: dict | None, fixed_steps: int, selfplay_steps: i
     p.add_argument("--eval-games", type=int, default=300)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--run-dir", default=None, help="default runs/<name>")
-    p.add_argument("--save", default=None, help=f"final model (default {CHECKPOINTS.name}/<name>_ppo.zip; '' = none)")
+    p.add_argument(
+        "--save",
+        default=None,
+        help=f"the trained policy (default {CHECKPOINTS.name}/<name>_ppo.npz, a policy file that loads without "
+        "unpickling; a PATH ending in .zip: an SB3 zip; '' = none; the run folder keeps final_model.zip to train on)",
+    )
     p.add_argument("--no-progress", action="store_true")
     return p
 
@@ -571,7 +579,7 @@ def cli(
         **parse_overrides(args.advisor, None, "--advisor"),
     }
     cfg = TrainConfig(game=game, env_config=env_cfg, eval_config=eval_cfg, **options)
-    save = args.save if args.save is not None else str(CHECKPOINTS / f"{name}_ppo.zip")
+    save = args.save if args.save is not None else str(CHECKPOINTS / f"{name}_ppo.npz")
     summary = train(
         cfg,
         rule_agent(game, **eval_cfg),
