@@ -1,0 +1,355 @@
+"""Leagues: every pair of a pool of agents played in duplicate
+(:mod:`.duplicate`), rated together (:mod:`.ratings`), written as
+``league.json``, ``league.md`` and ``league.png`` (docs/arena.md has the
+schema).
+
+Rate your own agent in three lines::
+
+    from cardenvs.agents.league import league
+    result = league("pepper_v0", {"mine": MyAgent(), "rule": "rule", "random": "random"}, deals=200)
+    print(result)
+
+Every pair plays the same deals (the run's seed and batch key them), each
+agent made afresh for each pair from a seed of that pair (a spec's agents;
+an agent given as an instance is used as it is), so a pair's games replay
+exactly whatever ran before them.  With ``out=DIR`` the run is recorded as
+it goes: ``DIR/arena.json`` (what is being run) when it starts,
+``DIR/pairs/<i>-<j>.json`` (the pair's games) as each pair finishes, the
+league files at the end -- and when it is interrupted (KeyboardInterrupt),
+from the pairs that finished (``"complete": false``);
+``resume=True`` loads the finished pairs of ``DIR`` and plays the rest.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import pathlib
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ..registry import spec as game_spec
+from ..vector import rules_class
+from .base import Agent
+from .duplicate import AgentError, DuplicateRecord, Policy, as_agent, duplicate_seatings, play_duplicate, summarise_pair
+from .duplicate_play import check_agent
+from .ratings import Rating, anchor_index, rate_records
+from .specs import agent_factory
+
+MANIFEST, PAIRS = "arena.json", "pairs"
+#: what a pair's mean measures (:func:`~.duplicate.pair_values`)
+MEASURE = "win share of a less b's, per deal, averaged over the seatings"
+
+
+class RunDirError(ValueError):
+    """An output directory that holds another run, or a run that does not match its arguments."""
+
+
+@dataclass
+class LeagueResult:
+    """A league: its ratings (Elo-like, anchored, 95% bootstrap intervals)
+    and its pairs' duplicate results; :meth:`to_json` is league.json."""
+
+    game: str
+    config: dict
+    seed: int
+    deals: int
+    batch: int
+    names: list[str]
+    specs: list[str | None]
+    ratings: list[Rating]
+    pairs: list[dict]
+    forfeits: list[int]
+    complete: bool = True
+    anchor: str = ""
+    pairs_total: int = 0
+    records: list[DuplicateRecord] = field(default_factory=list, repr=False)
+    written: list[str] = field(default_factory=list)  # what :meth:`save` wrote (or skipped, and why)
+
+    def to_json(self) -> dict:
+        """The league.json document (see docs/arena.md)."""
+        from .. import __version__
+
+        agents = []
+        for r, spec, lost in zip(self.ratings, self.specs, self.forfeits):
+            played = r.games > 0
+            agents.append(
+                {
+                    "name": r.name,
+                    "spec": spec,
+                    "rating": r.rating if played else None,
+                    "low": r.low if played else None,
+                    "high": r.high if played else None,
+                    "games": r.games,
+                    "forfeits": lost,
+                }
+            )
+        return {
+            "game": self.game,
+            "config": self.config,
+            "seed": self.seed,
+            "deals": self.deals,
+            "batch": self.batch,
+            "anchor": self.anchor,
+            "measure": MEASURE,
+            "complete": self.complete,
+            "pairs_done": len(self.pairs),
+            "pairs_total": self.pairs_total,
+            "cardenvs": __version__,
+            "agents": agents,
+            "pairs": self.pairs,
+        }
+
+    def table(self) -> str:
+        """The league table and the pairs, as markdown."""
+        order = sorted(
+            range(len(self.ratings)), key=lambda i: -self.ratings[i].rating if self.ratings[i].games else 1e18
+        )
+        lines = ["| agent | rating | 95% interval | games | forfeits |", "| --- | ---: | --- | ---: | ---: |"]
+        for i in order:
+            r = self.ratings[i]
+            if not r.games:
+                lines.append(f"| {r.name} | - | - | 0 | 0 |")
+                continue
+            lines.append(
+                f"| {r.name} | {r.rating:+.0f} | [{r.low:+.0f}, {r.high:+.0f}] | {r.games} | {self.forfeits[i]} |"
+            )
+        lines += [
+            "",
+            "| a | b | a's edge | 95% interval | deals | forfeits (a, b) |",
+            "| --- | --- | ---: | --- | ---: | --- |",
+        ]
+        for p in self.pairs:
+            low, high = p["low"], p["high"]
+            lines.append(
+                f"| {p['a']} | {p['b']} | {p['mean']:+.3f} | [{low:+.3f}, {high:+.3f}] | {p['deals']} | "
+                f"{p['forfeits'][0]}, {p['forfeits'][1]} |"
+            )
+        return "\n".join(lines)
+
+    def __str__(self) -> str:
+        return self.table()
+
+    def markdown(self) -> str:
+        """league.md: a title, what the numbers are, the tables."""
+        state = "" if self.complete else f" (interrupted: {len(self.pairs)} of {self.pairs_total} pairs)"
+        return (
+            f"# League: {self.game}{state}\n\n"
+            f"Config {json.dumps(self.config)}, seed {self.seed}, {self.deals} duplicate deals per pair "
+            f"(batch {self.batch}).\n\n"
+            f"Ratings: Bradley-Terry / Plackett-Luce on finishing orders, 400 points = 10:1 odds, "
+            f"{self.anchor} = 0, 95% bootstrap intervals over deals. A pair's edge: {MEASURE}, "
+            "with its 95% paired t interval (0: even; 1: a always wins).\n\n" + self.table() + "\n"
+        )
+
+    def save(self, out: str | pathlib.Path) -> list[str]:
+        """Write league.json, league.md and league.png into ``out``; returns what was written (or skipped, why)."""
+        out = pathlib.Path(out)
+        out.mkdir(parents=True, exist_ok=True)
+        (out / "league.json").write_text(json.dumps(self.to_json(), indent=1) + "\n")
+        (out / "league.md").write_text(self.markdown())
+        notes = [str(out / "league.json"), str(out / "league.md")]
+        notes.append(plot_ratings(self, out / "league.png"))
+        self.written = notes
+        return notes
+
+
+def plot_ratings(result: LeagueResult, path: pathlib.Path) -> str:
+    """Draw the ratings with their interval bars into ``path`` (matplotlib,
+    the train extra); returns the path, or why it was skipped."""
+    try:
+        from matplotlib.backends.backend_agg import FigureCanvasAgg
+        from matplotlib.figure import Figure
+    except ImportError:
+        return f"{path} skipped: matplotlib is not installed (pip install 'cardenvs[train]')"
+    rated = sorted((r for r in result.ratings if r.games), key=lambda r: r.rating)
+    fig = Figure(figsize=(6, 1 + 0.5 * max(len(rated), 1)))
+    FigureCanvasAgg(fig)
+    ax = fig.add_subplot()
+    y = np.arange(len(rated))
+    x = np.array([r.rating for r in rated])
+    err = np.array([[r.rating - r.low for r in rated], [r.high - r.rating for r in rated]]).reshape(2, -1)
+    ax.errorbar(x, y, xerr=err, fmt="o", capsize=4)
+    ax.set_yticks(y, [r.name for r in rated])
+    ax.axvline(0, color="grey", linewidth=0.5)
+    ax.set_xlabel(f"rating ({result.anchor} = 0; 95% bootstrap interval)")
+    ax.set_title(f"{result.game}: {result.deals} duplicate deals per pair")
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    return str(path)
+
+
+def _factories(game: str, agents: Mapping[str, Any] | Sequence[Any], config: dict):
+    """Names, specs (None for objects) and ``make(seed)`` of each agent."""
+    items = list(agents.items()) if isinstance(agents, Mapping) else [(None, a) for a in agents]
+    names, specs, makers = [], [], []
+    for i, (name, agent) in enumerate(items):
+        if isinstance(agent, str):
+            make: Callable[[int], Agent] = agent_factory(game, agent, config)
+            specs.append(agent)
+        else:
+            made = as_agent(agent, name)
+            make = lambda seed, made=made: made  # noqa: E731 (an instance: used as it is)
+            specs.append(None)
+        names.append(str(name if name is not None else agent if isinstance(agent, str) else getattr(made, "name", i)))
+        makers.append(make)
+    if len(set(names)) != len(names):
+        raise ValueError(f"agent names must differ, got {names}")
+    if len(names) < 2:
+        raise ValueError(f"a league needs at least two agents, got {names}")
+    for name, make in zip(names, makers):  # an agent for another game's actions: refused before anything is played
+        check_agent(game, make(0), name, **config)
+    return names, specs, makers
+
+
+def agent_seed(seed: int, pair: tuple[int, int], agent: int) -> int:
+    """The seed an agent is made with for a pair (its randomness: its own, replayable)."""
+    words = np.random.SeedSequence([int(seed) & (2**63 - 1), 0xA6E27, *pair, agent]).generate_state(2, np.uint32)
+    return int(words[0]) << 31 | int(words[1]) >> 1
+
+
+class RunDir:
+    """A league's output directory: the manifest, the finished pairs."""
+
+    def __init__(self, out: str | pathlib.Path, manifest: dict):
+        self.path, self.manifest = pathlib.Path(out), manifest
+
+    def check(self, resume: bool) -> None:
+        """RunDirError if the directory holds another run (or, resuming, none or a different one)."""
+        file = self.path / MANIFEST
+        if not file.exists():
+            if resume:
+                raise RunDirError(f"{self.path} holds no run to resume (no {MANIFEST})")
+            return
+        if not resume:
+            raise RunDirError(f"{self.path} holds a run already: --resume it or choose another --out")
+        try:
+            old = json.loads(file.read_text())
+        except (OSError, ValueError) as e:
+            raise RunDirError(f"{file} cannot be read: {e}") from None
+        differ = [k for k in self.manifest if old.get(k) != self.manifest[k]]
+        if differ:
+            raise RunDirError(f"{self.path} holds a run with other {', '.join(differ)}: {[old.get(k) for k in differ]}")
+
+    def start(self) -> None:
+        (self.path / PAIRS).mkdir(parents=True, exist_ok=True)
+        (self.path / MANIFEST).write_text(json.dumps(self.manifest, indent=1) + "\n")
+
+    def pair_file(self, i: int, j: int) -> pathlib.Path:
+        return self.path / PAIRS / f"{i}-{j}.json"
+
+    def load(self, i: int, j: int) -> DuplicateRecord | None:
+        file = self.pair_file(i, j)
+        if not file.exists():
+            return None
+        try:
+            return DuplicateRecord.from_json(json.loads(file.read_text()))
+        except (OSError, ValueError, KeyError, TypeError):
+            return None  # a pair cut off while being written: played again
+
+    def save(self, i: int, j: int, record: DuplicateRecord) -> None:
+        tmp = self.pair_file(i, j).with_suffix(".tmp")
+        tmp.write_text(json.dumps(record.to_json()))
+        tmp.replace(self.pair_file(i, j))  # (whole or absent: an interrupt never leaves half a pair)
+
+
+def league(
+    game: str,
+    agents: Mapping[str, Policy | str] | Sequence[Policy | str],
+    deals: int = 100,
+    seed: int = 0,
+    out: str | pathlib.Path | None = None,
+    resume: bool = False,
+    batch: int = 64,
+    strict: bool = False,
+    resamples: int = 1000,
+    progress: Callable[[int, int], None] | None = None,
+    **config: Any,
+) -> LeagueResult:
+    """Play every pair of ``agents`` (a name -> agent mapping, or a list of
+    specs; an agent is a spec string, see :mod:`.specs`, an :class:`Agent`
+    or a policy function) in ``deals`` duplicate deals of ``game`` and rate
+    them together (module docstring).  ``progress(games_done, games)``."""
+    game_spec(game)  # (ValueError naming the games)
+    if isinstance(deals, bool) or not isinstance(deals, (int, np.integer)) or deals < 1:
+        raise ValueError(f"deals must be a positive integer, got {deals!r}")
+    seatings = len(duplicate_seatings(rules_class(game)(**_rules_config(config))))  # (a bad config: ValueError)
+    names, specs, makers = _factories(game, agents, config)
+    pairs = list(itertools.combinations(range(len(names)), 2))
+    manifest = {"game": game, "config": config, "seed": seed, "deals": deals, "batch": batch, "agents": names}
+    run = RunDir(out, manifest) if out is not None else None
+    if run is not None:
+        run.check(resume)
+        run.start()
+    records: dict[tuple[int, int], DuplicateRecord] = {}
+    total = len(pairs) * deals * seatings
+    try:
+        for i, j in pairs:
+            record = run.load(i, j) if run is not None and resume else None
+            if record is None:
+                a, b = makers[i](agent_seed(seed, (i, j), 0)), makers[j](agent_seed(seed, (i, j), 1))
+                before = len(records) * deals * seatings
+
+                def tick(done: int, _: int, before: int = before) -> None:
+                    if progress is not None:
+                        progress(before + done, total)
+
+                record = play_duplicate(
+                    game, [a, b], deals, seed, None, batch, strict, False, tick, [names[i], names[j]], **config
+                )
+                if run is not None:
+                    run.save(i, j, record)
+            elif progress is not None:  # (a pair played reported its own games as they finished)
+                progress((len(records) + 1) * deals * seatings, total)
+            records[(i, j)] = record
+    except (KeyboardInterrupt, AgentError):  # (keep what finished, then stop)
+        if run is not None:
+            _result(game, config, seed, deals, batch, names, specs, records, len(pairs), resamples).save(run.path)
+        raise
+    result = _result(game, config, seed, deals, batch, names, specs, records, len(pairs), resamples)
+    if run is not None:
+        result.save(run.path)
+    return result
+
+
+def _rules_config(config: dict) -> dict:
+    return {k: v for k, v in config.items() if k not in ("illegal_action", "obs_dtype")}
+
+
+def _result(game, config, seed, deals, batch, names, specs, records, pairs_total, resamples) -> LeagueResult:
+    """The :class:`LeagueResult` of the finished pairs ``records``."""
+    done = list(records.values())
+    forfeits = np.zeros(len(names), np.int64)
+    for (i, j), record in records.items():
+        forfeits[[i, j]] += record.forfeited()
+    if done:
+        ratings = rate_records(done, names, resamples=resamples, seed=seed)
+    else:
+        ratings = [Rating(n, 0.0, 0.0, 0.0, 0) for n in names]
+    pair_rows = []
+    for record in done:
+        p = summarise_pair(record)
+        row = asdict(p)
+        row["forfeits"] = list(p.forfeits)
+        del row["measure"]
+        pair_rows.append(row)
+    anchor = names[anchor_index(names)]
+    return LeagueResult(
+        game,
+        config,
+        seed,
+        deals,
+        batch,
+        names,
+        specs,
+        ratings,
+        pair_rows,
+        [int(f) for f in forfeits],
+        len(done) == pairs_total,
+        anchor,
+        pairs_total,
+        done,
+    )

@@ -1,0 +1,161 @@
+"""Agents by spec, for leagues and the ``cardenvs arena`` command.
+
+A spec is one of:
+
+- ``random``, ``rule``, ``ppo`` (the committed baseline), ``ppo:PATH``
+  (:func:`cardenvs.agents.registry.make_agent`);
+- ``pimc`` or ``pimc:OPTION=VALUE,...``: :class:`~cardenvs.agents.pimc.PIMCAgent`
+  with ``worlds`` (worlds sampled per decision, default 32), ``rollout``
+  (``random`` or ``rule``) and ``budget`` (seconds per decision batch), e.g.
+  ``pimc:worlds=8,rollout=rule`` (Pepper, Cancellation Hearts and Push);
+- ``package.module:Name``: imported from your code -- an :class:`Agent`
+  subclass (made with the keyword arguments its constructor takes among
+  ``game``, ``seed`` and the game's options), an agent instance (used as
+  it is: its randomness is not reseeded), a plain policy function
+  ``(obs, mask) -> actions`` on batches (a function of two positional
+  arguments), or a factory (a function called with the keyword arguments
+  it takes among ``game``, ``seed`` and the game's options, returning an
+  agent or a policy function).
+
+:func:`agent_factory` turns a spec into ``make(seed) -> Agent``: a league
+makes each agent afresh, seeded, for each pair it plays, so a pair's games
+replay exactly whatever ran before them.  Bad specs raise
+:class:`AgentSpecError` (a ValueError) with one clear line.
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+from collections.abc import Callable
+from typing import Any
+
+from .base import Agent
+from .duplicate import CallableAgent, as_agent
+
+#: PIMC's options in a spec and how their values are read
+PIMC_OPTIONS: dict[str, Callable[[str], Any]] = {"worlds": int, "rollout": str, "budget": float}
+BUILT_IN = ("random", "rule", "ppo")
+
+
+class AgentSpecError(ValueError):
+    """An agent spec that names no agent, or one that cannot be made."""
+
+
+def split_specs(text: str) -> list[str]:
+    """``--agents`` text -> specs: split at commas, a piece ``KEY=VALUE``
+    with no colon joining the spec before it (``pimc:worlds=8,rollout=rule``)."""
+    specs: list[str] = []
+    for piece in (p.strip() for p in text.split(",")):
+        if not piece:
+            continue
+        if "=" in piece and ":" not in piece and specs and ":" in specs[-1]:
+            specs[-1] += "," + piece
+        else:
+            specs.append(piece)
+    return specs
+
+
+def _options(spec: str, text: str, allowed: dict[str, Callable[[str], Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for item in filter(None, text.split(",")):
+        key, eq, value = item.partition("=")
+        if not eq or key not in allowed:
+            raise AgentSpecError(f"agent {spec!r}: options are {', '.join(f'{k}=...' for k in allowed)}, not {item!r}")
+        try:
+            out[key] = allowed[key](value)
+        except ValueError:
+            raise AgentSpecError(f"agent {spec!r}: {key} must be a {allowed[key].__name__}, not {value!r}") from None
+    return out
+
+
+def _accepted(fn: Any, offered: dict[str, Any]) -> dict[str, Any]:
+    """The keyword arguments among ``offered`` that ``fn`` takes (all of them for ``**kwargs``)."""
+    try:
+        params = inspect.signature(fn).parameters
+    except (TypeError, ValueError):
+        return {}
+    if any(p.kind == p.VAR_KEYWORD for p in params.values()):
+        return dict(offered)
+    return {k: v for k, v in offered.items() if k in params and params[k].kind != params[k].VAR_POSITIONAL}
+
+
+def _is_policy(fn: Any) -> bool:
+    """A plain policy: a function needing two positional arguments (obs, mask) that are not game or seed."""
+    try:
+        params = list(inspect.signature(fn).parameters.values())
+    except (TypeError, ValueError):
+        return False
+    needed = [p for p in params if p.default is p.empty and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    return len(needed) == 2 and not {p.name for p in needed} & {"game", "seed"}
+
+
+def _imported(spec: str) -> Any:
+    module, _, name = spec.partition(":")
+    try:
+        mod = importlib.import_module(module)
+    except Exception as e:  # noqa: BLE001 (whatever the user's module raises on import)
+        raise AgentSpecError(f"agent {spec!r}: cannot import {module} ({type(e).__name__}: {e})") from None
+    try:
+        return getattr(mod, name)
+    except AttributeError:
+        raise AgentSpecError(f"agent {spec!r}: module {module} has no {name!r}") from None
+
+
+def _user_factory(game: str, spec: str, config: dict) -> Callable[[int], Agent]:
+    """``package.module:Name`` (see the module docstring)."""
+    obj = _imported(spec)
+    if isinstance(obj, Agent) or (not isinstance(obj, type) and hasattr(obj, "act_batch")):
+        return lambda seed: obj
+    if isinstance(obj, type) and not (issubclass(obj, Agent) or hasattr(obj, "act_batch")):
+        raise AgentSpecError(f"agent {spec!r}: {obj.__name__} is a class but not an Agent (no act_batch)")
+    if not callable(obj):
+        raise AgentSpecError(f"agent {spec!r}: {type(obj).__name__} is neither an agent, a policy nor a factory")
+    if not isinstance(obj, type) and _is_policy(obj):
+        return lambda seed: CallableAgent(obj, spec)
+
+    def make(seed: int) -> Agent:
+        made = obj(**_accepted(obj, {"game": game, "seed": seed, **config}))
+        try:
+            agent = as_agent(made, spec)
+        except TypeError:
+            raise AgentSpecError(f"agent {spec!r}: its factory returned {made!r}, not an agent or a policy") from None
+        return agent
+
+    return make
+
+
+def agent_factory(game: str, spec: str, config: dict | None = None) -> Callable[[int], Agent]:
+    """``make(seed) -> Agent`` for ``spec`` in ``game`` (registry name) with
+    its ``config``; the agent is made once here to check it can be
+    (AgentSpecError naming the spec otherwise)."""
+    config = dict(config or {})
+    config.pop("illegal_action", None)  # (view options of the engine, not of agents)
+    config.pop("obs_dtype", None)
+    head, colon, rest = spec.partition(":")
+    if spec in BUILT_IN or head == "ppo" and colon:
+        from .registry import make_agent
+
+        def make(seed: int) -> Agent:
+            return make_agent(game, spec, seed=seed, **config)
+
+    elif head == "pimc":
+        options = _options(spec, rest, PIMC_OPTIONS)
+
+        def make(seed: int) -> Agent:
+            from .pimc import PIMCAgent
+
+            return PIMCAgent(game, seed=seed, **options, **config)
+
+    elif colon and rest:
+        make = _user_factory(game, spec, config)
+    else:
+        known = "random, rule, ppo, ppo:PATH, pimc[:worlds=N,rollout=random|rule,budget=S], package.module:Name"
+        raise AgentSpecError(f"unknown agent {spec!r}: use {known}")
+    try:
+        make(0)
+    except AgentSpecError:
+        raise
+    except Exception as e:  # noqa: BLE001 (whatever making the agent raises: a bad option, a missing extra)
+        raise AgentSpecError(f"agent {spec!r} cannot be made for {game}: {type(e).__name__}: {e}") from None
+    return make
