@@ -6,7 +6,6 @@
     cardenvs replay view game.json -o game.html      # the replay viewer (one HTML file)
     cardenvs replay picture game.json --step 40 --viewpoint 1 -o table.svg
     cardenvs arena pepper --agents random,rule,ppo  # a league in duplicate deals, rated
-    cardenvs arena pepper --agents random,rule,ppo  # a league in duplicate deals, rated
     cardenvs eval | bench | train GAME               # the repository's scripts (from a checkout)
 
 Every command has ``--help``.
@@ -355,10 +354,6 @@ def parser() -> argparse.ArgumentParser:
     rp.add_argument("--viewpoint", default="spectator", help="spectator or a seat number")
     rp.add_argument("-o", "--output", default="table.svg")
     rp.set_defaults(func=cmd_replay_picture)
-
-    from .arena import add_parser as add_arena  # (its options and command: cardenvs/arena.py)
-
-    add_arena(sub, Progress)
 
     from .arena import add_parser as add_arena  # (its options and command: cardenvs/arena.py)
 
