@@ -9,6 +9,7 @@ one batch size.
     python benchmarks/thread_scaling.py --rng shared,per_game   # both seeding modes (vector.make(rng=...))
     python benchmarks/thread_scaling.py --processes 1,2          # worker processes instead (num_processes=k)
     python benchmarks/thread_scaling.py --ceiling                # the most two process shards could give here
+    python benchmarks/thread_scaling.py --contention --hogs 0,2  # processes beside busy loops (cores shared)
 
 Per game, one engine per thread count, all from the same seed, stepped in
 turn in short rounds (a change in the machine's load hits every thread count
@@ -285,6 +286,85 @@ def process_scaling(games: list[str], processes: list[int], batch: int, seconds:
     return 0
 
 
+#: A CPU hog: a busy loop that ends with the process that started it (should that be killed).
+HOG = "import os\nparent = os.getppid()\nwhile os.getppid() == parent:\n    for _ in range(10**6): pass"
+
+
+class WaitRunner(Runner):
+    """A :class:`Runner` of ``processes`` processes whose waits offer the
+    core after ``yield_after`` seconds (``workers.YIELD_AFTER``: ``inf`` is
+    the engine before issue #35's R18, polling without offering it), timing
+    every step."""
+
+    def __init__(self, name: str, batch: int, processes: int, yield_after: float):
+        from cardenvs.core import workers
+
+        self.workers, self.yield_after, self.times = workers, yield_after, []
+        with self.waits():  # (a worker keeps the value it was forked with)
+            super().__init__(name, batch, 1, "per_game", processes)
+
+    def waits(self) -> Any:
+        import contextlib
+
+        @contextlib.contextmanager
+        def setting():
+            kept, self.workers.YIELD_AFTER = self.workers.YIELD_AFTER, self.yield_after
+            try:
+                yield
+            finally:
+                self.workers.YIELD_AFTER = kept
+
+        return setting()
+
+    def run(self, seconds: float, count: bool = True) -> None:
+        with self.waits():  # (the calling process reads it at each wait)
+            deadline = time.perf_counter() + seconds
+            while time.perf_counter() < deadline or (count and len(self.times) < MIN_STEPS):
+                actions = _random_legal(self.rng, self.info["action_mask"])
+                t0 = time.perf_counter()
+                self.info = self.venv.step(actions)[-1]
+                if count:
+                    self.times.append(time.perf_counter() - t0)
+
+
+def contention(games: list[str], batch: int, seconds: float, hogs: list[int]) -> int:
+    """Print µs a step (median and mean) of one process against two -- the
+    engine as it is, and with waits that poll without offering the core
+    (``YIELD_AFTER = inf``: the engine before R18's fix) -- with ``h`` CPU
+    hogs (a busy loop each, in processes of their own) running beside, for
+    each ``h`` in ``hogs``; the engines of a game stepped in turn in rounds
+    of ~0.25 s (a change in the load hits them alike)."""
+    import math
+    import subprocess
+
+    from cardenvs.core import workers
+
+    print(f"# batch {batch}; rng per_game; {seconds:g} s per engine, in rounds of ~0.25 s; {os.cpu_count()} CPUs")
+    print(f"# default waits: poll {workers.SPIN_SECONDS:g} s, offering the core after {workers.YIELD_AFTER:g} s\n")
+    print(f"{'game':<24}{'hogs':>5}{'engine':>22}{'median us':>11}{'mean us':>9}{'x one':>7}{'load':>6}")
+    now = workers.YIELD_AFTER
+    kinds = [(1, now, "1 process"), (2, now, "2 processes"), (2, math.inf, "2, polling (old)")]
+    for h in hogs:
+        busy = [subprocess.Popen([sys.executable, "-c", HOG]) for _ in range(h)]
+        try:
+            for name in games:
+                runners = [WaitRunner(name, batch, k, after) for k, after, _ in kinds]
+                run_in_rounds(runners, seconds)
+                load = os.getloadavg()[0]
+                one = float(np.median(runners[0].times))
+                for (_, _, label), r in zip(kinds, runners):
+                    median, mean = np.median(r.times) * 1e6, np.mean(r.times) * 1e6
+                    figures = f"{median:>11,.0f}{mean:>9,.0f}{one * 1e6 / median:>7.2f}{load:>6.1f}"
+                    print(f"{name:<24}{h:>5}{label:>22}{figures}")
+                    r.venv.close()
+        finally:
+            for p in busy:
+                p.kill()
+                p.wait()
+    print("\nhogs = busy loops beside; x one = one process's median over this engine's; load = 1-minute load average")
+    return 0
+
+
 def time_steps(
     name: str,
     batch: int,
@@ -513,6 +593,12 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="instead: the bound on 2 process shards (one process v two halves stepped apart; --warm steps first)",
     )
+    ap.add_argument(
+        "--contention",
+        action="store_true",
+        help="instead: 1 against 2 processes (waits as they are, and polling as before R18's fix) beside --hogs",
+    )
+    ap.add_argument("--hogs", default="0,2", help="--contention: comma-separated counts of busy loops beside (0,2)")
     ap.add_argument("--warm", type=int, default=2000, help="--ceiling: steps before the timing (default 2000)")
     ap.add_argument(
         "--parts", action="store_true", help="instead: the serial share by part (games, and 'speed' for Spit's variant)"
@@ -525,6 +611,8 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if args.ceiling:
         return ceiling(games, args.batch, args.seconds, args.warm)
+    if args.contention:
+        return contention(games, args.batch, args.seconds, [int(x) for x in args.hogs.split(",") if x.strip()])
     if args.processes:
         counts = [int(x) for x in args.processes.split(",") if x.strip()]
         return process_scaling(games, counts, args.batch, args.seconds)

@@ -11,8 +11,10 @@ import contextlib
 import hashlib
 import os
 import pickle
+import re
 import signal
 import socket
+import warnings
 
 import numpy as np
 import pytest
@@ -315,3 +317,88 @@ def test_bad_seats_raise_as_one_process_and_change_nothing(seats):
         _play_on_alike(one, two, info, steps=5)
     finally:
         two.close()
+
+
+# --- R18: shared cores ---------------------------------------------------------------------------
+class FakeClock:
+    """``time.perf_counter`` moving ``tick`` a call, and ``jump`` at each yield."""
+
+    def __init__(self, jump: float, done_after: int, ctl, word: int, value: int):
+        self.now, self.jump, self.yields, self.polls = 0.0, jump, 0, 0
+        self.done_after, self.ctl, self.word, self.value = done_after, ctl, word, value
+
+    def perf_counter(self) -> float:
+        self.now += 1e-6
+        return self.now
+
+    def sched_yield(self) -> None:
+        self.yields += 1
+        self.now += self.jump  # (another process ran on the core meanwhile, for a jump)
+        if self.yields == self.done_after:
+            self.ctl[self.word] = self.value
+
+    def poll(self, timeout) -> bool:  # (the wake pipe: sleeping on it)
+        self.polls += 1
+        self.ctl[self.word] = self.value
+        return False
+
+
+@pytest.mark.parametrize("jump,slept", [(0.0, False), (1e-3, True)])
+def test_a_wait_offers_its_core_and_sleeps_once_another_process_took_it(monkeypatch, jump, slept):
+    """Polling, a side yields its core after YIELD_AFTER; a yield that came
+    back late (another process ran) sends it to sleep on its pipe, one that
+    came back at once lets it poll on (on a clock of its own: no timing)."""
+    monkeypatch.setattr(workers, "SPIN", True)
+    monkeypatch.setattr(workers, "SPIN_SECONDS", 10.0)
+    ctl = workers.shared_array((16,), np.int64)
+    clock = FakeClock(jump, 100, ctl, workers.DONE, 1)
+    monkeypatch.setattr(workers, "time", clock)
+    monkeypatch.setattr(workers.os, "sched_yield", clock.sched_yield)
+    workers.wait_for(ctl, workers.DONE, 1, clock, workers.MAIN_ASLEEP, lambda: True)
+    assert ctl[workers.DONE] == 1
+    assert clock.yields == (1 if slept else 100) and clock.polls == (1 if slept else 0)
+    assert ctl[workers.MAIN_ASLEEP] == 0
+
+
+@pytest.mark.parametrize(
+    "cpus,load,warned",
+    [
+        ({0}, (0.0, 0.0, 0.0), "may run on 1 CPU"),
+        ({0, 1}, (3.0, 3.0, 3.0), r"load average \(3.0\)"),
+        ({0, 1}, (1.0, 1.0, 1.0), None),  # (the calling process busy, one core left for the worker)
+    ],
+)
+def test_a_process_engine_on_shared_cores_warns(monkeypatch, cpus, load, warned):
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: cpus)
+    monkeypatch.setattr(os, "getloadavg", lambda: load)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        venv = V.make("pepper_v0", 8, seed=0, rng="per_game", num_processes=2)
+    venv.close()
+    mine = [w for w in caught if issubclass(w.category, RuntimeWarning) and "num_processes" in str(w.message)]
+    if warned is None:
+        assert mine == []
+    else:
+        assert len(mine) == 1 and mine[0].filename == __file__  # (pointing at the make call)
+        assert re.search(warned, str(mine[0].message))
+        assert "use fewer processes" in str(mine[0].message)
+
+
+def test_the_contention_benchmark_runs_beside_hogs():
+    import pathlib
+    import subprocess
+    import sys
+
+    script = pathlib.Path(__file__).parent.parent / "benchmarks" / "thread_scaling.py"
+    args = ["--contention", "--hogs", "0,1", "--games", "pepper_v0", "--batch", "64", "--seconds", "0.3"]
+    out = subprocess.run(
+        [sys.executable, str(script), *args],
+        capture_output=True,
+        text=True,
+        timeout=900,  # (a guard against a hang, not a speed check)
+    )
+    assert out.returncode == 0, out.stderr
+    rows = [line.split() for line in out.stdout.splitlines() if line.startswith("pepper_v0")]
+    assert [(r[1], " ".join(r[2:-4])) for r in rows] == [
+        (h, kind) for h in ("0", "1") for kind in ("1 process", "2 processes", "2, polling (old)")
+    ]

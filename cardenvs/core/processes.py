@@ -32,7 +32,12 @@ and one reply, through shared memory.
   and an engine left idle costs no CPU after that.  (OpenMP runtimes do
   the same: Intel's waits actively for 200 ms by default.)  Set
   :data:`~.workers.SPIN_SECONDS` before making an engine to change it; 0 sleeps at
-  once.
+  once.  On cores shared with other work the poll would take the core
+  from the very process it waits for, so after
+  :data:`~.workers.YIELD_AFTER` it offers the core at each poll and
+  sleeps once another process took it; and an engine made where this
+  process can tell that the cores are short (its CPU affinity, the load
+  average) warns (RuntimeWarning): such processes step slower than one.
 * **Bad input changes nothing.** The calling process checks every action
   against the masks it handed out last -- the games' own, since nobody
   can write to them -- before it sends anything; the shards then step
@@ -61,6 +66,7 @@ import multiprocessing
 import os
 import pickle
 import types
+import warnings
 import weakref
 from collections.abc import Callable
 from typing import Any, NoReturn
@@ -92,6 +98,7 @@ from .workers import (
     OutputBlock,
     StepIO,
     serve_forked,
+    shared_cores,
     step_shard,
     stop_workers,
     wait_for,
@@ -148,6 +155,15 @@ class ProcessVectorEnv:
         **options: Any,
     ):
         check_arguments(num_envs, num_processes, rng, seed, options)
+        busy = shared_cores(num_processes)
+        if busy is not None:
+            warnings.warn(
+                f"num_processes={num_processes}, but {busy}: processes that share cores can step several times "
+                "slower than one, each step waiting for the slowest (benchmarks/thread_scaling.py --contention); "
+                "use fewer processes (num_processes=1 has no workers to wait for)",
+                RuntimeWarning,
+                stacklevel=3,
+            )
         options.pop("num_threads", None)
         self.num_envs = int(num_envs)
         self.num_processes = int(num_processes)

@@ -29,6 +29,14 @@ BLOCKS = 4
 SPIN = platform.machine().lower() in ("x86_64", "amd64", "i386", "i686")
 #: How long a sleeping side sleeps before it looks again (a missed wake-up costs at most this).
 NAP_SECONDS = 0.05
+#: After polling this long (seconds), a waiting side offers its core at each poll (``sched_yield``)
+#: and sleeps on its pipe as soon as another process took it: on cores shared with other work, a
+#: poll that kept its core would take it from the very process it waits for (issue #35, R18:
+#: benchmarks/results.txt).  With free cores nobody takes it, and the poll goes on as before.
+#: ``math.inf``: never offer it.
+YIELD_AFTER = 20e-6
+#: A yield that returned later than this gave the core to another process (seconds).
+GAVE_AWAY = 50e-6
 
 # The control words of a shard (int64, shared): the command's number, what it is, the output
 # block, the number of the last command done, whether it failed, who sleeps, the finished rows,
@@ -136,15 +144,21 @@ def step_shard(engine: Any, io: StepIO, ctl: np.ndarray, blocks: list[OutputBloc
 
 
 def wait_for(ctl: np.ndarray, word: int, value: int, wake: Any, asleep: int, alive: Callable[[], bool]) -> None:
-    """Until ``ctl[word] == value``: poll for :data:`SPIN_SECONDS`, then
-    sleep on the ``wake`` pipe (woken by the other side, or every
-    :data:`NAP_SECONDS` to look again).  RuntimeError when ``alive()``
-    says the other side is gone."""
+    """Until ``ctl[word] == value``: poll for :data:`SPIN_SECONDS` (offering
+    the core after :data:`YIELD_AFTER`, and no longer once another process
+    took it), then sleep on the ``wake`` pipe (woken by the other side, or
+    every :data:`NAP_SECONDS` to look again).  RuntimeError when
+    ``alive()`` says the other side is gone."""
     if SPIN:
         start = time.perf_counter()
         while ctl[word] != value:
-            if time.perf_counter() - start > SPIN_SECONDS:
+            now = time.perf_counter()
+            if now - start > SPIN_SECONDS:
                 break
+            if now - start > YIELD_AFTER:
+                os.sched_yield()
+                if time.perf_counter() - now > GAVE_AWAY:  # (the core was wanted: sleep, it is free for them)
+                    break
         else:
             return
     while ctl[word] != value:
@@ -154,6 +168,27 @@ def wait_for(ctl: np.ndarray, word: int, value: int, wake: Any, asleep: int, ali
         ctl[asleep] = 0
         if ctl[word] != value and not alive():
             raise RuntimeError("a worker process of the vector engine died")
+
+
+def shared_cores(num_processes: int) -> str | None:
+    """Why ``num_processes`` processes (the calling one and its workers)
+    would share cores here, where this process can tell: fewer CPUs it may
+    run on than processes, or a 1-minute load average leaving them more
+    than half a core short (counting the calling process in it).  None
+    when it cannot tell or they fit."""
+    try:
+        cpus = len(os.sched_getaffinity(0))
+    except AttributeError:  # (no affinity on this platform)
+        cpus = os.cpu_count() or 1
+    if cpus < num_processes:
+        return f"this process may run on {cpus} CPU(s)"
+    try:
+        load = os.getloadavg()[0]
+    except (AttributeError, OSError):
+        return None
+    if load + num_processes - 1 > cpus + 0.5:
+        return f"the load average ({load:.1f}) says most of the {cpus} CPUs are busy"
+    return None
 
 
 def wake_up(ctl: np.ndarray, asleep: int, wake: Any) -> None:
