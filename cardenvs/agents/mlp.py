@@ -1,0 +1,311 @@
+"""Small MLP policies learned from scratch (``examples/selfplay_ppo.py``),
+their file format, and :class:`MLPAgent`, which plays one.
+
+The network and the preprocessing live here, and the example trains with
+these very functions, so a saved policy plays exactly as it was trained:
+observations are squashed by :func:`symlog` (scores and counts can be
+large) and fed to :func:`build_mlp` (tanh hidden layers, one logit per
+action; illegal actions are masked out).
+
+The file format: a policy is two files with one stem, nothing in either
+runs code when read.
+
+- ``STEM.pt``: the actor's weights, a torch state dict of tensors only
+  (``torch.save(actor.state_dict())``), read back with
+  ``torch.load(..., weights_only=True)`` (torch's restricted unpickler,
+  which builds tensors and plain containers only; ``pickle`` is never
+  called).
+- ``STEM.json``: what the weights are: ``{"format": "cardenvs-mlp-policy",
+  "version": 1, "game", "config" (the game options it trained with),
+  "obs_size", "num_actions", "hidden" (the hidden layers' widths),
+  "activation": "tanh", "preprocess": "symlog", "weights" (the ``.pt``
+  file's name, beside it), "sha256" (of that file), "training" (a free
+  record: steps, CPU-seconds, ...)}``.
+
+:meth:`MLPAgent.load` checks all of it (the digest too, so a weights file
+changed after saving is refused before torch reads it) and raises
+ValueError naming the file and the fault.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import pathlib
+import re
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from .base import Agent
+from .checkpoint import TRAIN_EXTRA
+
+try:
+    import torch
+    from torch import nn
+except ImportError as exc:  # pragma: no cover - only without the train extra
+    raise ImportError(TRAIN_EXTRA) from exc
+
+__all__ = ["FORMAT", "VERSION", "MLPAgent", "build_mlp", "layer", "read_policy", "save_policy", "symlog"]
+
+FORMAT, VERSION = "cardenvs-mlp-policy", 1
+MAX_BYTES = 2**31  # the largest weights file read (a policy of these sizes is a few MB)
+MAX_SIZE = 10**7  # the most observation columns / actions / hidden units a file may declare
+REQUIRED = ("game", "config", "obs_size", "num_actions", "hidden", "activation", "preprocess", "weights", "sha256")
+
+
+def symlog(x: Any) -> torch.Tensor:
+    """Observations (or states) as float32, squashed: ``sign(x) log(1 + |x|)``."""
+    t = torch.as_tensor(np.asarray(x, np.float32))
+    return torch.sign(t) * torch.log1p(torch.abs(t))
+
+
+def layer(n_in: int, n_out: int, std: float = math.sqrt(2)) -> nn.Linear:
+    """A linear layer with orthogonal weights (gain ``std``) and zero bias."""
+    lin = nn.Linear(n_in, n_out)
+    nn.init.orthogonal_(lin.weight, std)
+    nn.init.zeros_(lin.bias)
+    return lin
+
+
+def build_mlp(n_in: int, hidden: Sequence[int], n_out: int, out_std: float = 0.01) -> nn.Sequential:
+    """``n_in`` -> tanh layers of widths ``hidden`` -> ``n_out`` (the last
+    layer's weights of gain ``out_std``: 0.01 for an actor's logits, so it
+    starts near uniform; 1 for a critic)."""
+    parts: list[nn.Module] = []
+    for width in hidden:
+        parts += [layer(n_in, width), nn.Tanh()]
+        n_in = width
+    return nn.Sequential(*parts, layer(n_in, n_out, out_std))
+
+
+def _sha256(path: pathlib.Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def save_policy(
+    stem: str | pathlib.Path,
+    actor: nn.Module,
+    *,
+    game: str,
+    config: dict[str, Any],
+    obs_size: int,
+    num_actions: int,
+    hidden: Sequence[int],
+    training: dict[str, Any] | None = None,
+) -> pathlib.Path:
+    """Write ``actor`` (made by :func:`build_mlp` with these sizes) as
+    ``STEM.pt`` + ``STEM.json`` (see the module doc); returns the JSON's path.
+    ``config`` and ``training`` must be JSON-serialisable (TypeError
+    otherwise, before anything is written)."""
+    stem = pathlib.Path(stem)
+    meta = {
+        "format": FORMAT,
+        "version": VERSION,
+        "game": game,
+        "config": config,
+        "obs_size": int(obs_size),
+        "num_actions": int(num_actions),
+        "hidden": [int(h) for h in hidden],
+        "activation": "tanh",
+        "preprocess": "symlog",
+        "weights": stem.name + ".pt",
+        "sha256": "",
+        "training": training or {},
+    }
+    json.dumps(meta)  # (raises before any file is written)
+    weights = stem.with_name(meta["weights"])
+    torch.save({k: v.detach().clone().contiguous() for k, v in actor.state_dict().items()}, weights)
+    meta["sha256"] = _sha256(weights)
+    path = stem.with_name(stem.name + ".json")
+    path.write_text(json.dumps(meta, indent=1) + "\n")
+    return path
+
+
+def _meta_path(path: pathlib.Path) -> pathlib.Path:
+    """The JSON of a policy given as ``STEM.json``, ``STEM.pt`` or ``STEM``."""
+    if path.suffix == ".json":
+        return path
+    if path.suffix == ".pt":
+        return path.with_suffix(".json")
+    return path.with_name(path.name + ".json")
+
+
+def _positive(meta: dict, key: str, where: str) -> int:
+    value = meta[key]
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 < value <= MAX_SIZE:
+        raise ValueError(f"{where}: {key} must be a positive int (at most {MAX_SIZE}), got {value!r}")
+    return value
+
+
+def _check_meta(meta: Any, where: str) -> dict[str, Any]:
+    """The sidecar's fields, checked (ValueError naming the fault)."""
+    if not isinstance(meta, dict) or meta.get("format") != FORMAT:
+        raise ValueError(f"{where} is not a cardenvs MLP policy (no 'format': {FORMAT!r})")
+    if meta.get("version") != VERSION:
+        raise ValueError(f"{where}: version {meta.get('version')!r} is not supported (this cardenvs reads {VERSION})")
+    missing = [k for k in REQUIRED if k not in meta]
+    if missing:
+        raise ValueError(f"{where}: missing {missing}")
+    from cardenvs.registry import GAMES
+
+    if meta["game"] not in GAMES:
+        raise ValueError(f"{where}: unknown game {meta['game']!r}; available: {list(GAMES)}")
+    if not isinstance(meta["config"], dict):
+        raise ValueError(f"{where}: config must be an object, got {meta['config']!r}")
+    _positive(meta, "obs_size", where)
+    _positive(meta, "num_actions", where)
+    hidden = meta["hidden"]
+    if not isinstance(hidden, list) or not 0 < len(hidden) <= 8:
+        raise ValueError(f"{where}: hidden must be a list of 1 to 8 layer widths, got {hidden!r}")
+    for width in hidden:
+        _positive({"hidden width": width}, "hidden width", where)
+    if meta["activation"] != "tanh" or meta["preprocess"] != "symlog":
+        raise ValueError(f"{where}: only activation 'tanh' and preprocess 'symlog' are known")
+    if not isinstance(meta["weights"], str) or not re.fullmatch(r"[\w.-]+\.pt", meta["weights"]):
+        raise ValueError(f"{where}: weights must name a .pt file beside it, got {meta['weights']!r}")
+    if not isinstance(meta["sha256"], str) or not re.fullmatch(r"[0-9a-f]{64}", meta["sha256"]):
+        raise ValueError(f"{where}: sha256 must be 64 hex digits")
+    return meta
+
+
+def _load_weights(path: pathlib.Path, meta: dict[str, Any], actor: nn.Module) -> None:
+    """Read ``path`` into ``actor``: its digest first, then torch's
+    weights-only load, then the exact names, shapes and dtypes."""
+    if not path.is_file():
+        raise ValueError(f"{path}: no such weights file")
+    if path.stat().st_size > MAX_BYTES:
+        raise ValueError(f"{path}: larger than {MAX_BYTES} bytes")
+    if _sha256(path) != meta["sha256"]:
+        raise ValueError(f"{path} does not match the sha256 in its JSON (changed after it was saved)")
+    try:
+        state = torch.load(path, map_location="cpu", weights_only=True)
+    except Exception as exc:  # (torch raises several kinds for a malformed file)
+        raise ValueError(f"{path}: not a torch state dict of tensors ({type(exc).__name__}: {exc})") from None
+    expected = actor.state_dict()
+    if not isinstance(state, dict) or set(state) != set(expected):
+        names = sorted(state) if isinstance(state, dict) else type(state).__name__
+        raise ValueError(f"{path}: weights {names} are not the network's {sorted(expected)}")
+    for name, ref in expected.items():
+        value = state[name]
+        if not isinstance(value, torch.Tensor) or value.shape != ref.shape or value.dtype != ref.dtype:
+            got = (tuple(value.shape), value.dtype) if isinstance(value, torch.Tensor) else type(value).__name__
+            raise ValueError(f"{path}: {name} is {got}, the network needs {(tuple(ref.shape), ref.dtype)}")
+        if not torch.isfinite(value).all():
+            raise ValueError(f"{path}: {name} holds non-finite numbers")
+    actor.load_state_dict(state)
+
+
+def read_policy(path: str | pathlib.Path) -> tuple[nn.Sequential, dict[str, Any]]:
+    """The actor network and the description of the policy at ``path``
+    (``STEM.json``, ``STEM.pt`` or ``STEM``); ValueError for a missing,
+    malformed or inconsistent file (see the module doc)."""
+    where = _meta_path(pathlib.Path(path))
+    if not where.is_file():
+        raise ValueError(f"{where}: no such policy description (a policy is STEM.json + STEM.pt)")
+    try:
+        meta = json.loads(where.read_text())
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ValueError(f"{where}: not JSON ({exc})") from None
+    meta = _check_meta(meta, str(where))
+    actor = build_mlp(meta["obs_size"], meta["hidden"], meta["num_actions"])
+    _load_weights(where.with_name(meta["weights"]), meta, actor)
+    actor.eval()
+    return actor, meta
+
+
+class MLPAgent(Agent):
+    """A policy saved by :func:`save_policy` as an agent.
+
+    ``greedy=True`` (default): each row's action is the legal one with the
+    highest logit (deterministic; ties go to the lowest id).  ``greedy=False``:
+    sampled from the masked softmax with this agent's own generator, seeded
+    by ``seed`` (so a seeded agent replays exactly).  :meth:`act_batch` takes
+    one observation per row, as the policy saw them in training: in Spit, one
+    seat's observation ``obs[:, seat]`` and mask ``mask[:, seat]`` (as
+    :mod:`cardenvs.agents.evaluation` and the duplicate matches feed agents).
+    """
+
+    name = "mlp"
+
+    def __init__(
+        self,
+        actor: nn.Module,
+        meta: dict[str, Any],
+        greedy: bool = True,
+        seed: int | None = None,
+        name: str | None = None,
+    ):
+        from .policy import one_torch_thread
+
+        one_torch_thread()  # small batches: one thread is fastest on shared cores (see there)
+        self.actor, self.meta = actor, meta
+        self.game, self.config = meta["game"], meta["config"]
+        self.obs_size, self.num_actions = meta["obs_size"], meta["num_actions"]
+        self.greedy = bool(greedy)
+        self.rng = np.random.default_rng(seed)
+        if name is not None:
+            self.name = name
+
+    @classmethod
+    def load(
+        cls,
+        path: str | pathlib.Path,
+        game: str | None = None,
+        greedy: bool = True,
+        seed: int | None = None,
+        name: str | None = None,
+        **config: Any,
+    ) -> MLPAgent:
+        """The policy at ``path`` (``STEM.json``, ``STEM.pt`` or ``STEM``),
+        named ``mlp(STEM)`` unless ``name`` is given.  With ``game``: checked
+        to play that game with ``config`` (:meth:`check_game`).  ValueError
+        for a missing, malformed or unfitting file; nothing is unpickled."""
+        actor, meta = read_policy(path)
+        stem = _meta_path(pathlib.Path(path)).stem
+        agent = cls(actor, meta, greedy=greedy, seed=seed, name=name or f"mlp({stem})")
+        if game is not None:
+            agent.check_game(game, **config)
+        return agent
+
+    def check_game(self, game: str, **config: Any) -> None:
+        """ValueError unless this policy plays ``game`` with ``config``: the
+        same game, the same observation size and the same number of actions.
+        (Other options may differ from the ones it trained with, ``self.config``:
+        e.g. Spit's ``max_ticks`` only changes the ``ticks_left`` column.)"""
+        from cardenvs.core.options import build_rules, rules_options
+        from cardenvs.registry import rules_class
+
+        if game != self.game:
+            raise ValueError(f"{self.name} is a policy for {self.game}, not {game}")
+        factory = rules_class(game)
+        known = set(rules_options(factory))
+        rules = build_rules(factory, {k: v for k, v in config.items() if k in known})
+        if (rules.obs_size, rules.num_actions) != (self.obs_size, self.num_actions):
+            raise ValueError(
+                f"{self.name} plays observations of {self.obs_size} numbers and {self.num_actions} actions; "
+                f"{game} with {config} has {rules.obs_size} and {rules.num_actions}"
+            )
+
+    def logits(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """The masked logits ``(N, num_actions)`` (-inf where illegal);
+        ValueError for arrays of the wrong shape or a row with no legal action."""
+        obs, mask = np.asarray(obs), np.asarray(mask, bool)
+        if obs.ndim != 2 or obs.shape[1] != self.obs_size:
+            raise ValueError(f"{self.name} needs observations (N, {self.obs_size}), got {obs.shape}")
+        if mask.shape != (len(obs), self.num_actions):
+            raise ValueError(f"{self.name} needs masks ({len(obs)}, {self.num_actions}), got {mask.shape}")
+        if len(mask) and not mask.any(axis=1).all():
+            raise ValueError("a row of the mask has no legal action")
+        with torch.no_grad():
+            out = self.actor(symlog(obs)).numpy().astype(np.float64)
+        return np.where(mask, out, -np.inf)
+
+    def act_batch(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """``obs`` (N, obs_size), ``mask`` (N, num_actions) -> legal actions (N,)."""
+        logits = self.logits(obs, mask)
+        if not self.greedy:  # Gumbel-max: a draw from softmax(logits) over the legal actions
+            logits = logits + self.rng.gumbel(size=logits.shape)
+        return logits.argmax(axis=1).astype(np.int64)
