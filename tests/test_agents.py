@@ -562,3 +562,31 @@ def test_training_on_from_an_advised_model_keeps_its_teacher(tmp_path):
     with pytest.raises(ValueError, match="its own teacher"):
         train(other, rule_agent("spit_v0"), tmp_path / "c", None, progress_bar=False, log=lambda *a: None)
     assert not (tmp_path / "c" / "summary.json").exists()
+
+
+def test_a_wall_time_budget_stops_training_and_skips_later_stages(tmp_path):
+    """wall_seconds (``--minutes``): once the time is up, learning stops
+    (SB3's callback returns False) and later stages are skipped; the run
+    still evaluates. The budget is far below one rollout, so the run stops
+    at its first step whatever the machine's speed."""
+    from cardenvs.agents.training import TrainConfig, train
+
+    lines: list[str] = []
+    cfg = TrainConfig(
+        game="pepper_v0",
+        env_config={"num_players": 2, "max_hands": 1, "reward": "score_delta"},
+        eval_config={"num_players": 2, "max_hands": 2},
+        fixed_steps=10**9,
+        selfplay_steps=10**9,
+        wall_seconds=1e-9,
+        num_envs=8,
+        n_steps=16,
+        batch_size=64,
+        eval_games=4,
+        seed=0,
+    )
+    summary = train(cfg, PepperRuleAgent(), tmp_path, None, opponent="random", progress_bar=False, log=lines.append)
+    assert summary["run_timesteps"] <= cfg.num_envs * cfg.n_steps
+    assert any(line.startswith("time is up") for line in lines)
+    assert not any(line.startswith("stage 2") for line in lines)
+    assert len(summary["results"]) == 2

@@ -36,6 +36,7 @@ class TrainConfig:
     fixed_steps: int = 200_000  # learner steps against the fixed opponents
     selfplay_steps: int = 0  # then learner steps of self-play
     team_steps: int = 0  # then steps with its own snapshot as partner against the fixed opponents
+    wall_seconds: float = 0.0  # stop training once this much wall time has passed (0: no limit)
     init_model: str | None = None  # continue training this saved model
     snapshot_every: int = 50_000
     num_envs: int = 64
@@ -339,19 +340,32 @@ def _callbacks(
                 )
             return True
 
-    saving = [checkpoints] if selection is None else [checkpoints, Candidates()]
+    class Deadline(BaseCallback):
+        """Stops learning once ``cfg.wall_seconds`` of wall time have passed since training began."""
+
+        def _on_step(self) -> bool:
+            return not past(deadline)
+
+    deadline = time.perf_counter() + cfg.wall_seconds if cfg.wall_seconds else None
+    saving = [checkpoints, Deadline()] if selection is None else [checkpoints, Candidates(), Deadline()]
     if log is not None:
         saving.append(Progress())
     return Curve(), SelfPlay, saving
 
 
+def past(deadline: float | None) -> bool:
+    """Whether the wall-clock ``deadline`` (``time.perf_counter()``) has passed; never, for None."""
+    return deadline is not None and time.perf_counter() >= deadline
+
+
 def _run_stages(cfg, model, env, fixed, advisor, curve, run_dir, progress_bar, log, selection=None) -> None:
     """Against the fixed agents, then self-play, then with its own snapshot as partner."""
     curve_cb, SelfPlay, saving = _callbacks(cfg, curve, run_dir, selection, None if progress_bar else log)
+    deadline = time.perf_counter() + cfg.wall_seconds if cfg.wall_seconds else None
     if cfg.fixed_steps:
         log(f"stage 1: {cfg.fixed_steps:,} steps against {fixed.name} opponents and partner")
         model.learn(cfg.fixed_steps, callback=[curve_cb, *saving], progress_bar=progress_bar)
-    if cfg.selfplay_steps:
+    if cfg.selfplay_steps and not past(deadline):
         snapshot = FrozenPolicyAgent(model, advisor=advisor)
         env.opponents = env.partner = snapshot
         log(f"stage 2: {cfg.selfplay_steps:,} steps of self-play against frozen snapshots")
@@ -361,7 +375,7 @@ def _run_stages(cfg, model, env, fixed, advisor, curve, run_dir, progress_bar, l
             reset_num_timesteps=False,
             progress_bar=progress_bar,
         )
-    if cfg.team_steps:
+    if cfg.team_steps and not past(deadline):
         # as evaluated: the learner's own policy as partner, the fixed agent as opponents
         partner = FrozenPolicyAgent(model, name="partner", advisor=advisor)
         env.opponents, env.partner = fixed, partner
@@ -372,6 +386,8 @@ def _run_stages(cfg, model, env, fixed, advisor, curve, run_dir, progress_bar, l
             reset_num_timesteps=False,
             progress_bar=progress_bar,
         )
+    if past(deadline):
+        log(f"time is up: training stopped after {cfg.wall_seconds / 60:g} minutes of wall time")
 
 
 def _evaluate(cfg: TrainConfig, model: Any, advisor: Agent | None, rule_agent: Agent, log) -> list[dict]:
@@ -442,156 +458,3 @@ def _same_kind(value: Any, default: Any) -> bool:
     if isinstance(default, tuple):
         return isinstance(value, (tuple, list)) and all(isinstance(x, int) for x in value)
     return isinstance(value, type(default))
-
-
-def _parser(doc: str, variants: dict | None, fixed_steps: int, selfplay_steps: int, steps_per_second: float):
-    import argparse
-
-    from .registry import CHECKPOINTS
-
-    p = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
-    if variants:
-        p.add_argument("--variant", choices=list(variants), default=list(variants)[0])
-    p.add_argument("--fixed-steps", type=int, default=fixed_steps, help="learner steps against fixed opponents")
-    p.add_argument("--selfplay-steps", type=int, default=selfplay_steps, help="then learner steps of self-play")
-    p.add_argument(
-        "--team-steps",
-        type=int,
-        default=0,
-        help="then steps with its own snapshot as partner against the fixed opponents",
-    )
-    p.add_argument("--init", default=None, help="continue training this saved model")
-    p.add_argument(
-        "--advice",
-        action="store_true",
-        help="a rule-advised policy: start from the rule-based agent and learn where to deviate",
-    )
-    p.add_argument(
-        "--minutes",
-        type=float,
-        default=None,
-        help=f"scale the steps to about this many minutes (~{steps_per_second:,.0f} steps/s measured)",
-    )
-    p.add_argument("--learning-rate", type=float, default=None, help="PPO's learning rate (default: the game's)")
-    p.add_argument(
-        "--ent-coef",
-        type=float,
-        default=None,
-        help="PPO's entropy bonus (default: the game's; with --advice a bonus also pulls the advice weight down)",
-    )
-    p.add_argument(
-        "--select-every",
-        type=int,
-        default=0,
-        help="every this many learner steps play the rule agent on --select-seed; keep the best policy (0: the last)",
-    )
-    p.add_argument("--select-games", type=int, default=200, help="games per model-selection round")
-    p.add_argument(
-        "--select-seed", type=int, default=5000, help="the model selection's seed (keep it out of evaluations)"
-    )
-    p.add_argument(
-        "--set",
-        action="append",
-        default=[],
-        metavar="FIELD=VALUE",
-        help="override any TrainConfig field, e.g. --set advice_weight=2 --set net_arch=(128,128) (repeatable)",
-    )
-    p.add_argument(
-        "--env",
-        action="append",
-        default=[],
-        metavar="OPTION=VALUE",
-        help="an option of the training episodes, e.g. --env max_ticks=1000 (repeatable)",
-    )
-    p.add_argument(
-        "--advisor",
-        action="append",
-        default=[],
-        metavar="OPTION=VALUE",
-        help="with --advice: an option of the advising rule agent, e.g. --advisor deny=True (Spit) (repeatable)",
-    )
-    p.add_argument("--opponent", choices=_opponent_names(), default="rule")
-    p.add_argument("--num-envs", type=int, default=None, help="games stepped at once (default: the game's)")
-    p.add_argument("--eval-games", type=int, default=300)
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--run-dir", default=None, help="default runs/<name>")
-    p.add_argument(
-        "--save",
-        default=None,
-        help=f"the trained policy (default {CHECKPOINTS.name}/<name>_ppo.npz, a policy file that loads without "
-        "unpickling; a PATH ending in .zip: an SB3 zip; '' = none; the run folder keeps final_model.zip to train on)",
-    )
-    p.add_argument("--no-progress", action="store_true")
-    return p
-
-
-def cli(
-    game: str,
-    doc: str,
-    env_config: dict,
-    eval_config: dict,
-    name: str | None = None,
-    fixed_steps: int = 600_000,
-    selfplay_steps: int = 200_000,
-    steps_per_second: float = 2000.0,
-    variants: dict[str, tuple[dict, dict]] | None = None,
-    **train_kwargs: Any,
-) -> None:
-    """The command line shared by ``examples/train_<game>.py``: ``--minutes``
-    or explicit step counts, the opponent, where to save; ``variants`` maps a
-    ``--variant`` name to (extra env options, extra eval options)."""
-    from .registry import CHECKPOINTS, rule_agent
-
-    name = name or game.removesuffix("_v0")
-    args = _parser(doc, variants, fixed_steps, selfplay_steps, steps_per_second).parse_args()
-    env_cfg, eval_cfg = dict(env_config), dict(eval_config)
-    if variants:
-        name = args.variant if args.variant != list(variants)[0] else name
-        env_cfg.update(variants[args.variant][0])
-        eval_cfg.update(variants[args.variant][1])
-    fixed, selfplay = args.fixed_steps, args.selfplay_steps
-    if args.minutes is not None:
-        total = int(args.minutes * 60 * steps_per_second)
-        fixed = int(total * fixed_steps / max(1, fixed_steps + selfplay_steps))  # the defaults' split
-        selfplay = total - fixed
-    options = dict(
-        fixed_steps=fixed,
-        selfplay_steps=selfplay,
-        team_steps=args.team_steps,
-        init_model=args.init,
-        advice=args.advice,
-        eval_games=args.eval_games,
-        seed=args.seed,
-        select_every=args.select_every,
-        select_games=args.select_games,
-        select_seed=args.select_seed,
-        **train_kwargs,
-    )
-    for option in ("learning_rate", "ent_coef", "num_envs"):
-        if getattr(args, option) is not None:
-            options[option] = getattr(args, option)
-    options.update(parse_overrides(args.set, TRAIN_FIELDS, "--set"))  # the command line wins
-    env_cfg.update(parse_overrides(args.env, None, "--env"))
-    if args.advisor and not options["advice"]:
-        raise SystemExit("--advisor sets the options of the rule agent that advises: it needs --advice")
-    options["advisor_options"] = {
-        **options.get("advisor_options", {}),
-        **parse_overrides(args.advisor, None, "--advisor"),
-    }
-    cfg = TrainConfig(game=game, env_config=env_cfg, eval_config=eval_cfg, **options)
-    save = args.save if args.save is not None else str(CHECKPOINTS / f"{name}_ppo.npz")
-    summary = train(
-        cfg,
-        rule_agent(game, **eval_cfg),
-        args.run_dir or f"runs/{name}",
-        save or None,
-        opponent=args.opponent,
-        progress_bar=not args.no_progress,
-    )
-    minutes = summary["train_cpu_seconds"] / 60
-    print(
-        f"\n{name}: a run of {summary['run_timesteps']:,} learner steps in {minutes:.1f} CPU-minutes of training; "
-        f"the policy kept ({summary['timesteps']:,} steps) in the end:"
-    )
-    for result in summary["results"]:
-        print("  " + result["verdict"])
