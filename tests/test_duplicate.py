@@ -240,3 +240,14 @@ def test_bad_arguments():
         play_duplicate("spit_v0", [RandomAgent(0), RandomAgent(1)], 1, seatings=[[0, 2]])
     with pytest.raises(TypeError, match="an agent must be"):
         play_duplicate("spit_v0", [RandomAgent(0), 3], 1)
+
+
+def test_agents_that_read_the_state_play_with_the_games_tracker():
+    # PIMC reads the engine state and, in Cancellation Hearts, the tracker of what each seat saw
+    from cardenvs.agents.pimc import PIMCAgent
+
+    config = {"num_players": 6, "target_score": 10}
+    pimc = PIMCAgent("cancellation_hearts_v0", worlds=2, seed=1, **config)
+    record = play_duplicate("cancellation_hearts_v0", [pimc, RandomAgent(2)], 1, seed=0, strict=True, **config)
+    assert pimc.searched > 0 and not record.forfeits.any()
+    assert record.winners.any(axis=2).all()  # every copy played to its end
