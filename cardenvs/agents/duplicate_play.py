@@ -49,7 +49,7 @@ class Copy:
             if game in TRACKED:
                 tracking = importlib.import_module(f"cardenvs.search.{TRACKED[game]}")
                 self.known["tracker"] = tracking.Tracker(self.rules, count)
-        self._seen: dict[int, np.ndarray] = {}
+        self._seen: tuple[np.ndarray, np.ndarray] | None = None  # (rows, their observations) this tick
 
     def live(self) -> np.ndarray:
         """The games still being played (not over, nobody forfeited)."""
@@ -62,10 +62,9 @@ class Copy:
         """The observations and masks of the seats to act in ``rows`` (Spit: of ``seat``)."""
         state, dtype = self.state, self.engine.obs_dtype
         if self.simultaneous:
-            key = id(rows)
-            if key not in self._seen:  # (both seats of a tick read one observation of the rows)
-                self._seen = {key: self.rules.observe(state, rows)}
-            obs, mask = self._seen[key][:, seat], state.legal[rows, seat]
+            if self._seen is None or self._seen[0] is not rows:  # (every seat of a tick reads one observation)
+                self._seen = (rows, self.rules.observe(state, rows))
+            obs, mask = self._seen[1][:, seat], state.legal[rows, seat]
         else:
             obs, mask = self.rules.observe(state, state.current[rows], rows), state.legal[rows]
         return (obs if dtype is None else obs.astype(dtype)), mask
@@ -74,7 +73,7 @@ class Copy:
         """Step the live games (finished games are left alone by the rules;
         a forfeited one, not over, is stepped apart from it)."""
         rows, state = self.live(), self.state
-        self._seen = {}
+        self._seen = None
         if not len(rows):
             return
         tracker = self.known.get("tracker")
