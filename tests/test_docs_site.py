@@ -1,0 +1,121 @@
+"""The documentation site (mkdocs.yml): every public module has an API page
+in the nav, and ``mkdocs build --strict`` passes (a broken link or anchor, a
+page left out of the nav, a docstring mkdocstrings warns about: all fail it).
+
+A module is public when the README or a page of ``docs/`` tells users to
+import it (an ``import`` in one of their code blocks), or when it is a game
+module of the registry: the docs are the one place the list comes from.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import pathlib
+import re
+import subprocess
+import sys
+
+import pytest
+
+from cardenvs.registry import GAMES
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+API = ROOT / "docs" / "api"
+FENCE = re.compile(r"^```[a-z]*\n(.*?)^```", re.S | re.M)
+IMPORT = re.compile(r"^\s*(?:from\s+(cardenvs[\w.]*)\s+import\s+([^#\n]+)|import\s+(cardenvs[\w.]*))", re.M)
+
+
+def is_module(name: str) -> bool:
+    try:
+        return importlib.util.find_spec(name) is not None
+    except ImportError:
+        return False
+
+
+def imported_modules(code: str) -> set[str]:
+    """The cardenvs modules a block of code imports (``from m import x`` counts
+    ``m``, and ``m.x`` too where ``x`` is a module)."""
+    found = set()
+    for source, names, plain in IMPORT.findall(code):
+        if plain:
+            found.add(plain)
+            continue
+        found.add(source)
+        for name in names.strip("() ").split(","):
+            full = f"{source}.{name.split(' as ')[0].strip()}"
+            if name.strip() and is_module(full):
+                found.add(full)
+    return found
+
+
+def doc_pages() -> list[pathlib.Path]:
+    return [ROOT / "README.md", *sorted(p for p in (ROOT / "docs").glob("*.md"))]
+
+
+def public_modules() -> set[str]:
+    """What the README and the docs pages tell users to import, and the games."""
+    modules = {spec.module for spec in GAMES.values()}
+    for page in doc_pages():
+        for code in FENCE.findall(page.read_text()):
+            modules |= imported_modules(code)
+    return modules
+
+
+def nav_api_pages() -> list[str]:
+    """The API pages the site's nav lists (module names)."""
+    return re.findall(r"^\s+- [\w.]+: api/([\w.]+)\.md$", (ROOT / "mkdocs.yml").read_text(), re.M)
+
+
+def test_the_public_modules_are_found_in_the_docs():
+    modules = public_modules()
+    # a few the README and the guides import: if these vanish, the parsing broke
+    assert {"cardenvs", "cardenvs.vector", "cardenvs.pepper_v0", "cardenvs.agents.evaluation"} <= modules
+    assert all(is_module(m) for m in modules), sorted(m for m in modules if not is_module(m))
+
+
+def test_imports_are_read_from_code():
+    code = (
+        "import cardenvs.vector as V\nfrom cardenvs import pepper_v0, make\n"
+        "from cardenvs.agents.base import (RandomAgent)\n"
+    )
+    assert imported_modules(code) == {"cardenvs.vector", "cardenvs", "cardenvs.pepper_v0", "cardenvs.agents.base"}
+
+
+def test_every_public_module_has_an_api_page_in_the_nav():
+    nav = nav_api_pages()
+    missing = sorted(public_modules() - set(nav))
+    assert not missing, (
+        f"public modules without an API page (add docs/api/<module>.md and list it in mkdocs.yml): {missing}"
+    )
+    on_disk = sorted(p.stem for p in API.glob("*.md"))
+    assert sorted(nav) == on_disk, "every page of docs/api/ is in the nav, and only those"
+
+
+@pytest.mark.parametrize("page", sorted(p.name for p in API.glob("*.md")))
+def test_each_api_page_renders_a_module(page):
+    """A page ``docs/api/<module>.md`` is titled with its module and renders
+    it, or the module it re-exports (a game module renders its env module)."""
+    text = (API / page).read_text()
+    module = page.removesuffix(".md")
+    assert text.startswith(f"# `{module}`\n")
+    targets = re.findall(r"^::: ([\w.]+)$", text, re.M)
+    assert len(targets) == 1 and is_module(targets[0]), targets
+    if targets[0] != module:
+        exported = importlib.import_module(module)
+        assert exported.__doc__ == importlib.import_module(targets[0]).__doc__
+
+
+def test_the_site_builds_in_strict_mode(tmp_path):
+    pytest.importorskip("mkdocs")
+    pytest.importorskip("mkdocstrings_handlers.python")
+    out = subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(tmp_path / "site")],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "NO_MKDOCS_2_WARNING": "1"},
+    )
+    warnings = [line for line in out.stderr.splitlines() if "WARNING" in line or "ERROR" in line]
+    assert out.returncode == 0, "\n".join(warnings) or out.stderr[-3000:]
+    assert (tmp_path / "site" / "api" / "cardenvs.vector" / "index.html").exists()
