@@ -4,7 +4,7 @@ observation) against the batched rules (one compiled pass), deciding the
 same batch of reachable decision states.
 
     python benchmarks/agents.py                         # 4,096 rows, every config
-    python benchmarks/agents.py --rows 1024 --append benchmarks/results.txt
+    python benchmarks/agents.py --rows 1024 --json    # + benchmarks/results/agents.json (docs/results.md)
 
 The states are :func:`cardenvs.agents.states.decision_states`: half from
 random play, half from rule-guided play (20% random moves).  The per-row
@@ -24,6 +24,7 @@ import sys
 import time
 
 import numpy as np
+import report  # benchmarks/report.py: --json
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
 
@@ -92,6 +93,19 @@ def table(results: list[dict]) -> list[str]:
     return lines
 
 
+def json_record(r: dict) -> dict:
+    """A row of the table as ``--json`` writes it (times in milliseconds)."""
+    batched = r["batched"]
+    return {
+        "game": r["game"],
+        "config": ",".join(f"{k}={v}" for k, v in r["config"].items()) or "default",
+        "rows": r["rows"],
+        "per_row_ms": r["per_row"] * 1e3,
+        "batched_ms": None if batched is None else batched * 1e3,
+        "speedup": None if batched is None else r["per_row"] / batched,
+    }
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--rows", type=int, default=4096)
@@ -99,6 +113,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seconds", type=float, default=1.0, help="time spent repeating the batched call")
     ap.add_argument("--games", default=None, help="comma-separated games (default: all)")
     ap.add_argument("--append", default=None, help="append the results as a section of this file")
+    report.add_json_option(ap, "agents")
     args = ap.parse_args(argv)
     games = set(args.games.split(",")) if args.games else None
     results = []
@@ -108,6 +123,8 @@ def main(argv: list[str] | None = None) -> int:
             results.append(measure(game, config, args.rows, args.repeats, args.seconds))
     lines = table(results)
     print("\n".join(lines))
+    if args.json:
+        report.write(args.json, "agents", [json_record(r) for r in results])
     if args.append:
         load = "load average {:.2f} {:.2f} {:.2f}".format(*os.getloadavg())
         head = [

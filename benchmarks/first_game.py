@@ -18,7 +18,9 @@ for several array types or layouts counts once per signature.
     python benchmarks/first_game.py                       # every game
     python benchmarks/first_game.py --games pepper_v0 --json out.json
 
-``--json`` writes the figures with the commit and the machine.
+``--json`` writes the figures with the commit and the machine (alone:
+``benchmarks/results/first_game.json``, from which ``docs/results.md`` is
+generated).
 """
 
 from __future__ import annotations
@@ -27,15 +29,15 @@ import argparse
 import json
 import os
 import pathlib
-import platform
 import subprocess
 import sys
 import tempfile
 import textwrap
-import time
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+
+import report  # noqa: E402  (benchmarks/report.py: --json)
 
 # The child: times each stage from before `import cardenvs`, and records
 # every compile (numba's "numba:compile" events) with its dispatcher.
@@ -133,38 +135,26 @@ def print_result(r: dict, top: int) -> None:
         print(f"    {k['seconds']:6.2f} s  {k['signatures']} signature(s)  {k['kernel']}")
 
 
-def machine() -> dict:
-    commit = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True, cwd=ROOT).stdout.strip()
-    return {
-        "commit": commit,
-        "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-        "python": platform.python_version(),
-        "machine": platform.machine(),
-        "cpus": os.cpu_count(),
-        "load_average": os.getloadavg(),
-    }
-
-
 def main(argv: list[str] | None = None) -> int:
     from cardenvs.registry import GAMES
 
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--games", default=",".join(GAMES), help="comma-separated game names (default: every game)")
     p.add_argument("--top", type=int, default=8, help="kernels listed per game")
-    p.add_argument("--json", default=None, help="also write the figures here, with the commit and the machine")
+    report.add_json_option(p, "first_game")
     args = p.parse_args(argv)
     games = args.games.split(",")
     unknown = [g for g in games if g not in GAMES]
     if unknown:
         p.error(f"unknown game(s) {unknown}; have {sorted(GAMES)}")
-    info = machine()
+    info = report.machine()
     print(f"# commit {info['commit'][:10]}, {info['cpus']} CPUs, load average {info['load_average'][0]:.2f}\n")
     results = []
     for game in games:
         results.append(measure(game))
         print_result(results[-1], args.top)
     if args.json:
-        pathlib.Path(args.json).write_text(json.dumps({**info, "results": results}, indent=2) + "\n")
+        report.write(args.json, "first_game", results)
     return 0
 
 

@@ -13,7 +13,9 @@ agent (with the tracker), then one call decides every one of them; prints
 the searched decisions per CPU-second next to the rule agent's decisions
 per CPU-second on the same positions.
 
-Seeds: tune on others; the README's figures come from seeds used for nothing else.
+Seeds: tune on others; the published figures come from seeds used for nothing else.
+``--json`` (alone: ``benchmarks/results/pimc_match.json``) writes the result
+with the commit and the machine (``docs/results.md`` is generated from it).
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ import importlib
 import time
 
 import numpy as np
+import report  # benchmarks/report.py: --json
 
 from cardenvs.agents.evaluation import MatchResult, seat_chance
 from cardenvs.agents.pimc import TRACKED, PIMCAgent, match_outcomes
@@ -31,7 +34,7 @@ from cardenvs.agents.registry import make_agent
 from cardenvs.registry import rules_class
 
 
-def decision_rate(game: str, agent: PIMCAgent, batch: int, steps: int, seed: int) -> None:
+def decision_rate(game: str, agent: PIMCAgent, batch: int, steps: int, seed: int) -> dict:
     """Searched decisions per CPU-second in one call on ``batch`` positions
     reached by ``steps`` actions of rule play, and the rule agent's rate."""
     rules = rules_class(game)()
@@ -64,6 +67,13 @@ def decision_rate(game: str, agent: PIMCAgent, batch: int, steps: int, seed: int
         f"rule agent {len(rows) / rule_cpu:,.0f} decisions per CPU-second",
         flush=True,
     )
+    return {
+        "game": game,
+        "agent": agent.name,
+        "positions": len(rows),
+        "searched_per_cpu_s": agent.searched / cpu,
+        "rule_decisions_per_cpu_s": len(rows) / rule_cpu,
+    }
 
 
 def main() -> None:
@@ -78,12 +88,18 @@ def main() -> None:
     p.add_argument("--opponent", default="rule", help="rule, random or ppo (the committed baseline)")
     p.add_argument("--rate", type=int, default=0, help="B: measure decisions per CPU-second on B positions, no match")
     p.add_argument("--steps", type=int, default=40, help="with --rate: rule actions played before the decisions")
+    report.add_json_option(p, "pimc_match")
     args = p.parse_args()
+    if args.json == report.default_path("pimc_match"):  # a file per match (or rate)
+        run = f"{args.game}-rate" if args.rate else f"{args.game}-{args.rollout}-vs-{args.opponent}"
+        args.json = report.default_path(f"pimc_match-{run}")
     one_torch_thread()  # (the PPO rollouts and opponents: small batches)
     rollout = make_agent(args.game, "ppo") if args.rollout == "ppo" else args.rollout
     agent = PIMCAgent(args.game, worlds=args.worlds, rollout=rollout, seed=args.seed)
     if args.rate:
-        decision_rate(args.game, agent, args.rate, args.steps, args.seed)
+        record = decision_rate(args.game, agent, args.rate, args.steps, args.seed)
+        if args.json:
+            report.write(args.json, "pimc_match", [record])
         return
     opponent = make_agent(args.game, args.opponent, seed=args.seed + 1)
     start, cpu = time.perf_counter(), time.process_time()
@@ -107,6 +123,22 @@ def main() -> None:
         f"{agent.searched:,} searched decisions, {agent.searched / cpu:,.0f} per CPU-second (whole match)",
         flush=True,
     )
+    if args.json:
+        low, high = result.ci
+        record = {
+            "game": args.game,
+            "agent": agent.name,
+            "opponent": opponent.name,
+            "seed": args.seed,
+            "games": games,
+            "win_rate": result.win_rate,
+            "ci95_low": low,
+            "ci95_high": high,
+            "chance": result.chance,
+            "seconds": seconds,
+            "searched_per_cpu_s": agent.searched / cpu,
+        }
+        report.write(args.json, "pimc_match", [record])
 
 
 if __name__ == "__main__":

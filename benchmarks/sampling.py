@@ -3,7 +3,7 @@
 ``resample_from_infostate`` (euchre, hearts, gin rummy: one state at a
 time), in one run, on one core.
 
-    python benchmarks/sampling.py [--shapes 1024x64,256x32] [--openspiel-samples 2000]
+    python benchmarks/sampling.py [--shapes 1024x64,256x32] [--openspiel-samples 2000] [--json [PATH]]
 
 Per game and batch shape (B games x K worlds each): ``deals`` (the sampler
 core: every world's hidden cards as one compact int8 row) and ``states``
@@ -15,7 +15,9 @@ its tracker); Spit mid-game; Speed a few ticks in.  Rates are the best of
 this process's CPU time (other jobs on the machine inflate the first),
 pinned to CPU 0.  ``states, out= recycled``: each call writes over the
 previous call's worlds (``sample_worlds(..., out=...)``) instead of fresh
-memory, as a search loop can.
+memory, as a search loop can.  ``--json`` (alone:
+``benchmarks/results/sampling.json``) also writes the rates with the commit
+and the machine (``docs/results.md`` is generated from it).
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ import os
 import time
 
 import numpy as np
+import report  # benchmarks/report.py: --json
 
 from cardenvs.registry import rules_class
 from cardenvs.search import base, cancellation_hearts, pepper, push, sample_worlds
@@ -134,6 +137,7 @@ def main():
     parser.add_argument("--shapes", default="1024x64,256x32", help="batch x worlds, comma separated")
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--openspiel-samples", type=int, default=2000)
+    report.add_json_option(parser, "sampling")
     args = parser.parse_args()
     shapes = [tuple(int(x) for x in s.split("x")) for s in args.shapes.split(",")]
     if hasattr(os, "sched_setaffinity"):
@@ -144,6 +148,12 @@ def main():
     print(f"{'game':24s} {'shape':>8s} {'what':24s} {'worlds/s (wall)':>16s} {'worlds/CPU-s':>14s}")
     for game, shape, what, (wall, cpu) in rows:
         print(f"{game:24s} {shape:>8s} {what:24s} {wall:16,.0f} {cpu:14,.0f}")
+    if args.json:
+        records = [
+            {"game": game, "shape": shape, "what": what, "worlds_per_s": wall, "worlds_per_cpu_s": cpu}
+            for game, shape, what, (wall, cpu) in rows
+        ]
+        report.write(args.json, "sampling", records, pinned_cpu=0)
 
 
 if __name__ == "__main__":

@@ -24,7 +24,7 @@ env and the vector engine count 2 per tick).
 
     python benchmarks/single_game.py                       # 3 rounds of 1 s per measurement
     python benchmarks/single_game.py --games pepper_v0 --rounds 5
-    python benchmarks/single_game.py --append benchmarks/results.txt
+    python benchmarks/single_game.py --cpu --json            # + benchmarks/results/single_game.json
     python benchmarks/single_game.py --profile pepper_v0   # cProfile of each path of a game
     python benchmarks/single_game.py --cpu                  # budgets and rates in process CPU time
 
@@ -53,6 +53,7 @@ import throughput as tp  # noqa: E402  (before numpy: it sets the thread counts)
 perf_counter = tp.perf_counter
 
 import numpy as np  # noqa: E402
+import report  # noqa: E402  (benchmarks/report.py: --json)
 
 from cardenvs.registry import GAMES  # noqa: E402
 
@@ -269,6 +270,16 @@ def table(results: list[dict]) -> list[str]:
     return lines
 
 
+def json_record(e: dict) -> dict:
+    """A row of the table as ``--json`` writes it (medians over the rounds)."""
+    return {
+        "game": e["game"],
+        "path": e["path"],
+        "steps_per_s": statistics.median(e["rates"]),
+        "x_openspiel": statistics.median(e["ratios"]) if e.get("ratios") else None,
+    }
+
+
 def profile(name: str, seconds: float) -> None:
     """cProfile of each of our paths of ``name`` (top functions by own time)."""
     import cProfile
@@ -296,6 +307,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--note", default=None, help="a line to add to the section's header")
     ap.add_argument("--cpu", action="store_true", help="time by process CPU time, not the wall clock (loaded machines)")
     ap.add_argument("--profile", default=None, metavar="GAME", help="cProfile each of our paths of GAME instead")
+    report.add_json_option(ap, "single_game")
     args = ap.parse_args(argv)
     if args.rounds < 1 or args.seconds <= 0:
         ap.error("--rounds must be >= 1 and --seconds > 0")
@@ -336,6 +348,9 @@ def main(argv: list[str] | None = None) -> int:
         with open(args.append, "a") as fh:
             fh.write("\n" + "\n".join(header) + "\n\n" + "\n".join(lines) + "\n")
         print(f"\nappended to {args.append}")
+    if args.json:
+        records = [json_record(e) for e in results]
+        report.write(args.json, "single_game", records, clock="cpu" if args.cpu else "wall", rounds=args.rounds)
     return 0
 
 

@@ -10,6 +10,7 @@ one batch size.
     python benchmarks/thread_scaling.py --processes 1,2          # worker processes instead (num_processes=k)
     python benchmarks/thread_scaling.py --ceiling                # the most two process shards could give here
     python benchmarks/thread_scaling.py --contention --hogs 0,2  # processes beside busy loops (cores shared)
+    python benchmarks/thread_scaling.py --processes 1,2 --json   # + benchmarks/results/thread_scaling.json
 
 Per game, one engine per thread count, all from the same seed, stepped in
 turn in short rounds (a change in the machine's load hits every thread count
@@ -45,6 +46,7 @@ from cardenvs.core.workers import shared_array
 from cardenvs.registry import GAMES
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import report  # noqa: E402  (benchmarks/report.py: --json)
 from throughput import _random_legal  # noqa: E402  (the same random player; importing it pins nothing)
 
 BATCH = 4096
@@ -247,6 +249,18 @@ def scaling(games: list[str], threads: list[int], batch: int, seconds: float, rn
                 ]
             )
             print("  " + "  ".join(rows[-1]), flush=True)
+            RECORDS.append(
+                {
+                    "mode": "threads",
+                    "game": name,
+                    "rng": rng,
+                    "threads": k,
+                    "engine_steps_per_s": r.steps_per_s,
+                    "x_first": r.steps_per_s / base,
+                    "x_free": one_total / paths[k][1],
+                    "serial_share": serial,
+                }
+            )
             r.venv.close()
     return rows
 
@@ -278,6 +292,15 @@ def process_scaling(games: list[str], processes: list[int], batch: int, seconds:
             for k, r in zip(processes, runners):
                 us = r.wall / r.steps * 1e6
                 print(f"{name:<24}{k:>10}{r.steps_per_s:>16,.0f}{us:>9,.0f}{r.steps_per_s / base:>7.2f}", flush=True)
+                RECORDS.append(
+                    {
+                        "mode": "processes",
+                        "game": name,
+                        "processes": k,
+                        "engine_steps_per_s": r.steps_per_s,
+                        "x_first": r.steps_per_s / base,
+                    }
+                )
                 r.venv.close()
     finally:
         workers.SPIN_SECONDS = spin
@@ -530,6 +553,16 @@ def ceiling(games: list[str], batch: int, seconds: float, warm: int) -> int:
         engine = time_steps(name, batch, 1, warm, seconds, processes=2)[0]
         one = (before + time_steps(name, batch, 1, warm, seconds)[0]) / 2
         print(ceiling_row(name, one, free, locked, max(side0, side1), check, engine), flush=True)
+        flow = max(side0, side1) + check
+        RECORDS.append(
+            {
+                "mode": "ceiling",
+                "game": name,
+                "ceiling_x": one / max(free, locked),
+                "flow_x": one / flow,
+                "engine_x": one / engine,
+            }
+        )
     print("\none = one process, the whole batch (mean of a run before and after the halves); halves = the slower")
     print("half; ceiling x = one over the slower of the halves: the bound on num_processes=2 at this batch;")
     print("1 consumer = the slower half in lockstep when one process's policy reads every mask and sends the")
@@ -538,6 +571,10 @@ def ceiling(games: list[str], batch: int, seconds: float, warm: int) -> int:
     print("engine whose caller sees the whole batch; engine 2 = the engine with num_processes=2, the whole batch")
     print("(the same games as one), and x its speed-up.")
     return 0
+
+
+#: What ``--json`` writes: a record per row of the tables printed (threads, processes, ceiling).
+RECORDS: list[dict] = []
 
 
 def print_table(rows: list[list[str]]) -> None:
@@ -603,7 +640,16 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument(
         "--parts", action="store_true", help="instead: the serial share by part (games, and 'speed' for Spit's variant)"
     )
+    report.add_json_option(ap, "thread_scaling")
     args = ap.parse_args(argv)
+    code = measure(args)
+    if args.json and RECORDS:
+        report.write(args.json, "thread_scaling", RECORDS, batch=args.batch, seconds=args.seconds)
+    return code
+
+
+def measure(args: Any) -> int:
+    """What ``main``'s arguments ask for: prints it, fills :data:`RECORDS`."""
     threads = [int(x) for x in args.threads.split(",") if x.strip()]
     games = [g.strip() for g in args.games.split(",") if g.strip()]
     if args.parts:

@@ -11,6 +11,7 @@ pick a uniformly random legal action, step, and get the next observation.
     python benchmarks/throughput.py --threads 1,2   # vector engine steps/s per thread count at 4096
                                                     # (every core: see thread_scaling.py)
     python benchmarks/throughput.py --processes 1,2 # the same per process count (num_processes)
+    python benchmarks/throughput.py --json          # + benchmarks/results/throughput.json (docs/results.md)
 
 See benchmarks/README.md for what each number means.
 """
@@ -54,6 +55,7 @@ import time  # noqa: E402
 from dataclasses import dataclass, field  # noqa: E402
 
 import numpy as np  # noqa: E402
+import report  # noqa: E402  (benchmarks/report.py: --json)
 
 from cardenvs.registry import GAMES  # noqa: E402
 
@@ -485,6 +487,18 @@ def print_table(results: list[Result]) -> None:
         print(line(row))
 
 
+def json_record(r: Result) -> dict:
+    """A row of the table as ``--json`` writes it."""
+    return {
+        "engine": r.engine,
+        "game": r.game,
+        "batch": r.batch,
+        "steps_per_s": r.steps_per_s,
+        "engine_steps_per_s": r.engine_steps_per_s,
+        "steps_per_game": r.steps_per_game,
+    }
+
+
 def parse_int_list(text: str) -> list[int]:
     return [int(x) for x in text.split(",") if x.strip()]
 
@@ -530,6 +544,7 @@ def main(argv: list[str] | None = None) -> int:
         help="instead: the vector engine's steps/s per process count (num_processes, e.g. 1,2; rng per_game) "
         "at the largest batch (default 4096), every core of the machine",
     )
+    report.add_json_option(ap, "throughput")
     args = ap.parse_args(argv)
     if args.threads is None and args.processes is None:
         pin_one_core()
@@ -615,6 +630,8 @@ def main(argv: list[str] | None = None) -> int:
         print_table(results)
     else:
         print("nothing measured")
+    if args.json:
+        report.write(args.json, "throughput", [json_record(r) for r in results], seconds=seconds, pinned_cpu=_PINNED)
     print()
     print("steps/s = game-steps (player decisions) per second = batch x batch-steps/s, the whole loop.")
     print("engine steps/s = the same steps over the time spent inside venv.step only (apply the actions,")

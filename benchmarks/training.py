@@ -5,7 +5,7 @@ with what bounds it.
 
     python benchmarks/training.py                            # every game, 3 rollouts each after a warm-up
     python benchmarks/training.py --games pepper_v0 --agents batched,reference --stages fixed,selfplay
-    python benchmarks/training.py --seconds 60 --append benchmarks/results.txt
+    python benchmarks/training.py --advice all --json        # + benchmarks/results/training.json
 
 A game's default config is the one its ``examples/train_<game>.py`` trains
 with (read from the script's ``cli(...)`` call), rule-advised where the
@@ -47,6 +47,7 @@ CLOCK = time.process_time  # the breakdown counts this process's CPU time: the m
 sys.path.insert(0, str(ROOT))
 
 import numpy as np  # noqa: E402
+import report  # noqa: E402  (benchmarks/report.py: --json)
 
 from cardenvs.agents.base import Agent  # noqa: E402
 from cardenvs.registry import GAMES  # noqa: E402
@@ -285,6 +286,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     ap.add_argument("--append", default=None, help="append the results as a section of this file")
     ap.add_argument("--note", default=None, help="a line for the appended section's heading")
+    report.add_json_option(ap, "training")
     args = ap.parse_args(argv)
     overrides = {k: ast.literal_eval(v) for k, v in (item.split("=", 1) for item in args.set)}
     results = []
@@ -302,6 +304,9 @@ def main(argv: list[str] | None = None) -> int:
         lines.insert(0, "training config overrides: " + ", ".join(f"{k}={v!r}" for k, v in overrides.items()))
     lines += [f"  {r['game']} {r['stage']} {r['agents']}: {bound(r)}" for r in results]
     print("\n".join(lines))
+    if args.json:
+        records = [{k: v for k, v in r.items() if k != "shares"} | {"bound": bound(r)} for r in results]
+        report.write(args.json, "training", records, overrides={k: repr(v) for k, v in overrides.items()})
     if args.append:
         load = "load average {:.2f} {:.2f} {:.2f}".format(*os.getloadavg())
         import torch
