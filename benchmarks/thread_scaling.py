@@ -359,6 +359,7 @@ def contention(games: list[str], batch: int, seconds: float, hogs: list[int]) ->
     of ~0.25 s (a change in the load hits them alike)."""
     import math
     import subprocess
+    import warnings
 
     from cardenvs.core import workers
 
@@ -367,6 +368,7 @@ def contention(games: list[str], batch: int, seconds: float, hogs: list[int]) ->
     print(f"{'game':<24}{'hogs':>5}{'engine':>22}{'median us':>11}{'mean us':>9}{'x one':>7}{'load':>6}")
     now = workers.YIELD_AFTER
     kinds = [(1, now, "1 process"), (2, now, "2 processes"), (2, math.inf, "2, polling (old)")]
+    warnings.simplefilter("ignore", RuntimeWarning)  # (the engine's warning that the cores are busy: they are)
     for h in hogs:
         busy = [subprocess.Popen([sys.executable, "-c", HOG]) for _ in range(h)]
         try:
