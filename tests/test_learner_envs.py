@@ -114,7 +114,7 @@ def test_vector_learner_illegal_actions(game, config):
     with pytest.raises(TypeError):
         env.step(bad.astype(np.float32))
     np.testing.assert_array_equal(env.action_masks(), mask)
-    env = SeatGymVectorEnv(game, 4, seed=0, illegal_action="terminate", **config)
+    env = SeatGymVectorEnv(game, 4, seed=0, illegal_action="terminate", autoreset_mode="same_step", **config)
     env.reset(seed=0)
     _, reward, terminated, truncated, info = env.step(bad)
     assert reward[2] == -1 and terminated[2] and not truncated[2]
@@ -143,7 +143,7 @@ def test_gym_vector_env_under_record_episode_statistics():
 
 
 def test_gym_vector_env_same_step_under_reward_and_info_wrappers():
-    env = SeatGymVectorEnv("spit_v0", 4, opponents=RandomAgent(1), seed=2, max_ticks=60)
+    env = SeatGymVectorEnv("spit_v0", 4, opponents=RandomAgent(1), seed=2, max_ticks=60, autoreset_mode="same_step")
     env = vw.DictInfoToList(vw.ClipReward(vw.NormalizeReward(env), -5, 5))
     obs, infos = env.reset(seed=2)
     assert isinstance(infos, list) and obs.dtype == np.float32

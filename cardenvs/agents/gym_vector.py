@@ -10,15 +10,18 @@ API (any game: the learner plays one seat of each game, agents the rest).
 
 Autoreset (``metadata["autoreset_mode"]``, chosen with ``autoreset_mode=``):
 
-* ``SAME_STEP`` (default, as the engine): a finished game's slot already
+* ``NEXT_STEP`` (default, as Gymnasium's own vector envs; every Gymnasium
+  vector wrapper takes it): the step that ends a game returns its last
+  observation (with an all-False mask); on the next step that game's action
+  is ignored and the slot returns the next game's first observation, reward
+  0, not done.
+* ``SAME_STEP`` (as the vector engine): a finished game's slot already
   holds the next game; ``info["final_obs"]`` (an object array, marked by
   ``info["_final_obs"]``) has the learner's last observation.  Gymnasium's
   observation wrappers (``NormalizeObservation``, ``TransformObservation``,
-  ...) refuse this mode.
-* ``NEXT_STEP`` (Gymnasium's default; every vector wrapper takes it): the
-  step that ends a game returns its last observation (with an all-False
-  mask); on the next step that game's action is ignored and the slot returns
-  the next game's first observation, reward 0, not done.
+  ``FlattenObservation``, ...) refuse this mode with a bare
+  ``AssertionError`` (their check, in ``VectorObservationWrapper``): keep
+  the default with them.
 
 Either way ``info["final_scores"]`` (marked by ``info["_final_scores"]``)
 has each seat's final score of the games that ended on the step, and
@@ -73,7 +76,7 @@ class SeatGymVectorEnv(gym.vector.VectorEnv):
         seed: int | None = None,
         reward_mode: str = "seat",
         advisor: Agent | None = None,
-        autoreset_mode: AutoresetMode | str = AutoresetMode.SAME_STEP,
+        autoreset_mode: AutoresetMode | str = AutoresetMode.NEXT_STEP,
         **config: Any,
     ):
         self.metadata = {"autoreset_mode": autoreset_mode_of(autoreset_mode)}

@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from ..core.game import NO_ROWS, BatchState, choice
+from ..core.game import NO_ROWS, BatchState, choice, positive_int
 from ..core.jit import pack, raw_source
 from ..core.onegame import OneGame, step_call
 from ..core.shards import deal_in_shards
@@ -397,14 +397,17 @@ class SpitRules(TickRules):
         return "spit " + self.piles_text(d)
 
 
-def spit_rules(variant: str = "spit", **config: Any) -> TickRules:
+def spit_rules(variant: str = "spit", max_cycles: int | None = None, **config: Any) -> TickRules:
     """The rules of ``spit_v0``: :class:`SpitRules` or, with
     ``variant="speed"``, :class:`~cardenvs.speed.rules.SpeedRules`, built
     from the rest of ``config``.  An option of the other variant is checked
     as that variant checks it (``speed_side_piles=10.0``: ValueError, an
     integer option given as a float) and allowed only at its default value
-    (ValueError otherwise)."""
+    (ValueError otherwise).  ``max_cycles`` is PettingZoo's name for
+    ``max_ticks`` (see :func:`ticks_of_cycles`)."""
     variant = choice("variant", variant, VARIANTS)
+    if max_cycles is not None:
+        config["max_ticks"] = ticks_of_cycles(max_cycles, config)
     rules_class = SpeedRules if variant == "speed" else SpitRules
     other_class = SpitRules if variant == "speed" else SpeedRules
     for option, default in other_class.own_options.items():
@@ -416,6 +419,21 @@ def spit_rules(variant: str = "spit", **config: Any) -> TickRules:
                     f" (got {option}={value!r} with variant={variant!r})"
                 )
     return rules_class(**config)
+
+
+def ticks_of_cycles(max_cycles: Any, config: dict[str, Any]) -> int:
+    """``max_cycles``, the tick limit under PettingZoo's name: one cycle of
+    the parallel API (every agent acts once) is one tick, so it is
+    ``max_ticks`` itself, not a second limit (PettingZoo's
+    ``max_cycles_test`` and tools that cap episodes pass it).  A positive
+    int; ValueError if ``config`` also gives a different ``max_ticks``."""
+    cycles = positive_int("max_cycles", max_cycles)
+    if "max_ticks" in config and positive_int("max_ticks", config["max_ticks"], allow_none=True) != cycles:
+        raise ValueError(
+            f"max_cycles is another name for max_ticks: give one (got max_cycles={max_cycles!r}"
+            f" and max_ticks={config['max_ticks']!r})"
+        )
+    return cycles
 
 
 # What the library reads from the rules callable of a game before building it
