@@ -20,12 +20,13 @@ $(VENV)/.installed-train: pyproject.toml | $(PY)
 	touch $@
 
 # The tests need every extra: the rllib extra (Ray RLlib: tests/test_rllib.py
-# trains with it) and dev (pytest, ruff, the tools of docs/using-with.md).
+# trains with it), dev (pytest, ruff, the tools of docs/using-with.md) and docs
+# (MkDocs: tests/test_docs_site.py builds the site).
 # The browser tests drive Debian's chromium and chromium-driver (installed here
 # when missing; without apt, or when it fails, those tests skip and say why).
 $(VENV)/.installed-dev: pyproject.toml | $(PY)
 	$(PY) -m pip install -q torch==2.13.0
-	$(PY) -m pip install -q -e ".[dev,train,rllib]"
+	$(PY) -m pip install -q -e ".[dev,train,rllib,docs]"
 	@if [ ! -x /usr/bin/chromium ] || [ ! -x /usr/bin/chromedriver ]; then \
 	  if command -v apt-get >/dev/null 2>&1; then \
 	    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver >/dev/null) \
@@ -69,9 +70,13 @@ format: $(VENV)/.installed-dev
 playthroughs: $(VENV)/.installed-dev
 	$(PY) tests/playthroughs.py
 
-## docs: fill the generated tables of docs/<game>.md from the code
+## docs: fill the generated tables of docs/<game>.md from the code and
+## docs/results.md from benchmarks/results/*.json, then build the site into
+## site/ (mkdocs.yml; --strict: a broken link or a docstring warning fails)
 docs: $(VENV)/.installed-dev
 	$(PY) tools/gen_docs.py
+	$(PY) tools/gen_results.py
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict
 
 ## wheel-smoke: build the wheel, install it read-only in a fresh venv, run a smoke test from elsewhere
 wheel-smoke: $(VENV)/.installed-dev

@@ -10,7 +10,7 @@ one batch size.
     python benchmarks/thread_scaling.py --processes 1,2          # worker processes instead (num_processes=k)
     python benchmarks/thread_scaling.py --ceiling                # the most two process shards could give here
     python benchmarks/thread_scaling.py --contention --hogs 0,2  # processes beside busy loops (cores shared)
-    python benchmarks/thread_scaling.py --processes 1,2 --json   # + benchmarks/results/thread_scaling.json
+    python benchmarks/thread_scaling.py --processes 1,2 --json   # + benchmarks/results/thread_scaling-processes.json
 
 Per game, one engine per thread count, all from the same seed, stepped in
 turn in short rounds (a change in the machine's load hits every thread count
@@ -645,6 +645,9 @@ def main(argv: list[str] | None = None) -> int:
     report.add_json_option(ap, "thread_scaling")
     args = ap.parse_args(argv)
     code = measure(args)
+    if args.json == report.default_path("thread_scaling"):  # a file per mode
+        mode = "ceiling" if args.ceiling else "processes" if args.processes else "threads"
+        args.json = report.default_path(f"thread_scaling-{mode}")
     if args.json and RECORDS:
         report.write(args.json, "thread_scaling", RECORDS, batch=args.batch, seconds=args.seconds)
     return code

@@ -10,6 +10,7 @@ module of the registry: the docs are the one place the list comes from.
 from __future__ import annotations
 
 import importlib.util
+import json
 import os
 import pathlib
 import re
@@ -19,6 +20,9 @@ import sys
 import pytest
 
 from cardenvs.registry import GAMES
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "tools"))
+import gen_results  # noqa: E402
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 API = ROOT / "docs" / "api"
@@ -104,6 +108,31 @@ def test_each_api_page_renders_a_module(page):
     if targets[0] != module:
         exported = importlib.import_module(module)
         assert exported.__doc__ == importlib.import_module(targets[0]).__doc__
+
+
+def test_the_results_page_is_the_results_files():
+    """docs/results.md is what tools/gen_results.py makes of benchmarks/results/*.json."""
+    assert gen_results.render() == (ROOT / "docs" / "results.md").read_text(), "run `make docs`"
+
+
+def test_every_results_file_is_shown_with_its_commit_and_machine():
+    for path in sorted(gen_results.RESULTS.glob("*.json")):
+        doc = json.loads(path.read_text())
+        assert {"benchmark", "command", "commit", "date", "cpus", "results"} <= set(doc), path.name
+        assert doc["benchmark"] in {name for name, *_ in gen_results.SECTIONS}, path.name
+        assert path in gen_results.files(doc["benchmark"]), f"{path.name}: name it <benchmark>[-<run>].json"
+        assert doc["results"], path.name
+
+
+def test_a_results_table_formats_its_figures():
+    records = [{"game": "g", "rate": 1234567.8, "x": 1.234, "win": 0.5, "ci95_low": 0.4, "ci95_high": 0.6}]
+    columns = [("game", "game", "str"), ("rate", "rate", "int"), ("x", "x", "x"), ("win", "win", "ci")]
+    columns.append(("absent", "absent", "int"))
+    assert gen_results.table(records, columns) == [
+        "| game | rate | x | win |",
+        "| --- | --- | --- | --- |",
+        "| g | 1,234,568 | 1.23x | 50.0% [40.0%, 60.0%] |",
+    ]
 
 
 def test_the_site_builds_in_strict_mode(tmp_path):

@@ -1,0 +1,295 @@
+"""Write docs/results.md from the benchmarks' JSON results.
+
+Every figure the documentation gives comes from here: the benchmarks write
+``benchmarks/results/<benchmark>[-<run>].json`` (``--json``, see
+``benchmarks/report.py``), the baselines' training runs their
+``agents/checkpoints/<name>_summary.json``, and this renders them, each
+table under the commit, the date and the machine it was measured on.
+
+    python tools/gen_results.py           # rewrite docs/results.md
+    python tools/gen_results.py --check   # exit 1 if the page is out of date (the tests run this)
+"""
+
+from __future__ import annotations
+
+import json
+import pathlib
+import sys
+from typing import Any
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+RESULTS = ROOT / "benchmarks" / "results"
+CHECKPOINTS = ROOT / "agents" / "checkpoints"
+PAGE = ROOT / "docs" / "results.md"
+
+#: A column: (record key, header, format): "int" thousands, "x" a ratio, "pct" a share, "f1"/"f2" decimals,
+#: "ci" the record's Wilson interval, "str" as it is.
+Column = tuple[str, str, str]
+
+#: The sections of the page, in order: (benchmark, title, what it measures, columns).
+SECTIONS: list[tuple[str, str, str, list[Column]]] = [
+    (
+        "throughput",
+        "Throughput: random legal play on one core",
+        "Steps per second (player decisions; Spit: ticks) of random legal play: read the mask, pick an action, "
+        "step, get the next observation. *whole loop* includes the benchmark's random policy, *engine* is the "
+        "time inside `venv.step` alone. OpenSpiel and RLCard play one game at a time in the same run.",
+        [
+            ("engine", "engine", "str"),
+            ("game", "game", "str"),
+            ("batch", "batch", "int"),
+            ("steps_per_s", "steps/s, whole loop", "int"),
+            ("engine_steps_per_s", "steps/s, engine", "int"),
+            ("steps_per_game", "steps a game", "int"),
+        ],
+    ),
+    (
+        "single_game",
+        "One game at a time, next to OpenSpiel",
+        "Random legal play with the observation every step, one game at a time, through each path a user takes "
+        "(the wrapped AEC env of `cardenvs.make`, the raw env, Spit's parallel env, the vector engine at batch 1), "
+        "next to the nearest OpenSpiel game in the same loop; the ratio is the median of the per-round ratios.",
+        [
+            ("game", "game", "str"),
+            ("path", "path", "str"),
+            ("steps_per_s", "steps/s", "int"),
+            ("x_openspiel", "x OpenSpiel", "x"),
+        ],
+    ),
+    (
+        "thread_scaling",
+        "Threads and processes",
+        "Engine steps per second of `cardenvs.vector.make(..., num_threads=k)` or `num_processes=k` at 4,096 "
+        "games, against one (*x one*); *x free* is the speed-up if every thread had a core of its own (from "
+        "per-thread CPU times); *serial* the calling thread's share. The ceiling run bounds what any two "
+        "shards could give on the machine: two halves stepped apart (*ceiling*), with the step's data flow "
+        "(*flow*), and the engine with two processes (*engine*).",
+        [
+            ("game", "game", "str"),
+            ("rng", "rng", "str"),
+            ("threads", "threads", "int"),
+            ("processes", "processes", "int"),
+            ("engine_steps_per_s", "engine steps/s", "int"),
+            ("x_first", "x one", "x"),
+            ("x_free", "x free", "x"),
+            ("serial_share", "serial", "pct"),
+            ("ceiling_x", "ceiling", "x"),
+            ("flow_x", "flow", "x"),
+            ("engine_x", "engine", "x"),
+        ],
+    ),
+    (
+        "first_game",
+        "First use: compiling the kernels",
+        "Seconds from the start of `import cardenvs` to the end of each stage, in fresh processes, with an empty "
+        "compile cache (*cold*: a new install, a CI run) and with that cache filled (*warm*).",
+        [
+            ("game", "game", "str"),
+            ("cold.import", "import, cold", "f1"),
+            ("cold.AEC game", "first AEC game, cold", "f1"),
+            ("cold.vector step", "first vector step, cold", "f1"),
+            ("warm.import", "import, warm", "f1"),
+            ("warm.AEC game", "first AEC game, warm", "f1"),
+            ("warm.vector step", "first vector step, warm", "f1"),
+        ],
+    ),
+    (
+        "agents",
+        "Rule agents: batched against per row",
+        "Milliseconds to decide a batch of reachable decision states, by the rule agents' per-row reference "
+        "(`act_row`, Python per observation) and by their batched rules (one compiled pass); both decide alike.",
+        [
+            ("game", "game", "str"),
+            ("config", "config", "str"),
+            ("rows", "rows", "int"),
+            ("per_row_ms", "per row, ms", "f1"),
+            ("batched_ms", "batched, ms", "f2"),
+            ("speedup", "speed-up", "x0"),
+        ],
+    ),
+    (
+        "training",
+        "Training loop",
+        "Learner steps per second of each game's training recipe (`examples/train_<game>.py`), whole "
+        "MaskablePPO rollouts and updates, by the wall clock and per CPU-second of the process, and the three "
+        "largest shares of its CPU time.",
+        [
+            ("game", "game", "str"),
+            ("stage", "stage", "str"),
+            ("advice", "advised", "str"),
+            ("rate", "steps/s", "int"),
+            ("cpu_rate", "steps/CPU-s", "int"),
+            ("bound", "largest shares", "str"),
+        ],
+    ),
+    (
+        "sampling",
+        "Information-set sampling",
+        "Worlds per second (wall clock and per CPU-second) of `cardenvs.search.sample_worlds` for a batch of "
+        "games x worlds each: *deals* the sampler core (hidden cards), *states* complete states the engine can "
+        "step; OpenSpiel's `resample_from_infostate`, one state at a time, in the same run.",
+        [
+            ("game", "game", "str"),
+            ("shape", "games x worlds", "str"),
+            ("what", "what", "str"),
+            ("worlds_per_s", "worlds/s", "int"),
+            ("worlds_per_cpu_s", "worlds/CPU-s", "int"),
+        ],
+    ),
+    (
+        "pimc_match",
+        "PIMC matches",
+        "`cardenvs.agents.pimc.PIMCAgent` against another agent, seats rotated, on seeds used for nothing else; "
+        "win rate with its Wilson 95% interval, against the chance of a seat.",
+        [
+            ("game", "game", "str"),
+            ("agent", "agent", "str"),
+            ("opponent", "opponent", "str"),
+            ("games", "games", "int"),
+            ("win_rate", "win rate", "ci"),
+            ("chance", "chance", "pct"),
+            ("searched_per_cpu_s", "decisions/CPU-s", "int"),
+        ],
+    ),
+    (
+        "evaluation",
+        "Baselines against random and rule-based play",
+        'The committed PPO baselines (`make_agent(game, "ppo")`, played greedily) against each opponent, full '
+        "games with default options, seats rotated, on seeds never used in training or model selection; in "
+        "Cancellation Hearts the baseline holds one seat of six. A baseline *beats* an opponent when the whole "
+        "interval lies above chance.",
+        [
+            ("game", "game", "str"),
+            ("opponent", "opponent", "str"),
+            ("games", "games", "int"),
+            ("win_rate", "win rate", "ci"),
+            ("chance", "chance", "pct"),
+            ("mean_score", "mean score", "f1"),
+            ("mean_opponent_score", "opponents' mean", "f1"),
+        ],
+    ),
+]
+
+
+def value(record: dict[str, Any], key: str) -> Any:
+    """``record[key]``, a dotted key reading nested records."""
+    for part in key.split("."):
+        if not isinstance(record, dict) or part not in record:
+            return None
+        record = record[part]
+    return record
+
+
+def cell(record: dict[str, Any], key: str, kind: str) -> str:
+    x = value(record, key)
+    if x is None:
+        return "-"
+    if kind == "ci":
+        return f"{x:.1%} [{record['ci95_low']:.1%}, {record['ci95_high']:.1%}]"
+    if kind == "str":
+        return ("yes" if x else "no") if isinstance(x, bool) else str(x).replace("|", "\\|")
+    formats = {"int": "{:,.0f}", "x": "{:.2f}x", "x0": "{:.0f}x", "pct": "{:.1%}", "f1": "{:,.1f}", "f2": "{:,.2f}"}
+    return formats[kind].format(x)
+
+
+def table(records: list[dict[str, Any]], columns: list[Column]) -> list[str]:
+    """A Markdown table of ``records``: the columns that some record has."""
+    shown = [c for c in columns if any(value(r, c[0]) is not None for r in records)]
+    lines = ["| " + " | ".join(h for _, h, _ in shown) + " |", "|" + " --- |" * len(shown)]
+    lines += ["| " + " | ".join(cell(r, k, kind) for k, _, kind in shown) + " |" for r in records]
+    return lines
+
+
+def provenance(doc: dict[str, Any]) -> str:
+    """Where and when a file's figures were measured, and by what command."""
+    commit = doc.get("commit")
+    where = [f"commit `{commit[:10]}`" if commit else "an unrecorded commit", f"{doc['date'][:10]}"]
+    machine = ", ".join(str(x) for x in (doc.get("cpu"), f"{doc['cpus']} CPUs" if doc.get("cpus") else None) if x)
+    if machine:
+        where.append(machine)
+    load = doc.get("load_average")
+    if load:
+        where.append(f"load average {load[0]:.2f}")
+    text = f"Measured at {', '.join(where)}: `{doc['command']}`."
+    if doc.get("source"):
+        text += f" {doc['source'][0].upper()}{doc['source'][1:]}."
+    return text
+
+
+def files(name: str) -> list[pathlib.Path]:
+    """A benchmark's results files: ``<name>.json`` and ``<name>-<run>.json``."""
+    return sorted([*RESULTS.glob(f"{name}.json"), *RESULTS.glob(f"{name}-*.json")])
+
+
+def section(name: str, title: str, what: str, columns: list[Column]) -> list[str]:
+    out = [f"## {title}", "", what, ""]
+    paths = files(name)
+    if not paths:
+        return [*out, f"No results yet: run `python benchmarks/{name}.py --json`.", ""]
+    for path in paths:
+        doc = json.loads(path.read_text())
+        out += [provenance(doc), "", *table(doc["results"], columns), ""]
+    return out
+
+
+def training_runs() -> list[str]:
+    """The committed baselines' training runs, from their summaries."""
+    out = [
+        "## The baselines' training runs",
+        "",
+        "From each committed checkpoint's `summary.json` (`agents/checkpoints/`): the learner steps of the kept "
+        "policy and of the whole run, the run's CPU time (model selection included) and the run's own evaluation "
+        "against the rule agent.",
+        "",
+        "| game | learner steps, kept / run | CPU-minutes | against the rule agent (own evaluation) |",
+        "| --- | --- | --- | --- |",
+    ]
+    for path in sorted(CHECKPOINTS.glob("*_summary.json")):
+        s = json.loads(path.read_text())
+        rule = next((r for r in s.get("results", []) if r.get("opponent") == "rule"), None)
+        versus = "-" if rule is None else f"{rule['win_rate']:.1%} [{rule['ci95'][0]:.1%}, {rule['ci95'][1]:.1%}]"
+        versus += "" if rule is None else f" of {rule['games']} games"
+        steps = f"{s['timesteps'] / 1e6:.2f}M / {s.get('run_timesteps', s['timesteps']) / 1e6:.2f}M"
+        out.append(f"| {s['config']['game']} | {steps} | {s['train_cpu_seconds'] / 60:.1f} | {versus} |")
+    return [*out, ""]
+
+
+HEADER = """# Results
+
+<!-- Generated by tools/gen_results.py from benchmarks/results/*.json and
+agents/checkpoints/*_summary.json: do not edit by hand (`make docs`). -->
+
+Every measured figure of the documentation, each table under the commit,
+the date and the machine it was measured on and the command that measured
+it. The benchmarks write these files with `--json`
+(`benchmarks/README.md` says how to run each and what it measures); figures
+transcribed from the older text log (`benchmarks/results.txt`) say so. The
+machines are small shared VMs: figures move by a quarter from run to run
+with the load beside them, so compare within a table, not across tables.
+"""
+
+
+def render() -> str:
+    lines = [HEADER]
+    for name, title, what, columns in SECTIONS:
+        lines += section(name, title, what, columns)
+        if name == "evaluation":
+            lines += training_runs()
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def main(argv: list[str]) -> int:
+    text = render()
+    if PAGE.exists() and PAGE.read_text() == text:
+        print("docs/results.md up to date")
+        return 0
+    if "--check" in argv:
+        print("out of date (run `make docs`): docs/results.md")
+        return 1
+    PAGE.write_text(text)
+    print("rewrote: docs/results.md")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
