@@ -46,7 +46,8 @@ def add_parser(sub: Any, progress_class: Any) -> None:
     sp.add_argument("game", nargs="?", help="pepper, hearts, push, spit, speed (or a registry name)")
     sp.add_argument(
         "--agents",
-        help="comma-separated specs: random, rule, ppo, ppo:PATH, pimc[:worlds=N,rollout=random|rule,budget=S], "
+        help="comma-separated specs: random, rule, ppo, ppo:PATH, mlp:PATH, "
+        "pimc[:worlds=N,rollout=random|rule,budget=S], "
         "package.module:Name (an Agent subclass, a factory or a policy function from your code)",
     )
     sp.add_argument("--deals", type=int, default=100, help="duplicate deals per pair (default 100)")

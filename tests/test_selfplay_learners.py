@@ -372,3 +372,18 @@ def test_a_policy_for_another_game_is_refused(tmp_path):
     with pytest.raises(ValueError, match="no legal action"):
         agent.act_batch(obs[:, 0], np.zeros_like(info["action_mask"][:, 0]))
     assert play_legal(agent, "spit_v0", {}, steps=10) == 4 * 2 * 10  # 4 games, 2 seats, 10 steps
+
+
+def test_the_arena_makes_a_saved_policy_from_its_spec(ppo, tmp_path):
+    """``mlp:PATH`` in the arena's agent specs loads the policy (checked
+    against the game); a missing file is the arena's clear AgentSpecError."""
+    from cardenvs.agents.specs import AgentSpecError, agent_factory
+
+    game = "pepper_v0"
+    args = quick_args(ppo, game, "obs", "--total-steps", str(4 * 16), "--run-dir", str(tmp_path / "run"))
+    ppo.train(args)
+    (snap,) = json.loads((tmp_path / "run" / "run.json").read_text())["snapshots"]
+    agent = agent_factory(game, f"mlp:{tmp_path / 'run' / snap['file']}", args.config)(3)
+    assert isinstance(agent, MLPAgent) and play_legal(agent, game, args.config) > 0
+    with pytest.raises(AgentSpecError, match="cannot be made"):
+        agent_factory(game, f"mlp:{tmp_path / 'nothing.json'}", args.config)

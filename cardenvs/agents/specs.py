@@ -147,10 +147,18 @@ def agent_factory(game: str, spec: str, config: dict | None = None) -> Callable[
 
             return PIMCAgent(game, seed=seed, **options, **config)
 
+    elif head == "mlp" and colon and rest:  # a policy saved by examples/selfplay_ppo.py (no pickle)
+
+        def make(seed: int) -> Agent:
+            from .mlp import MLPAgent
+
+            return MLPAgent.load(rest, game=game, seed=seed, **config)
+
     elif colon and rest:
         make = _user_factory(game, spec, config)
     else:
-        known = "random, rule, ppo, ppo:PATH, pimc[:worlds=N,rollout=random|rule,budget=S], package.module:Name"
+        known = "random, rule, ppo, ppo:PATH, mlp:PATH, pimc[:worlds=N,rollout=random|rule,budget=S]"
+        known += ", package.module:Name"
         raise AgentSpecError(f"unknown agent {spec!r}: use {known}")
     try:
         make(0)
