@@ -340,17 +340,22 @@ def _callbacks(
                 )
             return True
 
-    class Deadline(BaseCallback):
-        """Stops learning once ``cfg.wall_seconds`` of wall time have passed since training began."""
-
-        def _on_step(self) -> bool:
-            return not past(deadline)
-
-    deadline = time.perf_counter() + cfg.wall_seconds if cfg.wall_seconds else None
-    saving = [checkpoints, Deadline()] if selection is None else [checkpoints, Candidates(), Deadline()]
+    stop = _deadline_callback(time.perf_counter() + cfg.wall_seconds if cfg.wall_seconds else None)
+    saving = [checkpoints, stop] if selection is None else [checkpoints, Candidates(), stop]
     if log is not None:
         saving.append(Progress())
     return Curve(), SelfPlay, saving
+
+
+def _deadline_callback(deadline: float | None) -> Any:
+    """An SB3 callback that stops learning once the wall-clock ``deadline`` has passed."""
+    from stable_baselines3.common.callbacks import BaseCallback
+
+    class Deadline(BaseCallback):
+        def _on_step(self) -> bool:
+            return not past(deadline)
+
+    return Deadline()
 
 
 def past(deadline: float | None) -> bool:
