@@ -274,6 +274,8 @@ BAD_RESETS = [
     ({"seed": -1}, None),
     ({"seed": "x"}, None),
     ({"seed": 1.5}, None),
+    ({"seed": 2**64}, None),
+    ({"seed": -1}, {"dealer": 9}),  # (both bad: the seed's error, as one process checks it first)
 ]
 
 

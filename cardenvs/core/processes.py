@@ -44,8 +44,8 @@ and one reply, through shared memory.
   without checking again (``CHECKED``).  The error names the actions as
   one process's engine does.  (With ``illegal_action="terminate"`` or
   ``"wait"`` each shard deals with its own.)  ``reset``'s seed and
-  options are checked here too, as one process checks them: a bad one
-  raises that engine's error and keeps the games.
+  options are checked here too, over the whole batch as one process
+  checks them: a bad one raises that engine's error and keeps the games.
 * **Never half a command.** A step that fails in any shard, a command
   interrupted while the shards work (a ``KeyboardInterrupt`` caught
   around ``step``) and a worker that died close the engine: the shards no
@@ -77,7 +77,7 @@ from .engine import VectorEnv, batch_space, final_info_of, step_rows
 from .errors import IllegalActionError
 from .game import positive_int
 from .holders import read_only
-from .options import integer_array, legal_actions, legal_into, seat_array
+from .options import check_seed, integer_array, legal_actions, legal_into, seat_array
 from .shards import cut
 from .simultaneous import illegal_joint_actions
 from .streams import check_rng_mode
@@ -360,13 +360,13 @@ class ProcessVectorEnv:
         at the shards.  A bad seed or options raise the error of one
         process's engine before any shard moves: the games go on."""
         self._require(started=False)
-        check_reset(self.rules, options, self.num_envs)
+        check_reset(self.rules, seed, options, self.num_envs)
         if seed is None and not self._started and self._seed is None:
             seed = int(np.random.SeedSequence().entropy % 2**63)  # (one key for every shard's streams)
         parts, errors = self._command("reset", lambda lo, hi: (seed, _options_of(options, lo, hi, self.num_envs)))
         error = next((e for e in errors if e is not None), None)
         if error is not None:
-            # (refused by every shard -- the seed, the same for each -- nothing moved: the games go on)
+            # (refused by every shard, nothing moved: the games go on)
             if not all(e is not None for e in errors):
                 self._started = False
             raise error
@@ -544,14 +544,14 @@ class ProcessVectorEnv:
         return f"ProcessVectorEnv({rules}, num_envs={n}, num_processes={k})"
 
 
-def check_reset(rules: Any, options: Any, n: int) -> None:
-    """Raise what the one-process engine of ``n`` games raises for
-    ``reset``'s ``options`` (the same checks and messages), before any
-    shard moves: the shards see only their rows, and a bad option found by
-    some of them would leave the others reset.  (The seed, the same for
-    every shard, is checked by each: refused, it moves none.)"""
+def check_reset(rules: Any, seed: Any, options: Any, n: int) -> None:
+    """Raise what the one-process engine of ``n`` games (per-game streams)
+    raises for ``reset(seed, options)`` -- the same checks, messages and
+    order -- before any shard moves: the shards see only their rows, and a
+    bad option found by some of them would leave the others reset."""
     if options is not None and not isinstance(options, dict):
         raise ValueError(f"options must be a dict with keys 'decks' and 'dealer', got {options!r}")
+    check_seed(seed, per_game=True)
     options = options or {}
     VectorEnv._dealers(types.SimpleNamespace(rules=rules, num_envs=n), options.get("dealer"))
     decks = options.get("decks")
