@@ -1,0 +1,138 @@
+"""benchmarks/league/run.py: its tables and README section from a given
+league.json (no training, no games), and its refusal of bad arguments."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import pathlib
+import subprocess
+import sys
+
+import pytest
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+SCRIPT = ROOT / "benchmarks" / "league" / "run.py"
+
+
+@pytest.fixture(scope="module")
+def run_mod():
+    spec = importlib.util.spec_from_file_location("league_run", SCRIPT)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def league_doc(game: str = "pepper_v0") -> dict:
+    agents = [
+        {"name": "random", "spec": "random", "rating": 0.0, "low": 0.0, "high": 0.0, "games": 192, "forfeits": 0},
+        {"name": "rule", "spec": "rule", "rating": 412.4, "low": 350.2, "high": 470.9, "games": 192, "forfeits": 0},
+        {
+            "name": "selfplay",
+            "spec": "mlp:x.json",
+            "rating": 97.6,
+            "low": 20.1,
+            "high": 160.0,
+            "games": 192,
+            "forfeits": 0,
+        },  # fmt: skip
+        {"name": "pimc", "spec": "pimc", "rating": None, "low": None, "high": None, "games": 0, "forfeits": 0},
+    ]
+    return {"game": game, "config": {"num_players": 4}, "seed": 20261310, "deals": 48, "batch": 64,
+            "anchor": "random", "complete": False, "pairs_done": 3, "pairs_total": 6, "agents": agents,
+            "pairs": []}  # fmt: skip
+
+
+def write_league(out: pathlib.Path, game: str = "pepper_v0") -> None:
+    (out / game).mkdir(parents=True)
+    (out / game / "league.json").write_text(json.dumps(league_doc(game)))
+    run = {
+        "commit": "0123456789abcdef",
+        "date": "2026-01-01",
+        "machine": "x86_64, 2 cores",
+        "wall_seconds": 600.0,
+        "settings": {
+            "cpu_minutes": 4.0,
+            "snapshots": 4,
+            "deals": 48,
+            "curve_deals": 32,
+            "seed": 20261310,
+            "pimc": "worlds=8,rollout=rule",
+        },  # fmt: skip
+        "games": {game: {"wall_seconds": {"total": 600.0}}},
+    }
+    (out / "run.json").write_text(json.dumps(run))
+
+
+def test_league_table_sorts_and_formats(run_mod):
+    table = run_mod.league_table(league_doc()).splitlines()
+    assert table[0] == "| agent | rating | 95% interval | games |"
+    names = [row.split("|")[1].strip() for row in table[2:]]
+    assert names == ["rule", "selfplay", "random", "pimc"]  # best first, the unrated last
+    assert table[2] == "| rule | +412 | [+350, +471] | 192 |"
+    assert table[-1] == "| pimc | - | - | 0 |"
+
+
+def test_tables_and_readme_section_rewritten(run_mod, tmp_path):
+    out = tmp_path / "league"
+    write_league(out)
+    readme = tmp_path / "README.md"
+    readme.write_text("# x\n\nintro\n\n## Baseline results\n\nold\n\n## Speed\n\nfast\n")
+    run_mod.write_tables(out, readme)
+    text = readme.read_text()
+    # inserted once, before "## Speed", self-contained between the markers
+    assert text.count(run_mod.START) == 1 and text.count(run_mod.END) == 1
+    assert text.index("## Baseline results") < text.index(run_mod.START) < text.index(run_mod.END)
+    assert text.index(run_mod.END) < text.index("## Speed")
+    section = text[text.index(run_mod.START) : text.index(run_mod.END)]
+    assert "### Pepper (4 players) (partial: 3/6 pairs)" in section
+    assert "| rule | +412 | [+350, +471] | 192 |" in section
+    assert "4 CPU-minutes on this 2-core machine" in section and "`0123456789`" in section
+    assert "seed 20261310" in section
+    assert "Cancellation Hearts" not in section  # no league.json: no table
+    # rewritten in place: a second run replaces the section, nothing else changes
+    doc = league_doc()
+    doc["agents"][1]["rating"] = 500.0
+    (out / "pepper_v0" / "league.json").write_text(json.dumps(doc))
+    run_mod.write_tables(out, readme)
+    again = readme.read_text()
+    assert again.count(run_mod.START) == 1
+    assert "| rule | +500 |" in again and "| rule | +412 |" not in again
+    outside = lambda t: t[: t.index(run_mod.START)] + t[t.index(run_mod.END) :]  # noqa: E731
+    assert outside(again) == outside(text)
+    bench = (out / "README.md").read_text()
+    assert "## Pepper (4 players)" in bench and "| rule | +500 |" in bench
+    assert "--cpu-minutes 4 --snapshots 4 --deals 48 --curve-deals 32 --seed 20261310" in bench
+
+
+def test_tables_only_cli_writes_from_league_json(tmp_path):
+    out = tmp_path / "league"
+    write_league(out, "spit_v0")
+    readme = tmp_path / "README.md"
+    readme.write_text("# x\n")
+    cmd = [sys.executable, str(SCRIPT), "--tables-only", "--out", str(out), "--readme", str(readme)]
+    subprocess.run(cmd, check=True, capture_output=True, timeout=120)
+    text = readme.read_text()
+    assert "### Spit" in text and "| rule | +412 |" in text and text.rstrip().endswith("<!-- league:end -->")
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["--deals", "0"],
+        ["--cpu-minutes", "0"],
+        ["--cpu-minutes", "-1"],
+        ["--snapshots", "0"],
+        ["--curve-deals", "0"],
+        ["--games", "uno_v0"],
+        ["--games", "spit_v0", "spit_v0"],
+        ["--deals", "many"],
+    ],
+)
+def test_bad_arguments_refused(argv, tmp_path):
+    out = tmp_path / "league"
+    cmd = [sys.executable, str(SCRIPT), *argv, "--out", str(out), "--runs-dir", str(tmp_path / "runs")]
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 2
+    assert "error:" in proc.stderr
+    assert not out.exists() and not (tmp_path / "runs").exists()  # nothing written
