@@ -37,8 +37,21 @@ SNIPPETS = snippets()
 
 def test_the_page_has_a_snippet_for_each_tool():
     sections = {name.rsplit("-", 1)[0] for name, _ in SNIPPETS}
-    for tool in ("stable-baselines3", "tianshou", "supersuit", "gymnasium", "cleanrl"):
+    for tool in ("pettingzoo", "stable-baselines3", "tianshou", "supersuit", "gymnasium", "cleanrl"):
         assert any(tool in s for s in sections), (tool, sections)
+
+
+def test_the_compatibility_table_has_a_row_for_each_tool():
+    """Issue #34's list: each tool's row says what works and what does not."""
+    page = DOC.read_text()
+    table = page[page.index("## Compatibility") :].split("\n## ", 1)[0]
+    rows = [line.split(" | ") for line in table.splitlines() if line.startswith("| ") and "---" not in line][1:]
+    assert all(len(row) == 4 for row in rows), rows
+    tools = " ".join(row[0] for row in rows)
+    for tool in ("api_test", "seed_test", "parallel_seed_test", "max_cycles_test", "Gymnasium `check_env`"):
+        assert tool in tools, tool
+    for tool in ("SB3 `check_env`", "Gymnasium vector wrappers", "SuperSuit", "Tianshou", "RLlib", "CleanRL"):
+        assert tool in tools, tool
 
 
 @pytest.mark.parametrize("code", [c for _, c in SNIPPETS], ids=[n for n, _ in SNIPPETS])
