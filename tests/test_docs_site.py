@@ -110,6 +110,33 @@ def test_each_api_page_renders_a_module(page):
         assert exported.__doc__ == importlib.import_module(targets[0]).__doc__
 
 
+#: The guides whose python blocks the tests run (docs/using-with.md's are tests/test_using_with.py's).
+GUIDES = ("getting-started.md", "vector.md", "agents.md")
+
+
+def guide_snippets() -> list[tuple[str, str]]:
+    return [
+        (f"{page}-{i}", code)
+        for page in GUIDES
+        for i, code in enumerate(re.findall(r"^```python\n(.*?)^```$", (ROOT / "docs" / page).read_text(), re.M | re.S))
+    ]
+
+
+@pytest.mark.parametrize("code", [c for _, c in guide_snippets()], ids=[n for n, _ in guide_snippets()])
+def test_guide_snippet_runs(code, tmp_path):
+    """Every python block of the guides runs as it is (training with a tiny
+    CARDENVS_DOC_STEPS), each in its own process and folder."""
+    for module in ("torch", "sb3_contrib"):
+        if re.search(rf"cardenvs\.agents\.(training|policy)|^from {module}\b", code, re.M):
+            pytest.importorskip(module, reason="the train extra")
+    env = dict(os.environ, CARDENVS_DOC_STEPS="256", PYTHONPATH=str(ROOT), OMP_NUM_THREADS="1", MPLBACKEND="Agg")
+    script = tmp_path / "snippet.py"
+    script.write_text(code)
+    run = [sys.executable, str(script)]
+    out = subprocess.run(run, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stdout[-2000:] + out.stderr[-4000:]
+
+
 def test_the_results_page_is_the_results_files():
     """docs/results.md is what tools/gen_results.py makes of benchmarks/results/*.json."""
     assert gen_results.render() == (ROOT / "docs" / "results.md").read_text(), "run `make docs`"
