@@ -69,12 +69,15 @@ def add_json_option(parser: Any, name: str) -> None:
     )
 
 
-def write(path: str | os.PathLike, name: str, results: list[dict[str, Any]], **extra: Any) -> None:
-    """Write ``results`` (flat records) with the commit and the machine."""
+def write(
+    path: str | os.PathLike, name: str, results: list[dict[str, Any]], info: dict | None = None, **extra: Any
+) -> None:
+    """Write ``results`` (flat records) with the commit and the machine
+    (``info``: :func:`machine` as it was when the run started; default now)."""
     document = {
         "benchmark": name,
         "command": " ".join(shlex.quote(a) for a in ["python", f"benchmarks/{name}.py", *sys.argv[1:]]),
-        **machine(),
+        **(info or machine()),
         **extra,
         "results": results,
     }

@@ -85,9 +85,11 @@ SECTIONS: list[tuple[str, str, str, list[Column]]] = [
         "compile cache (*cold*: a new install, a CI run) and with that cache filled (*warm*).",
         [
             ("game", "game", "str"),
+            ("mode", "compile", "str"),
             ("cold.import", "import, cold", "f1"),
             ("cold.AEC game", "first AEC game, cold", "f1"),
             ("cold.vector step", "first vector step, cold", "f1"),
+            ("cold.compiled", "all compiled, cold", "f1"),
             ("warm.import", "import, warm", "f1"),
             ("warm.AEC game", "first AEC game, warm", "f1"),
             ("warm.vector step", "first vector step, warm", "f1"),
@@ -211,8 +213,9 @@ def provenance(doc: dict[str, Any]) -> str:
     if load:
         where.append(f"load average {load[0]:.2f}")
     text = f"Measured at {', '.join(where)}: `{doc['command']}`."
-    if doc.get("source"):
-        text += f" {doc['source'][0].upper()}{doc['source'][1:]}."
+    for key in ("source", "note"):
+        if doc.get(key):
+            text += f" {doc[key][0].upper()}{doc[key][1:]}."
     return text
 
 
