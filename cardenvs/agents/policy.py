@@ -186,8 +186,8 @@ def save_trained(model: Any, path: str | pathlib.Path) -> pathlib.Path:
 def one_torch_thread() -> None:
     """Run torch on one thread (if torch is installed).  A policy plays small
     batches, and on shared cores torch's spinning OpenMP threads made Push's
-    evaluation 30x slower (87 against 2.6 CPU-seconds for 60 games, measured);
-    the training loop and the engine share two cores the same way."""
+    evaluation many times slower; the training loop and the engine share
+    two cores the same way."""
     try:
         import torch
     except ImportError:  # pragma: no cover - only without the train extra

@@ -88,8 +88,8 @@ class Arrays(NamedTuple):
     - The rules call a kernel with ``self.config_values`` and
       ``state.bundle(ArrayValues)``, plain tuples that the kernel names
       again on entry (``Arrays(*state_arrays)``): numba types a named-tuple
-      argument by its field names at every call, which costs this one and
-      Config together about 4 us more than plain tuples of the same values.
+      argument by its field names at every call, which makes this one and
+      Config dearer to pass than plain tuples of the same values.
     - Inside, a loop over games takes the named tuple; a helper called once
       per game takes that game's slices (``state.public[row]``), as each
       array a compiled call takes costs it reference counting (a helper

@@ -196,7 +196,7 @@ class OrderEnforcing(wrappers.OrderEnforcingWrapper):
         super().__init__(env)
         # The env's ``_updates`` when an iterator last handed out an agent (None: reset since), in a
         # cell the iterators share: an attribute of the wrapper is read through PettingZoo's
-        # ``__getattr__`` hook (unspecialized, ~3% of a Spit decision), a list's item is not.
+        # ``__getattr__`` hook (unspecialized, a visible part of a Spit decision), a list's item is not.
         self._seen: list[int | None] = [None]
 
     def step(self, action: Any) -> None:

@@ -136,7 +136,7 @@ def deck_keys(deck: DeckSpec, rng: np.random.Generator, n: int) -> np.ndarray:
 def orders_from_keys(deck: DeckSpec, keys: np.ndarray) -> np.ndarray:
     """The shuffles that ``keys`` (:func:`deck_keys`) stand for: each row's
     cards in the order of its keys, ``(n, num_cards)`` local ids."""
-    if len(keys) == 1:  # one game's deal (a batch of one's): the same sort, without 2-D fancy indexing (~3 us)
+    if len(keys) == 1:  # one game's deal (a batch of one's): the same sort, without 2-D fancy indexing's cost
         return deck.multiset[keys[0].argsort()][None]
     return deck.multiset[np.argsort(keys, axis=1)]
 

@@ -298,7 +298,7 @@ class TurnBasedRules(GameRules):
         observation of the seat to act next to ``one.seen`` and its mask to
         ``one.mask``.  Returns whether those were written, whether any
         reward is not 0, and the seat to act next (-1: the game is over) --
-        what the view would otherwise read off the arrays, ~0.1 us a read.
+        what the view would otherwise read off the arrays, a read at a time.
         Only for games whose :meth:`one_game` is not None."""
         raise NotImplementedError
 

@@ -2,7 +2,7 @@
 
 The PettingZoo views hold a batch of one, and at batch 1 a step's fixed
 costs are what counts: every numpy array made and every array passed to a
-compiled kernel costs ~0.1-0.2 us, as much as the rules' work.  A game that
+compiled kernel costs about as much as the rules' work.  A game that
 can step and observe in one compiled call (``rules.step_one``) writes the
 rewards, the next observation(s) and mask(s) into the view's
 :class:`OneGame`, made once with the view: its arrays are passed to the
@@ -98,8 +98,8 @@ def step_call(
     rules' pack ``rules_pack``, the state's (``state.bundle(kind)``) and
     ``one.pack`` (the kernel views them again with ``view2(packs, k,
     np.int64)``), then ``scalars`` (ints: ``scalar(packs, 3)`` ...): numba
-    unboxes every array argument, ~0.08 us each, a
-    twentieth of a Pepper step.  Kept among the state's bundles, keyed by
+    unboxes every array argument, each a visible part of a
+    Pepper step.  Kept among the state's bundles, keyed by
     ``one`` (a step reads ``state._bundles.get(one)`` first, without this
     call), so remade with them: for a new state, or once an array of the
     state is bound anew; what the pack points at is kept alive by the

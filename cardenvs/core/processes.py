@@ -27,10 +27,10 @@ and one reply, through shared memory.
 * **Waiting.** A side waiting for the other polls the shared memory for
   :data:`~.workers.SPIN_SECONDS`, then sleeps on its pipe: a worker between two steps
   of a busy loop -- the caller's policy running in between -- never sleeps
-  (a wake-up across cores costs as much as a small step: Push went from
-  1.48x to 1.55-1.92x over one process with a 50 ms poll instead of 2 ms),
+  (a wake-up across cores costs as much as a small step: a longer poll made
+  two processes clearly faster over one, Push most),
   and an engine left idle costs no CPU after that.  (OpenMP runtimes do
-  the same: Intel's waits actively for 200 ms by default.)  Set
+  the same: Intel's waits actively for a while by default.)  Set
   :data:`~.workers.SPIN_SECONDS` before making an engine to change it; 0 sleeps at
   once.  On cores shared with other work the poll would take the core
   from the very process it waits for, so after

@@ -43,7 +43,7 @@ T = TypeVar("T")
 
 #: Fewest rows worth a shard of their own when a job is not over the whole
 #: batch (the observations of the finished games, a ``rows=`` step): a
-#: thread hand-off costs ~10 us, what the kernels spend on a few hundred
+#: thread hand-off costs about what the kernels spend on a few hundred
 #: rows.  (Results do not depend on it.)
 MIN_SHARD_ROWS = 256
 

@@ -32,7 +32,7 @@ NAP_SECONDS = 0.05
 #: After polling this long (seconds), a waiting side offers its core at each poll (``sched_yield``)
 #: and sleeps on its pipe as soon as another process took it: on cores shared with other work, a
 #: poll that kept its core would take it from the very process it waits for (issue #35, R18:
-#: benchmarks/results.txt).  With free cores nobody takes it, and the poll goes on as before.
+#: ``benchmarks/thread_scaling.py --contention``).  With free cores nobody takes it, and the poll goes on as before.
 #: ``math.inf``: never offer it.
 YIELD_AFTER = 20e-6
 #: A yield that returned later than this gave the core to another process (seconds).

@@ -151,7 +151,7 @@ class PepperRules(TurnBasedRules):
         """Step every unfinished game by its phase: one compiled call
         (:func:`~cardenvs.pepper.apply.step_games`) groups the rows by phase
         and runs each phase's kernel on its rows (one call, not one per phase:
-        each call from Python costs ~1 us at batch 1).  The hands played out,
+        at batch 1 each call from Python costs as much as a phase's work).  The hands played out,
         and after them those thrown in (everyone passed: no score), are dealt
         anew (:meth:`~cardenvs.core.game.TurnBasedRules.step`): the generator
         draws in that order, as it always has."""

@@ -114,9 +114,10 @@ CARD_STRENGTH = _card_strengths()
 # arrays as ``s`` (a Table).  From Python each is passed as one pack
 # (:func:`cardenvs.core.jit.pack`: ``rules.config_pack``,
 # ``state.bundle(TablePack)``) and named again first thing in the called
-# kernel (``unpack_config``, ``unpack_table``, free once compiled): a call
-# with the two bundles as plain tuples of their 33 values cost ~1.8 us at
-# batch 1 (numba types and unboxes every array), with the two packs ~0.2 us.
+# kernel (``unpack_config``, ``unpack_table``, free once compiled): numba
+# types and unboxes every array of a plain tuple one by one, so at batch 1 a
+# call with the two bundles as tuples of their 33 values cost several times
+# what it costs with the two packs.
 
 
 class Config(NamedTuple):

@@ -10,7 +10,7 @@ it (``scoring.py``) and deals on (``deal.py``).
 every game's action and writes the new legal masks (one call rather than
 two: a batch of one, the AEC env, pays numba's dispatch per call).  The
 one-game view steps with :func:`step_one` instead: the state as one pack
-(numba unboxes a plain tuple's arrays one by one, ~6 us for a step's), and
+(numba unboxes a plain tuple's arrays one by one, more than a step's work), and
 the next observation and mask written in the same call.
 """
 

@@ -349,9 +349,8 @@ def plain(kind: Any) -> Any:
     """A bundle kind for ``state.bundle``: the arrays named by ``kind``'s
     fields as a *plain* tuple.  Numba dispatches a plain tuple argument two to
     three times faster than a named one (measured on the observation kernel
-    with Push's bundles: 2.7 against 6.5 us a call, which a batch of one, the
-    AEC env, pays at every step), so the kernels take plain tuples from
-    Python."""
+    with Push's bundles, a cost a batch of one, the AEC env, pays at every
+    step), so the kernels take plain tuples from Python."""
 
     def make(*arrays: np.ndarray) -> tuple:
         return arrays
@@ -371,8 +370,8 @@ PLAIN_CARDS, PLAIN_TABLE, PLAIN_TURN, PLAIN_SCORES, PLAIN_MELD_BLOCKS, PLAIN_MAS
 # ------------------------------------------------------------------ packs (a batch of one's step)
 # The one-call step of a one-game view (``apply.step_one``) takes the state's
 # arrays as one pack (:func:`cardenvs.core.jit.pack`): numba types and unboxes
-# every array of a plain tuple one by one, ~6 us for a step's 36 arrays at
-# batch 1, more than the step's work; a pack costs ~0.1 us.
+# every array of a plain tuple one by one, which for a step's 36 arrays at
+# batch 1 costs more than the step's work; a pack is one array.
 _I8_2, _I8_3, _I64_1, _I64_2, _BOOL_1 = (np.int8, 2), (np.int8, 3), (np.int64, 1), (np.int64, 2), (np.bool_, 1)
 #: The state's arrays a step reads and writes: :class:`Cards`, :class:`Table`,
 #: :class:`Turn`, :class:`MeldBlocks`, :class:`Masks`, then the team scores (observed)

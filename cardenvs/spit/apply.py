@@ -135,7 +135,7 @@ def tick_rows(actions, first, active, tables, arrays, rewards, end_rows, end_tak
 def tick_rows_into(actions, first, active, tables, arrays, rewards, end_rows, end_taker, stuck, every, went_out):
     """:func:`tick_rows` with its arrays made by the caller: ``every`` the
     row numbers ``0..B-1``, ``went_out`` (B,) scratch (a kernel's every
-    array is an allocation, ~0.1 us of a batch of one's tick: see
+    array is an allocation, a visible part of a batch of one's tick: see
     :func:`tick_one`, which passes its own)."""
     slaps, faster, ends = act(actions, first, active, tables, arrays, rewards, end_rows, end_taker, went_out)
     if ends:

@@ -131,7 +131,7 @@ def write_observations(rows, max_ticks, arrays, out):
                     _write_pile(first, at, NONE, FACE_DOWN, 0)
         for p in range(2):
             _write_pile(first, SPIT_PILES + p * SPIT_PILE_SIZE, centre_top[r, p], PILE_SIZE, centre_count[r, p])
-        # player_1 sees the same piles, its own and the opponent's the other way round: copied (~40% of the work)
+        # player_1 sees the same piles, its own and the opponent's the other way round: copied (much of the work)
         second = out[k, 1]
         for j in range(np.uint64(OWN_SPIT_CARDS - SPIT_PILES)):
             second[np.uint64(SPIT_PILES) + j] = first[np.uint64(SPIT_PILES) + j]

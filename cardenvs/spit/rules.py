@@ -54,7 +54,7 @@ def coin_source(state: BatchState) -> tuple[int, int] | None:
     per-game streams.  ``Generator.random()`` is ``(next64 >> 11) *
     2**-53``, below 0.5 exactly when the raw 64-bit draw is below 2**63:
     the same draw, the same coin, without ``random()``'s dtype handling nor
-    a Python call (``random_raw()``: ~0.3 us of a tick in the AEC loop).
+    a Python call (``random_raw()``, a visible part of a tick in the AEC loop).
     Kept among the state's bundles (which keep its ``rng`` alive): a state
     whose ``rng`` or ``streams`` is bound anew makes it again."""
     if state.streams is None and type(state.rng.bit_generator) is np.random.PCG64:
@@ -203,12 +203,12 @@ class SpitRules(TickRules):
         and lays out a new layout."""
         order = self.deck_orders(state, rows, keys)
         cards = np.empty((len(rows), 2, 52), np.int64)
-        cards.fill(NONE)  # (np.full's Python costs ~3 us: a batch of one's deal ends often)
+        cards.fill(NONE)  # (np.full's Python costs more: a batch of one's deal ends often)
         counts = np.empty((len(rows), 2), np.int64)
         arrays = state.bundle(StatePack)
         deal.note_gathered(rows, taker, arrays, state.gathered)
         deal.gather_cards(rows, taker, order, arrays, cards, counts)
-        if len(rows) == 1:  # (one game: a scalar add, ~1 us less than the fancy one)
+        if len(rows) == 1:  # (one game: a scalar add, cheaper than the fancy one)
             state.hand_number[rows[0]] += 1
         else:
             state.hand_number[rows] += 1

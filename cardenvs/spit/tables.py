@@ -197,8 +197,8 @@ class SpitArrays(NamedTuple):
 
 # ---------------------------------------------------------------- packs
 # The kernels take the rules' tables and the state's arrays as packs
-# (:func:`cardenvs.core.jit.pack`: one int64 array each, ~0.1 us a call at
-# batch 1 where a plain tuple of the 14 SpitArrays cost ~1 us) and name them
+# (:func:`cardenvs.core.jit.pack`: one int64 array each, a fraction of what
+# a plain tuple of the 14 SpitArrays costs a call at batch 1) and name them
 # again first thing (``unpack_*``, free once compiled).  The kinds below
 # and the unpack kernels list the fields in the same order.
 
