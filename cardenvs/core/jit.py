@@ -49,12 +49,12 @@ def kernel(fn: F) -> F:
 
 # ---------------------------------------------------------------- packs
 # Calling a compiled kernel from Python costs per argument: numba types and
-# unboxes every array of a tuple one by one (~70 ns each, ~1.8 us for a
-# game's two bundles of 33 values at batch 1, more than the step's work).
+# unboxes every array of a tuple one by one (for a game's two bundles of 33
+# values at batch 1, more than the step's work).
 # A *pack* is one int64 array ``(n, 5)`` standing for n values: row k is an
 # array's address and shape (up to 4 dimensions), or a scalar in column 0
 # (a float as its 64 bits).
-# A kernel is called with the pack (one array: ~0.1 us) and views the arrays
+# A kernel is called with the pack (one array: one unboxing) and views the arrays
 # again with :func:`view1` .. :func:`view4` and the scalars with
 # :func:`scalar` / :func:`fscalar` (free once compiled).  The views have no owner: the caller
 # keeps the arrays alive while a kernel runs (a state's pack is one of its
@@ -76,7 +76,7 @@ def pack(values: Sequence[Any], kinds: Sequence[tuple[Any, int]]) -> Any:
     if len(values) != len(kinds):
         raise TypeError(f"pack: {len(values)} values for {len(kinds)} kinds")
     # (checked and made as one list, converted once: a state's pack is made
-    # with every new game of a one-game view, ~0.5 us a value)
+    # with every new game of a one-game view, at a cost per value)
     rows: list[int] = []  # (flat: converted faster)
     for k, (value, (dtype, ndim)) in enumerate(zip(values, kinds)):
         if dtype is None or dtype is float:
@@ -106,7 +106,7 @@ _DTYPES: dict[Any, np.dtype] = {}
 
 
 def _dtype(kind: Any) -> np.dtype:
-    """``np.dtype(kind)``, made once per kind (~0.15 us a call)."""
+    """``np.dtype(kind)``, made once per kind (``np.dtype`` is not free)."""
     made = _DTYPES.get(kind)
     if made is None:
         made = _DTYPES[kind] = np.dtype(kind)
@@ -137,7 +137,7 @@ if COMPILED:  # pragma: no branch - which branch runs depends on the environment
 
     @_numba.njit(cache=True, nogil=True)
     def _address(array):
-        """The address of ``array``'s data (``array.ctypes.data`` costs ~0.8 us)."""
+        """The address of ``array``'s data (``array.ctypes.data`` is slow: it makes an object)."""
         return array.ctypes.data
 
     @_intrinsic
@@ -224,15 +224,15 @@ def entry(fn: Any, *arg_kinds: str) -> Any:
     the kinds ``arg_kinds`` (``"int"``: a Python int, ``"bool"``: a Python
     bool, ``"pack"``: a :func:`pack`), compiled or loaded from the disk
     cache now, as a first call would.  Numba's dispatch types every
-    argument of every call to pick the compiled version (~0.1 us, 2% of a
-    Pepper step at batch 1); the entry point skips it, and reads its
+    argument of every call to pick the compiled version (a visible part of
+    a Pepper step at batch 1); the entry point skips it, and reads its
     arguments as those kinds whatever they are: only for callers whose
     argument kinds are fixed by construction (the one-call steps: an int
     checked in range, or a bool, and a pack).  Without numba, ``fn``."""
     if not COMPILED:
         return fn
     made = _ENTRIES.get((fn, arg_kinds))
-    if made is None:  # (numba's compile() of a known signature still costs ~20 us: asked with every new game)
+    if made is None:  # (numba's compile() of a known signature still costs: asked with every new game)
         kinds = {"int": _types.int64, "bool": _types.boolean, "pack": _types.Array(_types.int64, 2, "C")}
         made = _ENTRIES[fn, arg_kinds] = fn.compile(tuple(kinds[kind] for kind in arg_kinds))
     return made
