@@ -3,7 +3,7 @@
 sb3-contrib's masked distribution works on the whole row: every log-prob,
 entropy and sample passes over all ``A`` logits (the illegal ones set to
 -1e8), some twenty times per update.  Push has 2,371 actions of which a few
-dozen are legal, and there those passes were 55% of PPO's update.
+dozen are legal, and there those passes were most of PPO's update.
 :class:`LegalLogits` gathers each row's legal logits first (in action order,
 padded to the longest row) and does the same arithmetic on those: the same
 log-probs, entropies and greedy actions (tested against sb3-contrib's to

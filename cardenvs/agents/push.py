@@ -30,25 +30,20 @@ rule-advised learner (issue #15):
   run* (rounds 2, 3, 5).  The default keeps pairs in every round, also in
   rounds 3 and 5, whose contracts are two runs and no set.
 
-Measured with :func:`cardenvs.agents.evaluation.match` (one team of the
-options against one of the default, seats rotated, full games; seeds
-7000-7999 are the ones these options were tuned and tested on):
-``match("push_v0", rule_agent("push_v0", push_naturals=True, run_discards=True),
-rule_agent("push_v0"), 3000, seed=7030)``: 69.2% [Wilson 95%: 67.5%, 70.8%]
-over 3,000 games; over 600 games 68.7% [64.8%, 72.2%] (seed 7020) and 71.0%
-[67.2%, 74.5%] (seed 7021).  Each option alone, seeds 7020 and 7021 (600
-games each): ``push_naturals`` 62.5% and 61.0%, ``run_discards`` 56.8% and
-56.3%.  Search found the same edge: PIMC (:mod:`cardenvs.agents.pimc`, 8
-worlds, rule rollouts) departs from the default most by pushing more and, in
-rounds 3 and 5, by discarding a pair's card rather than a run's neighbour.
-Tried and dropped, on top of both options (3,000 games against them, seed
-7050: all within 48-52% but one): taking a natural that makes a set or a run
-of 3, laying a wild off to go out, discarding a run round's duplicate card
-first; discarding by penalty alone after the contract loses (44.9%).  Against
-the default (600 games, seed 7001), keeping the left-hand opponent from a card
-that fits a table meld loses, by not discarding it or by taking it rather
-than pushing it (46.0% each).  PIMC with 8 worlds against both options: 55.0%
-[45.2%, 64.4%] over 100 games (seed 7040): about even.
+Why these two: measured with :func:`cardenvs.agents.evaluation.match` (one
+team of the options against one of the default, seats rotated, full games;
+seeds 7000-7999 are the ones these options were tuned and tested on), both
+options together beat the default clearly, and each alone beats it too,
+``push_naturals`` more than ``run_discards``.  Search found the same edge:
+PIMC (:mod:`cardenvs.agents.pimc`, 8 worlds, rule rollouts) departs from the
+default most by pushing more and, in rounds 3 and 5, by discarding a pair's
+card rather than a run's neighbour, and plays about even against both
+options.  Tried and dropped, on top of both options (no better than even
+against them): taking a natural that makes a set or a run of 3, laying a
+wild off to go out, discarding a run round's duplicate card first;
+discarding by penalty alone after the contract loses.  Against the default,
+keeping the left-hand opponent from a card that fits a table meld loses, by
+not discarding it or by taking it rather than pushing it.
 
 The rules are written twice: :meth:`PushRuleAgent.act_row` decides one row
 in Python from the action texts (the reference), :func:`decide_rows` a whole

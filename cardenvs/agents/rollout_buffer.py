@@ -7,8 +7,8 @@ a new array), and stores the action masks as float32.  For Push (256 games
 x 128 steps of 7,332 float32 observation columns and 2,371 mask columns)
 that is 2.5 GB of new memory per rollout, and on this machine the first
 touch of a fresh page costs far more than the copy itself: filling and
-flattening the buffer was 38% of Push's training loop (profiled: 7.2 of 19.0
-CPU-seconds per rollout).  This buffer allocates its arrays once, flattens
+flattening the buffer was a large share of Push's training loop (profiled).
+This buffer allocates its arrays once, flattens
 into arrays of its own, and stores the masks as bool (the masked
 distributions turn them into bool anyway).  It holds the same numbers in
 the same places, so training gives the same model bit for bit (tested).

@@ -83,8 +83,8 @@ class CardGameAECEnv(RulesView, AECEnv):
 
     def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
         """PettingZoo's ``last``; the observation the step wrote is handed
-        out as :meth:`observe` hands it out, without the call (a step's
-        every call costs ~2% at batch 1)."""
+        out as :meth:`observe` hands it out, without the call (at batch 1
+        every call a step makes is a visible part of it)."""
         agent = self.agent_selection
         assert agent is not None
         if not observe:

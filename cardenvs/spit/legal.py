@@ -8,7 +8,7 @@ that are *stuck* (a stalemate the rules resolve by spitting).
 The offsets of the byte copies that fill the masks are unsigned
 (``np.uint64``): numba checks every signed index for a negative value (to
 count from the end), and that check keeps LLVM from vectorizing the copy;
-with unsigned offsets the mask and observation kernels take about 40% less
+with unsigned offsets the mask and observation kernels take clearly less
 time.
 """
 
