@@ -62,7 +62,7 @@ def make(
     calling thread, in the order one thread would make it, so results are
     identical for every thread count with the same seed.  Worth it at
     large batches (thousands of games) on a machine with free cores; see
-    benchmarks/README.md.  A batch of one (``num_envs=1``) steps in one
+    docs/vector.md and the measured scaling on docs/results.md.  A batch of one (``num_envs=1``) steps in one
     call of the rules where the game has one, as the PettingZoo envs do.
 
     ``rng``: ``"shared"`` (default: every draw from one generator seeded by

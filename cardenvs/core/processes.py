@@ -2,7 +2,7 @@
 (``cardenvs.vector.make(..., num_processes=k)``).
 
 Threads share one interpreter, and a step's numpy and kernel calls hand its
-lock back and forth between them (benchmarks/README.md, "Thread scaling").
+lock back and forth between them (docs/vector.md, "Threads").
 Processes share nothing of the kind: the games are cut into ``k``
 contiguous shards, each an ordinary vector engine of its rows -- the first
 in the calling process, the others each in a worker process of its own,

@@ -19,7 +19,7 @@ identical for every thread count, and to the single-threaded engine),
 deals them from the drawn keys (:func:`deal_in_shards`: in the shards when
 they are many), resets the finished games and observes those rows again.
 What stays in the calling thread is the serial part that bounds the
-speed-up (benchmarks/README.md, "Thread scaling").
+speed-up (docs/vector.md, "Threads"; ``benchmarks/thread_scaling.py`` measures it).
 
 With per-game streams (``vector.make(..., rng="per_game")``,
 :mod:`.streams`) a row's draws depend on that row alone, so a view draws
