@@ -23,6 +23,7 @@ from cardenvs.registry import GAMES
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "tools"))
 import gen_results  # noqa: E402
+import griffe_rst  # noqa: E402
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 API = ROOT / "docs" / "api"
@@ -160,6 +161,19 @@ def test_a_results_table_formats_its_figures():
         "| --- | --- | --- | --- |",
         "| g | 1,234,568 | 1.23x | 50.0% [40.0%, 60.0%] |",
     ]
+
+
+def test_docstrings_rst_markup_becomes_markdown():
+    """The roles, doctest lines and literal blocks of the docstrings, as
+    the API pages render them (tools/griffe_rst.py)."""
+    text = (
+        "See :class:`~cardenvs.vector.VectorEnv` and :func:`make`.\n\n"
+        ">>> venv = make(1)\n>>> venv.reset()\n\nThe shape::\n\n    a = 1\n    b = 2\n\nAfter."
+    )
+    assert griffe_rst.markdown(text) == (
+        "See `VectorEnv` and `make`.\n\n"
+        "```pycon\n>>> venv = make(1)\n>>> venv.reset()\n```\n\nThe shape:\n\n```\na = 1\nb = 2\n```\n\nAfter."
+    )
 
 
 def test_the_site_builds_in_strict_mode(tmp_path):
