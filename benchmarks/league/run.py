@@ -103,7 +103,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--out", default=str(OUT), help="where the league files go")
     p.add_argument("--runs-dir", default=str(ROOT / "runs" / "league"), help="the learners' snapshots")
     p.add_argument("--readme", default=str(ROOT / "README.md"), help="the README whose League section is rewritten")
-    p.add_argument("--tables-only", action="store_true", help="only rewrite the tables from the league.json files")
+    p.add_argument(
+        "--tables-only", action="store_true", help="only rewrite the tables (and redraw the curves) from the files"
+    )
     p.add_argument("--commit", action="store_true", help="git commit each game's files as it finishes")
     args = p.parse_args(argv)
     unknown = [g for g in args.games if g not in GAMES]
@@ -294,6 +296,7 @@ def plot_curve(doc: dict, path: pathlib.Path) -> str:
         ax.errorbar(x, y, yerr=err, fmt="o-", capsize=3, label=name)
     for r, style in zip(doc["pool"], ("-", "--", ":")):
         ax.axhline(r["rating"], color="grey", linestyle=style, linewidth=0.8, label=f"{r['name']} ({r['rating']:+.0f})")
+    ax.set_xlim(left=0)
     ax.set_xlabel("training CPU-minutes")
     ax.set_ylabel("rating against random, rule, ppo (random = 0)")
     ax.set_title(f"{TITLES[doc['game']]}: learners against the fixed pool, {doc['deals']} deals per pair")
@@ -493,6 +496,10 @@ def main(argv: list[str] | None = None) -> int:
     out, readme = pathlib.Path(args.out), pathlib.Path(args.readme)
     out.mkdir(parents=True, exist_ok=True)
     if args.tables_only:
+        for game in GAMES:  # (the curves redrawn from their data too)
+            data = out / f"{game}_curve.json"
+            if data.exists():
+                plot_curve(json.loads(data.read_text()), out / f"{game}_curve.png")
         write_tables(out, readme)
         return 0
     started = time.time()
