@@ -2,7 +2,7 @@
 rotated), win rates with 95% confidence intervals and mean scores.
 
     python examples/evaluate.py --game pepper_v0 --agents random rule ppo --games 300
-    python examples/evaluate.py --all --write-readme      # every game's baselines, results into README.md
+    python examples/evaluate.py --all --write-docs        # every game's baselines, results into docs/agents.md
 
 Agents: ``random``, ``rule`` (the game's rule-based agent), ``ppo`` (the
 committed checkpoint under agents/checkpoints/) or ``ppo:PATH``.
@@ -59,10 +59,11 @@ curves where the run drew one, beside the checkpoints).
 """
 
 
-def write_readme(section: str) -> None:
+def write_docs(section: str) -> None:
+    """The results section of docs/agents.md (between its markers), rewritten."""
     command = "python " + " ".join(["examples/evaluate.py", *sys.argv[1:]])
     section = INTRO.format(command=command) + "\n" + section
-    readme = ROOT / "README.md"
+    readme = ROOT / "docs" / "agents.md"
     text = readme.read_text()
     start, end = "<!-- results:start -->", "<!-- results:end -->"
     block = f"{start}\n{section}\n{end}"
@@ -83,7 +84,12 @@ def main() -> None:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--rows", nargs="+", default=None, help="only these agents' matches, e.g. --rows ppo")
     p.add_argument("--config", default="{}", help="game options as JSON, e.g. '{\"num_players\": 3}'")
-    p.add_argument("--write-readme", action="store_true", help="put the results into README.md")
+    p.add_argument(
+        "--write-docs",
+        "--write-readme",
+        action="store_true",
+        help="rewrite docs/agents.md's results",
+    )
     args = p.parse_args()
     one_torch_thread()
     config = json.loads(args.config)
@@ -95,8 +101,8 @@ def main() -> None:
         section = evaluate(game, specs, counts.get(game, args.games), args.seed, config, args.rows)
         print(section)
         sections.append(section)
-    if args.write_readme:
-        write_readme("\n".join(sections))
+    if args.write_docs:
+        write_docs("\n".join(sections))
 
 
 if __name__ == "__main__":
