@@ -47,7 +47,10 @@ INTRO = """Produced by `{command}` with the committed checkpoints
 (training used seeds below 100, its own evaluation seed + 7, and model
 selection seeds 5000-5200: each `summary.json` records its own): full games with default options, seats rotated; the
 win rate of the row agent against the column agent, with Wilson 95%
-intervals, and whether it beats it (the interval above chance). In Pepper
+intervals, and whether it beats it (the interval above chance). A game
+the row agent's seat ties at the top counts as a win (the rules rank tied
+seats together; `evaluation.match`'s draws count the games everyone tied),
+so a tie-heavy pairing reads higher than a strict win rate. In Pepper
 and Push one agent plays a whole team; in Cancellation Hearts the row agent
 holds one seat against five copies of the column agent (chance: 1 in 6),
 so its mean score next to the opponents' mean says more. `ppo` is the
