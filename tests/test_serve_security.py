@@ -188,6 +188,19 @@ def test_content_length_is_required_and_bounded(server, length, status, words):
     assert len(server.sessions) == before
 
 
+def test_a_refused_upload_still_reads_its_answer(server):
+    """R9 as its reproduction sends it: Content-Length -1 and a 5 MB body.
+    The server answers 400 without keeping the body, and drops what still
+    comes (bounded) so the client finishes sending and reads the answer."""
+    before = len(server.sessions)
+    with socket.create_connection(server.server_address, timeout=60) as s:
+        head = f"POST /api/new HTTP/1.1\r\nHost: {host_of(server)}\r\nContent-Type: application/json\r\n"
+        s.sendall(head.encode() + b"Content-Length: -1\r\n\r\n" + b'{"game":"pepper","pad":"' + b"a" * 5_000_000)
+        s.shutdown(socket.SHUT_WR)
+        assert s.recv(12) == b"HTTP/1.1 400"
+    assert len(server.sessions) == before
+
+
 def test_slow_and_silent_clients_are_dropped():
     srv = start(tick=0, timeout=0.5)
     try:

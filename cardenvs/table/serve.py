@@ -88,7 +88,9 @@ MAX_CATCH_UP = 5  # ticks played at most per state request
 LOG_LINES = 40
 TIMEOUT = 30.0  # seconds a client may take to send a request (each read, and a body in all)
 MAX_SEED = 2**63 - 1
-LINGER_SECONDS, LINGER_BYTES = 1.0, 1_000_000  # a closing connection's unread input, read and dropped
+# a closing connection's unread input, read and dropped (never kept) for at most this long and this much:
+# enough for a refused upload on this machine to end and read its answer, too little to hold a thread
+LINGER_SECONDS, LINGER_BYTES = 2.0, 64_000_000
 HIDDEN = "(a card, face down)"
 PAGE_HEADERS = {
     # the page needs nothing from anywhere but itself, and no other page may frame it
@@ -302,14 +304,14 @@ class TableServer(ThreadingHTTPServer):
 
     def shutdown_request(self, request: Any) -> None:
         """Close a connection gracefully: what the client still sends (the
-        body of a refused request) is read and dropped for a moment, at most
-        :data:`LINGER_BYTES`, so that the close does not reset the connection
+        body of a refused request) is read and dropped for at most
+        :data:`LINGER_SECONDS` in all and :data:`LINGER_BYTES`, so that the close does not reset the connection
         before the client has read the answer."""
         try:
             request.shutdown(socket.SHUT_WR)
             request.settimeout(LINGER_SECONDS)
-            dropped = 0
-            while dropped < LINGER_BYTES:
+            dropped, deadline = 0, time.monotonic() + LINGER_SECONDS
+            while dropped < LINGER_BYTES and time.monotonic() < deadline:
                 chunk = request.recv(65536)
                 if not chunk:
                     break
