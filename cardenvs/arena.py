@@ -61,13 +61,14 @@ def add_parser(sub: Any, progress_class: Any) -> None:
     sp.set_defaults(func=lambda args: cmd_arena(args, progress_class))
 
 
-def _config(text: str) -> dict:
+def json_config(text: str) -> dict:
+    """A ``--config`` option's game options: a JSON object (ArenaInputError, a ValueError, otherwise)."""
     try:
         config = json.loads(text)
     except json.JSONDecodeError as e:
-        raise ArenaInputError(f"--config must be a JSON object: {e}") from None
+        raise ArenaInputError(f"--config must be a JSON object, e.g. '{{\"num_players\": 3}}': {e}") from None
     if not isinstance(config, dict):
-        raise ArenaInputError("--config must be a JSON object, e.g. '{\"num_players\": 6}'")
+        raise ArenaInputError("--config must be a JSON object, e.g. '{\"num_players\": 3}'")
     return config
 
 
@@ -106,7 +107,7 @@ def _settings(args: argparse.Namespace) -> dict[str, Any]:
     if len(set(specs)) != len(specs):
         raise ArenaInputError(f"an agent is listed twice in --agents {args.agents}")
     out = args.out or f"arena-{args.game}"
-    config = {**extra, **_config(args.config)}
+    config = {**extra, **json_config(args.config)}
     return {"game": game, "config": config, "agents": specs, "deals": args.deals, "seed": args.seed,
             "batch": args.batch, "out": out, "resume": False}  # fmt: skip
 

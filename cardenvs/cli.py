@@ -14,7 +14,6 @@ Every command has ``--help``.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import pathlib
 import subprocess
@@ -58,13 +57,12 @@ class Progress:
 
 
 def _config(text: str) -> dict[str, Any]:
+    from .arena import json_config
+
     try:
-        config = json.loads(text)
-    except json.JSONDecodeError as e:
-        raise SystemExit(f"--config must be a JSON object, e.g. '{{\"num_players\": 3}}': {e}") from None
-    if not isinstance(config, dict):
-        raise SystemExit("--config must be a JSON object, e.g. '{\"num_players\": 3}'")
-    return config
+        return json_config(text)
+    except ValueError as e:
+        raise SystemExit(str(e)) from None
 
 
 def _fail(message: str) -> int:
