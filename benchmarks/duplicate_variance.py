@@ -40,7 +40,12 @@ hands) and as a game of one hand (``max_hands=1``: each deal's outcome is
 that deal's alone, as in duplicate bridge; the PPO baseline was trained on
 one-hand games); Cancellation Hearts 6p as a game of one hand (a game to
 150 points costs ~100x more: out of this budget); Push (its five rounds)
-and Spit as they are.  ``--games`` picks among these rows.
+and Spit as they are.  Two diagnostic rows, the PPO pair only:
+``hearts_halves``, the one-hand Hearts game seated in halves (A at seats
+0, 2, 4 and B at 1, 3, 5, then swapped: not the module's seatings, and six
+times the deals for the same games), and ``hearts_nopass``, the one-hand
+game without the pass (``passing="none"``, another game: the pass is where
+the copies of a deal part).  ``--games`` picks among these rows.
 
     python benchmarks/duplicate_variance.py --json         # the committed run (~15 min on 2 loaded cores)
     python benchmarks/duplicate_variance.py --games pepper_1hand --scale 0.25
@@ -86,21 +91,46 @@ class Protocol:
     deals: int = 256
     measures: tuple[str, ...] = ("win", "score")
     note: str = ""
+    pairs: tuple[tuple[str, str], ...] | None = None  # None: every pair asked for
+    seatings: tuple[tuple[int, ...], ...] | None = None  # None: the module's duplicate seatings
 
 
+HEARTS_1HAND = {"num_players": 6, "max_hands": 1}
 PROTOCOLS = (
-    Protocol("pepper", "pepper_v0", {"num_players": 4}, 256, note="4p, to 30 points (at most 50 hands)"),
+    Protocol("pepper", "pepper_v0", {"num_players": 4}, 192, note="4p, to 30 points (at most 50 hands)"),
     Protocol("pepper_1hand", "pepper_v0", {"num_players": 4, "max_hands": 1}, 1024, note="4p, a game of one hand"),
     Protocol(
         "hearts_1hand",
         "cancellation_hearts_v0",
-        {"num_players": 6, "max_hands": 1},
-        384,
+        HEARTS_1HAND,
+        256,
         ("win", "score", "place"),
-        "6p, a game of one hand (passing left/right)",
+        "6p, a game of one hand (passing left/right); the module's seatings: A alone at each seat, B alone at each",
     ),
-    Protocol("push", "push_v0", {}, 48, note="rounds 1-5"),
-    Protocol("spit", "spit_v0", {}, 256, ("win",), "score = the game won: the same as win"),
+    # diagnostics, the PPO pair only: the same games in halves (A at 0, 2, 4 and B at 1, 3, 5, then swapped:
+    # 2 games a deal, so 6x the deals for the same games), and without the pass (another game: the pass is where
+    # the copies part)
+    Protocol(
+        "hearts_halves",
+        "cancellation_hearts_v0",
+        HEARTS_1HAND,
+        1536,
+        ("win", "score", "place"),
+        "as hearts_1hand, seatings in halves (not the module's): 2 games a deal",
+        (("ppo", "rule"),),
+        ((0, 1, 0, 1, 0, 1), (1, 0, 1, 0, 1, 0)),
+    ),
+    Protocol(
+        "hearts_nopass",
+        "cancellation_hearts_v0",
+        {**HEARTS_1HAND, "passing": "none"},
+        256,
+        ("win", "score", "place"),
+        "as hearts_1hand without the pass (passing='none': another game)",
+        (("ppo", "rule"),),
+    ),
+    Protocol("push", "push_v0", {}, 40, note="rounds 1-5"),
+    Protocol("spit", "spit_v0", {}, 192, ("win",), "score = the game won: the same as win"),
 )
 PAIRS = (("ppo", "rule"), ("rule", "random"))
 
@@ -198,7 +228,7 @@ def run_pair(
         ]
         start = time.perf_counter()
         records[independent] = play_duplicate(
-            protocol.game, agents, deals, seed, batch=batch, independent=independent, names=list(pair), **config
+            protocol.game, agents, deals, seed, protocol.seatings, batch, independent=independent, names=pair, **config
         )
         seconds[independent] = time.perf_counter() - start
     rng = np.random.default_rng([seed, p, 1])
@@ -206,7 +236,7 @@ def run_pair(
     for measure in protocol.measures:
         dup, indep = (measure_values(records[i], measure) for i in (False, True))
         row = {"protocol": protocol.name, "game": protocol.game, "config": protocol.config, "a": pair[0]}
-        row.update(b=pair[1], measure=measure, seatings=len(records[False].seatings))
+        row.update(b=pair[1], measure=measure, note=protocol.note, seatings=len(records[False].seatings))
         row.update(compare(dup, indep, row["seatings"], rng, resamples))
         forfeits = [int(records[i].forfeited().sum()) for i in (False, True)]
         row.update(seconds_dup=seconds[False], seconds_indep=seconds[True], forfeits=forfeits)
@@ -312,6 +342,8 @@ def main(argv: list[str] | None = None) -> int:
         if protocol not in args.protocols:
             continue
         for pair in args.pair_list:
+            if protocol.pairs is not None and pair not in protocol.pairs:
+                continue
             got = run_pair(protocol, p, pair, budget[protocol.name], args.seed, args.batch, args.resamples)
             rows.extend(got)
             took = got[0]["seconds_dup"] + got[0]["seconds_indep"]
