@@ -22,7 +22,8 @@ EXTRAS = {"sb3_contrib": "train", "ray": "rllib", "cardenvs.integrations.rllib":
 
 
 def test_the_readme_is_a_short_guide():
-    assert len(README.splitlines()) <= 220
+    guide = re.sub(r"<!-- league:start -->.*?<!-- league:end -->", "", README, flags=re.S)  # (generated tables)
+    assert len(guide.splitlines()) <= 210
     assert len(BLOCKS) >= 5  # one game, the vector engine, training, rating, another tool
 
 
