@@ -1,10 +1,11 @@
-"""The docs pages agree with the code: generated observation tables are up
-to date, every config option and default in a page's config table is the
-code's, and the action tables' ids and texts round-trip."""
+"""The docs pages agree with the code: every variant's action table round-trips,
+the help and state tables are the layouts'.  (The generated tables being up
+to date, the config table being the code's and the layouts covering their
+observations are the conformance kit's ``docs_tables`` check:
+``tests/test_conformance.py``.)"""
 
 from __future__ import annotations
 
-import ast
 import importlib
 import pathlib
 import re
@@ -13,70 +14,16 @@ import sys
 import pytest
 
 import cardenvs
-from cardenvs.core.options import rules_defaults
-from cardenvs.registry import GAMES, load, rules_class
+from cardenvs.registry import GAMES, load
+from cardenvs.testing.repo import codes, tables
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tools"))
 import gen_docs  # noqa: E402
 
 
-def tables(page: str, header: str) -> list[list[list[str]]]:
-    """Every Markdown table in ``page`` whose header row is ``header``: its
-    rows, each a list of cells (stripped)."""
-    found: list[list[list[str]]] = []
-    inside = False
-    for line in page.splitlines():
-        if line.strip() == header:
-            found.append([])
-            inside = True
-            continue
-        if inside and line.startswith("|"):
-            cells = [c.strip() for c in line.strip().strip("|").split("|")]
-            if not set("".join(cells)) <= set("-: "):
-                found[-1].append(cells)
-        else:
-            inside = False
-    return found
-
-
-def table(page: str, header: str) -> list[list[str]]:
-    """The rows of every table with ``header``, one after another."""
-    return [row for rows in tables(page, header) for row in rows]
-
-
-def codes(cell: str) -> list[str]:
-    return re.findall(r"`([^`]+)`", cell)
-
-
 def page_of(game: str) -> str:
     return (ROOT / GAMES[game].doc).read_text()
-
-
-def test_generated_tables_are_up_to_date():
-    stale = [str(p.relative_to(ROOT)) for p, text in gen_docs.pages().items() if p.read_text() != text]
-    assert not stale, f"out of date: {stale}; run `make docs`"
-
-
-def constructor_defaults(game: str) -> dict[str, object]:
-    """Every config option the game takes, with its default (all variants)."""
-    return {**rules_defaults(rules_class(game)), "render_mode": None, "illegal_action": "raise", "obs_dtype": None}
-
-
-@pytest.mark.parametrize("game", list(GAMES))
-def test_config_table_is_the_code(game):
-    rows = table(page_of(game), "| option | default | allowed |")
-    assert rows, f"{GAMES[game].doc}: no config table"
-    documented = {codes(r[0])[0]: ast.literal_eval(codes(r[1])[0]) for r in rows}
-    code = constructor_defaults(game)
-    assert set(documented) == set(code), (
-        f"options differ: docs only {set(documented) - set(code)}, code only {set(code) - set(documented)}"
-    )
-    for name, default in documented.items():
-        want = code[name]
-        want = list(want) if isinstance(want, tuple) else want
-        got = list(default) if isinstance(default, tuple) else default
-        assert got == want, f"{game}: {name} documented default {default!r}, code {code[name]!r}"
 
 
 # The envs whose action ids a page's action tables give, in the order of the tables.
@@ -110,14 +57,6 @@ def test_readme_links_every_page():
         assert (ROOT / game.doc).exists()
     assert (ROOT / "docs" / "adding-a-game.md").exists()
     assert "shared/rules" not in readme, "the rules are in docs/: the repository must stand alone"
-
-
-@pytest.mark.parametrize("game", list(GAMES))
-def test_layout_covers_the_observation(game):
-    for path in GAMES[game].layouts + GAMES[game].state_layouts:
-        layout = load(path)
-        covered = sorted(i for f in layout for i in range(f.offset, f.stop))
-        assert covered == list(range(layout.size))
 
 
 @pytest.mark.parametrize("game", list(GAMES))

@@ -19,6 +19,7 @@ from cardenvs.registry import load, rules_class
 from .report import Case, CheckFailed, Skip
 
 ROOT = pathlib.Path(cardenvs.__file__).resolve().parents[1]
+HOW = "if play is meant to change, regenerate with `python tests/playthroughs.py NAME` and say what changed"
 
 
 def tables(page: str, header: str) -> list[list[list[str]]]:
@@ -128,9 +129,9 @@ def playthroughs(case: Case) -> None:
         played = module.playthrough(name)
         for lineno, (want, got) in enumerate(zip(recorded, played), start=1):
             case.step = lineno
-            case.expect(got == want, f"{path.name}:{lineno} differs\n want {want[:300]}\n got  {got[:300]}")
+            case.expect(got == want, f"{path.name}:{lineno} differs ({HOW})\n want {want[:300]}\n got  {got[:300]}")
         case.step = None
-        case.expect(len(played) == len(recorded), f"{path.name}: {len(played)} lines, recorded {len(recorded)}")
+        case.expect(len(played) == len(recorded), f"{path.name}: {len(played)} lines, recorded {len(recorded)} ({HOW})")
         try:
             module.replay_in_vector_engine(name, recorded)
         except AssertionError as failure:
