@@ -11,6 +11,7 @@ import pytest
 
 import cardenvs
 import cardenvs.vector as V
+from cardenvs.testing.common import digest_into  # noqa: F401 (the tests' digests are the kit's)
 
 
 # --- an AEC env driven by action texts (rules tests from fixed deals) --------
@@ -134,24 +135,6 @@ def vector_trajectory_digest(game: str, batch: int, steps: int, seed: int, **con
             digest.update(np.asarray(info["final_obs"][i]).tobytes())
             digest.update(np.asarray(info["final_scores"][i]).tobytes())
     return digest.hexdigest()
-
-
-def digest_into(value, h) -> None:
-    """Feed everything ``value`` holds into the hash ``h`` (dicts by key;
-    sequences and object arrays item by item; arrays with dtype and shape)."""
-    if isinstance(value, dict):
-        for key in sorted(value):
-            h.update(key.encode())
-            digest_into(value[key], h)
-    elif isinstance(value, (tuple, list)) or (isinstance(value, np.ndarray) and value.dtype == object):
-        h.update(b"[%d]" % len(value))
-        for item in value:
-            digest_into(item, h)
-    elif isinstance(value, np.ndarray):
-        h.update(f"{value.dtype}{value.shape}".encode())
-        h.update(np.ascontiguousarray(value).tobytes())
-    else:
-        h.update(repr(value).encode())
 
 
 #: Short games (a hand or two, a round, a few dozen ticks), so that a batch
