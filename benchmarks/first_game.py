@@ -11,9 +11,17 @@ and then with that cache warm, the wall time from the start of
 - ``vector step``: (another process) ``cardenvs.vector.make(game, 4096)``,
   reset and the end of its first step.
 
-Then the kernels that took longest to compile in the cold runs, with how
-many specialisations (type signatures) each got: the same kernel compiled
-for several array types or layouts counts once per signature.
+- ``compiled``: the end of the compile of every kernel that path ran
+  (``cardenvs.core.jit.wait_compiled``): until then, with
+  ``CARDENVS_COMPILE=background``, a kernel not yet compiled runs as Python.
+
+Each for the ways of ``--modes`` (``CARDENVS_COMPILE``, A/B in the same
+run): ``background`` (the default: Python until the builder process has
+compiled a kernel), ``now`` (numba's own way: compiled on first use, in the
+calling process).  Then the kernels that took longest to compile in the
+cold runs of ``now``, with how many specialisations (type signatures) each
+got: the same kernel compiled for several array types or layouts counts
+once per signature.
 
     python benchmarks/first_game.py                       # every game
     python benchmarks/first_game.py --games pepper_v0 --json out.json
@@ -86,32 +94,38 @@ CHILD = textwrap.dedent(
         actions = np.where(mask, rng.random(mask.shape), -1).argmax(-1)
         venv.step(actions)
         out["vector step"] = time.perf_counter() - t0
+    from cardenvs.core.jit import wait_compiled
+    wait_compiled()
+    out["compiled"] = time.perf_counter() - t0
     out["compiles"] = records
     print(json.dumps(out))
     """
 )
 
 
-def run_child(game: str, path: str, cache: str) -> dict:
+def run_child(game: str, path: str, cache: str, mode: str) -> dict:
     """One fresh process: its stage times and compiles."""
-    env = {**os.environ, "NUMBA_CACHE_DIR": cache}
+    env = {**os.environ, "NUMBA_CACHE_DIR": cache, "CARDENVS_COMPILE": mode}
     out = subprocess.run([sys.executable, "-c", CHILD, game, path], capture_output=True, text=True, env=env, cwd=ROOT)
     if out.returncode:
         raise SystemExit(f"{game} {path}: the child failed:\n{out.stderr}")
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
-def measure(game: str) -> dict:
+def measure(game: str, mode: str) -> dict:
     """Cold then warm, each path in its own process and cache."""
-    result: dict = {"game": game}
+    result: dict = {"game": game, "mode": mode}
     compiles: dict[str, list] = {}
     for path in ("aec", "vector"):
         with tempfile.TemporaryDirectory(prefix="numba-cache-") as cache:
-            cold = run_child(game, path, cache)
-            warm = run_child(game, path, cache)
+            cold = run_child(game, path, cache, mode)
+            warm = run_child(game, path, cache, mode)
         for name, took, sig in cold.pop("compiles"):
             compiles.setdefault(name, []).append((took, sig))
         warm.pop("compiles")
+        for stage in ("import", "reset", "compiled"):  # (per path)
+            for run in (cold, warm):
+                run[f"{stage} ({path})"] = run.pop(stage, None)
         for key, value in cold.items():
             result.setdefault("cold", {})[key] = value
         for key, value in warm.items():
@@ -124,13 +138,26 @@ def measure(game: str) -> dict:
     return result
 
 
+#: The stages printed, by the run they are read from.
+STAGES = (
+    ("import", "import (aec)"),
+    ("reset", "reset (aec)"),
+    ("AEC game", "AEC game"),
+    ("compiled", "compiled (aec)"),
+    ("vector step", "vector step"),
+    ("compiled", "compiled (vector)"),
+)
+
+
 def print_result(r: dict, top: int) -> None:
-    stages = ("import", "reset", "AEC game", "vector step")
-    cold = "  ".join(f"{s} {r['cold'][s]:6.1f}" for s in stages)
-    warm = "  ".join(f"{s} {r['warm'][s]:6.1f}" for s in stages)
-    print(f"{r['game']}\n  cold cache, s from `import cardenvs`: {cold}\n  warm cache:                          {warm}")
+    head = "  ".join(f"{name:>11}" for name, _ in STAGES)
+    print(f"{r['game']}  CARDENVS_COMPILE={r['mode']}    s from `import cardenvs`:\n    {'':10}  {head}")
+    for cache in ("cold", "warm"):
+        print(f"    {cache + ' cache':10}  " + "  ".join(f"{r[cache][key]:11.1f}" for _, key in STAGES))
+    if not r["kernels"]:
+        return
     total = sum(k["seconds"] for k in r["kernels"])
-    print(f"  {len(r['kernels'])} kernels compiled, {total:.1f} s in all (both cold paths); the longest:")
+    print(f"  {len(r['kernels'])} kernels compiled here, {total:.1f} s in all (both cold paths); the longest:")
     for k in r["kernels"][:top]:
         print(f"    {k['seconds']:6.2f} s  {k['signatures']} signature(s)  {k['kernel']}")
 
@@ -141,6 +168,7 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--games", default=",".join(GAMES), help="comma-separated game names (default: every game)")
     p.add_argument("--top", type=int, default=8, help="kernels listed per game")
+    p.add_argument("--modes", default="now,background", help="CARDENVS_COMPILE ways to compare (A/B, same run)")
     report.add_json_option(p, "first_game")
     args = p.parse_args(argv)
     games = args.games.split(",")
@@ -151,8 +179,9 @@ def main(argv: list[str] | None = None) -> int:
     print(f"# commit {info['commit'][:10]}, {info['cpus']} CPUs, load average {info['load_average'][0]:.2f}\n")
     results = []
     for game in games:
-        results.append(measure(game))
-        print_result(results[-1], args.top)
+        for mode in args.modes.split(","):
+            results.append(measure(game, mode))
+            print_result(results[-1], args.top)
     if args.json:
         report.write(args.json, "first_game", results)
     return 0

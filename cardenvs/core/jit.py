@@ -7,11 +7,15 @@ and observation gathers. Those are written once, as plain loops over the batch
 rows on the state's numpy arrays, and decorated with :func:`kernel`.
 
 With numba installed (a dependency of the package) a kernel is compiled to
-machine code on first use and cached on disk (``cache=True``), so only the
-first process pays the compile. Without numba the very same function runs as
-ordinary Python: correct, but slow at large batches. This keeps one
-implementation of every rule, whichever way it runs, and lets a debugger step
-through a kernel (``NUMBA_DISABLE_JIT=1`` does the same with numba installed).
+machine code and cached on disk, so only the first process pays the
+compile; until its compiled version is ready a kernel runs as Python while
+a builder process compiles it (:mod:`cardenvs.core.compiling`: a new
+user's first game does not wait for the compiler; ``CARDENVS_COMPILE=now``
+compiles on first use instead, and :func:`wait_compiled` waits for the
+builder).  Without numba the very same function runs as ordinary Python:
+correct, but slow at large batches. This keeps one implementation of every
+rule, whichever way it runs, and lets a debugger step through a kernel
+(``NUMBA_DISABLE_JIT=1`` does the same with numba installed).
 
 Kernels must not draw random numbers: every draw stays with the numpy
 ``Generator`` of the batch, so seeded games are identical with and without the
@@ -23,6 +27,7 @@ generator's own C function for its next raw draw (:func:`raw_draw`, what
 from __future__ import annotations
 
 import ctypes
+import math
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
@@ -36,15 +41,32 @@ except ImportError:  # pragma: no cover
 F = TypeVar("F", bound=Callable)
 
 #: True when kernels are compiled (numba importable and not disabled by
-#: ``NUMBA_DISABLE_JIT=1``), False when they run as Python.
+#: ``NUMBA_DISABLE_JIT=1``; a kernel may still run as Python until its
+#: compiled version is ready), False when they run as Python.
 COMPILED = _numba is not None and not _numba.config.DISABLE_JIT
+
+if COMPILED:  # pragma: no branch - which branch runs depends on the environment
+    from . import compiling as _compiling
 
 
 def kernel(fn: F) -> F:
-    """Compile ``fn`` with numba (nopython, cached on disk); identity without numba."""
-    if _numba is None:
+    """Compile ``fn`` with numba (nopython, nogil, cached on disk: a
+    :class:`~cardenvs.core.compiling.Kernel`); identity without numba."""
+    if _numba is None or not COMPILED:
         return fn
-    return _numba.njit(cache=True, nogil=True)(fn)
+    made = _compiling.Kernel(fn)
+    made.enable_caching()
+    return made  # type: ignore[return-value]
+
+
+def wait_compiled(timeout: float | None = None) -> bool:
+    """Wait until every kernel this process has run as Python, waiting for
+    its compiled version, is compiled into the cache (each switches to it on
+    its next call); False if ``timeout`` seconds passed first.  For timings
+    of the compiled kernels after a first use with a cold cache."""
+    if not COMPILED:
+        return True
+    return _compiling._builder.BUILDER.wait(timeout)
 
 
 # ---------------------------------------------------------------- packs
@@ -128,6 +150,33 @@ def raw_source(rng: np.random.Generator) -> tuple[int, int]:
 #: numpy's C function of a raw draw: ``uint64_t next_uint64(void *state)``.
 _RAW_DRAW = ctypes.CFUNCTYPE(ctypes.c_uint64, ctypes.c_void_p)
 
+#: The arrays :func:`_memory` made, by address, dimensions, shape and dtype.
+_MEMORY: dict[tuple, np.ndarray] = {}
+
+
+def _memory(packed: np.ndarray, k: int, ndim: int, dtype: Any) -> np.ndarray:
+    """Value ``k`` of a pack (an array of ``ndim`` dimensions of ``dtype``)
+    for a kernel run as Python while numba compiles it: an array over the
+    memory at its address, as the compiled view is (owning nothing: the
+    caller keeps the array alive).  Kept by address, shape and dtype (a
+    kernel views a state's arrays again and again); an array kept whose
+    memory went to another array of that shape and dtype is a view of that
+    one, as a new view would be."""
+    row = packed[k].tolist()
+    key = (*row[: 1 + ndim], dtype)
+    made = _MEMORY.get(key)
+    if made is None:
+        kind, shape = _dtype(dtype), tuple(row[1 : 1 + ndim])
+        size = math.prod(shape) * kind.itemsize
+        if size:
+            made = np.frombuffer((ctypes.c_char * size).from_address(row[0]), kind).reshape(shape)
+        else:
+            made = np.empty(shape, kind)
+        if len(_MEMORY) >= 4096:
+            _MEMORY.clear()
+        _MEMORY[key] = made
+    return made
+
 
 if COMPILED:  # pragma: no branch - which branch runs depends on the environment
     from llvmlite import ir as _ir
@@ -135,7 +184,7 @@ if COMPILED:  # pragma: no branch - which branch runs depends on the environment
     from numba.core import cgutils as _cgutils
     from numba.extending import intrinsic as _intrinsic
 
-    @_numba.njit(cache=True, nogil=True)
+    @kernel
     def _address(array):
         """The address of ``array``'s data (``array.ctypes.data`` is slow: it makes an object)."""
         return array.ctypes.data
@@ -149,35 +198,37 @@ if COMPILED:  # pragma: no branch - which branch runs depends on the environment
 
         return _types.voidptr(_types.int64), codegen
 
-    _inline = _numba.njit(cache=True, nogil=True, inline="always")
+    def _inline(python: Callable) -> Callable:
+        """A pack view compiled into its callers (inlined); ``python``: itself run as Python."""
+        return lambda fn: _compiling.InlineKernel(fn, python)
 
-    @_inline
+    @_inline(lambda packed, k, dtype: _memory(packed, k, 1, dtype))
     def view1(packed, k, dtype):
         """Value ``k`` of a pack: a 1-d array of ``dtype``."""
         return _numba.carray(_pointer(packed[k, 0]), (packed[k, 1],), dtype)
 
-    @_inline
+    @_inline(lambda packed, k, dtype: _memory(packed, k, 2, dtype))
     def view2(packed, k, dtype):
         """Value ``k`` of a pack: a 2-d array of ``dtype``."""
         return _numba.carray(_pointer(packed[k, 0]), (packed[k, 1], packed[k, 2]), dtype)
 
-    @_inline
+    @_inline(lambda packed, k, dtype: _memory(packed, k, 3, dtype))
     def view3(packed, k, dtype):
         """Value ``k`` of a pack: a 3-d array of ``dtype``."""
         return _numba.carray(_pointer(packed[k, 0]), (packed[k, 1], packed[k, 2], packed[k, 3]), dtype)
 
-    @_inline
+    @_inline(lambda packed, k, dtype: _memory(packed, k, 4, dtype))
     def view4(packed, k, dtype):
         """Value ``k`` of a pack: a 4-d array of ``dtype``."""
         shape = (packed[k, 1], packed[k, 2], packed[k, 3], packed[k, 4])
         return _numba.carray(_pointer(packed[k, 0]), shape, dtype)
 
-    @_inline
+    @_inline(lambda packed, k: float(packed[k, :1].view(np.float64)[0]))
     def fscalar(packed, k):
         """Value ``k`` of a pack: a float (float64)."""
         return packed[k, :1].view(np.float64)[0]
 
-    @_inline
+    @_inline(lambda packed, k: int(packed[k, 0]))
     def scalar(packed, k):
         """Value ``k`` of a pack: an int (int64; a bool packed is 0 or 1)."""
         return packed[k, 0]
@@ -192,7 +243,7 @@ if COMPILED:  # pragma: no branch - which branch runs depends on the environment
 
         return _types.uint64(_types.int64, _types.int64), codegen
 
-    @_inline
+    @_inline(lambda function, state: _RAW_DRAW(function)(state))
     def raw_draw(function, state):
         """The next raw draw (uint64) of the generator of :func:`raw_source`'s ``(function, state)``."""
         return _call_raw_draw(function, state)
@@ -234,7 +285,9 @@ def entry(fn: Any, *arg_kinds: str) -> Any:
     made = _ENTRIES.get((fn, arg_kinds))
     if made is None:  # (numba's compile() of a known signature still costs: asked with every new game)
         kinds = {"int": _types.int64, "bool": _types.boolean, "pack": _types.Array(_types.int64, 2, "C")}
-        made = _ENTRIES[fn, arg_kinds] = fn.compile(tuple(kinds[kind] for kind in arg_kinds))
+        made = _ENTRIES[fn, arg_kinds] = _compiling.entry_point(fn, tuple(kinds[kind] for kind in arg_kinds))
+    elif type(made) is _compiling.Switch and made.compiled is not None:
+        made = _ENTRIES[fn, arg_kinds] = made.compiled
     return made
 
 

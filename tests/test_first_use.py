@@ -1,0 +1,286 @@
+"""A new user's first use (issue #33): kernels not yet compiled run as
+Python while a builder process compiles them (:mod:`cardenvs.core.compiling`),
+with the same results compiled, as Python and switching mid-game; and a
+cached kernel is used only if it was compiled from the code and for the
+environment it would run with (stale or foreign caches are compiled again).
+
+Each run that needs a mode of its own (``CARDENVS_COMPILE``) or an empty
+cache (``NUMBA_CACHE_DIR``) is a subprocess.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import pathlib
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+from cardenvs.core import jit
+
+pytestmark = pytest.mark.skipif(not jit.COMPILED, reason="numba compiles nothing here")
+
+TESTS = pathlib.Path(__file__).parent
+GAMES = ("pepper_v0", "cancellation_hearts_v0", "push_v0", "spit_v0")
+
+
+def run(code: str, mode: str, cache: pathlib.Path | None = None, path: pathlib.Path | None = None) -> object:
+    """Run ``code`` (which prints one JSON line last) in a new process in
+    ``CARDENVS_COMPILE=mode``, with ``cache`` as numba's cache and ``path``
+    importable; its JSON."""
+    env = {**os.environ, "CARDENVS_COMPILE": mode}
+    env.pop("NUMBA_DISABLE_JIT", None)
+    if cache is not None:
+        env["NUMBA_CACHE_DIR"] = str(cache)
+    prelude = f"import sys; sys.path[:0] = [{str(TESTS)!r}, {str(path or TESTS)!r}]\n"
+    out = subprocess.run(
+        [sys.executable, "-c", prelude + textwrap.dedent(code)], capture_output=True, text=True, env=env, timeout=1800
+    )
+    assert out.returncode == 0, out.stderr
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+# ---------------------------------------------------------------- the same games, however the kernels run
+GAMES_CODE = """
+    import gc, hashlib, json
+    import numpy as np
+    import cardenvs, cardenvs.vector as V
+    from cardenvs.core import builder, compiling, jit
+
+    SWITCH = {switch}  # (the step after which kernels switch to compiled: -1 never)
+
+    def switch(n):
+        if n == SWITCH:  # from here on kernels are loaded from the cache, or built and then loaded
+            compiling.MODE = "background"
+            builder.BUILDER.generation += 1
+        if n == SWITCH + 1:
+            jit.wait_compiled()
+
+    def aec(game):
+        env, rng, h, n = cardenvs.make(game), np.random.default_rng(0), hashlib.sha256(), 0
+        env.reset(seed=0)
+        for agent in env.agent_iter():
+            obs, reward, term, trunc, _ = env.last()
+            h.update(repr((agent, reward, term, trunc)).encode())
+            h.update(obs["observation"].tobytes() + obs["action_mask"].tobytes())
+            switch(n)
+            n += 1
+            env.step(None if term or trunc else int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+        return h.hexdigest()
+
+    def vector(game):
+        venv, rng, h = V.make(game, 6, seed=3), np.random.default_rng(4), hashlib.sha256()
+        obs, info = venv.reset()
+        for n in range(120):
+            switch(n)
+            mask = info["action_mask"]
+            obs, rewards, term, trunc, info = venv.step((rng.random(mask.shape) * mask).argmax(-1))
+            for a in (obs, rewards, term, trunc, info["action_mask"]):
+                h.update(np.ascontiguousarray(a).tobytes())
+        return h.hexdigest()
+
+    out = {{}}
+    for game in {games!r}:
+        out[game] = [aec(game), vector(game)]
+        compiling.MODE = "{mode}"
+    kernels = [k for k in gc.get_objects() if isinstance(k, compiling.Kernel)]
+    out["compiled"] = sorted({{k.py_func.__qualname__ for k in kernels if k.signatures}})
+    print(json.dumps(out))
+"""
+
+
+@pytest.fixture(scope="module")
+def plays() -> dict[str, dict]:
+    """Every game's first AEC game and a vector run, with the kernels
+    compiled (``now``), as Python (``python``: nothing compiled) and
+    switching to compiled ones mid-game."""
+    return {
+        "now": run(GAMES_CODE.format(switch=-1, games=GAMES, mode="now"), "now"),
+        "python": run(GAMES_CODE.format(switch=-1, games=GAMES, mode="python"), "python"),
+        # (each game switches at its own step 40, its vector run at step 40)
+        "switching": run(GAMES_CODE.format(switch=40, games=GAMES, mode="python"), "python"),
+    }
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_python_kernels_play_the_compiled_games(plays, game):
+    assert plays["python"][game] == plays["now"][game]
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_kernels_switching_mid_game_play_the_compiled_games(plays, game):
+    assert plays["switching"][game] == plays["now"][game]
+
+
+def test_the_python_runs_compiled_nothing_and_the_others_did(plays):
+    assert plays["python"]["compiled"] == []
+    assert "step_one" in plays["now"]["compiled"] and "step_one" in plays["switching"]["compiled"]
+
+
+# ---------------------------------------------------------------- a kernel's Python version
+@jit.kernel
+def _touch_pack(p):
+    """Write through every kind of view of a pack; return its scalars."""
+    jit.view1(p, 0, np.int8)[1] = 7
+    jit.view2(p, 1, np.int64)[1, 2] = -5
+    jit.view3(p, 2, np.bool_)[0, 1, 1] = True
+    jit.view4(p, 3, np.int16)[1, 0, 1, 2] = 300
+    return jit.scalar(p, 4), jit.fscalar(p, 5)
+
+
+@jit.kernel
+def _calls_touch(p):
+    """A kernel calling another (its Python version calls the other's)."""
+    return _touch_pack(p)
+
+
+def test_a_kernel_run_as_python_views_the_packed_arrays_themselves():
+    from cardenvs.core import compiling
+
+    arrays = (
+        np.zeros(3, np.int8),
+        np.zeros((2, 3), np.int64),
+        np.zeros((1, 2, 2), bool),
+        np.zeros((2, 1, 2, 3), np.int16),
+    )
+    kinds = ((np.int8, 1), (np.int64, 2), (np.bool_, 3), (np.int16, 4), (None, 0), (float, 0))
+    packed = jit.pack((*arrays, 42, 0.25), kinds)
+    assert compiling.run_python(_calls_touch)(packed) == (42, 0.25)
+    assert arrays[0][1] == 7 and arrays[1][1, 2] == -5 and arrays[2][0, 1, 1] and arrays[3][1, 0, 1, 2] == 300
+    assert arrays[0].sum() == 7 and arrays[1].sum() == -5 and arrays[2].sum() == 1 and arrays[3].sum() == 300
+    assert _calls_touch.signatures == [] and _touch_pack.signatures == []  # (nothing compiled)
+    python = compiling.python_of(_calls_touch)
+    assert python.__globals__["_touch_pack"] is compiling.python_of(_touch_pack)
+    assert compiling.python_of(_touch_pack).__globals__["jit"] is jit  # (jit.view1 & co.: their Python versions)
+
+
+# ---------------------------------------------------------------- the builder
+KERNELS = """
+import numpy as np
+from cardenvs.core.jit import kernel
+
+@kernel
+def count_positive(values):
+    total = 0
+    for i in range(values.shape[0]):
+        total += values[i] > 0
+    return total
+
+@kernel
+def not_compilable(values):
+    return values, object()  # (numba cannot compile an object())
+
+def closure():
+    @kernel
+    def inner(values):
+        return values.shape[0]
+    return inner
+"""
+
+
+def test_a_kernel_runs_as_python_until_the_builder_compiled_it(tmp_path):
+    (tmp_path / "first_use_kernels.py").write_text(KERNELS)
+    code = """
+        import json, numpy as np
+        from cardenvs.core import jit
+        from first_use_kernels import count_positive
+        values = np.array([3, -1, 0, 7, 2])
+        first, before = int(count_positive(values)), len(count_positive.signatures)
+        done = jit.wait_compiled(timeout=900)
+        second, after = int(count_positive(values)), len(count_positive.signatures)
+        print(json.dumps([first, before, done, second, after, count_positive.stats.cache_hits.total()]))
+    """
+    first, before, done, second, after, hits = run(code, "background", tmp_path / "cache", tmp_path)
+    assert (first, before) == (3, 0)  # run as Python
+    assert (done, second, after, hits) == (True, 3, 1, 1)  # then loaded from the cache the builder filled
+
+
+def test_what_the_builder_cannot_build_is_compiled_where_it_is_run(tmp_path):
+    (tmp_path / "first_use_kernels.py").write_text(KERNELS)
+    code = """
+        import json, numpy as np
+        from cardenvs.core import jit
+        from first_use_kernels import closure, not_compilable
+        inner, values = closure(), np.arange(4)
+        size, compiled_at_once = int(inner(values)), len(inner.signatures)  # (a new process cannot import it)
+        first = type(not_compilable(values)[1]).__name__  # (as Python; the builder fails)
+        jit.wait_compiled(timeout=900)
+        try:
+            not_compilable(values)
+            error = None
+        except Exception as caught:  # (numba's own error, as on a first use without the builder)
+            error = type(caught).__name__
+        print(json.dumps([size, compiled_at_once, first, error]))
+    """
+    assert run(code, "background", tmp_path / "cache", tmp_path) == [4, 1, "object", "TypingError"]
+
+
+# ---------------------------------------------------------------- stale and foreign caches
+TABLES = """
+import numpy as np
+from cardenvs.core.jit import kernel
+
+TABLE = np.array([10, 20, 30])
+
+@kernel
+def double(x):
+    return x * 2
+"""
+
+READER = """
+from cardenvs.core.jit import kernel
+from .tables import TABLE, double
+
+@kernel
+def read(x):
+    return TABLE[x] + double(x)
+"""
+
+READ = """
+    import json
+    from cardenvs.core import compiling
+    compiling._ENVIRONMENT += {extra!r}.encode()
+    from stale_pkg.reader import read
+    print(json.dumps([int(read(1)), read.stats.cache_hits.total(), read.stats.cache_misses.total()]))
+"""
+
+
+def test_a_kernel_is_compiled_again_when_what_it_reads_changed(tmp_path):
+    """numba stamps a cached kernel with its own file only: ``read``'s file
+    never changes here, but the table it reads and the kernel it calls do,
+    in another file; each change is compiled again, never loaded stale."""
+    package = tmp_path / "stale_pkg"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "reader.py").write_text(READER)
+    (package / "tables.py").write_text(TABLES)
+    cache = tmp_path / "cache"
+
+    def read() -> list:
+        return run(READ.format(extra=""), "now", cache, tmp_path)
+
+    assert read() == [22, 0, 1]  # compiled
+    assert read() == [22, 1, 0]  # loaded from the cache
+    (package / "tables.py").write_text(TABLES.replace("[10, 20, 30]", "[10, 50, 30]"))
+    assert read() == [52, 0, 1]  # another table: compiled again
+    assert read() == [52, 1, 0]
+    (package / "tables.py").write_text(TABLES.replace("[10, 20, 30]", "[10, 50, 30]").replace("x * 2", "x * 3"))
+    assert read() == [53, 0, 1]  # another callee: compiled again
+
+
+def test_a_cache_written_for_another_environment_is_not_used(tmp_path):
+    """A cache written with other libraries (here: another numpy, as the
+    stamp tells) misses, and is written again for this one."""
+    package = tmp_path / "stale_pkg"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "reader.py").write_text(READER)
+    (package / "tables.py").write_text(TABLES)
+    cache = tmp_path / "cache"
+    assert run(READ.format(extra=" numpy 0.0-elsewhere"), "now", cache, tmp_path) == [22, 0, 1]
+    assert run(READ.format(extra=""), "now", cache, tmp_path) == [22, 0, 1]  # not the other environment's
+    assert run(READ.format(extra=""), "now", cache, tmp_path) == [22, 1, 0]
