@@ -15,7 +15,9 @@ and then with that cache warm, the wall time from the start of
   (``cardenvs.core.jit.wait_compiled``): until then, with
   ``CARDENVS_COMPILE=background``, a kernel not yet compiled runs as Python.
 
-Each for the ways of ``--modes`` (``CARDENVS_COMPILE``, A/B in the same
+Each as wall time and as the CPU time of that process (a builder's
+not counted: it runs on another core), which a busy machine inflates
+less.  Each for the ways of ``--modes`` (``CARDENVS_COMPILE``, A/B in the same
 run): ``background`` (the default: Python until the builder process has
 compiled a kernel), ``now`` (numba's own way: compiled on first use, in the
 calling process).  Then the kernels that took longest to compile in the
@@ -52,7 +54,7 @@ import report  # noqa: E402  (benchmarks/report.py: --json)
 CHILD = textwrap.dedent(
     """
     import json, sys, time
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     from numba.core import event
     records = []
     class Compiles(event.Listener):
@@ -71,13 +73,16 @@ CHILD = textwrap.dedent(
     event.register("numba:compile", Compiles())
     import numpy as np
     import cardenvs
-    out = {"import": time.perf_counter() - t0}
+    out = {}
+    def mark(stage):  # (wall and this process's CPU time: less sensitive to a busy machine)
+        out[stage], out[stage + " cpu"] = time.perf_counter() - t0, time.process_time() - c0
+    mark("import")
     game, path = sys.argv[1], sys.argv[2]
     rng = np.random.default_rng(0)
     if path == "aec":
         env = cardenvs.make(game)
         env.reset(seed=0)
-        out["reset"] = time.perf_counter() - t0
+        mark("reset")
         if hasattr(env, "agent_iter"):
             for agent in env.agent_iter():
                 obs, _, term, trunc, _ = env.last()
@@ -85,7 +90,7 @@ CHILD = textwrap.dedent(
                     env.step(None)
                     continue
                 env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
-        out["AEC game"] = time.perf_counter() - t0
+        mark("AEC game")
     else:
         import cardenvs.vector as V
         venv = V.make(game, 4096, seed=0)
@@ -93,10 +98,10 @@ CHILD = textwrap.dedent(
         mask = info["action_mask"]
         actions = np.where(mask, rng.random(mask.shape), -1).argmax(-1)
         venv.step(actions)
-        out["vector step"] = time.perf_counter() - t0
+        mark("vector step")
     from cardenvs.core.jit import wait_compiled
     wait_compiled()
-    out["compiled"] = time.perf_counter() - t0
+    mark("compiled")
     out["compiles"] = records
     print(json.dumps(out))
     """
@@ -126,6 +131,7 @@ def measure(game: str, mode: str) -> dict:
         for stage in ("import", "reset", "compiled"):  # (per path)
             for run in (cold, warm):
                 run[f"{stage} ({path})"] = run.pop(stage, None)
+                run[f"{stage} ({path}) cpu"] = run.pop(stage + " cpu", None)
         for key, value in cold.items():
             result.setdefault("cold", {})[key] = value
         for key, value in warm.items():
@@ -154,6 +160,7 @@ def print_result(r: dict, top: int) -> None:
     print(f"{r['game']}  CARDENVS_COMPILE={r['mode']}    s from `import cardenvs`:\n    {'':10}  {head}")
     for cache in ("cold", "warm"):
         print(f"    {cache + ' cache':10}  " + "  ".join(f"{r[cache][key]:11.1f}" for _, key in STAGES))
+        print(f"    {'  CPU':10}  " + "  ".join(f"{r[cache][key + ' cpu']:11.1f}" for _, key in STAGES))
     if not r["kernels"]:
         return
     total = sum(k["seconds"] for k in r["kernels"])
