@@ -171,8 +171,9 @@ def serve(build: Callable[..., bool]) -> None:
             return
         with _turn():
             answer = BUILT if build(*item) else FAILED
-        answers.write(f"{answer}\n".encode())
-        answers.flush()
+        with contextlib.suppress(OSError):  # (the process that asked has exited: the cache is for the next one)
+            answers.write(f"{answer}\n".encode())
+            answers.flush()
 
 
 @contextlib.contextmanager

@@ -52,7 +52,7 @@ from . import builder as _builder
 #: ``"now"``: compiled on first use in the calling process (numba's own way); ``"python"``: a kernel
 #: not yet compiled runs as Python and nothing is compiled (as the first calls run with a cold cache:
 #: for tests and debugging).
-MODE = os.environ.get("CARDENVS_COMPILE", "now")
+MODE = os.environ.get("CARDENVS_COMPILE", "background")
 if MODE not in ("background", "now", "python"):
     raise ValueError(f"CARDENVS_COMPILE must be 'background', 'now' or 'python', got {MODE!r}")
 
