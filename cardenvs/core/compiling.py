@@ -2,10 +2,10 @@
 
 A kernel is a numba dispatcher (:class:`Kernel`) whose compiled versions
 are cached on disk.  With a cold cache (a new install, an upgrade, a new
-container, a CI run) compiling a game's kernels takes numba tens of
-seconds, mostly LLVM's optimisation of the lowered code; the same kernels
-run as Python play a whole game at batch 1 in about a second.  So, by
-default (``CARDENVS_COMPILE=background``), the first call of a kernel for
+container, a CI run) numba takes far longer to compile a game's kernels
+(mostly LLVM's optimisation of the lowered code) than the same kernels
+run as Python take to play a whole game at batch 1.  So, by default
+(``CARDENVS_COMPILE=background``), the first call of a kernel for
 argument types it has no compiled version of does not compile: it loads
 that version from the disk cache if it is there, and otherwise runs the
 kernel as Python (:func:`python_of`: the same function, its calls of other
