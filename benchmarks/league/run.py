@@ -415,7 +415,11 @@ def benchmark_readme(out: pathlib.Path, run: dict) -> str:
         "(its critic reads `state()`, `--critic state`). The learners train on short games (the script's "
         "`GAME_DEFAULTS`) and play the league's game as they are (the observation's size and bounds do not "
         "depend on those options). Each learner's rating against the fixed pool (random, rule, ppo) as its "
-        "training goes on: `<game>_curve.png` (data in `<game>_curve.json`).\n\n"
+        "training goes on: `<game>_curve.png` (data in `<game>_curve.json`). A curve's point is fitted with the "
+        "pool's own games and that snapshot's games against the pool, so its scale is not the league table's; and "
+        "where a snapshot wins or loses every game of a pair the rating sits at the floor the fit's prior sets "
+        '(docs/arena.md, Ratings): read it as "at least". The win share of a whole game saturates this way when '
+        "the learners beat random every time and lose to rule every time, as in Pepper.\n\n"
         f"Regenerate all of it (the learners' snapshots go to `runs/league/`, not committed; a final snapshot "
         "under 1 MB is copied to `<game>/policies/<learner>/` and the league names that copy, so it can be rated "
         "again without training: Push's, about 8 MB, are not):\n\n"
