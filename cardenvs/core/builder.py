@@ -65,9 +65,10 @@ class Builder:
     def request(self, key: Any, fn: Callable, sig: tuple) -> bool:
         """Ask for kernel function ``fn`` compiled for ``sig`` (``key``: the
         caller's name for it); False if it cannot be asked (a function a
-        new process cannot import, types that do not pickle, no builder)."""
+        new process cannot import, types that do not pickle, no Python to
+        start a builder with: a frozen application)."""
         module, name = fn.__module__, fn.__qualname__
-        if module == "__main__" or "<" in name:
+        if module == "__main__" or "<" in name or getattr(sys, "frozen", False) or not sys.executable:
             return False
         try:
             message = pickle.dumps((module, name, fn.__code__.co_firstlineno, sig))

@@ -184,6 +184,11 @@ class Switch:
         return (self.compiled or self.python)(*args)
 
 
+def wait(timeout: float | None = None) -> bool:
+    """Wait until the builder has answered everything asked (see :func:`cardenvs.core.jit.wait_compiled`)."""
+    return _builder.BUILDER.wait(timeout)
+
+
 def run_python(kernel: Kernel) -> Callable:
     """What runs ``kernel`` as Python from a Python caller: its Python
     version (:func:`python_of`) with integer overflow wrapping silently,

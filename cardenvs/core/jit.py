@@ -66,7 +66,7 @@ def wait_compiled(timeout: float | None = None) -> bool:
     of the compiled kernels after a first use with a cold cache."""
     if not COMPILED:
         return True
-    return _compiling._builder.BUILDER.wait(timeout)
+    return _compiling.wait(timeout)
 
 
 # ---------------------------------------------------------------- packs
@@ -82,7 +82,10 @@ def wait_compiled(timeout: float | None = None) -> bool:
 # keeps the arrays alive while a kernel runs (a state's pack is one of its
 # bundles, dropped when any attribute is bound anew; see BatchState.bundle).
 # Run as Python (no numba, or NUMBA_DISABLE_JIT=1) a pack is the tuple of the
-# values themselves and the views index it: the same kernels either way.
+# values themselves and the views index it: the same kernels either way.  A
+# kernel run as Python while numba compiles it gets the packs the compiled
+# one would: its views are arrays over the memory at the packed addresses
+# (:func:`_memory`).
 
 #: What a packed value may be: a C-contiguous array of at most 4 dimensions, an int/bool or a float.
 PACK_DIMS = 4
