@@ -119,12 +119,16 @@ class InlineKernel(Kernel):
     Python version ``python`` (see :mod:`cardenvs.core.jit`)."""
 
     def __init__(self, py_func: Callable, python: Callable):
-        super().__init__(py_func, targetoptions={"nogil": True, "inline": "always", "nopython": True})
+        options = {"nogil": True, "inline": "always", "nopython": True, "boundscheck": None}
+        super().__init__(py_func, targetoptions=options)
         self.enable_caching()
         self.python = python
 
     def _compile_for_args(self, *args: Any, **kws: Any) -> Any:
         return self.python
+
+    def __reduce__(self) -> str:
+        return self.__qualname__  # (pickled as the module's own, by name: its Python version is not data)
 
 
 def _fingerprint(args: tuple) -> tuple | None:
