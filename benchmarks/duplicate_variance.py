@@ -61,7 +61,6 @@ import os
 import pathlib
 import platform
 import shlex
-import subprocess
 import sys
 import time
 from dataclasses import dataclass, field
@@ -71,6 +70,9 @@ import numpy as np
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+import report  # noqa: E402  (benchmarks/report.py: the commit and the machine of every results file)
 
 from cardenvs.agents.duplicate import DuplicateRecord, pair_values, paired_interval, play_duplicate  # noqa: E402
 from cardenvs.agents.registry import make_agent  # noqa: E402
@@ -273,21 +275,6 @@ def table(rows: list[dict]) -> list[str]:
     return lines
 
 
-def machine() -> dict[str, Any]:
-    """The commit, the date and the machine (the keys of benchmarks/first_game.py's --json)."""
-    git = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True, cwd=ROOT)
-    dirty = subprocess.run(["git", "status", "--porcelain", "cardenvs"], capture_output=True, text=True, cwd=ROOT)
-    return {
-        "commit": git.stdout.strip() or None,
-        "uncommitted_changes": bool(dirty.stdout.strip()),
-        "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-        "python": platform.python_version(),
-        "machine": platform.machine(),
-        "cpus": os.cpu_count(),
-        "load_average": [round(x, 2) for x in os.getloadavg()],
-    }
-
-
 def write_json(path: str | os.PathLike, info: dict, rows: list[dict], **extra: Any) -> None:
     document = {
         "benchmark": "duplicate_variance",
@@ -327,7 +314,7 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
 
 def main(argv: list[str] | None = None) -> int:
     args = parse(argv)
-    info = machine()
+    info = report.machine()
     budget = {
         pr.name: args.deals if args.deals is not None else max(2, round(pr.deals * args.scale)) for pr in args.protocols
     }
