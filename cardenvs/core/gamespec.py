@@ -31,7 +31,8 @@ class GameSpec:
     section; ``short_config``: per variant (in the order of ``layouts``),
     a config short enough (a hand or two, a round, a few dozen ticks) that a
     batch stepped a few hundred times finishes and restarts many games: the
-    tests' and the conformance kit's.
+    tests' and the conformance kit's; ``summary``: a line on the game for the
+    games tables of the README and the docs' home page.
 
     Optional (None: the game lacks it, and what needs it says so):
     ``rule_agent``: ``"module:Class"`` of its rule-based agent;
@@ -52,6 +53,7 @@ class GameSpec:
     layouts: tuple[str, ...]
     state_layouts: tuple[str, ...] = ()
     short_config: tuple[Mapping[str, Any], ...] = field(default=({},), hash=False)
+    summary: str = ""
     rule_agent: str | None = None
     baseline: str | None = None
     sampler: str | None = None

@@ -6,6 +6,7 @@ from ...core.gamespec import GameSpec
 SPEC = GameSpec(
     name="cancellation_hearts_v0",
     title="Cancellation Hearts",
+    summary="Hearts with two decks, identical cards cancel",
     players="6-11",
     folder="cancellation_hearts",
     rules="cardenvs.games.cancellation_hearts.rules:CancellationHeartsRules",

@@ -6,6 +6,7 @@ from ...core.gamespec import GameSpec
 SPEC = GameSpec(
     name="pepper_v0",
     title="Pepper",
+    summary="bidding trick-taker with bowers, 24 cards",
     players="2-4",
     folder="pepper",
     rules="cardenvs.games.pepper.rules:PepperRules",

@@ -6,6 +6,7 @@ from ...core.gamespec import GameSpec
 SPEC = GameSpec(
     name="push_v0",
     title="Push",
+    summary="partnership contract rummy with wilds and pushing",
     players="4",
     folder="push",
     rules="cardenvs.games.push.rules:PushRules",

@@ -7,6 +7,7 @@ from ...core.gamespec import GameSpec
 SPEC = GameSpec(
     name="spit_v0",
     title="Spit and Speed",
+    summary="real-time shedding games, two variants",
     players="2",
     folder="spit",
     rules="cardenvs.games.spit.rules:spit_rules",
