@@ -1,11 +1,11 @@
 """cardenvs: card-game environments for multi-agent reinforcement learning.
 
-Games (PettingZoo envs over a batched numpy rules core):
-
-- ``cardenvs.pepper_v0``: Pepper, 2-4 players (AEC).
-- ``cardenvs.cancellation_hearts_v0``: Cancellation Hearts, 6-11 players (AEC).
-- ``cardenvs.push_v0``: Push, partnership contract rummy, 4 players (AEC).
-- ``cardenvs.spit_v0``: Spit and Speed, 2 players (parallel, plus an AEC view).
+Games (PettingZoo envs over a batched numpy rules core), one folder each
+under ``cardenvs/games/``, listed by :mod:`cardenvs.registry`;
+``cardenvs.GAMES`` names them, and each is a module of its own
+(``cardenvs.pepper_v0``: Pepper, 2-4 players, AEC; ``cardenvs.spit_v0``:
+Spit and Speed, parallel plus an AEC view; the docs' home page has them
+all).
 
 ``cardenvs.make(name, **config)`` builds the wrapped AEC env of a game by
 name; ``cardenvs.vector.make(name, num_envs, seed, **config)`` the batched
