@@ -251,3 +251,74 @@ def test_agents_that_read_the_state_play_with_the_games_tracker():
     record = play_duplicate("cancellation_hearts_v0", [pimc, RandomAgent(2)], 1, seed=0, strict=True, **config)
     assert pimc.searched > 0 and not record.forfeits.any()
     assert record.winners.any(axis=2).all()  # every copy played to its end
+
+
+CRN_GAMES = [("pepper_v0", {"max_hands": 2}), ("cancellation_hearts_v0", {"max_hands": 1})]
+
+
+@pytest.mark.parametrize("game, config", CRN_GAMES)
+def test_common_random_numbers_make_identical_random_agents_play_alike(game, config):
+    # two random agents, seeded apart: with the match's streams every copy of a deal is the same game
+    # (the pair's value is 0 on every deal, whatever their own seeds); with their own generators it is not
+    def run(streams: bool, seeds=(1, 2)) -> DuplicateRecord:
+        agents = [RandomAgent(seeds[0]), RandomAgent(seeds[1])]
+        return play_duplicate(game, agents, 8, seed=5, batch=4, streams=streams, **config)
+
+    crn, own = run(True), run(False)
+    assert crn.streams and not own.streams
+    assert (crn.scores == crn.scores[:, :1]).all()
+    for measure in ("score", "win"):  # (0 up to the rounding of the means over seats)
+        assert np.abs(pair_values(crn, measure)).max() < 1e-12
+    assert not (own.scores == own.scores[:, :1]).all()
+    # the streams are the run's (seed, deal, seat), not the agents': other agent seeds, the same games
+    assert run(True, (7, 8)).to_json() == crn.to_json()
+    assert run(True).to_json() == crn.to_json()  # replays from its seed
+
+
+def test_common_random_numbers_are_per_copy_generators_of_the_same_numbers():
+    a, b = (Copy("pepper_v0", {}, 2, 1234, False) for _ in range(2))
+    other = Copy("pepper_v0", {}, 2, 999, False)
+    try:
+        ga, gb = a.stream(0, 1, 2), b.stream(1, 1, 2)  # the agents at seat 2 of row 1 in two copies of a deal
+        assert ga is not gb and a.stream(1, 1, 2) is not ga  # each copy and agent owns its generator
+        assert a.stream(0, 1, 2) is ga  # ... and keeps it for the seat's next decisions
+        assert np.array_equal(ga.random(5), gb.random(5))  # the same numbers
+        first = [c.stream(0, 1, 2).random(3) for c in (Copy("pepper_v0", {}, 2, 1234, False), other)]
+        assert not np.array_equal(first[0], first[1])  # another deal's key: other numbers
+        assert not np.array_equal(a.stream(0, 1, 3).random(3), a.stream(0, 0, 2).random(3))
+    finally:
+        for c in (a, b, other):
+            c.close()
+
+
+def test_random_agent_streams_draw_uniformly_among_the_legal_actions():
+    agent = RandomAgent(0)
+    mask = np.zeros((3000, 5), bool)
+    mask[:, [1, 3, 4]] = True
+    rngs = [np.random.default_rng([9, i]) for i in range(len(mask))]
+    acts = agent.act_streams(np.zeros((len(mask), 2)), mask, rngs)
+    counts = np.bincount(acts, minlength=5)
+    assert counts[[0, 2]].sum() == 0 and abs(counts[[1, 3, 4]] - 1000).max() < 120
+    with pytest.raises(ValueError, match="one generator per row"):
+        agent.act_streams(np.zeros((3, 2)), mask[:3], rngs[:2])
+
+
+def test_identical_agents_estimate_zero_without_streams():
+    # unbiasedness: two random agents on their own generators -- the pair's mean is 0 in expectation;
+    # the paired 95% interval covers 0 on most of a few seeds
+    covered = 0
+    for seed in range(8):
+        record = play_duplicate(
+            "pepper_v0", [RandomAgent(seed), RandomAgent(seed + 100)], 24, seed=seed, batch=24, streams=False
+        )
+        _, low, high = paired_interval(pair_values(record, "score"))
+        covered += low <= 0 <= high
+    assert covered >= 6
+
+
+def test_records_say_whether_they_used_streams():
+    record = play_duplicate("pepper_v0", [RandomAgent(1), make_agent("pepper_v0", "rule")], 2, seed=1, streams=False)
+    data = record.to_json()
+    assert data["streams"] is False and DuplicateRecord.from_json(data).streams is False
+    del data["streams"]  # a record written before common random numbers: played without them
+    assert DuplicateRecord.from_json(data).streams is False

@@ -101,6 +101,18 @@ def test_runs_end_to_end_at_a_tiny_size(tmp_path, capsys, monkeypatch):
         ("pepper_1hand", "rule", "random", "score"),
     ]
     assert all(r["deals"] == 3 and r["games"] == 6 and r["seatings"] == 2 for r in rows)
+    # random takes the match's streams: the arm with its own generator is played apart
+    assert all(r["own_replayed"] and r["seconds_own"] > 0 and len(r["forfeits"]) == 3 for r in rows)
+    assert all(0 <= r["copies_alike"] <= 1 and "own_games_ratio" in r for r in rows)
     text = summary.read_text()
     assert text.startswith("before\n") and "## duplicate_variance.py at" in text and "# pepper_1hand" in text
     assert "indep/dup games" in capsys.readouterr().out
+
+
+def test_deterministic_pairs_play_the_duplicate_arm_once():
+    # no agent takes streams: the arm with own generators is the same games (not replayed)
+    protocol = next(p for p in dv.PROTOCOLS if p.name == "pepper_1hand")
+    records, seconds = dv.play_arms(protocol, 1, ("rule", "rule"), 3, 5, 8)
+    assert records["own"] is records["dup"] and seconds["own"] == 0.0
+    assert dv.copies_alike(records["dup"]) == 1.0  # one deterministic agent everywhere: every copy the same game
+    assert dv.copies_alike(records["indep"]) < 1.0

@@ -29,9 +29,22 @@ cards and positions in it.
 The deals of a run: deal ``d`` is row ``d % batch`` of chunk ``d // batch``,
 whose streams are keyed by (``seed``, chunk) -- so a run's deals depend on
 its seed and its ``batch`` (recorded with the results), and the pairs of a
-league played with the same seed and batch meet the same deals.  Each
-agent's own randomness is its own (the arena seeds each agent from the run's
-seed): a run replays exactly from its seed.
+league played with the same seed and batch meet the same deals.
+
+Common random numbers (``streams=True``, the default): an agent that
+decides with ``act_streams(obs, mask, rngs)`` (as ``RandomAgent``) gets one
+generator per row, the stream of that deal and seat, seeded from the
+deal's key (the run's seed and the chunk), the row and the seat; each copy
+of a deal makes its own generators from the same seeds, so the agents at
+a seat draw the same numbers in every copy, and where their policies agree
+the copies play the same game (two copies of one stochastic agent play
+alike).  It changes what is sampled, not how: each decision is still drawn
+from the agent's own policy, so the estimate is unbiased as before; only
+the copies' randomness is made to coincide.  Other agents draw from their
+own generators (the arena seeds each agent from the run's seed), and
+deterministic agents (the rule agents, the greedy PPO baseline) are not
+touched: their copies part only where their decisions differ.  Either way
+a run replays exactly from its seed.
 
 The outcome of a game: its finishing order of sides -- the winners
 (``rules.winners``: the best score, ties all winning; Spit and Speed: the
@@ -131,6 +144,7 @@ class DuplicateRecord:
     winners: np.ndarray
     forfeits: np.ndarray
     independent: bool = False
+    streams: bool = True
 
     @property
     def deals(self) -> int:
@@ -166,6 +180,7 @@ class DuplicateRecord:
             "sides": self.sides.tolist(),
             "low_score_wins": self.low_score_wins,
             "independent": self.independent,
+            "streams": self.streams,
             "scores": self.scores.tolist(),
             "winners": self.winners.astype(int).tolist(),
             "forfeits": self.forfeits.astype(int).tolist(),
@@ -188,6 +203,7 @@ class DuplicateRecord:
             np.asarray(data["winners"], bool).reshape(shape),
             np.asarray(data["forfeits"], bool).reshape(shape),
             bool(data.get("independent", False)),
+            bool(data.get("streams", False)),  # (records written before common random numbers: without)
         )
 
 
@@ -374,6 +390,7 @@ def play_duplicate(
     independent: bool = False,
     progress: Callable[[int, int], None] | None = None,
     names: Sequence[str] | None = None,
+    streams: bool = True,
     **config: Any,
 ) -> DuplicateRecord:
     """Play ``deals`` deals of ``game`` once per seating (``(S, P)`` agent
@@ -383,8 +400,10 @@ def play_duplicate(
     (an agent with ``act_states(rules, state, rows, **known)``, as PIMC,
     reads the engine state instead).  ``independent``: every seating gets
     deals of its own (the control a duplicate match is measured against).
-    ``progress(games_done, games)`` is called as games finish.  See the
-    module docstring for the deals, the outcomes and the forfeits."""
+    ``progress(games_done, games)`` is called as games finish.
+    ``streams``: common random numbers for the agents that take them
+    (``act_streams``; ``False``: every agent's own generator).  See the
+    module docstring for the deals, the streams, the outcomes and the forfeits."""
     if isinstance(deals, bool) or not isinstance(deals, (int, np.integer)) or deals < 1:
         raise ValueError(f"deals must be a positive integer, got {deals!r}")
     if isinstance(batch, bool) or not isinstance(batch, (int, np.integer)) or batch < 1:
@@ -405,7 +424,7 @@ def play_duplicate(
             if progress is not None:
                 progress(chunk_done + finished, total)
 
-        part = play_chunk(game, config, players, names, table, count, keys, start, strict, tick)
+        part = play_chunk(game, config, players, names, table, count, keys, start, strict, tick, streams)
         parts.append(part)
         done += count * len(table)
     scores, winners, forfeits = (np.concatenate([p[i] for p in parts]) for i in range(3))
@@ -422,6 +441,7 @@ def play_duplicate(
         winners,
         forfeits,
         independent,
+        streams,
     )
 
 
