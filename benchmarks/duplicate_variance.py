@@ -55,6 +55,8 @@ The measures (per deal, A less B):
   game: the points of that hand); Cancellation Hearts and Push: minus the
   penalty points (Hearts' one-hand game: that hand's); Spit's score is
   the game won, the same as ``win``, so it is not listed apart;
+- ``hand`` (Pepper to 30 points): the score per hand played (the copies
+  of a deal meet the same hands, but may end after different numbers of them);
 - ``place`` (games of more than two sides, Hearts): the share of the
   comparisons between A's seats and B's seats that A's seat finished
   ahead in (a tie half), as 2 x share - 1: what the ratings fit.
@@ -123,7 +125,14 @@ class Protocol:
 
 HEARTS_1HAND = {"num_players": 6, "max_hands": 1}
 PROTOCOLS = (
-    Protocol("pepper", "pepper_v0", {"num_players": 4}, 192, note="4p, to 30 points (at most 50 hands)"),
+    Protocol(
+        "pepper",
+        "pepper_v0",
+        {"num_players": 4},
+        192,
+        ("win", "score", "hand"),
+        "4p, to 30 points (at most 50 hands)",
+    ),
     Protocol("pepper_1hand", "pepper_v0", {"num_players": 4, "max_hands": 1}, 1024, note="4p, a game of one hand"),
     Protocol(
         "hearts_1hand",

@@ -322,3 +322,20 @@ def test_records_say_whether_they_used_streams():
     assert data["streams"] is False and DuplicateRecord.from_json(data).streams is False
     del data["streams"]  # a record written before common random numbers: played without them
     assert DuplicateRecord.from_json(data).streams is False
+
+
+def test_the_score_per_hand_measure():
+    rule = make_agent("pepper_v0", "rule")
+    record = play_duplicate("pepper_v0", [RandomAgent(1), rule], 4, seed=2, batch=4, max_hands=3, target_score=100)
+    assert (record.hands == 3).all()  # every game plays its three hands (nobody reaches 100)
+    assert np.allclose(pair_values(record, "hand"), pair_values(record, "score") / 3)
+    again = DuplicateRecord.from_json(record.to_json())
+    assert np.array_equal(again.hands, record.hands)
+    # hands differ between the copies: each copy's score over its own hands
+    record.hands = np.array([[1, 2], [3, 3], [2, 1], [1, 1]])
+    per_hand = (record.scores * np.where(record.seatings == 0, 1, -1)[None]).sum(axis=2) / 2 / record.hands
+    assert np.allclose(pair_values(record, "hand"), per_hand.mean(axis=1))
+    record.hands = None
+    with pytest.raises(ValueError, match="needs the hands"):
+        pair_values(record, "hand")
+    assert "score per hand" in str(summarise_pair(again, "hand"))

@@ -130,7 +130,10 @@ def chunk_key(seed: int, chunk: int, copy: int = 0) -> int:
 class DuplicateRecord:
     """What a duplicate match played: per deal, seating and seat, the final
     ``scores``, the ``winners`` and the ``forfeits`` (``(D, S, P)`` each);
-    ``seatings`` ``(S, P)`` (agent index per seat), ``sides`` ``(P,)``."""
+    ``seatings`` ``(S, P)`` (agent index per seat), ``sides`` ``(P,)``;
+    ``streams``: played with common random numbers; ``hands`` ``(D, S)``:
+    the hands (Push: rounds) each game played (-1: a game without them;
+    None: not recorded)."""
 
     game: str
     config: dict
@@ -145,6 +148,7 @@ class DuplicateRecord:
     forfeits: np.ndarray
     independent: bool = False
     streams: bool = True
+    hands: np.ndarray | None = None
 
     @property
     def deals(self) -> int:
@@ -181,6 +185,7 @@ class DuplicateRecord:
             "low_score_wins": self.low_score_wins,
             "independent": self.independent,
             "streams": self.streams,
+            **({} if self.hands is None else {"hands": self.hands.tolist()}),
             "scores": self.scores.tolist(),
             "winners": self.winners.astype(int).tolist(),
             "forfeits": self.forfeits.astype(int).tolist(),
@@ -204,6 +209,7 @@ class DuplicateRecord:
             np.asarray(data["forfeits"], bool).reshape(shape),
             bool(data.get("independent", False)),
             bool(data.get("streams", False)),  # (records written before common random numbers: without)
+            None if "hands" not in data else np.asarray(data["hands"], np.int64).reshape(shape[:2]),
         )
 
 
@@ -258,15 +264,22 @@ def win_shares(ranks: np.ndarray, sides: np.ndarray) -> np.ndarray:
 def pair_values(record: DuplicateRecord, measure: str = "win") -> np.ndarray:
     """Per deal ``(D,)``: agent 0's result less agent 1's, each its mean
     over the seats it held, averaged over the seatings (module docstring);
-    ``measure`` ``"win"`` (win share) or ``"score"``."""
+    ``measure`` ``"win"`` (win share), ``"score"`` or ``"hand"`` (the score
+    per hand played, Push: per round: in a game of several hands, each
+    copy's hands are dealt alike, but the copies may end after different
+    numbers of them)."""
     if len(record.names) != 2:
         raise ValueError(f"pair values need a match of two agents, not {len(record.names)}")
     if measure == "win":
         value = record.win_shares()
-    elif measure == "score":
+    elif measure in ("score", "hand"):
         value = -record.scores if record.low_score_wins else record.scores
+        if measure == "hand":
+            if record.hands is None or (record.hands < 0).any():
+                raise ValueError(f"measure 'hand' needs the hands each game played; {record.game} records none")
+            value = value / np.maximum(record.hands, 1)[..., None]
     else:
-        raise ValueError(f"measure must be 'win' or 'score', got {measure!r}")
+        raise ValueError(f"measure must be 'win', 'score' or 'hand', got {measure!r}")
     a = record.seatings == 0  # (S, P)
     mean_a = (value * a).sum(axis=-1) / np.maximum(a.sum(axis=-1), 1)
     mean_b = (value * ~a).sum(axis=-1) / np.maximum((~a).sum(axis=-1), 1)
@@ -355,7 +368,7 @@ class PairResult:
     measure: str = "win"
 
     def __str__(self) -> str:
-        what = "win share" if self.measure == "win" else "score"
+        what = {"win": "win share", "score": "score", "hand": "score per hand"}.get(self.measure, self.measure)
         return (
             f"{self.a} vs {self.b}: {what} difference {self.mean:+.3f} [95% CI {self.low:+.3f}, {self.high:+.3f}] "
             f"over {self.deals} duplicate deals ({self.games} games)"
@@ -427,7 +440,7 @@ def play_duplicate(
         part = play_chunk(game, config, players, names, table, count, keys, start, strict, tick, streams)
         parts.append(part)
         done += count * len(table)
-    scores, winners, forfeits = (np.concatenate([p[i] for p in parts]) for i in range(3))
+    scores, winners, forfeits, hands = (np.concatenate([p[i] for p in parts]) for i in range(4))
     return DuplicateRecord(
         game,
         dict(config),
@@ -442,6 +455,7 @@ def play_duplicate(
         forfeits,
         independent,
         streams,
+        hands,
     )
 
 

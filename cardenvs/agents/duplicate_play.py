@@ -116,13 +116,16 @@ class Copy:
                 getattr(tracker, name)[rows] = value
         state.assign(rows, part)
 
-    def results(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Final scores, winners and forfeits ``(count, P)`` each."""
+    def results(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """Final scores, winners and forfeits ``(count, P)`` each, and the
+        hands (Push: rounds) each game played ``(count,)`` (-1: a game without them)."""
         n = self.rules.num_players
         winners = np.zeros((self.count, n), bool)
         for row in range(self.count):
             winners[row, self.rules.winners(self.state, row)] = True
-        return self.rules.seat_scores(self.state).astype(np.float64), winners, self.forfeits.copy()
+        hands = getattr(self.state, "hand_number", None)
+        hands = np.full(self.count, -1, np.int64) if hands is None else np.asarray(hands, np.int64).copy()
+        return self.rules.seat_scores(self.state).astype(np.float64), winners, self.forfeits.copy(), hands
 
     def close(self) -> None:
         self.engine.close()
@@ -254,11 +257,11 @@ def play_chunk(
     strict: bool,
     tick: Callable[[int], None],
     streams: bool = True,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Play ``count`` deals (numbered from ``first``) once per seating, the
     copy of seating s keyed by ``keys[s]``; ``tick(games finished)``;
     ``streams``: common random numbers (the module docstring).
-    Returns the scores, winners and forfeits ``(count, S, P)``."""
+    Returns the scores, winners and forfeits ``(count, S, P)`` and the hands ``(count, S)``."""
     track = any(hasattr(a, "act_states") for a in agents)
     copies = [Copy(game, config, count, key, track) for key in keys]
     try:
@@ -278,7 +281,7 @@ def play_chunk(
     finally:
         for copy in copies:
             copy.close()
-    return tuple(np.stack([r[i] for r in results], axis=1) for i in range(3))  # type: ignore[return-value]
+    return tuple(np.stack([r[i] for r in results], axis=1) for i in range(4))  # type: ignore[return-value]
 
 
 def check_agent(game: str, agent: Agent, name: str, seed: int = 0, **config: Any) -> None:
