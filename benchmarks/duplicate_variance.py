@@ -314,8 +314,11 @@ def run_pair(
             own_games_ratio_low=low,
             own_games_ratio_high=high,
             own_replayed=records["own"] is not records["dup"],
+            own_shown=None,  # (the own arm's ratio where it was played apart: the results page's column)
             copies_alike=copies_alike(records["dup"]),
         )
+        if row["own_replayed"]:
+            row["own_shown"] = row["own_games_ratio"]
         forfeits = [int(records[arm].forfeited().sum()) for arm in ("dup", "own", "indep")]
         row.update(seconds_dup=seconds["dup"], seconds_own=seconds["own"], seconds_indep=seconds["indep"])
         row.update(forfeits=forfeits)

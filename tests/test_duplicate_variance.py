@@ -116,3 +116,19 @@ def test_deterministic_pairs_play_the_duplicate_arm_once():
     assert records["own"] is records["dup"] and seconds["own"] == 0.0
     assert dv.copies_alike(records["dup"]) == 1.0  # one deterministic agent everywhere: every copy the same game
     assert dv.copies_alike(records["indep"]) < 1.0
+
+
+def test_luck_diagnostics_crossfit_honestly(tmp_path):
+    import duplicate_luck as dl
+
+    rng = np.random.default_rng(4)
+    x = rng.normal(size=(400, 3))
+    d = x @ [1.0, -2.0, 0.5] + 0.1 * rng.normal(size=400)
+    assert dl.crossfit_left(d, x) < 0.01  # a luck term that explains d leaves little
+    left = dl.crossfit_left(rng.normal(size=400), rng.normal(size=(400, 20)))
+    assert left > 0.95  # features unrelated to d: fitted on the other half, they only add noise
+    out = tmp_path / "luck.json"
+    assert dl.main(["--games", "pepper_1hand", "--scale", "0.01", "--json", str(out)]) == 0
+    row = json.loads(out.read_text())["results"][0]
+    assert row["deals"] == 10 and row["module_seatings"] == 2 and 0 <= row["alike_ab"] <= 1
+    assert row["win_reference_variance_left"] == pytest.approx(1 - row["win_reference_r2"])
