@@ -58,9 +58,19 @@ win share less B's (a win share: 1 for a side that won alone, 1/k for each
 of k sides tied first, 0 otherwise; each agent's mean over the seats it
 held), or with ``measure="score"`` A's final score less B's (negated where
 the lowest score wins; Spit's score is the games won, Speed's with
-``target_score`` the match points).  The pair result
+``target_score`` the match points), or with ``measure="hand"`` that score
+per hand played (Push: per round).  The pair result
 (:func:`summarise_pair`) is the mean over deals with a paired 95% t
 interval from the per-deal values.
+
+Why a luck term from the cards adds nothing here: each agent holds every
+seat's cards equally often, so any sum of per-seat values of the dealt
+hands drops out of A's result less B's exactly.  With deterministic agents
+(the rule agents, the greedy PPO baseline) and no chance after the deal
+(the later hands are dealt alike), the per-deal value is a fixed function
+of the deal; what is left of its variance comes from where the two
+policies decide differently (``benchmarks/duplicate_luck.py`` measures
+what a control variate on deal and pass features could take out of it).
 """
 
 from __future__ import annotations
