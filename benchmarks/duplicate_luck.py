@@ -18,14 +18,15 @@ of the module's seatings (``win`` and ``score``, as
   honest control-variate gain; negative: the fit only adds noise).
   ``variance_left`` is ``var(d - fit) / var(d)``: a control variate on
   these features would divide the games a duplicate match needs by
-  ``1 / variance_left`` at best (before paying for its features).  The
-  feature sets: ``reference`` -- the all-A and all-B games' scores per seat
-  and whether they ended alike (reference playouts: two more games per
-  deal); Hearts ``passes`` -- the penalty points and Black Marias each agent
-  passes from each seat's dealt hand, and at how many seats their passes
-  differ (the pass is where Hearts' copies part; each pass reads only its
-  own hand, so these cost no game); ``passes_summed``: the same summed over
-  the seats (three features: less room to overfit).
+  about ``1 / variance_left`` (before paying for its features).  The
+  feature sets: ``reference`` -- the all-A and all-B games' scores per
+  side and whether they ended alike (reference playouts: two more games
+  per deal; :func:`reference_features`); Hearts ``passes`` -- the penalty
+  points and Black Marias each agent passes from each seat's dealt hand,
+  and at how many seats their passes differ (the pass is where Hearts'
+  copies part; each pass reads only its own hand, so these cost no game);
+  ``passes_summed``: the same summed over the seats (three features: less
+  room to overfit).
 
 A luck term from the dealt cards alone needs no measuring: each agent holds
 every seat's cards equally often in the module's seatings, so any sum of
@@ -105,6 +106,17 @@ def crossfit_left(d: np.ndarray, features: np.ndarray) -> float:
     return float(left.var() / d.var()) if d.var() > 0 else float("nan")
 
 
+def reference_features(all_a: np.ndarray, all_b: np.ndarray, alike: np.ndarray, sides: np.ndarray) -> np.ndarray:
+    """The reference games' features: each side's score in the all-A and the
+    all-B game but the last side's (Hearts' scores add up to a constant but
+    for a shot moon: all six would be collinear with the intercept on a half
+    without one), whether the two games ended alike, and each score where
+    they did not."""
+    first = np.unique(sides, return_index=True)[1][:-1]
+    scores = np.column_stack([all_a[:, first], all_b[:, first]])
+    return np.column_stack([scores, alike, scores * ~alike[:, None]])
+
+
 def passes(game: str, config: dict, agent, deals: int, seed: int, batch: int) -> np.ndarray:
     """Hearts: the card types ``agent`` passes from each seat of each deal
     ``(D, P, 52)`` (counts), the deals as play_duplicate keys them."""
@@ -153,7 +165,7 @@ def diagnose(name: str, deals: int, seed: int, batch: int) -> dict:
     module = module_part(record)
     all_a, all_b = record.scores[:, -2], record.scores[:, -1]
     alike = (all_a == all_b).all(axis=1)
-    sets = {"reference": np.column_stack([all_a, all_b, alike])}
+    sets = {"reference": reference_features(all_a, all_b, alike, record.sides)}
     if game == "cancellation_hearts_v0":
         sets["passes"] = pass_features(game, config, agents, deals, seed, batch)
         sets["passes_summed"] = summed(sets["passes"], record.scores.shape[2])
