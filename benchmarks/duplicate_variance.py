@@ -32,8 +32,10 @@ quantile: the ratio of games needed for the same width is
 ``(hw_indep / hw_dup) ** 2``, the ratio of the per-group variances.  Its
 95% interval is a percentile bootstrap (the groups of each arm resampled
 apart, ``--resamples`` times, seeded).  *alike* is the share of deals
-whose copies all ended with the same scores seat by seat -- the deals on
-which the two agents' decisions never told the copies apart.
+whose copies all ended with the same scores seat by seat -- as on the deals
+where the two agents' decisions never told the copies apart (in Spit, whose
+score is the game won, it also counts the deals the same seat won in every
+copy).
 
 Why the copies of a deal part (what this run shows with the others): the
 rule agents and the greedy PPO baseline are deterministic, so a deal's

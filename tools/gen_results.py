@@ -165,7 +165,9 @@ SECTIONS: list[tuple[str, str, str, list[Column]]] = [
         "the same width, with its bootstrap 95% interval. Duplicate plays with common random numbers (the "
         "default); *own x* is the same ratio for duplicate with each agent's own generator (shown only where an "
         "agent of the pair takes the streams: else the same games). *alike*: the share of deals whose copies all "
-        "ended alike. The issue's goal was 3x in Pepper and Cancellation Hearts.",
+        "ended with the same scores seat by seat, as when the two agents never decided differently (in Spit, whose "
+        "score is the game won, it also counts the deals the same seat won in every copy). The issue's goal was 3x "
+        "in Pepper and Cancellation Hearts.",
         [
             ("protocol", "protocol", "str"),
             ("a", "a", "str"),
