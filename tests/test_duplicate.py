@@ -3,6 +3,8 @@ seating, replays from the seed, the outcomes and the paired interval."""
 
 from __future__ import annotations
 
+import pathlib
+
 import numpy as np
 import pytest
 
@@ -253,7 +255,13 @@ def test_agents_that_read_the_state_play_with_the_games_tracker():
     assert record.winners.any(axis=2).all()  # every copy played to its end
 
 
-CRN_GAMES = [("pepper_v0", {"max_hands": 2}), ("cancellation_hearts_v0", {"max_hands": 1})]
+CRN_GAMES = [
+    ("pepper_v0", {"max_hands": 2}),
+    ("pepper_v0", {"num_players": 3, "max_hands": 2}),
+    ("cancellation_hearts_v0", {"max_hands": 1}),
+    ("push_v0", {"rounds": [1]}),
+    ("spit_v0", {}),  # (simultaneous: every seat decides every tick)
+]
 
 
 @pytest.mark.parametrize("game, config", CRN_GAMES)
@@ -339,3 +347,25 @@ def test_the_score_per_hand_measure():
     with pytest.raises(ValueError, match="needs the hands"):
         pair_values(record, "hand")
     assert "score per hand" in str(summarise_pair(again, "hand"))
+
+
+def test_sampling_learners_take_the_streams_too():
+    pytest.importorskip("torch")
+    from cardenvs.agents.mlp import MLPAgent
+
+    root = pathlib.Path(__file__).resolve().parents[1]
+    path = root / "benchmarks" / "league" / "pepper_v0" / "policies" / "selfplay" / "policy_000120.pt"
+    sampled = [MLPAgent.load(path, "pepper_v0", greedy=False, seed=seed) for seed in (1, 2)]
+    crn = play_duplicate("pepper_v0", sampled, 6, seed=4, batch=6, max_hands=1)
+    assert (crn.scores == crn.scores[:, :1]).all()  # one sampling policy, the same noise at each seat: alike
+    own = play_duplicate("pepper_v0", sampled, 6, seed=4, batch=6, max_hands=1, streams=False)
+    assert not (own.scores == own.scores[:, :1]).all()
+    greedy = MLPAgent.load(path, "pepper_v0")
+    copy = Copy("pepper_v0", {}, 4, 11, False)
+    try:
+        obs, mask = copy.observe(copy.live(), None)
+        rngs = [copy.stream(0, row, 0) for row in range(4)]
+        assert np.array_equal(greedy.act_streams(obs, mask, rngs), greedy.act_batch(obs, mask))
+        assert mask[np.arange(4), sampled[0].act_streams(obs, mask, rngs)].all()
+    finally:
+        copy.close()
