@@ -37,6 +37,12 @@ where the two agents' decisions never told the copies apart (in Spit, whose
 score is the game won, it also counts the deals the same seat won in every
 copy).
 
+Pairs of stochastic agents (``--pairs selfplay~-critic~``): the two
+learners of the committed league (``benchmarks/league/<game>/policies/``,
+self-play PPO and the state critic) playing sampled (``greedy=False``),
+drawing their Gumbel noise from the streams (:data:`SAMPLED`; Pepper,
+Hearts and Spit have them).
+
 Why the copies of a deal part (what this run shows with the others): the
 rule agents and the greedy PPO baseline are deterministic, so a deal's
 copies differ only where the two policies decide differently, and from
@@ -76,6 +82,8 @@ game without the pass (``passing="none"``, another game: the pass is where
 the copies of a deal part).  ``--games`` picks among these rows.
 
     python benchmarks/duplicate_variance.py --json         # the committed run (~15-20 min on 2 loaded cores)
+    python benchmarks/duplicate_variance.py --pairs selfplay~-critic~ --games pepper,pepper_1hand,hearts_1hand,spit \
+        --json benchmarks/results/duplicate_variance-sampled.json   # stochastic agents: what the streams do
     python benchmarks/duplicate_variance.py --games pepper_1hand --scale 0.25
     python benchmarks/duplicate_variance.py --append       # also append the table to benchmarks/results.txt
 """
@@ -170,6 +178,21 @@ PROTOCOLS = (
     Protocol("spit", "spit_v0", {}, 192, ("win",), "score = the game won: the same as win"),
 )
 PAIRS = (("ppo", "rule"), ("rule", "random"))
+#: learners of the committed league played sampling (``greedy=False``), for pairs of stochastic agents
+#: (``--pairs selfplay~-critic~``): the snapshot in ``benchmarks/league/<game>/policies/<folder>/``
+SAMPLED = {"selfplay~": "selfplay", "critic~": "state-critic"}
+
+
+def make(game: str, spec: str, seed: int, config: dict):
+    """An agent of the benchmark: a registry spec, or a sampled learner of :data:`SAMPLED`."""
+    if spec not in SAMPLED:
+        return make_agent(game, spec, seed=seed, **config)
+    from cardenvs.agents.mlp import MLPAgent
+
+    snapshots = sorted((ROOT / "benchmarks" / "league" / game / "policies" / SAMPLED[spec]).glob("policy_*.pt"))
+    if not snapshots:
+        raise SystemExit(f"no {SAMPLED[spec]} learner for {game} in benchmarks/league")
+    return MLPAgent.load(snapshots[-1], game, greedy=False, seed=seed, name=spec, **config)
 
 
 def half_width(values: np.ndarray) -> float:
@@ -272,8 +295,7 @@ def play_arms(protocol: Protocol, p: int, pair: tuple[str, str], deals: int, see
     records, seconds = {}, {}
     for arm, (independent, streams) in enumerate(((False, True), (False, False), (True, False))):
         agents = [
-            make_agent(protocol.game, spec, seed=agent_seed(seed, p, k, arm), **protocol.config)
-            for k, spec in enumerate(pair)
+            make(protocol.game, spec, agent_seed(seed, p, k, arm), protocol.config) for k, spec in enumerate(pair)
         ]
         name = "indep" if independent else "dup" if streams else "own"
         if name == "own" and not takes_streams(agents):

@@ -132,3 +132,12 @@ def test_luck_diagnostics_crossfit_honestly(tmp_path):
     row = json.loads(out.read_text())["results"][0]
     assert row["deals"] == 10 and row["module_seatings"] == 2 and 0 <= row["alike_ab"] <= 1
     assert row["win_reference_variance_left"] == pytest.approx(1 - row["win_reference_r2"])
+
+
+def test_sampled_learners_are_pairs_that_take_the_streams():
+    pytest.importorskip("torch")
+    agent = dv.make("pepper_v0", "selfplay~", 1, {"num_players": 4})
+    assert agent.name == "selfplay~" and not agent.greedy and dv.takes_streams([agent])
+    assert not dv.takes_streams([dv.make("pepper_v0", "rule", 1, {}), dv.make("pepper_v0", "ppo", 1, {})])
+    with pytest.raises(SystemExit, match="no selfplay learner for push_v0"):
+        dv.make("push_v0", "selfplay~", 1, {})
