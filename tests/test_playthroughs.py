@@ -8,8 +8,10 @@ from __future__ import annotations
 
 from playthroughs import PLAYTHROUGHS, path_of
 
+from cardenvs.registry import GAMES
+
 
 def test_every_game_has_playthroughs():
     games = {game for game, _, _ in PLAYTHROUGHS.values()}
-    assert games == {"pepper_v0", "cancellation_hearts_v0", "push_v0", "spit_v0"}
+    assert games == set(GAMES)
     assert sorted(p.stem for p in path_of("x").parent.glob("*.txt")) == sorted(PLAYTHROUGHS)

@@ -20,7 +20,6 @@ streams."""
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -57,10 +56,10 @@ class Copy:
         self.forfeits = np.zeros((count, self.rules.num_players), bool)
         self.known: dict[str, Any] = {}
         if track:
-            from .pimc import TRACKED
+            from .pimc import tracked
 
-            if game in TRACKED:
-                tracking = importlib.import_module(f"cardenvs.search.{TRACKED[game]}")
+            tracking = tracked(game)
+            if tracking is not None:
                 self.known["tracker"] = tracking.Tracker(self.rules, count)
         self._seen: tuple[np.ndarray, np.ndarray] | None = None  # (rows, their observations) this tick
 
