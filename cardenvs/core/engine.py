@@ -10,7 +10,7 @@ import numpy as np
 from gymnasium import spaces
 from gymnasium.vector.vector_env import AutoresetMode
 
-from .errors import IllegalActionError
+from . import illegal
 from .game import BatchState, TurnBasedRules
 from .options import check_seed, legal_actions, seat_array
 from .shards import NO_DRAWS, Shards
@@ -106,7 +106,7 @@ class VectorEnv:
         self.num_envs = int(num_envs)
         self.num_players = rules.num_players
         self.num_actions = rules.num_actions
-        self.illegal_action = illegal_action
+        self.illegal_action = illegal.parse(illegal_action, len(self.batch_shape) > 1)
         self.obs_dtype = obs_dtype
         self.single_observation_space = observation_box(rules, obs_dtype)
         self.single_action_space = spaces.Discrete(rules.num_actions)
@@ -305,20 +305,18 @@ class VectorEnv:
         idx = self._step_rows(rows)
         chosen = self._rows if idx is None else idx
         ok = legal if idx is None else legal[idx]
-        forfeit = np.zeros(self.num_envs, bool)
-        if not ok.all():
-            if self.illegal_action != "terminate":
-                bad = chosen[~ok][:5]
-                raise IllegalActionError("illegal actions in rows " + ", ".join(f"{i}: {actions[i]}" for i in bad))
-            forfeit[chosen[~ok]] = True
+        forfeit = None
+        if not ok.all():  # (raises, or "terminate": those games forfeited, the others played)
+            forfeit = illegal.settle_turns(self.illegal_action, actions, chosen, ok, self.num_envs)
             idx = chosen[ok]
         if idx is None and (self.num_threads > 1 or self._out is not None) and self.rules.outputs_in_shards:
             return self._step_every_game(state, acts)
         rewards = self._step_games(state, acts, idx)
-        if forfeit.any():
-            rewards[forfeit] = 0.0
-            rewards[forfeit, state.current[forfeit]] = -1.0
-        terminated = state.done | forfeit
+        if forfeit is not None:
+            illegal.forfeit_turns(rewards, forfeit, state.current)
+            terminated = state.done | forfeit
+        else:
+            terminated = state.done.copy()
         truncated = np.zeros(self.num_envs, bool)
         info_extra = {}
         if np.count_nonzero(terminated):  # (cheaper than .any() on a few rows)
