@@ -3,7 +3,7 @@ checks that turn bad config and bad actions into the documented errors.
 
 - ``illegal_action``: ``"raise"``, ``"terminate"`` or, simultaneous games
   only, ``"wait"``: the policy and its choices live in :mod:`.illegal`
-  (which parses the option for :func:`view_options`).
+  (:func:`.view.view_options` takes the two options out of a config).
 - ``obs_dtype``: ``None`` (the game's compact integer dtype) or
   ``"float32"`` (float observations with finite bounds).
 """
@@ -54,21 +54,6 @@ def build_rules(factory: Callable[..., Any], config: dict[str, Any], extra: tupl
         allowed = sorted(set(known) | set(extra) | {"illegal_action", "obs_dtype"})
         raise ValueError(f"unknown option(s) {unknown}; this game takes {allowed}")
     return factory(**config)
-
-
-def view_options(
-    config: dict[str, Any], factory: Callable[..., Any], simultaneous: bool = False
-) -> tuple[dict[str, Any], str, np.dtype | None]:
-    """Split ``config`` into (the rules' config, ``illegal_action``,
-    ``obs_dtype``), validating the two view options."""
-    from .illegal import parse  # (which imports this module)
-
-    config = dict(config)
-    illegal = parse(config.pop("illegal_action", "raise"), simultaneous)
-    dtype = config.pop("obs_dtype", None)
-    if dtype is not None and not (isinstance(dtype, str) and dtype == "float32") and dtype is not np.float32:
-        raise ValueError(f"obs_dtype must be one of {list(OBS_DTYPES)}, got {dtype!r}")
-    return config, illegal, (None if dtype is None else np.dtype(np.float32))
 
 
 def action_id(action: Any, num_actions: int) -> int:

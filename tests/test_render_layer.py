@@ -1,0 +1,52 @@
+"""The renderer (cardenvs/render/) sits beside core: it imports nothing of
+the package but core and itself, so game folders may draw with it; the
+application (cardenvs/table/) sits on top, and its old renderer paths are
+aliases of the renderer's modules."""
+
+from __future__ import annotations
+
+import ast
+import importlib
+import pathlib
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+
+
+def _imports(path: pathlib.Path) -> set[str]:
+    """The cardenvs modules ``path`` imports (relative imports resolved), anywhere in it."""
+    package = ".".join(path.relative_to(ROOT).with_suffix("").parts[:-1])
+    if path.name == "__init__.py":
+        package = ".".join(path.relative_to(ROOT).parts[:-1])
+    out = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")[: len(package.split(".")) - (node.level - 1)]
+                out.add(".".join(base + ([node.module] if node.module else [])))
+            else:
+                out.add(node.module or "")
+        elif isinstance(node, ast.Import):
+            out.update(a.name for a in node.names)
+    return {m for m in out if m.startswith("cardenvs")}
+
+
+def test_the_renderer_imports_only_core_and_itself():
+    files = sorted((ROOT / "cardenvs" / "render").glob("*.py"))
+    assert files
+    for path in files:
+        for module in _imports(path):
+            assert module.startswith(("cardenvs.render", "cardenvs.core")), f"{path.name} imports {module}"
+
+
+def test_game_scenes_draw_with_the_renderer_not_the_app():
+    for path in sorted((ROOT / "cardenvs" / "games").glob("*/scene.py")):
+        assert not any(m.startswith("cardenvs.table") for m in _imports(path)), path
+
+
+def test_the_old_renderer_paths_are_the_renderer_modules():
+    for name in ("canvas", "svg_backend", "rgb_backend"):
+        assert importlib.import_module(f"cardenvs.table.{name}") is importlib.import_module(f"cardenvs.render.{name}")
+    from cardenvs.render import parts
+    from cardenvs.table import games
+
+    assert games.header is parts.header and games.generic is parts.generic
