@@ -66,6 +66,10 @@ from .tables import (
     ArrayValues,
 )
 
+#: What PIMC (:mod:`cardenvs.agents.pimc`) searches: phase -> the actions
+#: searched in it (None: every legal one): the card play.
+SEARCHED = {PLAYING: None}
+
 CLUBS, DIAMONDS, SPADES = 0, 1, 3  # (hearts: 2)
 MARIA = NUM_SUITS  # the problem's fifth suit: Black Maria, in rows where she counts apart from the spades
 

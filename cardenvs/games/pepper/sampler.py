@@ -26,6 +26,10 @@ from ...search.worlds import check_request, repeat_rows, seat_array
 from .legal import play_mask
 from .tables import EFFECTIVE_SUIT, NO_TRUMP, NUM_TYPES, PLAYING
 
+#: What PIMC (:mod:`cardenvs.agents.pimc`) searches: phase -> the actions
+#: searched in it (None: every legal one): the card play.
+SEARCHED = {PLAYING: None}
+
 
 @kernel
 def constraints(seats, trump, hands, dead, history, trick_no, trick_leaders, trick, leader, unseen, capacity, allowed):
