@@ -174,6 +174,11 @@ class BatchState:
         new.__dict__.update(fields)
         return new
 
+    def before_step(self) -> None:
+        """Called by the rules' step (:meth:`TurnBasedRules.step_then`)
+        before any game of this state moves: a state that keeps records of
+        its output arrays (Push's recycled outputs) settles them here."""
+
     def before_shards(self, views: list[BatchState]) -> None:
         """Called before the row views ``views`` are stepped in threads (by
         :func:`~.shards.in_shards`): a game whose rows share something
@@ -406,6 +411,7 @@ class TurnBasedRules(GameRules):
         actions = np.asarray(actions, np.int64)
         rewards = np.zeros((state.batch, self.num_players), np.float32)
         count: list[int] = []
+        state.before_step()
 
         def shard(view: BatchState, lo: int, hi: int) -> list[Any]:
             requests = self.advance(view, actions[lo:hi], rewards[lo:hi])

@@ -199,10 +199,6 @@ class PushRules(TurnBasedRules):
         return state.outputs.masks_for_caller(state)
 
     # ------------------------------------------------------------------ step
-    def step(self, state: PushState, actions: np.ndarray) -> np.ndarray:
-        state.outputs.own_masks(state, every_row_rewritten=True)  # (before the shards write masks)
-        return super().step(state, actions)
-
     def advance(self, state: PushState, actions: np.ndarray, rewards: np.ndarray) -> list[np.ndarray]:
         """Every game's action and new mask (:func:`apply.step_rows`); then
         the rounds that ended are scored, and the games over end; the others'
