@@ -38,6 +38,9 @@ MOVED: dict[str, str] = {
     **{f"cardenvs.agents.{g}": f"cardenvs.games.{g}.agent" for g in _GAMES},
     **{f"cardenvs.search.{g}": f"cardenvs.games.{g}.sampler" for g in _GAMES},
     "cardenvs.search.push_turn": "cardenvs.games.push.push_turn",
+    # the base classes and machinery game folders build on, moved into core (a game imports only core)
+    "cardenvs.agents.base": "cardenvs.core.agent",
+    **{f"cardenvs.search.{m}": f"cardenvs.core.sampling.{m}" for m in ("base", "streams", "worlds")},
     # the renderer, split from the application (cardenvs.table) into cardenvs.render
     **{f"cardenvs.table.{m}": f"cardenvs.render.{m}" for m in ("canvas", "svg_backend", "rgb_backend")},
 }

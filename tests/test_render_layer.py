@@ -1,7 +1,7 @@
-"""The renderer (cardenvs/render/) sits beside core: it imports nothing of
-the package but core and itself, so game folders may draw with it; the
-application (cardenvs/table/) sits on top, and its old renderer paths are
-aliases of the renderer's modules."""
+"""The layers: the renderer (cardenvs/render/) sits beside core and imports
+nothing of the package but core and itself; a game folder imports only
+core, the renderer and itself; the application (cardenvs/table/) sits on
+top, and its old renderer paths are aliases of the renderer's modules."""
 
 from __future__ import annotations
 
@@ -38,9 +38,13 @@ def test_the_renderer_imports_only_core_and_itself():
             assert module.startswith(("cardenvs.render", "cardenvs.core")), f"{path.name} imports {module}"
 
 
-def test_game_scenes_draw_with_the_renderer_not_the_app():
-    for path in sorted((ROOT / "cardenvs" / "games").glob("*/scene.py")):
-        assert not any(m.startswith("cardenvs.table") for m in _imports(path)), path
+def test_game_folders_import_only_core_the_renderer_and_themselves():
+    games = ROOT / "cardenvs" / "games"
+    for path in sorted(games.rglob("*.py")):
+        folder = path.relative_to(games).parts[0]
+        own = ("cardenvs.games" if folder == "__init__.py" else f"cardenvs.games.{folder}",)
+        for module in _imports(path):
+            assert module.startswith(("cardenvs.core", "cardenvs.render", *own)), f"{path} imports {module}"
 
 
 def test_the_old_renderer_paths_are_the_renderer_modules():

@@ -30,9 +30,9 @@ from typing import Any
 
 import numpy as np
 
+from ..core.agent import Agent
 from ..registry import GAMES, rules_class
 from ..search import sample_worlds, sampler
-from .base import Agent
 from .registry import make_agent
 
 

@@ -46,8 +46,8 @@ import numpy as np
 
 from ...core.game import BatchState
 from ...core.jit import kernel
-from ...search.base import MAX_SUITS, NUM_SUITS, offsets, sample_cards
-from ...search.worlds import check_request, repeat_rows, seat_array
+from ...core.sampling.base import MAX_SUITS, NUM_SUITS, offsets, sample_cards
+from ...core.sampling.worlds import check_request, repeat_rows, seat_array
 from . import observation as ob
 from .legal import refresh_legal
 from .tables import (

@@ -33,9 +33,9 @@ import numpy as np
 
 from ...core.game import BatchState
 from ...core.jit import kernel
-from ...search.base import NUM_SUITS, offsets, sample_cards
-from ...search.streams import shuffle_span
-from ...search.worlds import check_request, repeat_rows, seat_array
+from ...core.sampling.base import NUM_SUITS, offsets, sample_cards
+from ...core.sampling.streams import shuffle_span
+from ...core.sampling.worlds import check_request, repeat_rows, seat_array
 from .push_turn import can_finish
 from .tables import (
     ACT_PUSH,
