@@ -4,7 +4,7 @@ For each decision: sample ``worlds`` complete states consistent with what
 the acting seat saw (:func:`cardenvs.search.sample_worlds`), play every
 legal action in every world, then play the hand out with a rollout policy
 (``"random"`` legal moves, ``"rule"``: the game's rule agent in every seat,
-or any :class:`~cardenvs.agents.base.Agent`, e.g. a trained
+or any :class:`~cardenvs.core.agent.Agent`, e.g. a trained
 :class:`~cardenvs.agents.policy.PolicyAgent`), and pick the action with the best mean outcome: the change
 of the acting seat's (side's) score over the rest of the hand (Push: the
 round; less the other side's: its sampler's ``MARGIN``, :func:`margin`), negated where the lowest
