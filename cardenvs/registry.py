@@ -102,6 +102,18 @@ GAMES: dict[str, GameSpec] = {
             ("cardenvs.spit.observation:LAYOUT", "cardenvs.speed.observation:LAYOUT"),
             state_layouts=("cardenvs.spit.state:STATE_LAYOUT", "cardenvs.speed.state:STATE_LAYOUT"),
         ),
+        GameSpec(
+            "high_card_v0",
+            "High Card",
+            "2",
+            "high_card",
+            "cardenvs.games.high_card.rules:HighCardRules",
+            False,
+            "cardenvs.games.high_card.agent:HighCardRuleAgent",
+            "high_card_ppo.npz",
+            ("cardenvs.games.high_card.observation:LAYOUT",),
+            state_layouts=("cardenvs.games.high_card.state:STATE_LAYOUT",),
+        ),
     )
 }
 

@@ -1,0 +1,1 @@
+"""The games, one folder each (``cardenvs/games/<folder>/``)."""
