@@ -109,6 +109,15 @@ class HighCardRules(TurnBasedRules):
     def seat_scores(self, state: BatchState) -> np.ndarray:
         return state.scores.copy()
 
+    def hidden_deals(self, deck: list[str]) -> tuple[list[str], list[str]]:
+        """Two decks (card texts, top first) differing only in cards the
+        first seat to act cannot see, dealt by seat 0: its first card traded
+        with the stock's bottom one (the conformance kit's ``hidden_cards``
+        check: with one opponent it cannot trade cards between two)."""
+        other = list(deck)
+        other[1], other[-1] = other[-1], other[1]
+        return list(deck), other
+
     # ------------------------------------------------------------ state_dict / render
     def state_dict(self, state: BatchState, row: int = 0) -> dict[str, Any]:
         """The whole game as plain data (the public contract every test and
