@@ -7,6 +7,7 @@
     cardenvs replay picture game.json --step 40 --viewpoint 1 -o table.svg
     cardenvs arena pepper --agents random,rule,ppo  # a league in duplicate deals, rated
     cardenvs eval | bench | train GAME               # the repository's scripts (from a checkout)
+    cardenvs new-game card_duel                      # a new game: a copy of the template (from a checkout)
 
 Every command has ``--help``.
 """
@@ -356,6 +357,10 @@ def parser() -> argparse.ArgumentParser:
     from .arena import add_parser as add_arena  # (its options and command: cardenvs/arena.py)
 
     add_arena(sub, Progress)
+
+    from .new_game import add_parser as add_new_game  # (cardenvs/new_game.py)
+
+    add_new_game(sub)
 
     for name, (rel, text) in SCRIPTS.items():
         sp = sub.add_parser(name, help=text.lower().rstrip("."), add_help=False, description=f"{text} Runs {rel}.")
