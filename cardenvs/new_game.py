@@ -4,7 +4,9 @@ template game, High Card (``cardenvs/games/high_card/``).
 It writes the game's folder ``cardenvs/games/NAME/`` (every identifier,
 class name and title renamed, its golden playthrough included), its docs
 page ``docs/NAME.md`` and its line in ``cardenvs/registry.py``'s
-``GAME_FOLDERS``: the three places a game touches.  The copy plays High
+``GAME_FOLDERS``: the three places a game touches.  Then ``make docs``'s
+generator (``tools/gen_docs.py``) lists it in the generated games tables of
+``README.md`` and ``docs/index.md``.  The copy plays High
 Card under the name ``NAME_v0`` and passes every test before any rule is
 changed; ``docs/adding-a-game.md`` says what to change next.
 
@@ -17,9 +19,11 @@ from __future__ import annotations
 
 import argparse
 import keyword
+import os
 import pathlib
 import re
 import shutil
+import subprocess
 import sys
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]  # the checkout, when run from one
@@ -112,6 +116,7 @@ def make_game(name: str, title: str, root: pathlib.Path = ROOT) -> list[pathlib.
     source, target = root / "cardenvs" / "games" / TEMPLATE, root / "cardenvs" / "games" / name
     page = root / "docs" / f"{name}.md"
     written: list[pathlib.Path] = []
+    registry = root / "cardenvs" / "registry.py"
     try:
         for path in sorted(source.rglob("*")):
             if path.is_dir() or "__pycache__" in path.parts or path.suffix in (".pyc", ".nbi", ".nbc"):
@@ -126,14 +131,28 @@ def make_game(name: str, title: str, root: pathlib.Path = ROOT) -> list[pathlib.
         block = _folders_block(registry_text)
         assert block is not None  # (checked above)
         line = f'    "{name}",\n'
-        (root / "cardenvs" / "registry.py").write_text(
+        registry.write_text(
             registry_text[: block.end("lines")] + line + registry_text[block.end("lines") :], encoding="utf-8"
         )
+        _generate_docs(root)
     except BaseException:  # leave nothing half made
         shutil.rmtree(target, ignore_errors=True)
         page.unlink(missing_ok=True)
+        registry.write_text(registry_text, encoding="utf-8")
         raise
     return written
+
+
+def _generate_docs(root: pathlib.Path) -> None:
+    """Run the docs generator (``make docs``'s tables) on ``root``, in a new
+    process: this one's registry was read before the game existed."""
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(root), os.environ.get("PYTHONPATH", "")])}
+    done = subprocess.run(
+        [sys.executable, str(root / "tools" / "gen_docs.py")], cwd=root, env=env, capture_output=True, text=True
+    )
+    if done.returncode != 0:
+        last = (done.stderr.strip() or done.stdout.strip() or "no output").splitlines()[-1]
+        raise NameError_(f"tools/gen_docs.py failed on the new game, nothing kept: {last}")
 
 
 def cmd_new_game(args: argparse.Namespace) -> int:
@@ -149,6 +168,7 @@ def cmd_new_game(args: argparse.Namespace) -> int:
     print(f"  {folder.relative_to(ROOT)}/ ({sum(p.is_relative_to(folder) for p in written)} files)")
     print(f"  docs/{name}.md")
     print(f'  cardenvs/registry.py: "{name}" added to GAME_FOLDERS')
+    print("  README.md, docs/index.md: the generated games tables (tools/gen_docs.py, as `make docs`)")
     print(f"It plays {TEMPLATE_TITLE} until you change its rules, and passes every test as it is.")
     print(NEXT.format(name=name), end="")
     return 0

@@ -1,7 +1,7 @@
 """``cardenvs new-game`` proves the recipe of docs/adding-a-game.md (issue
 #32 item 6): in a copy of the repository's tracked files, a new game made
 from the template touches only its folder, its docs page and its registry
-line, and passes the conformance kit and the generic suite (every test
+line (and the generated games tables), and passes the conformance kit and the generic suite (every test
 parametrised over the registry) as it is; a planted bug in it (a mask that
 allows a card not in hand) makes the kit fail naming the check.  Bad names
 are refused in one line, nothing written."""
@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import pathlib
+import re
 import shutil
 import subprocess
 import sys
@@ -37,6 +38,10 @@ def snapshot(tree: pathlib.Path) -> dict[str, bytes]:
     }
 
 
+def outside_games_tables(page: bytes) -> str:
+    return re.sub(r"<!-- generated:games -->.*?<!-- /generated:games -->", "", page.decode(), flags=re.S)
+
+
 @pytest.fixture(scope="module")
 def tree(tmp_path_factory) -> pathlib.Path:
     """A copy of the repository's tracked files (as they are in the work
@@ -53,9 +58,16 @@ def tree(tmp_path_factory) -> pathlib.Path:
     made = run(tree, "-m", "cardenvs.cli", "new-game", NAME)
     assert made.returncode == 0, made.stderr
     assert f"made {NAME}_v0 (Card Duel)" in made.stdout and f"python -m cardenvs.testing {NAME}_v0" in made.stdout
-    changed = {path for path, data in snapshot(tree).items() if before.get(path) != data}
+    after = snapshot(tree)
+    changed = {path for path, data in after.items() if before.get(path) != data}
     folder = f"cardenvs/games/{NAME}/"
-    assert changed - {f"docs/{NAME}.md", "cardenvs/registry.py"} == {p for p in changed if p.startswith(folder)}
+    generated = {"README.md", "docs/index.md"}  # (their games tables, regenerated: nothing else in them)
+    assert changed - {f"docs/{NAME}.md", "cardenvs/registry.py", *generated} == {
+        p for p in changed if p.startswith(folder)
+    }
+    for page in generated:
+        assert outside_games_tables(after[page]) == outside_games_tables(before[page])
+        assert f"[Card Duel]({'docs/' if page == 'README.md' else ''}{NAME}.md)" in after[page].decode()
     assert {f"{folder}spec.py", f"{folder}rules.py", f"{folder}playthroughs/{NAME}.txt", f"docs/{NAME}.md"} <= changed
     assert f'    "{NAME}",\n' in (tree / "cardenvs/registry.py").read_text()
     rules = (tree / folder / "rules.py").read_text()
