@@ -33,6 +33,10 @@ TEMPLATE_CLASS, TEMPLATE_TITLE = "HighCard", "High Card"
 #: (``cardenvs.<name>``), and the template's docs pages' neighbours are
 #: refused by their page existing.
 RESERVED = {"core", "games", "agents", "search", "table", "testing", "integrations", "baselines", "template"}
+HEAD = '''"""{title} (``cardenvs.{name}_v0``), made by ``cardenvs new-game`` from the template game,
+High Card: change it file by file (see docs/adding-a-game.md).
+
+'''
 NEXT = """\
 Next (docs/adding-a-game.md says more):
   1. cardenvs/games/{name}/tables.py: your deck, actions and phases; then legal.py, deal.py, apply.py
@@ -122,11 +126,15 @@ def make_game(name: str, title: str, root: pathlib.Path = ROOT) -> list[pathlib.
             if path.is_dir() or "__pycache__" in path.parts or path.suffix in (".pyc", ".nbi", ".nbc"):
                 continue
             out = target / renamed(str(path.relative_to(source)), name, title)
+            text = renamed(path.read_text(encoding="utf-8"), name, title)
+            if path.name == "__init__.py":  # the folder's map: it is not the template any more
+                text = re.sub(r'^""".*?\n\n', HEAD.format(name=name, title=title), text, count=1, flags=re.S)
             out.parent.mkdir(parents=True, exist_ok=True)
-            out.write_text(renamed(path.read_text(encoding="utf-8"), name, title), encoding="utf-8")
+            out.write_text(text, encoding="utf-8")
             written.append(out)
         template_page = (root / "docs" / f"{TEMPLATE}.md").read_text(encoding="utf-8")
-        page.write_text(renamed(template_page, name, title), encoding="utf-8")
+        note = f"<!-- made by `cardenvs new-game` from docs/{TEMPLATE}.md: rewrite it for your game -->\n"
+        page.write_text(note + renamed(template_page, name, title), encoding="utf-8")
         written.append(page)
         block = _folders_block(registry_text)
         assert block is not None  # (checked above)
