@@ -354,13 +354,7 @@ def parser() -> argparse.ArgumentParser:
     rp.add_argument("-o", "--output", default="table.svg")
     rp.set_defaults(func=cmd_replay_picture)
 
-    from .arena import add_parser as add_arena  # (its options and command: cardenvs/arena.py)
-
-    add_arena(sub, Progress)
-
-    from .new_game import add_parser as add_new_game  # (cardenvs/new_game.py)
-
-    add_new_game(sub)
+    _own_modules(sub)
 
     for name, (rel, text) in SCRIPTS.items():
         sp = sub.add_parser(name, help=text.lower().rstrip("."), add_help=False, description=f"{text} Runs {rel}.")
@@ -379,6 +373,15 @@ def parser() -> argparse.ArgumentParser:
     sp.add_argument("args", nargs=argparse.REMAINDER, help="options of the training script")
     sp.set_defaults(func=cmd_train)
     return p
+
+
+def _own_modules(sub: argparse._SubParsersAction) -> None:
+    """The commands whose options and code live in modules of their own."""
+    from .arena import add_parser as add_arena  # (cardenvs/arena.py)
+    from .new_game import add_parser as add_new_game  # (cardenvs/new_game.py)
+
+    add_arena(sub, Progress)
+    add_new_game(sub)
 
 
 def _doc(command: str) -> str:

@@ -113,8 +113,8 @@ def renamed(text: str, name: str, title: str) -> str:
 def make_game(name: str, title: str, root: pathlib.Path = ROOT) -> list[pathlib.Path]:
     """Write the new game ``name`` (see the module doc) and return the files
     written; checks everything first (:class:`NameError_`, nothing written)."""
-    registry_text = check_checkout(root)
     check_name(name, root)
+    registry_text = check_checkout(root)
     if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9 '-]{0,59}", title):
         raise NameError_(f"the title {title!r} must be letters, digits, spaces, hyphens or apostrophes (at most 60)")
     source, target = root / "cardenvs" / "games" / TEMPLATE, root / "cardenvs" / "games" / name
@@ -187,7 +187,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     sp = sub.add_parser(
         "new-game",
         help="start a new game: a renamed copy of the template game (from a source checkout)",
-        description=__doc__.split("\n\n")[0].replace("``", "")
+        description=__doc__.split("\n\n")[0].replace("``", "").rstrip(".")
         + ". Writes cardenvs/games/NAME/, docs/NAME.md and NAME's line in cardenvs/registry.py, then says what "
         "to edit next. Run it in a source checkout (an installed package cannot add games to itself).",
     )
