@@ -2,27 +2,59 @@
 
 For each game and pair of agents (the committed PPO baseline against the
 rule agent, the rule agent against random) the same number of deals is
-played twice with :func:`cardenvs.agents.duplicate.play_duplicate`:
+played in three arms with :func:`cardenvs.agents.duplicate.play_duplicate`:
 
-- **duplicate**: every deal once per seating (the module's seatings: two
-  for two sides, A alone at each seat and B alone at each seat in
-  Cancellation Hearts), so each deal is S games on the same cards;
-- **independent**: ``independent=True``, the same seatings, but every game
-  on a deal of its own (the control).
+- **duplicate** (``dup``): every deal once per seating (the module's
+  seatings: two for two sides, A alone at each seat and B alone at each
+  seat in Cancellation Hearts), so each deal is S games on the same cards,
+  with the match's common random numbers (``streams=True``, the default:
+  the agents at a seat draw from the stream of that deal and seat in every
+  copy);
+- **duplicate, own generators** (``own``): the same, ``streams=False``,
+  each agent drawing from its own generator (duplicate as it was before
+  the streams).  Where no agent of the pair takes streams (the rule agent
+  and the PPO baseline, which plays its most likely action, are
+  deterministic) the two arms are the same games: it is played once and
+  the table says "(same games)";
+- **independent** (``indep``): ``independent=True``, the same seatings,
+  but every game on a deal of its own (the control), own generators.
 
-Both arms have the same seatings, the same number of groups D ("deals")
+All arms have the same seatings, the same number of groups D ("deals")
 and so the same games, D x S.  Each arm is summarised by the same
 estimator: per group, :func:`~cardenvs.agents.duplicate.pair_values` (A's
 result less B's, each its mean over the seats it held, averaged over the
 S seatings), then a t interval over the D groups
 (:func:`~cardenvs.agents.duplicate.paired_interval`).  The groups are
-independent and alike in both arms (in the independent arm a group is S
-games on S unrelated deals, numbered together by play_duplicate), so both
+independent and alike in every arm (in the independent arm a group is S
+games on S unrelated deals, numbered together by play_duplicate), so the
 intervals are honest, and at the same D and S they use the same t
 quantile: the ratio of games needed for the same width is
 ``(hw_indep / hw_dup) ** 2``, the ratio of the per-group variances.  Its
 95% interval is a percentile bootstrap (the groups of each arm resampled
-apart, ``--resamples`` times, seeded).
+apart, ``--resamples`` times, seeded).  *alike* is the share of deals
+whose copies all ended with the same scores seat by seat -- as on the deals
+where the two agents' decisions never told the copies apart (in Spit, whose
+score is the game won, it also counts the deals the same seat won in every
+copy).
+
+Pairs of stochastic agents (``--pairs selfplay~-critic~``): the two
+learners of the committed league (``benchmarks/league/<game>/policies/``,
+self-play PPO and the state critic) playing sampled (``greedy=False``),
+drawing their Gumbel noise from the streams (:data:`SAMPLED`; Pepper,
+Hearts and Spit have them).
+
+Why the copies of a deal part (what this run shows with the others): the
+rule agents and the greedy PPO baseline are deterministic, so a deal's
+copies differ only where the two policies decide differently, and from
+there on the game runs its own way.  With no chance after the deal
+(Pepper's and Hearts' later hands are dealt alike in every copy) the
+pair's per-deal value is a fixed function of the deal; no luck term
+computed from the cards alone can cancel more of it than the seatings
+already do (each agent holds every seat's cards, so any sum of per-seat
+hand values drops out of A less B exactly).  Common random numbers only
+act between stochastic agents (random, a sampling policy) at the same
+seat, so they change nothing for these pairs; they make two copies of
+alike stochastic agents play alike.
 
 The measures (per deal, A less B):
 
@@ -31,6 +63,8 @@ The measures (per deal, A less B):
   game: the points of that hand); Cancellation Hearts and Push: minus the
   penalty points (Hearts' one-hand game: that hand's); Spit's score is
   the game won, the same as ``win``, so it is not listed apart;
+- ``hand`` (Pepper to 30 points): the score per hand played (the copies
+  of a deal meet the same hands, but may end after different numbers of them);
 - ``place`` (games of more than two sides, Hearts): the share of the
   comparisons between A's seats and B's seats that A's seat finished
   ahead in (a tie half), as 2 x share - 1: what the ratings fit.
@@ -47,7 +81,9 @@ times the deals for the same games), and ``hearts_nopass``, the one-hand
 game without the pass (``passing="none"``, another game: the pass is where
 the copies of a deal part).  ``--games`` picks among these rows.
 
-    python benchmarks/duplicate_variance.py --json         # the committed run (~15 min on 2 loaded cores)
+    python benchmarks/duplicate_variance.py --json         # the committed run (~15-20 min on 2 loaded cores)
+    python benchmarks/duplicate_variance.py --pairs selfplay~-critic~ --games pepper,pepper_1hand,hearts_1hand,spit \
+        --json benchmarks/results/duplicate_variance-sampled.json   # stochastic agents: what the streams do
     python benchmarks/duplicate_variance.py --games pepper_1hand --scale 0.25
     python benchmarks/duplicate_variance.py --append       # also append the table to benchmarks/results.txt
 """
@@ -99,7 +135,14 @@ class Protocol:
 
 HEARTS_1HAND = {"num_players": 6, "max_hands": 1}
 PROTOCOLS = (
-    Protocol("pepper", "pepper_v0", {"num_players": 4}, 192, note="4p, to 30 points (at most 50 hands)"),
+    Protocol(
+        "pepper",
+        "pepper_v0",
+        {"num_players": 4},
+        192,
+        ("win", "score", "hand"),
+        "4p, to 30 points (at most 50 hands)",
+    ),
     Protocol("pepper_1hand", "pepper_v0", {"num_players": 4, "max_hands": 1}, 1024, note="4p, a game of one hand"),
     Protocol(
         "hearts_1hand",
@@ -135,6 +178,21 @@ PROTOCOLS = (
     Protocol("spit", "spit_v0", {}, 192, ("win",), "score = the game won: the same as win"),
 )
 PAIRS = (("ppo", "rule"), ("rule", "random"))
+#: learners of the committed league played sampling (``greedy=False``), for pairs of stochastic agents
+#: (``--pairs selfplay~-critic~``): the snapshot in ``benchmarks/league/<game>/policies/<folder>/``
+SAMPLED = {"selfplay~": "selfplay", "critic~": "state-critic"}
+
+
+def make(game: str, spec: str, seed: int, config: dict):
+    """An agent of the benchmark: a registry spec, or a sampled learner of :data:`SAMPLED`."""
+    if spec not in SAMPLED:
+        return make_agent(game, spec, seed=seed, **config)
+    from cardenvs.agents.mlp import MLPAgent
+
+    snapshots = sorted((ROOT / "benchmarks" / "league" / game / "policies" / SAMPLED[spec]).glob("policy_*.pt"))
+    if not snapshots:
+        raise SystemExit(f"no {SAMPLED[spec]} learner for {game} in benchmarks/league")
+    return MLPAgent.load(snapshots[-1], game, greedy=False, seed=seed, name=spec, **config)
 
 
 def half_width(values: np.ndarray) -> float:
@@ -218,30 +276,76 @@ def agent_seed(seed: int, *where: int) -> int:
     return int(np.random.SeedSequence([seed, *where]).generate_state(1)[0])
 
 
+def copies_alike(record: DuplicateRecord) -> float:
+    """The share of deals whose copies all ended with the same scores seat
+    by seat (every copy the same game, as where the agents' decisions agree)."""
+    return float((record.scores == record.scores[:, :1]).all(axis=(1, 2)).mean())
+
+
+def takes_streams(agents: list) -> bool:
+    """Whether any of ``agents`` decides from the match's common random numbers (``act_streams``)."""
+    return any(hasattr(a, "act_streams") and not hasattr(a, "act_states") for a in agents)
+
+
+def play_arms(protocol: Protocol, p: int, pair: tuple[str, str], deals: int, seed: int, batch: int) -> tuple:
+    """The three arms of a pair: duplicate with common random numbers (the
+    module's default), duplicate with each agent's own generator (as before
+    them), independent deals.  The arms' agents are made alike, seeded apart.
+    Where no agent takes streams the first two are the same games: played once."""
+    records, seconds = {}, {}
+    for arm, (independent, streams) in enumerate(((False, True), (False, False), (True, False))):
+        agents = [
+            make(protocol.game, spec, agent_seed(seed, p, k, arm), protocol.config) for k, spec in enumerate(pair)
+        ]
+        name = "indep" if independent else "dup" if streams else "own"
+        if name == "own" and not takes_streams(agents):
+            records[name], seconds[name] = records["dup"], 0.0
+            continue
+        start = time.perf_counter()
+        records[name] = play_duplicate(
+            protocol.game,
+            agents,
+            deals,
+            seed,
+            protocol.seatings,
+            batch,
+            independent=independent,
+            names=pair,
+            streams=streams,
+            **protocol.config,
+        )
+        seconds[name] = time.perf_counter() - start
+    return records, seconds
+
+
 def run_pair(
     protocol: Protocol, p: int, pair: tuple[str, str], deals: int, seed: int, batch: int, resamples: int
 ) -> list[dict]:
-    """Both arms of one pair in one game: a row per measure."""
-    records, seconds, config = {}, {}, protocol.config
-    for arm, independent in enumerate((False, True)):
-        agents = [
-            make_agent(protocol.game, spec, seed=agent_seed(seed, p, k, arm), **protocol.config)
-            for k, spec in enumerate(pair)
-        ]
-        start = time.perf_counter()
-        records[independent] = play_duplicate(
-            protocol.game, agents, deals, seed, protocol.seatings, batch, independent=independent, names=pair, **config
-        )
-        seconds[independent] = time.perf_counter() - start
+    """The arms of one pair in one game (:func:`play_arms`): a row per measure."""
+    records, seconds = play_arms(protocol, p, pair, deals, seed, batch)
     rng = np.random.default_rng([seed, p, 1])
     rows = []
     for measure in protocol.measures:
-        dup, indep = (measure_values(records[i], measure) for i in (False, True))
+        dup, own, indep = (measure_values(records[arm], measure) for arm in ("dup", "own", "indep"))
         row = {"protocol": protocol.name, "game": protocol.game, "config": protocol.config, "a": pair[0]}
-        row.update(b=pair[1], measure=measure, note=protocol.note, seatings=len(records[False].seatings))
+        row.update(b=pair[1], measure=measure, note=protocol.note, seatings=len(records["dup"].seatings))
         row.update(compare(dup, indep, row["seatings"], rng, resamples))
-        forfeits = [int(records[i].forfeited().sum()) for i in (False, True)]
-        row.update(seconds_dup=seconds[False], seconds_indep=seconds[True], forfeits=forfeits)
+        low, high = ratio_interval(own, indep, rng, resamples)
+        row.update(
+            own_mean=float(np.mean(own)),
+            own_half_width=half_width(own),
+            own_games_ratio=games_ratio(row["indep_half_width"], half_width(own)),
+            own_games_ratio_low=low,
+            own_games_ratio_high=high,
+            own_replayed=records["own"] is not records["dup"],
+            own_shown=None,  # (the own arm's ratio where it was played apart: the results page's column)
+            copies_alike=copies_alike(records["dup"]),
+        )
+        if row["own_replayed"]:
+            row["own_shown"] = row["own_games_ratio"]
+        forfeits = [int(records[arm].forfeited().sum()) for arm in ("dup", "own", "indep")]
+        row.update(seconds_dup=seconds["dup"], seconds_own=seconds["own"], seconds_indep=seconds["indep"])
+        row.update(forfeits=forfeits)
         rows.append(row)
     return rows
 
@@ -250,27 +354,31 @@ def _num(x: float) -> str:
     return "nan" if math.isnan(x) else "inf" if math.isinf(x) else f"{x:.2f}" if abs(x) < 100 else f"{x:.3g}"
 
 
-def _fmt_ratio(row: dict) -> str:
-    r, lo, hi = row["games_ratio"], row["games_ratio_low"], row["games_ratio_high"]
+def _fmt_ratio(row: dict, prefix: str = "") -> str:
+    r, lo, hi = (row[f"{prefix}games_ratio{x}"] for x in ("", "_low", "_high"))
     if math.isnan(r):
         return "n/a (no variance)"
     return f"{_num(r):>5} [{_num(lo)}, {_num(hi)}]"
 
 
 def table(rows: list[dict]) -> list[str]:
-    """The results as aligned text lines."""
+    """The results as aligned text lines (*own*: duplicate with each agent's
+    own generator, as before common random numbers; *alike*: the share of
+    deals whose copies all ended alike)."""
     head = (
         f"{'game':<13} {'pair':<12} {'measure':<7} {'deals':>5} {'games':>6}  {'dup mean ± hw':>18}  "
-        f"{'indep mean ± hw':>18}  {'indep/dup games [95%]':<22} {'dup games to separate':>21}"
+        f"{'indep mean ± hw':>18}  {'indep/dup games [95%]':<22} {'indep/own games [95%]':<22} {'alike':>5} "
+        f"{'dup games to separate':>21}"
     )
     lines = [head, "-" * len(head)]
     for r in rows:
         sep = r["dup_games_to_separate"]
+        own = _fmt_ratio(r, "own_") if r["own_replayed"] else "(same games)"
         lines.append(
             f"{r['protocol']:<13} {r['a'] + '-' + r['b']:<12} {r['measure']:<7} {r['deals']:>5} {r['games']:>6}  "
             f"{r['dup_mean']:>+9.3f} ± {r['dup_half_width']:<6.3f}  "
             f"{r['indep_mean']:>+9.3f} ± {r['indep_half_width']:<6.3f}  "
-            f"{_fmt_ratio(r):<22} {'inf' if math.isinf(sep) else round(sep):>21}"
+            f"{_fmt_ratio(r):<22} {own:<22} {r['copies_alike']:>5.2f} {'inf' if math.isinf(sep) else round(sep):>21}"
         )
     return lines
 
@@ -333,7 +441,7 @@ def main(argv: list[str] | None = None) -> int:
                 continue
             got = run_pair(protocol, p, pair, budget[protocol.name], args.seed, args.batch, args.resamples)
             rows.extend(got)
-            took = got[0]["seconds_dup"] + got[0]["seconds_indep"]
+            took = got[0]["seconds_dup"] + got[0]["seconds_own"] + got[0]["seconds_indep"]
             print("\n".join(table(got)[2:]) + f"   [{took:.0f} s]", flush=True)
     seconds = time.perf_counter() - start
     lines = table(rows)

@@ -21,14 +21,13 @@ with the commit and the machine (``docs/results.md`` is generated from it).
 from __future__ import annotations
 
 import argparse
-import importlib
 import time
 
 import numpy as np
 import report  # benchmarks/report.py: --json
 
 from cardenvs.agents.evaluation import MatchResult, seat_chance
-from cardenvs.agents.pimc import TRACKED, PIMCAgent, match_outcomes
+from cardenvs.agents.pimc import PIMCAgent, match_outcomes, tracked
 from cardenvs.agents.policy import one_torch_thread
 from cardenvs.agents.registry import make_agent
 from cardenvs.registry import rules_class
@@ -41,8 +40,9 @@ def decision_rate(game: str, agent: PIMCAgent, batch: int, steps: int, seed: int
     state = rules.new_state(batch, np.random.default_rng(seed))
     rules.reset(state, np.arange(batch))
     known = {}
-    if game in TRACKED:
-        known["tracker"] = importlib.import_module(f"cardenvs.search.{TRACKED[game]}").Tracker(rules, batch)
+    tracking = tracked(game)
+    if tracking is not None:
+        known["tracker"] = tracking.Tracker(rules, batch)
     rule = make_agent(game, "rule")
     for _ in range(steps):
         live = np.flatnonzero(~state.done)

@@ -127,12 +127,12 @@ PARTS = {
     "resets": [
         ("cardenvs.core.engine", "final_info_of"),
         ("cardenvs.core.game", "TurnBasedRules.reset"),
-        ("cardenvs.spit.tick", "TickRules.reset"),
+        ("cardenvs.games.spit.tick", "TickRules.reset"),
     ],
     "draws": [("cardenvs.core.game", "BatchState.random"), ("cardenvs.core.game", "BatchState.integers")],
     "stalemates": [
-        ("cardenvs.spit.rules", "SpitRules._end_stalemates"),
-        ("cardenvs.speed.rules", "SpeedRules._unstick"),
+        ("cardenvs.games.spit.rules", "SpitRules._end_stalemates"),
+        ("cardenvs.games.spit.speed.rules", "SpeedRules._unstick"),
     ],
 }
 

@@ -1,11 +1,11 @@
 """cardenvs: card-game environments for multi-agent reinforcement learning.
 
-Games (PettingZoo envs over a batched numpy rules core):
-
-- ``cardenvs.pepper_v0``: Pepper, 2-4 players (AEC).
-- ``cardenvs.cancellation_hearts_v0``: Cancellation Hearts, 6-11 players (AEC).
-- ``cardenvs.push_v0``: Push, partnership contract rummy, 4 players (AEC).
-- ``cardenvs.spit_v0``: Spit and Speed, 2 players (parallel, plus an AEC view).
+Games (PettingZoo envs over a batched numpy rules core), one folder each
+under ``cardenvs/games/``, listed by :mod:`cardenvs.registry`;
+``cardenvs.GAMES`` names them, and each is a module of its own
+(``cardenvs.pepper_v0``: Pepper, 2-4 players, AEC; ``cardenvs.spit_v0``:
+Spit and Speed, parallel plus an AEC view; the docs' home page has them
+all).
 
 ``cardenvs.make(name, **config)`` builds the wrapped AEC env of a game by
 name; ``cardenvs.vector.make(name, num_envs, seed, **config)`` the batched
@@ -17,7 +17,7 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-from . import registry
+from . import _aliases, registry
 from .core.errors import IllegalActionError
 from .core.view import set_picture_maker
 from .registry import spec
@@ -26,6 +26,16 @@ __version__ = "0.1.0"
 __all__ = ["IllegalActionError", "make", "GAMES", "__version__"]
 
 GAMES = tuple(registry.GAMES)
+
+# cardenvs.<game> (cardenvs.pepper_v0: each game's env module) and the moved modules' old paths
+_aliases.install()
+
+
+def __getattr__(name: str) -> Any:
+    # cardenvs.pepper_v0 after a bare `import cardenvs`: the game's env module, imported on first use
+    if name in registry.GAMES:
+        return importlib.import_module(f"{__name__}.{name}")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def _picture(state: dict | None, viewpoint: int | None, kind: str = "rgb"):

@@ -1,121 +1,43 @@
 """The one registry of games: every place that lists the games
 (``cardenvs.make``, ``cardenvs.vector.make``, the agents, the benchmarks,
-the docs generator and the tests) reads it from here.
+the package list, the docs and the tests) reads it from here.
 
-To add a game, add a :class:`GameSpec` to :data:`GAMES` (see
-``docs/adding-a-game.md``)."""
+A game is one folder, ``cardenvs/games/<folder>/``, whose ``spec.py`` holds
+its :class:`GameSpec`; :data:`GAME_FOLDERS` lists the folders, one line per
+game (see ``docs/adding-a-game.md``)."""
 
 from __future__ import annotations
 
 import importlib
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
+from .core.gamespec import GameSpec
 
-@dataclass(frozen=True)
-class GameSpec:
-    """What the library needs to know of a game, by name.
-
-    ``rules``: ``"module:callable"`` of its batched rules (a rules class, or a
-    function that picks one from the config, as Spit's variants do);
-    ``simultaneous``: players act at once (a parallel env) rather than in
-    turn (AEC); ``folder``: its package under ``cardenvs/``; ``doc``: its docs
-    page; ``rule_agent``: ``"module:Class"`` of its rule-based agent;
-    ``baseline``: the file name of its committed PPO policy (a cardenvs policy
-    file, ``<name>_ppo.npz``: see ``cardenvs/agents/checkpoint.py``);
-    ``layouts``: ``"module:attribute"`` of each observation layout (one per
-    variant), in the order their tables stand in the docs page;
-    ``state_layouts``: likewise the layout of each variant's state (the
-    whole game, for centralised critics: :mod:`cardenvs.core.state`), whose
-    tables stand in the page's "State" section."""
-
-    name: str
-    title: str
-    players: str
-    folder: str
-    rules: str
-    simultaneous: bool
-    rule_agent: str
-    baseline: str
-    layouts: tuple[str, ...]
-    state_layouts: tuple[str, ...] = ()
-
-    @property
-    def module(self) -> str:
-        """The public module, e.g. ``cardenvs.pepper_v0``."""
-        return f"cardenvs.{self.name}"
-
-    @property
-    def doc(self) -> str:
-        return f"docs/{self.folder}.md"
+#: The games, one folder of ``cardenvs/games/`` each, in the order they are listed everywhere.
+GAME_FOLDERS: tuple[str, ...] = (
+    "pepper",
+    "cancellation_hearts",
+    "push",
+    "spit",
+    "high_card",
+)
 
 
-GAMES: dict[str, GameSpec] = {
-    g.name: g
-    for g in (
-        GameSpec(
-            "pepper_v0",
-            "Pepper",
-            "2-4",
-            "pepper",
-            "cardenvs.pepper.rules:PepperRules",
-            False,
-            "cardenvs.agents.pepper:PepperRuleAgent",
-            "pepper_ppo.npz",
-            ("cardenvs.pepper.observation:LAYOUT",),
-            state_layouts=("cardenvs.pepper.state:STATE_LAYOUT",),
-        ),
-        GameSpec(
-            "cancellation_hearts_v0",
-            "Cancellation Hearts",
-            "6-11",
-            "cancellation_hearts",
-            "cardenvs.cancellation_hearts.rules:CancellationHeartsRules",
-            False,
-            "cardenvs.agents.cancellation_hearts:HeartsRuleAgent",
-            "hearts_ppo.npz",
-            ("cardenvs.cancellation_hearts.observation:LAYOUT",),
-            state_layouts=("cardenvs.cancellation_hearts.state:STATE_LAYOUT",),
-        ),
-        GameSpec(
-            "push_v0",
-            "Push",
-            "4",
-            "push",
-            "cardenvs.push.rules:PushRules",
-            False,
-            "cardenvs.agents.push:PushRuleAgent",
-            "push_ppo.npz",
-            ("cardenvs.push.observation:LAYOUT",),
-            state_layouts=("cardenvs.push.state:STATE_LAYOUT",),
-        ),
-        GameSpec(
-            "spit_v0",
-            "Spit and Speed",
-            "2",
-            "spit",
-            "cardenvs.spit.rules:spit_rules",
-            True,
-            "cardenvs.agents.spit:SpitRuleAgent",
-            "spit_ppo.npz",
-            ("cardenvs.spit.observation:LAYOUT", "cardenvs.speed.observation:LAYOUT"),
-            state_layouts=("cardenvs.spit.state:STATE_LAYOUT", "cardenvs.speed.state:STATE_LAYOUT"),
-        ),
-        GameSpec(
-            "high_card_v0",
-            "High Card",
-            "2",
-            "high_card",
-            "cardenvs.games.high_card.rules:HighCardRules",
-            False,
-            "cardenvs.games.high_card.agent:HighCardRuleAgent",
-            "high_card_ppo.npz",
-            ("cardenvs.games.high_card.observation:LAYOUT",),
-            state_layouts=("cardenvs.games.high_card.state:STATE_LAYOUT",),
-        ),
-    )
-}
+def _read_specs(folders: tuple[str, ...]) -> dict[str, GameSpec]:
+    games: dict[str, GameSpec] = {}
+    for folder in folders:
+        found = importlib.import_module(f"cardenvs.games.{folder}.spec").SPEC
+        if not isinstance(found, GameSpec) or found.folder != folder:
+            raise TypeError(f"cardenvs/games/{folder}/spec.py: SPEC must be a GameSpec with folder={folder!r}")
+        if found.name in games:
+            raise ValueError(f"cardenvs/games/{folder}/spec.py: the name {found.name!r} is taken")
+        games[found.name] = found
+    return games
+
+
+#: Every game, by registry name (``"pepper_v0"``), built from the folders' ``spec.py``.
+GAMES: dict[str, GameSpec] = _read_specs(GAME_FOLDERS)
 
 
 def spec(name: str) -> GameSpec:
@@ -134,3 +56,6 @@ def load(path: str) -> Any:
 def rules_class(name: str) -> Callable[..., Any]:
     """The callable building game ``name``'s rules from its config."""
     return load(spec(name).rules)
+
+
+__all__ = ["GAME_FOLDERS", "GAMES", "GameSpec", "load", "rules_class", "spec"]

@@ -21,7 +21,7 @@ changes nothing.
 
 Large outputs (Push: observation and mask batches of 4 MB or more) are
 recycled arrays that are written only where they changed since they were
-last handed out (``cardenvs.push.outputs``), so they come **read-only**:
+last handed out (``cardenvs.games.push.outputs``), so they come **read-only**:
 copy one (``obs.astype(np.float32)``, ``mask.copy()``) to change it.  An
 array you still hold is never written again.
 """

@@ -20,7 +20,7 @@ The committed baseline is advised by a teacher stronger than the rule agent
 it is measured against: the rule agent with ``push_naturals=True`` (push
 every natural discard, take only a wild) and ``run_discards=True`` (keep
 the cards the round's contract can use), which wins about 69% against the
-plain rule agent (``cardenvs/agents/push.py``).  The policy plays as its
+plain rule agent (``cardenvs/games/push/agent.py``).  The policy plays as its
 teacher: its argmax never left the advice (every selection round scored the
 same), as with the plain rule agent as teacher, where it tied the rule agent
 (53.3% [47.7%, 58.9%] over 300 games).  From scratch (no advice), 2.1M steps

@@ -18,7 +18,7 @@ whole games (default options: truncated, a draw, after 5000 ticks).
 The committed baseline is advised by a teacher stronger than the rule agent
 it is measured against: the rule agent with ``deny=True`` (among its plays,
 the one that leaves the opponent the fewest fits; see
-``cardenvs/agents/spit.py``), which wins about 58% against the plain rule
+``cardenvs/games/spit/agent.py``), which wins about 58% against the plain rule
 agent.  PPO without that teacher never beat the rule agent here: advised by
 the plain rule agent it stayed at 47-53% over seven recipes of 2-6M steps,
 and from scratch it learned to wait.  With the advice weight at 1 (not 4)

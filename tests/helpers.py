@@ -11,6 +11,7 @@ import pytest
 
 import cardenvs
 import cardenvs.vector as V
+from cardenvs.registry import GAMES
 from cardenvs.testing.common import digest_into  # noqa: F401 (the tests' digests are the kit's)
 
 
@@ -138,10 +139,8 @@ def vector_trajectory_digest(game: str, batch: int, steps: int, seed: int, **con
 
 
 #: Short games (a hand or two, a round, a few dozen ticks), so that a batch
-#: stepped for a few hundred steps finishes and resets hundreds of games.
-SHORT_GAMES = {
-    "pepper_v0": {"max_hands": 2},
-    "cancellation_hearts_v0": {"max_hands": 1, "passing": "none"},
-    "push_v0": {"rounds": [1, 2], "max_turns": 12},
-    "spit_v0": {"max_ticks": 60},
-}
+#: stepped for a few hundred steps finishes and resets hundreds of games:
+#: each game's first variant's ``short_config`` in the registry.
+SHORT_GAMES = {name: dict(game.short_config[0]) for name, game in GAMES.items()}
+#: (game, short config) of every variant of every game (Spit, then Speed).
+SHORT_VARIANTS = [(name, dict(config)) for name, game in GAMES.items() for config in game.short_config]

@@ -10,8 +10,8 @@ import cardenvs.vector as V
 from cardenvs import pepper_v0
 from cardenvs.agents.base import RandomAgent
 from cardenvs.agents.evaluation import match, wilson_interval
-from cardenvs.agents.pepper import PepperRuleAgent
 from cardenvs.agents.seat_env import SeatEnv
+from cardenvs.games.pepper.agent import PepperRuleAgent
 
 sb3 = pytest.importorskip("sb3_contrib", reason="training extras (sb3-contrib) not installed")
 

@@ -20,12 +20,12 @@ import pytest
 
 from cardenvs.agents import push as push_agent
 from cardenvs.agents.base import RuleAgent
-from cardenvs.agents.cancellation_hearts import MOON_OTHERS, MOON_SELF
 from cardenvs.agents.registry import rule_agent
 from cardenvs.agents.states import decision_states
-from cardenvs.cancellation_hearts import observation as HO
-from cardenvs.push import observation as PO
-from cardenvs.push import tables as PT
+from cardenvs.games.cancellation_hearts import observation as HO
+from cardenvs.games.cancellation_hearts.agent import MOON_OTHERS, MOON_SELF
+from cardenvs.games.push import observation as PO
+from cardenvs.games.push import tables as PT
 
 ROWS = 3000  # per source (random, rule-guided): 6,000 decisions per config
 CONFIGS = [
@@ -224,7 +224,7 @@ def test_push_arrays_of_the_wrong_shape_are_refused():
 def test_spit_denial_option_batched_equals_reference_and_denies(config):
     """``SpitRuleAgent(deny=True)``: batched == reference, and every play it
     picks leaves the opponent the fewest fits of all legal plays."""
-    from cardenvs.agents.spit import PLAY, opponent_fits_after
+    from cardenvs.games.spit.agent import PLAY, opponent_fits_after
 
     obs, mask = states("spit_v0", tuple(config.items()))
     denier = rule_agent("spit_v0", deny=True, **config)

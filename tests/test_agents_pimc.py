@@ -11,7 +11,7 @@ import pytest
 from cardenvs.agents.base import RandomAgent
 from cardenvs.agents.pimc import PIMCAgent, play_match
 from cardenvs.agents.registry import make_agent
-from cardenvs.push.tables import DISCARD0, DRAW, MELD, NUM_TYPES
+from cardenvs.games.push.tables import DISCARD0, DRAW, MELD, NUM_TYPES
 from cardenvs.registry import rules_class
 from cardenvs.search import cancellation_hearts, push
 

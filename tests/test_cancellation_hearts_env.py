@@ -7,9 +7,9 @@ import pytest
 from pettingzoo.test import api_test, render_test, seed_test
 
 from cardenvs import cancellation_hearts_v0
-from cardenvs.cancellation_hearts import observation as ob
-from cardenvs.cancellation_hearts.observation import CARD, LAYOUT
-from cardenvs.cancellation_hearts.rules import CancellationHeartsRules
+from cardenvs.games.cancellation_hearts import observation as ob
+from cardenvs.games.cancellation_hearts.observation import CARD, LAYOUT
+from cardenvs.games.cancellation_hearts.rules import CancellationHeartsRules
 
 CONFIGS = [{"num_players": n} for n in range(6, 12)] + [
     {"num_players": 6, "reward": "score_delta", "passing": "none", "max_hands": 2}

@@ -22,7 +22,7 @@ from cancellation_hearts_reference import hand_points
 from helpers import act, legal, sd, seat
 
 from cardenvs import IllegalActionError, cancellation_hearts_v0
-from cardenvs.cancellation_hearts import observation as ob
+from cardenvs.games.cancellation_hearts import observation as ob
 
 RANKS = "23456789TJQKA"
 SUITS = "CDHS"

@@ -9,12 +9,12 @@ import numpy as np
 import pytest
 
 import cardenvs.vector as V
-from cardenvs.cancellation_hearts import observation as hearts_obs
 from cardenvs.core.layout import LEFT_MAX
-from cardenvs.pepper import observation as pepper_obs
-from cardenvs.push import observation as push_obs
-from cardenvs.speed import observation as speed_obs
-from cardenvs.spit import observation as spit_obs
+from cardenvs.games.cancellation_hearts import observation as hearts_obs
+from cardenvs.games.pepper import observation as pepper_obs
+from cardenvs.games.push import observation as push_obs
+from cardenvs.games.spit import observation as spit_obs
+from cardenvs.games.spit.speed import observation as speed_obs
 
 TURN_BASED = [
     # game, config, where the field is, the cap, the state's counter of what is used up

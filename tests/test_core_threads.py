@@ -116,7 +116,7 @@ def test_a_shard_never_draws_and_never_rebinds():
 def test_a_rule_that_draws_while_advancing_is_caught(monkeypatch):
     """Were a game to deal inside :meth:`advance` (in a shard), stepping
     would fail at once rather than give results that depend on the threads."""
-    from cardenvs.pepper.rules import PepperRules
+    from cardenvs.games.pepper.rules import PepperRules
 
     advance = PepperRules.advance
 

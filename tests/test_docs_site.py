@@ -24,6 +24,7 @@ from cardenvs.registry import GAMES
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "tools"))
 import gen_results  # noqa: E402
 import griffe_rst  # noqa: E402
+import mkdocs_games  # noqa: E402
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 API = ROOT / "docs" / "api"
@@ -67,9 +68,14 @@ def public_modules() -> set[str]:
     return modules
 
 
-def nav_api_pages() -> list[str]:
-    """The API pages the site's nav lists (module names)."""
+def listed_api_pages() -> list[str]:
+    """The API pages mkdocs.yml's nav lists (module names)."""
     return re.findall(r"^\s+- [\w.]+: api/([\w.]+)\.md$", (ROOT / "mkdocs.yml").read_text(), re.M)
+
+
+def nav_api_pages() -> list[str]:
+    """The API pages of the site's nav: mkdocs.yml's, then the games' (tools/mkdocs_games.py)."""
+    return listed_api_pages() + sorted(mkdocs_games.api_pages())
 
 
 def test_the_public_modules_are_found_in_the_docs():
@@ -94,14 +100,32 @@ def test_every_public_module_has_an_api_page_in_the_nav():
         f"public modules without an API page (add docs/api/<module>.md and list it in mkdocs.yml): {missing}"
     )
     on_disk = sorted(p.stem for p in API.glob("*.md"))
-    assert sorted(nav) == on_disk, "every page of docs/api/ is in the nav, and only those"
+    assert sorted(listed_api_pages()) == on_disk, "every page of docs/api/ is in mkdocs.yml's nav, and only those"
+    assert not set(on_disk) & set(mkdocs_games.api_pages()), "a game's API page is made by tools/mkdocs_games.py"
 
 
-@pytest.mark.parametrize("page", sorted(p.name for p in API.glob("*.md")))
+def test_the_games_nav_is_the_registry():
+    """The nav's "Games" section and each game's API page come from the
+    registry (tools/mkdocs_games.py), in its order: mkdocs.yml lists none."""
+    config = {"nav": [{"Games": []}, {"API reference": [{"cardenvs": "api/cardenvs.md"}]}]}
+    nav = mkdocs_games.on_config(config)["nav"]
+    assert nav[0]["Games"] == [{game.title: game.doc.removeprefix("docs/")} for game in GAMES.values()]
+    listed = [next(iter(entry)) for entry in nav[1]["API reference"]]
+    assert listed[0] == "cardenvs" and {game.module for game in GAMES.values()} <= set(listed[1:])
+    assert all((ROOT / game.doc).exists() for game in GAMES.values())
+
+
+def api_page_texts() -> dict[str, str]:
+    """Every API page's text by its file name: docs/api/'s and the games'."""
+    made = {f"{name}.md": text for name, text in mkdocs_games.api_pages().items()}
+    return {**{p.name: p.read_text() for p in API.glob("*.md")}, **made}
+
+
+@pytest.mark.parametrize("page", sorted(api_page_texts()))
 def test_each_api_page_renders_a_module(page):
     """A page ``docs/api/<module>.md`` is titled with its module and renders
     it, or the module it re-exports (a game module renders its env module)."""
-    text = (API / page).read_text()
+    text = api_page_texts()[page]
     module = page.removesuffix(".md")
     assert text.startswith(f"# `{module}`\n")
     targets = re.findall(r"^::: ([\w.]+)$", text, re.M)

@@ -3,6 +3,8 @@ seating, replays from the seed, the outcomes and the paired interval."""
 
 from __future__ import annotations
 
+import pathlib
+
 import numpy as np
 import pytest
 
@@ -251,3 +253,119 @@ def test_agents_that_read_the_state_play_with_the_games_tracker():
     record = play_duplicate("cancellation_hearts_v0", [pimc, RandomAgent(2)], 1, seed=0, strict=True, **config)
     assert pimc.searched > 0 and not record.forfeits.any()
     assert record.winners.any(axis=2).all()  # every copy played to its end
+
+
+CRN_GAMES = [
+    ("pepper_v0", {"max_hands": 2}),
+    ("pepper_v0", {"num_players": 3, "max_hands": 2}),
+    ("cancellation_hearts_v0", {"max_hands": 1}),
+    ("push_v0", {"rounds": [1]}),
+    ("spit_v0", {}),  # (simultaneous: every seat decides every tick)
+]
+
+
+@pytest.mark.parametrize("game, config", CRN_GAMES)
+def test_common_random_numbers_make_identical_random_agents_play_alike(game, config):
+    # two random agents, seeded apart: with the match's streams every copy of a deal is the same game
+    # (the pair's value is 0 on every deal, whatever their own seeds); with their own generators it is not
+    def run(streams: bool, seeds=(1, 2)) -> DuplicateRecord:
+        agents = [RandomAgent(seeds[0]), RandomAgent(seeds[1])]
+        return play_duplicate(game, agents, 8, seed=5, batch=4, streams=streams, **config)
+
+    crn, own = run(True), run(False)
+    assert crn.streams and not own.streams
+    assert (crn.scores == crn.scores[:, :1]).all()
+    for measure in ("score", "win"):  # (0 up to the rounding of the means over seats)
+        assert np.abs(pair_values(crn, measure)).max() < 1e-12
+    assert not (own.scores == own.scores[:, :1]).all()
+    # the streams are the run's (seed, deal, seat), not the agents': other agent seeds, the same games
+    assert run(True, (7, 8)).to_json() == crn.to_json()
+    assert run(True).to_json() == crn.to_json()  # replays from its seed
+
+
+def test_common_random_numbers_are_per_copy_generators_of_the_same_numbers():
+    a, b = (Copy("pepper_v0", {}, 2, 1234, False) for _ in range(2))
+    other = Copy("pepper_v0", {}, 2, 999, False)
+    try:
+        ga, gb = a.stream(0, 1, 2), b.stream(1, 1, 2)  # the agents at seat 2 of row 1 in two copies of a deal
+        assert ga is not gb and a.stream(1, 1, 2) is not ga  # each copy and agent owns its generator
+        assert a.stream(0, 1, 2) is ga  # ... and keeps it for the seat's next decisions
+        assert np.array_equal(ga.random(5), gb.random(5))  # the same numbers
+        first = [c.stream(0, 1, 2).random(3) for c in (Copy("pepper_v0", {}, 2, 1234, False), other)]
+        assert not np.array_equal(first[0], first[1])  # another deal's key: other numbers
+        assert not np.array_equal(a.stream(0, 1, 3).random(3), a.stream(0, 0, 2).random(3))
+    finally:
+        for c in (a, b, other):
+            c.close()
+
+
+def test_random_agent_streams_draw_uniformly_among_the_legal_actions():
+    agent = RandomAgent(0)
+    mask = np.zeros((3000, 5), bool)
+    mask[:, [1, 3, 4]] = True
+    rngs = [np.random.default_rng([9, i]) for i in range(len(mask))]
+    acts = agent.act_streams(np.zeros((len(mask), 2)), mask, rngs)
+    counts = np.bincount(acts, minlength=5)
+    assert counts[[0, 2]].sum() == 0 and abs(counts[[1, 3, 4]] - 1000).max() < 120
+    with pytest.raises(ValueError, match="one generator per row"):
+        agent.act_streams(np.zeros((3, 2)), mask[:3], rngs[:2])
+
+
+def test_identical_agents_estimate_zero_without_streams():
+    # unbiasedness: two random agents on their own generators -- the pair's mean is 0 in expectation;
+    # the paired 95% interval covers 0 on most of a few seeds
+    covered = 0
+    for seed in range(8):
+        record = play_duplicate(
+            "pepper_v0", [RandomAgent(seed), RandomAgent(seed + 100)], 24, seed=seed, batch=24, streams=False
+        )
+        _, low, high = paired_interval(pair_values(record, "score"))
+        covered += low <= 0 <= high
+    assert covered >= 6
+
+
+def test_records_say_whether_they_used_streams():
+    record = play_duplicate("pepper_v0", [RandomAgent(1), make_agent("pepper_v0", "rule")], 2, seed=1, streams=False)
+    data = record.to_json()
+    assert data["streams"] is False and DuplicateRecord.from_json(data).streams is False
+    del data["streams"]  # a record written before common random numbers: played without them
+    assert DuplicateRecord.from_json(data).streams is False
+
+
+def test_the_score_per_hand_measure():
+    rule = make_agent("pepper_v0", "rule")
+    record = play_duplicate("pepper_v0", [RandomAgent(1), rule], 4, seed=2, batch=4, max_hands=3, target_score=100)
+    assert (record.hands == 3).all()  # every game plays its three hands (nobody reaches 100)
+    assert np.allclose(pair_values(record, "hand"), pair_values(record, "score") / 3)
+    again = DuplicateRecord.from_json(record.to_json())
+    assert np.array_equal(again.hands, record.hands)
+    # hands differ between the copies: each copy's score over its own hands
+    record.hands = np.array([[1, 2], [3, 3], [2, 1], [1, 1]])
+    per_hand = (record.scores * np.where(record.seatings == 0, 1, -1)[None]).sum(axis=2) / 2 / record.hands
+    assert np.allclose(pair_values(record, "hand"), per_hand.mean(axis=1))
+    record.hands = None
+    with pytest.raises(ValueError, match="needs the hands"):
+        pair_values(record, "hand")
+    assert "score per hand" in str(summarise_pair(again, "hand"))
+
+
+def test_sampling_learners_take_the_streams_too():
+    pytest.importorskip("torch")
+    from cardenvs.agents.mlp import MLPAgent
+
+    root = pathlib.Path(__file__).resolve().parents[1]
+    path = root / "benchmarks" / "league" / "pepper_v0" / "policies" / "selfplay" / "policy_000120.pt"
+    sampled = [MLPAgent.load(path, "pepper_v0", greedy=False, seed=seed) for seed in (1, 2)]
+    crn = play_duplicate("pepper_v0", sampled, 6, seed=4, batch=6, max_hands=1)
+    assert (crn.scores == crn.scores[:, :1]).all()  # one sampling policy, the same noise at each seat: alike
+    own = play_duplicate("pepper_v0", sampled, 6, seed=4, batch=6, max_hands=1, streams=False)
+    assert not (own.scores == own.scores[:, :1]).all()
+    greedy = MLPAgent.load(path, "pepper_v0")
+    copy = Copy("pepper_v0", {}, 4, 11, False)
+    try:
+        obs, mask = copy.observe(copy.live(), None)
+        rngs = [copy.stream(0, row, 0) for row in range(4)]
+        assert np.array_equal(greedy.act_streams(obs, mask, rngs), greedy.act_batch(obs, mask))
+        assert mask[np.arange(4), sampled[0].act_streams(obs, mask, rngs)].all()
+    finally:
+        copy.close()

@@ -101,6 +101,43 @@ def test_runs_end_to_end_at_a_tiny_size(tmp_path, capsys, monkeypatch):
         ("pepper_1hand", "rule", "random", "score"),
     ]
     assert all(r["deals"] == 3 and r["games"] == 6 and r["seatings"] == 2 for r in rows)
+    # random takes the match's streams: the arm with its own generator is played apart
+    assert all(r["own_replayed"] and r["seconds_own"] > 0 and len(r["forfeits"]) == 3 for r in rows)
+    assert all(0 <= r["copies_alike"] <= 1 and "own_games_ratio" in r for r in rows)
     text = summary.read_text()
     assert text.startswith("before\n") and "## duplicate_variance.py at" in text and "# pepper_1hand" in text
     assert "indep/dup games" in capsys.readouterr().out
+
+
+def test_deterministic_pairs_play_the_duplicate_arm_once():
+    # no agent takes streams: the arm with own generators is the same games (not replayed)
+    protocol = next(p for p in dv.PROTOCOLS if p.name == "pepper_1hand")
+    records, seconds = dv.play_arms(protocol, 1, ("rule", "rule"), 3, 5, 8)
+    assert records["own"] is records["dup"] and seconds["own"] == 0.0
+    assert dv.copies_alike(records["dup"]) == 1.0  # one deterministic agent everywhere: every copy the same game
+    assert dv.copies_alike(records["indep"]) < 1.0
+
+
+def test_luck_diagnostics_crossfit_honestly(tmp_path):
+    import duplicate_luck as dl
+
+    rng = np.random.default_rng(4)
+    x = rng.normal(size=(400, 3))
+    d = x @ [1.0, -2.0, 0.5] + 0.1 * rng.normal(size=400)
+    assert dl.crossfit_left(d, x) < 0.01  # a luck term that explains d leaves little
+    left = dl.crossfit_left(rng.normal(size=400), rng.normal(size=(400, 20)))
+    assert left > 0.95  # features unrelated to d: fitted on the other half, they only add noise
+    out = tmp_path / "luck.json"
+    assert dl.main(["--games", "pepper_1hand", "--scale", "0.01", "--json", str(out)]) == 0
+    row = json.loads(out.read_text())["results"][0]
+    assert row["deals"] == 10 and row["module_seatings"] == 2 and 0 <= row["alike_ab"] <= 1
+    assert row["win_reference_variance_left"] == pytest.approx(1 - row["win_reference_r2"])
+
+
+def test_sampled_learners_are_pairs_that_take_the_streams():
+    pytest.importorskip("torch")
+    agent = dv.make("pepper_v0", "selfplay~", 1, {"num_players": 4})
+    assert agent.name == "selfplay~" and not agent.greedy and dv.takes_streams([agent])
+    assert not dv.takes_streams([dv.make("pepper_v0", "rule", 1, {}), dv.make("pepper_v0", "ppo", 1, {})])
+    with pytest.raises(SystemExit, match="no selfplay learner for push_v0"):
+        dv.make("push_v0", "selfplay~", 1, {})

@@ -21,11 +21,12 @@ import numpy as np
 import pytest
 
 from cardenvs.core import jit
+from cardenvs.registry import GAMES as REGISTERED
 
 pytestmark = pytest.mark.skipif(not jit.COMPILED, reason="numba compiles nothing here")
 
 TESTS = pathlib.Path(__file__).parent
-GAMES = ("pepper_v0", "cancellation_hearts_v0", "push_v0", "spit_v0")
+GAMES = tuple(REGISTERED)
 
 
 def run(code: str, mode: str, cache: pathlib.Path | None = None, path: pathlib.Path | None = None) -> object:

@@ -17,15 +17,14 @@ from gymnasium.wrappers import vector as vw
 import cardenvs
 from cardenvs.agents.base import RandomAgent
 from cardenvs.agents.seat_env import SeatEnv, SeatGymVectorEnv
+from cardenvs.registry import GAMES as REGISTERED
 
+# every variant of every game (its defaults, but for the variant), and Pepper at 3 seats
 GAMES = [
-    ("pepper_v0", {}),
-    ("pepper_v0", {"num_players": 3}),
-    ("cancellation_hearts_v0", {}),
-    ("push_v0", {}),
-    ("spit_v0", {}),
-    ("spit_v0", {"variant": "speed"}),
-]
+    (name, {k: v for k, v in config.items() if k == "variant"})
+    for name, game in REGISTERED.items()
+    for config in game.short_config
+] + [("pepper_v0", {"num_players": 3})]
 IDS = [f"{g}-{c}" if c else g for g, c in GAMES]
 
 

@@ -22,12 +22,12 @@ import cardenvs
 from cardenvs import IllegalActionError, spit_v0
 from cardenvs.core import jit
 from cardenvs.core.onegame import OneGame, step_call
-from cardenvs.pepper import apply as pepper_apply
-from cardenvs.pepper.rules import PepperRules
-from cardenvs.pepper.tables import TablePack
-from cardenvs.push.rules import PushRules
-from cardenvs.spit.rules import spit_rules
-from cardenvs.spit.tables import StatePack
+from cardenvs.games.pepper import apply as pepper_apply
+from cardenvs.games.pepper.rules import PepperRules
+from cardenvs.games.pepper.tables import TablePack
+from cardenvs.games.push.rules import PushRules
+from cardenvs.games.spit.rules import spit_rules
+from cardenvs.games.spit.tables import StatePack
 
 _ROW_0 = np.zeros(1, np.int64)
 KINDS = ((np.int8, 1), (np.int64, 2), (np.bool_, 3), (np.int16, 4), (None, 0), (float, 0))

@@ -1,7 +1,7 @@
-"""What a pip-installed cardenvs holds: every package folder is listed in
-pyproject.toml (the list is explicit because the baselines come from
-agents/checkpoints/), the baselines load from the package, and no top-level
-package other than cardenvs is installed."""
+"""What a pip-installed cardenvs holds: every package folder, found by
+setup.py rather than listed (a new game's folder needs no line), plus the
+baselines, which come from agents/checkpoints/ and load from the package;
+and no top-level package other than cardenvs is installed."""
 
 from __future__ import annotations
 
@@ -16,16 +16,29 @@ tomllib = pytest.importorskip("tomllib")  # Python 3.11+
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 
 
-def test_every_package_folder_is_listed():
+def test_every_package_folder_is_packaged():
+    import ast
+
+    from cardenvs.registry import GAME_FOLDERS
+
     config = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
-    listed = set(config["packages"])
+    assert "packages" not in config, "the package list is derived in setup.py, not written in pyproject.toml"
+    assert config["package-dir"] == {"cardenvs.baselines": "agents/checkpoints"}
+    setup = (ROOT / "setup.py").read_text()
+    call = next(
+        n for n in ast.walk(ast.parse(setup)) if isinstance(n, ast.Call) and getattr(n.func, "id", "") == "setup"
+    )
+    listed = ast.unparse(call.keywords[0].value)
+    assert listed == "[*find_packages(include=['cardenvs', 'cardenvs.*']), 'cardenvs.baselines']"
+    setuptools = pytest.importorskip("setuptools")
+    found = set(setuptools.find_packages(str(ROOT), include=["cardenvs", "cardenvs.*"]))
     folders = {
         ".".join(p.parent.relative_to(ROOT).parts)
         for p in (ROOT / "cardenvs").rglob("__init__.py")
         if "__pycache__" not in p.parts
     }
-    assert folders | {"cardenvs.baselines"} == listed
-    assert config["package-dir"] == {"cardenvs.baselines": "agents/checkpoints"}
+    assert found == folders
+    assert {f"cardenvs.games.{folder}" for folder in GAME_FOLDERS} <= found
     assert not (ROOT / "agents" / "__init__.py").exists(), "the top-level agents/ folder is not a package"
 
 

@@ -11,9 +11,9 @@ from pettingzoo.test import api_test, render_test, seed_test
 
 from cardenvs import pepper_v0
 from cardenvs.core.layout import LEFT_MAX
-from cardenvs.pepper import observation
-from cardenvs.pepper.observation import LAYOUT, SEAT
-from cardenvs.pepper.tables import CALL_WORDS, DECK, SUITS
+from cardenvs.games.pepper import observation
+from cardenvs.games.pepper.observation import LAYOUT, SEAT
+from cardenvs.games.pepper.tables import CALL_WORDS, DECK, SUITS
 
 CONFIGS = [
     {"num_players": 4},

@@ -17,8 +17,8 @@ from pepper_reference import legal_texts
 import cardenvs
 import cardenvs.vector as V
 from cardenvs import pepper_v0
-from cardenvs.pepper.apply import rows_by_phase
-from cardenvs.pepper.tables import BIDDING, CHOOSING_TRUMP, DECK, PLAYING
+from cardenvs.games.pepper.apply import rows_by_phase
+from cardenvs.games.pepper.tables import BIDDING, CHOOSING_TRUMP, DECK, PLAYING
 
 FULL_DECK = sorted(DECK.texts)
 

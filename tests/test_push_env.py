@@ -48,7 +48,7 @@ def test_the_observation_layout_covers_every_index_once_and_is_what_the_writer_u
     meanings say."""
     import numpy as np
 
-    from cardenvs.push import observation as O
+    from cardenvs.games.push import observation as O
 
     covered = np.zeros(O.OBS_SIZE, np.int64)
 

@@ -1,4 +1,4 @@
-"""Push's recycled outputs (cardenvs.push.outputs) are safe by construction:
+"""Push's recycled outputs (cardenvs.games.push.outputs) are safe by construction:
 arrays are recycled once dropped, never while held, each writer gets back
 only its own record; engines in threads share nothing; a state pickled in a
 forked child and loaded in the parent is observed exactly; a handed-out
@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 import cardenvs.vector as V
-from cardenvs.push.outputs import Outputs
+from cardenvs.games.push.outputs import Outputs
 
 SHAPE = (1024, 4096)  # 4 MB of bool: recycled
 UNKNOWN = 4096
@@ -269,8 +269,8 @@ def test_a_copy_gets_outputs_of_its_own_a_subset_shares_its_states_and_put_back_
     state's counter, with blocks as a fresh encoding gives."""
     import copy
 
-    from cardenvs.push import observation
-    from cardenvs.push.rules import PushRules
+    from cardenvs.games.push import observation
+    from cardenvs.games.push.rules import PushRules
 
     rules = PushRules(max_turns=40)
     states = [rules.new_state(16, np.random.default_rng(k)) for k in range(2)]

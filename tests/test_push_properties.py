@@ -317,7 +317,7 @@ def test_observation_hides_other_hands_and_the_stock():
 def test_observation_shows_the_table():
     env = push_v0.env(rounds=[1])
     env.reset(seed=0)
-    from cardenvs.push import observation as O
+    from cardenvs.games.push import observation as O
 
     obs = env.observe("player_0")["observation"]
     sd = env.unwrapped.state_dict()
@@ -334,7 +334,7 @@ def test_observation_shows_the_table():
 
 def test_observation_encodes_every_meld_as_in_state_dict():
     """Meld slots of the observation against state_dict, in melding-heavy games."""
-    from cardenvs.push import observation as O
+    from cardenvs.games.push import observation as O
 
     texts = push_v0.raw_env().rules.deck.texts
     seen = 0
@@ -379,7 +379,7 @@ def test_kept_meld_observation_blocks_match_a_fresh_encoding():
     re-encode it only when that meld changes: over random play (with
     auto-resets) the kept blocks equal every slot encoded from scratch, and
     observations are int16."""
-    from cardenvs.push import observation
+    from cardenvs.games.push import observation
 
     venv = V.make("push_v0", num_envs=64, seed=3)
     obs, info = venv.reset()
@@ -398,7 +398,7 @@ def test_kept_meld_observation_blocks_match_a_fresh_encoding():
 
 def test_observation_batches_held_by_the_caller_are_never_rewritten():
     """Large observation arrays are recycled once nothing refers to them any
-    more (``cardenvs.push.outputs.Outputs.recycled_rows``): an array still held, or only a view
+    more (``cardenvs.games.push.outputs.Outputs.recycled_rows``): an array still held, or only a view
     of it, keeps its values through later steps, and no new observation
     shares memory with it."""
     venv = V.make("push_v0", num_envs=512, seed=5)  # 5 MB observations: recycled
@@ -512,7 +512,7 @@ def test_handed_out_masks_equal_the_state_and_nothing_is_legal_past_the_laid_mel
     (``legal_extent``) or past what the state records of it
     (``legal_written``), and a mask batch the caller still holds is never
     rewritten (1800 x 2371 masks are recycled once dropped)."""
-    from cardenvs.push.legal import legal_extent
+    from cardenvs.games.push.legal import legal_extent
 
     venv = V.make("push_v0", num_envs=1800, seed=11, max_turns=25)
     obs, info = venv.reset()
@@ -545,7 +545,7 @@ def test_masks_handed_out_by_the_rules_core_survive_finished_games_and_resets():
     """The rules core stepped directly (no auto-reset): a step moves the masks
     to another array, where finished games have empty rows; a reset of some
     games while the caller holds the masks leaves them as they were."""
-    from cardenvs.push.rules import PushRules
+    from cardenvs.games.push.rules import PushRules
 
     rules = PushRules(rounds=[1], max_turns=6)
     n = 1800  # 4.3 MB of masks: handed out without a copy

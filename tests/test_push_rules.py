@@ -1,5 +1,5 @@
 """Rule tests for Push, written from shared/rules/push.md and the action
-texts of cardenvs.push.env.
+texts of cardenvs.games.push.env.
 
 Every test uses a fixed deal (``reset(options={"decks": [...], "dealer": 3})``
 so seat 0 receives the first card and plays first) and asserts exact

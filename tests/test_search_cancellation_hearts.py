@@ -19,10 +19,10 @@ from search_helpers import (
     states_equal,
 )
 
-from cardenvs.cancellation_hearts.tables import LEFT, NO_PASS, PLAY0, PLAYING
+from cardenvs.games.cancellation_hearts.sampler import Tracker
+from cardenvs.games.cancellation_hearts.tables import LEFT, NO_PASS, PLAY0, PLAYING
 from cardenvs.registry import rules_class
 from cardenvs.search import sample_worlds
-from cardenvs.search.cancellation_hearts import Tracker
 
 N = 6
 

@@ -12,10 +12,10 @@ from __future__ import annotations
 import numpy as np
 from search_helpers import BLACK_MARIA, HEARTS, deal_order, hearts_facts, hearts_only_deal, opening_deal
 
-from cardenvs.cancellation_hearts.tables import BREAKS_HEARTS, DECK, LEFT, NO_PASS, PLAY0, PLAYING
+from cardenvs.games.cancellation_hearts.sampler import Tracker
+from cardenvs.games.cancellation_hearts.tables import BREAKS_HEARTS, DECK, LEFT, NO_PASS, PLAY0, PLAYING
 from cardenvs.registry import rules_class
 from cardenvs.search import sample_worlds
-from cardenvs.search.cancellation_hearts import Tracker
 
 SUIT = np.arange(52) // 13
 

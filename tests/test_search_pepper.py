@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from search_helpers import chi2_pvalue, enumerate_deals, random_play, states_equal
 
-from cardenvs.pepper.tables import DECK, EFFECTIVE_SUIT, PLAYING
+from cardenvs.games.pepper.tables import DECK, EFFECTIVE_SUIT, PLAYING
 from cardenvs.registry import rules_class
 from cardenvs.search import sample_worlds
 

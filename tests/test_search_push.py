@@ -12,10 +12,10 @@ import numpy as np
 import pytest
 from search_helpers import chi2_pvalue, enumerate_deals, random_play, states_equal
 
-from cardenvs.push.tables import DECK, IS_WILD, MELD, NO_MELD, NUM_TYPES
+from cardenvs.games.push.sampler import Tracker
+from cardenvs.games.push.tables import DECK, IS_WILD, MELD, NO_MELD, NUM_TYPES
 from cardenvs.registry import rules_class
 from cardenvs.search import sample_worlds
-from cardenvs.search.push import Tracker
 
 RULES = rules_class("push_v0")()
 

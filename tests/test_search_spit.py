@@ -14,10 +14,10 @@ import numpy as np
 import pytest
 from search_helpers import chi2_pvalue, states_equal
 
+from cardenvs.games.spit.sampler import Tracker
+from cardenvs.games.spit.tables import NONE, PLAYING
 from cardenvs.registry import rules_class
 from cardenvs.search import sample_worlds
-from cardenvs.search.spit import Tracker
-from cardenvs.spit.tables import NONE, PLAYING
 
 SPIT = rules_class("spit_v0")()
 SPEED = rules_class("spit_v0")(variant="speed")

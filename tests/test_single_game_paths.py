@@ -16,8 +16,8 @@ import cardenvs
 import cardenvs.vector as V
 from cardenvs import IllegalActionError, spit_v0
 from cardenvs.core.jit import kernel, raw_draw
+from cardenvs.games.spit.apply import HALF_RAW
 from cardenvs.registry import GAMES
-from cardenvs.spit.apply import HALF_RAW
 
 GAME_NAMES = list(GAMES)
 
@@ -208,8 +208,7 @@ def test_step_once_every_agent_is_gone_warns_and_changes_nothing(game, wrapped):
     key), and nothing changes."""
     from pettingzoo.utils.env_logger import EnvLogger
 
-    short = {"spit_v0": {"max_ticks": 30}, "push_v0": {"rounds": [1], "max_turns": 6}}.get(game, {"max_hands": 1})
-    made = cardenvs.make(game, **short)
+    made = cardenvs.make(game, **GAMES[game].short_config[0])
     env = made if wrapped else made.unwrapped
     _play_to_the_end(env, seed=1)
     assert not env.agents
@@ -305,8 +304,8 @@ def test_spit_coin_from_the_raw_draw_is_the_generators_coin():
     other generator draws as before."""
     from cardenvs.core.game import BatchState
     from cardenvs.core.jit import _RAW_DRAW
-    from cardenvs.spit.apply import HALF_RAW
-    from cardenvs.spit.rules import coin_source
+    from cardenvs.games.spit.apply import HALF_RAW
+    from cardenvs.games.spit.rules import coin_source
 
     fast, plain = BatchState(1, np.random.default_rng(3)), np.random.default_rng(3)
     source = coin_source(fast)
@@ -331,8 +330,8 @@ def test_pepper_new_hand_from_keys_is_numpys_deal_and_tied_keys_deal_nothing():
     from cardenvs.core.cards import orders_from_keys
     from cardenvs.core.jit import entry
     from cardenvs.core.onegame import step_call
-    from cardenvs.pepper import apply
-    from cardenvs.pepper.tables import TablePack
+    from cardenvs.games.pepper import apply
+    from cardenvs.games.pepper.tables import TablePack
 
     envs = [cardenvs.make("pepper_v0").unwrapped for _ in range(2)]
     packs = []

@@ -17,10 +17,10 @@ import cardenvs.vector as V
 from cardenvs import spit_v0
 from cardenvs.core.layout import LEFT_MAX
 from cardenvs.core.simultaneous import SimultaneousVectorEnv
-from cardenvs.speed import observation as speed_observation
-from cardenvs.speed.rules import SpeedRules
-from cardenvs.spit import observation as spit_observation
-from cardenvs.spit.rules import SpitRules, spit_rules
+from cardenvs.games.spit import observation as spit_observation
+from cardenvs.games.spit.rules import SpitRules, spit_rules
+from cardenvs.games.spit.speed import observation as speed_observation
+from cardenvs.games.spit.speed.rules import SpeedRules
 
 FULL = sorted(r + s for s in "CDHS" for r in "23456789TJQKA")
 FULL_BY_ID = [r + s for s in "CDHS" for r in "23456789TJQKA"]  # in card id order

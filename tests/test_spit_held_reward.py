@@ -9,7 +9,7 @@ import pytest
 
 import cardenvs.vector as V
 from cardenvs import spit_v0
-from cardenvs.agents.spit import SpitRuleAgent
+from cardenvs.games.spit.agent import SpitRuleAgent
 
 
 def _games(num_envs: int, ticks: int, seed: int):

@@ -541,7 +541,7 @@ def test_observation_hides_face_down_and_spit_cards():
 
 
 def test_observation_encodes_the_visible_table():
-    from cardenvs.spit.observation import LAYOUT
+    from cardenvs.games.spit.observation import LAYOUT
 
     env = make(CORNER)
     obs = env.observations()

@@ -22,8 +22,9 @@ import cardenvs
 import cardenvs.vector as V
 from cardenvs import spit_v0
 from cardenvs.agents.seat_env import SeatGymVectorEnv
+from cardenvs.registry import GAMES
 
-TURN_BASED = ("pepper_v0", "cancellation_hearts_v0", "push_v0")
+TURN_BASED = tuple(name for name, game in GAMES.items() if not game.simultaneous)
 
 
 def spit_module(**config) -> types.SimpleNamespace:

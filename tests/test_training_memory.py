@@ -19,7 +19,7 @@ from cardenvs.agents.rollout_buffer import KeptRolloutBuffer  # noqa: E402
 from cardenvs.agents.seat_env import learner_vec_env  # noqa: E402
 from cardenvs.agents.slot_features import SlotFeatures, repeated_blocks, slot_policy_kwargs  # noqa: E402
 from cardenvs.agents.training import TrainConfig, _new_model, train  # noqa: E402
-from cardenvs.push import observation as push_obs  # noqa: E402
+from cardenvs.games.push import observation as push_obs  # noqa: E402
 from tools.slim_checkpoint import slim  # noqa: E402
 
 SMALL = dict(num_envs=8, n_steps=16, batch_size=32, n_epochs=2, net_arch=(16, 16), advice=True, seed=3)

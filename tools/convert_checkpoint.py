@@ -133,7 +133,7 @@ def check(game: str, zip_path: pathlib.Path, policy_path: pathlib.Path, rows: in
 def _game_of(path: pathlib.Path) -> str | None:
     from cardenvs.registry import GAMES
 
-    stems = {pathlib.Path(g.baseline).stem: name for name, g in GAMES.items()}
+    stems = {pathlib.Path(g.baseline).stem: name for name, g in GAMES.items() if g.baseline}
     return stems.get(path.stem)
 
 

@@ -7,7 +7,10 @@ between ``<!-- generated:observation -->`` and ``<!-- /generated:observation -->
 game for centralised critics) between ``<!-- generated:state -->`` and
 ``<!-- /generated:state -->`` (likewise, in the order of ``state_layouts``),
 rendered from the layout data (``cardenvs.core.layout.Layout``), so the
-tables cannot drift from the code.
+tables cannot drift from the code.  The games table of ``docs/index.md`` and
+of ``README.md`` (between ``<!-- generated:games -->`` and
+``<!-- /generated:games -->``) is rendered from the registry, one row per
+game.
 
     python tools/gen_docs.py           # rewrite the pages
     python tools/gen_docs.py --check   # exit 1 if a page is out of date (run by the tests)
@@ -53,9 +56,25 @@ def render_page(text: str, tables: list[str], page: str, kind: str = "observatio
     return pattern.sub(lambda _: f"{start}\n{next(parts)}\n{end}", text)
 
 
+#: The pages holding the games table, with the path from each to the docs pages.
+GAMES_TABLES = {"docs/index.md": "", "README.md": "docs/"}
+
+
+def games_table(prefix: str) -> str:
+    """The games table, one row per game of the registry (links to the game pages under ``prefix``)."""
+    rows = ["| page | module | game | players | API |", "| --- | --- | --- | --- | --- |"]
+    for game in GAMES.values():
+        page = f"{prefix}{game.doc.removeprefix('docs/')}"
+        api = "parallel + AEC" if game.simultaneous else "AEC"
+        rows.append(f"| [{game.title}]({page}) | `{game.module}` | {game.summary} | {game.players} | {api} |")
+    return "\n".join(rows)
+
+
 def pages() -> dict[pathlib.Path, str]:
-    """Every game page with its generated blocks filled."""
+    """Every game page with its generated blocks filled, and the pages with a games table."""
     out = {}
+    for page, prefix in GAMES_TABLES.items():
+        out[ROOT / page] = render_page((ROOT / page).read_text(), [games_table(prefix)], page, "games")
     for game in GAMES.values():
         path = ROOT / game.doc
         text = path.read_text()

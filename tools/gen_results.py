@@ -160,9 +160,14 @@ SECTIONS: list[tuple[str, str, str, list[Column]]] = [
         "Duplicate against independent deals",
         "The same pair of agents on the same seatings and number of games, with each deal played once per "
         "seating (*duplicate*) or every game on a deal of its own (*independent*): the mean per-deal difference "
-        "(win share, score or finishing place) with its 95% half-width each way, and *games x* = (independent "
-        "half-width / duplicate half-width) squared, how many times fewer games duplicate needs for the same "
-        "width, with its bootstrap 95% interval. The issue's goal was 3x in Pepper and Cancellation Hearts.",
+        "(win share, score, score per hand or finishing place) with its 95% half-width each way, and *games x* = "
+        "(independent half-width / duplicate half-width) squared, how many times fewer games duplicate needs for "
+        "the same width, with its bootstrap 95% interval. Duplicate plays with common random numbers (the "
+        "default); *own x* is the same ratio for duplicate with each agent's own generator (shown only where an "
+        "agent of the pair takes the streams: else the same games). *alike*: the share of deals whose copies all "
+        "ended with the same scores seat by seat, as when the two agents never decided differently (in Spit, whose "
+        "score is the game won, it also counts the deals the same seat won in every copy). The issue's goal was 3x "
+        "in Pepper and Cancellation Hearts.",
         [
             ("protocol", "protocol", "str"),
             ("a", "a", "str"),
@@ -175,6 +180,32 @@ SECTIONS: list[tuple[str, str, str, list[Column]]] = [
             ("games_ratio", "games x", "x"),
             ("games_ratio_low", "low", "x"),
             ("games_ratio_high", "high", "x"),
+            ("own_shown", "own x", "x"),
+            ("copies_alike", "alike", "pct"),
+        ],
+    ),
+    (
+        "duplicate_luck",
+        "What a luck term could take out of a duplicate pair",
+        "The PPO baseline against the rule agent (both deterministic), one hand of each game, the duplicate "
+        "seatings plus an all-A and an all-B game per deal (diagnosis only). *alike*: the share of deals whose "
+        "duplicate copies all ended alike, and whose all-A and all-B games did. *left*: the share of the per-deal "
+        "variance a least-squares control variate on the features leaves, cross-fitted (fitted on one half of the "
+        "deals, applied to the other): *reference*, the all-A and all-B games' scores; *passes* (Hearts), what each "
+        "agent passes from each seat's hand, and *summed*, the same summed over the seats. Above 100%: the fit "
+        "only adds noise.",
+        [
+            ("game", "game", "str"),
+            ("deals", "deals", "int"),
+            ("module_seatings", "seatings", "int"),
+            ("alike_module", "alike", "pct"),
+            ("alike_ab", "all-A = all-B", "pct"),
+            ("win_reference_variance_left", "win: left, reference", "pct"),
+            ("win_passes_variance_left", "passes", "pct"),
+            ("win_passes_summed_variance_left", "summed", "pct"),
+            ("score_reference_variance_left", "score: left, reference", "pct"),
+            ("score_passes_variance_left", "passes", "pct"),
+            ("score_passes_summed_variance_left", "summed", "pct"),
         ],
     ),
     (

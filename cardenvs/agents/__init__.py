@@ -4,7 +4,7 @@ evaluation.
 - :mod:`cardenvs.agents.base`: the agent interface (observation + mask -> action,
   batched too), :class:`RandomAgent`, :class:`PolicyAgent` (a trained
   MaskablePPO policy, or a frozen copy of one for self-play).
-- :mod:`cardenvs.agents.pepper`: :class:`PepperRuleAgent`, a rule-based Pepper player
+- :mod:`cardenvs.games.pepper.agent`: :class:`PepperRuleAgent`, a rule-based Pepper player
   (the Hearts, Push and Spit ones beside it; each decides a whole batch in one
   compiled pass, its per-row reference kept as ``act_row``).
 - :mod:`cardenvs.agents.states`: reachable decision states for testing and timing agents.

@@ -90,3 +90,16 @@ class RandomAgent(Agent):
         if not mask.any(axis=-1).all():
             raise ValueError("a row of the mask has no legal action")
         return (self.rng.random(mask.shape) * mask).argmax(axis=-1)
+
+    def act_streams(self, obs: np.ndarray, mask: np.ndarray, rngs: list[np.random.Generator]) -> np.ndarray:
+        """As :meth:`act_batch`, row ``i`` drawing from ``rngs[i]`` (a
+        duplicate match's common random numbers: one stream per deal and
+        seat); each row draws one number per action, whatever the mask, so
+        two copies of a seat stay in step while their games do."""
+        mask = np.asarray(mask, bool)
+        if len(rngs) != len(mask):
+            raise ValueError(f"need one generator per row, got {len(rngs)} for {len(mask)} rows")
+        if not mask.any(axis=-1).all():
+            raise ValueError("a row of the mask has no legal action")
+        noise = np.array([g.random(mask.shape[-1]) for g in rngs]).reshape(mask.shape)
+        return (noise * mask).argmax(axis=-1)

@@ -29,9 +29,22 @@ cards and positions in it.
 The deals of a run: deal ``d`` is row ``d % batch`` of chunk ``d // batch``,
 whose streams are keyed by (``seed``, chunk) -- so a run's deals depend on
 its seed and its ``batch`` (recorded with the results), and the pairs of a
-league played with the same seed and batch meet the same deals.  Each
-agent's own randomness is its own (the arena seeds each agent from the run's
-seed): a run replays exactly from its seed.
+league played with the same seed and batch meet the same deals.
+
+Common random numbers (``streams=True``, the default): an agent that
+decides with ``act_streams(obs, mask, rngs)`` (as ``RandomAgent``) gets one
+generator per row, the stream of that deal and seat, seeded from the
+deal's key (the run's seed and the chunk), the row and the seat; each copy
+of a deal makes its own generators from the same seeds, so the agents at
+a seat draw the same numbers in every copy, and where their policies agree
+the copies play the same game (two copies of one stochastic agent play
+alike).  It changes what is sampled, not how: each decision is still drawn
+from the agent's own policy, so the estimate is unbiased as before; only
+the copies' randomness is made to coincide.  Other agents draw from their
+own generators (the arena seeds each agent from the run's seed), and
+deterministic agents (the rule agents, the greedy PPO baseline) are not
+touched: their copies part only where their decisions differ.  Either way
+a run replays exactly from its seed.
 
 The outcome of a game: its finishing order of sides -- the winners
 (``rules.winners``: the best score, ties all winning; Spit and Speed: the
@@ -45,9 +58,19 @@ win share less B's (a win share: 1 for a side that won alone, 1/k for each
 of k sides tied first, 0 otherwise; each agent's mean over the seats it
 held), or with ``measure="score"`` A's final score less B's (negated where
 the lowest score wins; Spit's score is the games won, Speed's with
-``target_score`` the match points).  The pair result
+``target_score`` the match points), or with ``measure="hand"`` that score
+per hand played (Push: per round).  The pair result
 (:func:`summarise_pair`) is the mean over deals with a paired 95% t
 interval from the per-deal values.
+
+Why a luck term from the cards adds nothing here: each agent holds every
+seat's cards equally often, so any sum of per-seat values of the dealt
+hands drops out of A's result less B's exactly.  With deterministic agents
+(the rule agents, the greedy PPO baseline) and no chance after the deal
+(the later hands are dealt alike), the per-deal value is a fixed function
+of the deal; what is left of its variance comes from where the two
+policies decide differently (``benchmarks/duplicate_luck.py`` measures
+what a control variate on deal and pass features could take out of it).
 """
 
 from __future__ import annotations
@@ -117,7 +140,10 @@ def chunk_key(seed: int, chunk: int, copy: int = 0) -> int:
 class DuplicateRecord:
     """What a duplicate match played: per deal, seating and seat, the final
     ``scores``, the ``winners`` and the ``forfeits`` (``(D, S, P)`` each);
-    ``seatings`` ``(S, P)`` (agent index per seat), ``sides`` ``(P,)``."""
+    ``seatings`` ``(S, P)`` (agent index per seat), ``sides`` ``(P,)``;
+    ``streams``: played with common random numbers; ``hands`` ``(D, S)``:
+    the hands (Push: rounds) each game played (-1: a game without them;
+    None: not recorded)."""
 
     game: str
     config: dict
@@ -131,6 +157,8 @@ class DuplicateRecord:
     winners: np.ndarray
     forfeits: np.ndarray
     independent: bool = False
+    streams: bool = True
+    hands: np.ndarray | None = None
 
     @property
     def deals(self) -> int:
@@ -166,6 +194,8 @@ class DuplicateRecord:
             "sides": self.sides.tolist(),
             "low_score_wins": self.low_score_wins,
             "independent": self.independent,
+            "streams": self.streams,
+            **({} if self.hands is None else {"hands": self.hands.tolist()}),
             "scores": self.scores.tolist(),
             "winners": self.winners.astype(int).tolist(),
             "forfeits": self.forfeits.astype(int).tolist(),
@@ -188,6 +218,8 @@ class DuplicateRecord:
             np.asarray(data["winners"], bool).reshape(shape),
             np.asarray(data["forfeits"], bool).reshape(shape),
             bool(data.get("independent", False)),
+            bool(data.get("streams", False)),  # (records written before common random numbers: without)
+            None if "hands" not in data else np.asarray(data["hands"], np.int64).reshape(shape[:2]),
         )
 
 
@@ -242,15 +274,22 @@ def win_shares(ranks: np.ndarray, sides: np.ndarray) -> np.ndarray:
 def pair_values(record: DuplicateRecord, measure: str = "win") -> np.ndarray:
     """Per deal ``(D,)``: agent 0's result less agent 1's, each its mean
     over the seats it held, averaged over the seatings (module docstring);
-    ``measure`` ``"win"`` (win share) or ``"score"``."""
+    ``measure`` ``"win"`` (win share), ``"score"`` or ``"hand"`` (the score
+    per hand played, Push: per round: in a game of several hands, each
+    copy's hands are dealt alike, but the copies may end after different
+    numbers of them)."""
     if len(record.names) != 2:
         raise ValueError(f"pair values need a match of two agents, not {len(record.names)}")
     if measure == "win":
         value = record.win_shares()
-    elif measure == "score":
+    elif measure in ("score", "hand"):
         value = -record.scores if record.low_score_wins else record.scores
+        if measure == "hand":
+            if record.hands is None or (record.hands < 0).any():
+                raise ValueError(f"measure 'hand' needs the hands each game played; {record.game} records none")
+            value = value / np.maximum(record.hands, 1)[..., None]
     else:
-        raise ValueError(f"measure must be 'win' or 'score', got {measure!r}")
+        raise ValueError(f"measure must be 'win', 'score' or 'hand', got {measure!r}")
     a = record.seatings == 0  # (S, P)
     mean_a = (value * a).sum(axis=-1) / np.maximum(a.sum(axis=-1), 1)
     mean_b = (value * ~a).sum(axis=-1) / np.maximum((~a).sum(axis=-1), 1)
@@ -339,7 +378,7 @@ class PairResult:
     measure: str = "win"
 
     def __str__(self) -> str:
-        what = "win share" if self.measure == "win" else "score"
+        what = {"win": "win share", "score": "score", "hand": "score per hand"}.get(self.measure, self.measure)
         return (
             f"{self.a} vs {self.b}: {what} difference {self.mean:+.3f} [95% CI {self.low:+.3f}, {self.high:+.3f}] "
             f"over {self.deals} duplicate deals ({self.games} games)"
@@ -374,6 +413,7 @@ def play_duplicate(
     independent: bool = False,
     progress: Callable[[int, int], None] | None = None,
     names: Sequence[str] | None = None,
+    streams: bool = True,
     **config: Any,
 ) -> DuplicateRecord:
     """Play ``deals`` deals of ``game`` once per seating (``(S, P)`` agent
@@ -383,8 +423,10 @@ def play_duplicate(
     (an agent with ``act_states(rules, state, rows, **known)``, as PIMC,
     reads the engine state instead).  ``independent``: every seating gets
     deals of its own (the control a duplicate match is measured against).
-    ``progress(games_done, games)`` is called as games finish.  See the
-    module docstring for the deals, the outcomes and the forfeits."""
+    ``progress(games_done, games)`` is called as games finish.
+    ``streams``: common random numbers for the agents that take them
+    (``act_streams``; ``False``: every agent's own generator).  See the
+    module docstring for the deals, the streams, the outcomes and the forfeits."""
     if isinstance(deals, bool) or not isinstance(deals, (int, np.integer)) or deals < 1:
         raise ValueError(f"deals must be a positive integer, got {deals!r}")
     if isinstance(batch, bool) or not isinstance(batch, (int, np.integer)) or batch < 1:
@@ -405,10 +447,10 @@ def play_duplicate(
             if progress is not None:
                 progress(chunk_done + finished, total)
 
-        part = play_chunk(game, config, players, names, table, count, keys, start, strict, tick)
+        part = play_chunk(game, config, players, names, table, count, keys, start, strict, tick, streams)
         parts.append(part)
         done += count * len(table)
-    scores, winners, forfeits = (np.concatenate([p[i] for p in parts]) for i in range(3))
+    scores, winners, forfeits, hands = (np.concatenate([p[i] for p in parts]) for i in range(4))
     return DuplicateRecord(
         game,
         dict(config),
@@ -422,6 +464,8 @@ def play_duplicate(
         winners,
         forfeits,
         independent,
+        streams,
+        hands,
     )
 
 

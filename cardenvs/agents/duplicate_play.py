@@ -5,11 +5,21 @@ over -- no game is reset, so each deal is played exactly once per seating.
 At each step every agent decides for all the seats it holds in every copy
 in one call (a batch as large as the chunk allows).  Faults (an agent that
 raises or plays an illegal action) forfeit the games they happen in, or
-stop the match (``strict``)."""
+stop the match (``strict``).
+
+Common random numbers: an agent with ``act_streams(obs, mask, rngs)`` (as
+:class:`~.base.RandomAgent`) decides with one generator per row, the
+stream of that deal and seat (:meth:`Copy.stream`): every copy of a deal
+makes its own generator for each (agent, seat) from the same seed -- the
+copy's key (the run's seed and the chunk), the row and the seat -- so the
+agents at a seat draw the same numbers in every copy, and where their
+policies agree (and the game so far is the same) the copies play the
+same.  No generator is shared between copies or agents, and a run replays
+from its seed.  Independent deals (copies keyed apart) get independent
+streams."""
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -37,6 +47,8 @@ class Copy:
     of what the seats saw (Cancellation Hearts, Push: what PIMC samples from)."""
 
     def __init__(self, game: str, config: dict, count: int, key: int, track: bool):
+        self.key = key
+        self.streams: dict[tuple[int, int, int], np.random.Generator] = {}  # (agent, row, seat) -> its generator
         self.engine = V.make(game, count, seed=key, rng="per_game", **config)
         self.engine.reset(seed=key)
         self.rules, self.state = self.engine.rules, self.engine.state
@@ -44,12 +56,22 @@ class Copy:
         self.forfeits = np.zeros((count, self.rules.num_players), bool)
         self.known: dict[str, Any] = {}
         if track:
-            from .pimc import TRACKED
+            from .pimc import tracked
 
-            if game in TRACKED:
-                tracking = importlib.import_module(f"cardenvs.search.{TRACKED[game]}")
+            tracking = tracked(game)
+            if tracking is not None:
                 self.known["tracker"] = tracking.Tracker(self.rules, count)
         self._seen: tuple[np.ndarray, np.ndarray] | None = None  # (rows, their observations) this tick
+
+    def stream(self, agent: int, row: int, seat: int) -> np.random.Generator:
+        """The generator of ``agent`` at ``seat`` of game ``row`` in this copy
+        (made on first use, seeded from the copy's key, the row and the seat:
+        the same numbers in every copy keyed alike, whichever agent sits there)."""
+        got = self.streams.get((agent, row, seat))
+        if got is None:
+            seq = np.random.SeedSequence([self.key & (2**63 - 1), 0xC7A, int(row), int(seat)])
+            got = self.streams[(agent, row, seat)] = np.random.default_rng(seq)
+        return got
 
     def live(self) -> np.ndarray:
         """The games still being played (not over, nobody forfeited)."""
@@ -93,13 +115,16 @@ class Copy:
                 getattr(tracker, name)[rows] = value
         state.assign(rows, part)
 
-    def results(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Final scores, winners and forfeits ``(count, P)`` each."""
+    def results(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """Final scores, winners and forfeits ``(count, P)`` each, and the
+        hands (Push: rounds) each game played ``(count,)`` (-1: a game without them)."""
         n = self.rules.num_players
         winners = np.zeros((self.count, n), bool)
         for row in range(self.count):
             winners[row, self.rules.winners(self.state, row)] = True
-        return self.rules.seat_scores(self.state).astype(np.float64), winners, self.forfeits.copy()
+        hands = getattr(self.state, "hand_number", None)
+        hands = np.full(self.count, -1, np.int64) if hands is None else np.asarray(hands, np.int64).copy()
+        return self.rules.seat_scores(self.state).astype(np.float64), winners, self.forfeits.copy(), hands
 
     def close(self) -> None:
         self.engine.close()
@@ -163,29 +188,47 @@ def _call(fn: Callable[[], Any]) -> Any:
         return e
 
 
-def _answers(agent: Agent, copies: list[Copy], parts: list) -> list[Any]:
-    """``agent``'s answer for each part (its actions, or what it raised):
-    one call over every part's observations, or, for an agent reading the
-    state (``act_states``; turn-based games), one call per copy."""
+def _answers(agent: Agent, k: int, copies: list[Copy], parts: list, streams: bool) -> list[Any]:
+    """``agent``'s (index ``k``) answer for each part (its actions, or what
+    it raised): one call over every part's observations (with ``streams``,
+    to ``act_streams`` where it has it, with each row's generator), or, for
+    an agent reading the state (``act_states``; turn-based games), one call per copy."""
     if hasattr(agent, "act_states") and not copies[0].simultaneous:
         return [
             _call(lambda c=copies[s], r=rows: agent.act_states(c.rules, c.state, r, **c.known)) for s, rows, _ in parts
         ]
     seen = [copies[s].observe(rows, seat) for s, rows, seat in parts]
     obs, mask = np.concatenate([o for o, _ in seen]), np.concatenate([m for _, m in seen])
-    got = _call(lambda: agent.act_batch(obs, mask))
+    if streams and hasattr(agent, "act_streams"):
+        rngs = [
+            copies[s].stream(k, int(row), int(at))
+            for s, rows, seat in parts
+            for row, at in zip(rows, copies[s].state.current[rows] if seat is None else np.full(len(rows), seat))
+        ]
+        got = _call(lambda: agent.act_streams(obs, mask, rngs))
+    else:
+        got = _call(lambda: agent.act_batch(obs, mask))
     if isinstance(got, BaseException) or np.shape(got) != (len(obs),):
         return [got] * len(parts)  # (a wrong shape is reported per part by _checked)
     return np.split(np.asarray(got), np.cumsum([len(rows) for _, rows, _ in parts])[:-1])
 
 
 def _decide(
-    agent: Agent, name: str, copies: list[Copy], parts: list, actions: list[np.ndarray], strict: bool, first: int
+    agent: Agent,
+    name: str,
+    copies: list[Copy],
+    parts: list,
+    actions: list[np.ndarray],
+    strict: bool,
+    first: int,
+    k: int = 0,
+    streams: bool = False,
 ) -> None:
-    """``agent``'s actions for its ``parts`` (copy, rows, seat) written into
-    ``actions``; the games of its faults forfeited, or with ``strict`` an
-    :class:`AgentError` naming it and the deal (numbered from ``first``)."""
-    for (s, rows, seat), answer in zip(parts, _answers(agent, copies, parts)):
+    """``agent``'s (index ``k``) actions for its ``parts`` (copy, rows, seat)
+    written into ``actions`` (``streams``: see :func:`_answers`); the games
+    of its faults forfeited, or with ``strict`` an :class:`AgentError`
+    naming it and the deal (numbered from ``first``)."""
+    for (s, rows, seat), answer in zip(parts, _answers(agent, k, copies, parts, streams)):
         copy = copies[s]
         mask = copy.state.legal[rows] if seat is None else copy.state.legal[rows, seat]
         acts, fault = _checked(answer, rows, mask)
@@ -212,10 +255,12 @@ def play_chunk(
     first: int,
     strict: bool,
     tick: Callable[[int], None],
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    streams: bool = True,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Play ``count`` deals (numbered from ``first``) once per seating, the
-    copy of seating s keyed by ``keys[s]``; ``tick(games finished)``.
-    Returns the scores, winners and forfeits ``(count, S, P)``."""
+    copy of seating s keyed by ``keys[s]``; ``tick(games finished)``;
+    ``streams``: common random numbers (the module docstring).
+    Returns the scores, winners and forfeits ``(count, S, P)`` and the hands ``(count, S)``."""
     track = any(hasattr(a, "act_states") for a in agents)
     copies = [Copy(game, config, count, key, track) for key in keys]
     try:
@@ -227,7 +272,7 @@ def play_chunk(
             shape = (count, len(seatings[0])) if simultaneous else (count,)
             actions = [np.zeros(shape, np.int64) for _ in copies]
             for k, parts in requests.items():
-                _decide(agents[k], names[k], copies, parts, actions, strict, first)
+                _decide(agents[k], names[k], copies, parts, actions, strict, first, k, streams)
             for copy, acts in zip(copies, actions):
                 copy.step(acts)
             tick(sum(copy.finished() for copy in copies))
@@ -235,7 +280,7 @@ def play_chunk(
     finally:
         for copy in copies:
             copy.close()
-    return tuple(np.stack([r[i] for r in results], axis=1) for i in range(3))  # type: ignore[return-value]
+    return tuple(np.stack([r[i] for r in results], axis=1) for i in range(4))  # type: ignore[return-value]
 
 
 def check_agent(game: str, agent: Agent, name: str, seed: int = 0, **config: Any) -> None:

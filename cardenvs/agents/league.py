@@ -12,7 +12,9 @@ Rate your own agent in three lines::
 Every pair plays the same deals (the run's seed and batch key them), each
 agent made afresh for each pair from a seed of that pair (a spec's agents;
 an agent given as an instance is used as it is), so a pair's games replay
-exactly whatever ran before them.  With ``out=DIR`` the run is recorded as
+exactly whatever ran before them; an agent that takes the match's common
+random numbers (``act_streams``, as ``random``) draws from the streams of
+the deal and seat instead (:mod:`.duplicate`), the same in every pair.  With ``out=DIR`` the run is recorded as
 it goes: ``DIR/arena.json`` (what is being run) when it starts,
 ``DIR/pairs/<i>-<j>.json`` (the pair's games) as each pair finishes, the
 league files at the end -- and when it is interrupted (KeyboardInterrupt),

@@ -222,7 +222,8 @@ class MLPAgent(Agent):
     ``greedy=True`` (default): each row's action is the legal one with the
     highest logit (deterministic; ties go to the lowest id).  ``greedy=False``:
     sampled from the masked softmax with this agent's own generator, seeded
-    by ``seed`` (so a seeded agent replays exactly).  :meth:`act_batch` takes
+    by ``seed`` (so a seeded agent replays exactly), or in a duplicate match
+    from the match's streams of the deal and seat (:meth:`act_streams`).  :meth:`act_batch` takes
     one observation per row, as the policy saw them in training: in Spit, one
     seat's observation ``obs[:, seat]`` and mask ``mask[:, seat]`` (as
     :mod:`cardenvs.agents.evaluation` and the duplicate matches feed agents).
@@ -309,3 +310,18 @@ class MLPAgent(Agent):
         if not self.greedy:  # Gumbel-max: a draw from softmax(logits) over the legal actions
             logits = logits + self.rng.gumbel(size=logits.shape)
         return logits.argmax(axis=1).astype(np.int64)
+
+    def act_streams(self, obs: np.ndarray, mask: np.ndarray, rngs: list[np.random.Generator]) -> np.ndarray:
+        """As :meth:`act_batch`, a sampling agent's row ``i`` drawing its
+        Gumbel noise from ``rngs[i]`` (a duplicate match's common random
+        numbers: one stream per deal and seat; one number per action, so the
+        copies of a seat stay in step).  Two sampling policies at a seat then
+        draw the same noise, and pick the same action wherever their logits
+        are close (the Gumbel-max coupling).  A greedy agent draws nothing."""
+        if self.greedy:
+            return self.act_batch(obs, mask)
+        logits = self.logits(obs, mask)
+        if len(rngs) != len(logits):
+            raise ValueError(f"need one generator per row, got {len(rngs)} for {len(logits)} rows")
+        noise = np.array([g.gumbel(size=self.num_actions) for g in rngs]).reshape(logits.shape)
+        return (logits + noise).argmax(axis=1).astype(np.int64)

@@ -24,15 +24,14 @@ rollout still going after :data:`MAX_ROLLOUT` actions counts 0.
 
 from __future__ import annotations
 
-import importlib
 import time
 from typing import Any
 
 import numpy as np
 
-from ..push.tables import DISCARD0, DRAW, MELD, NUM_TYPES
+from ..games.push.tables import DISCARD0, DRAW, MELD, NUM_TYPES
 from ..registry import rules_class
-from ..search import sample_worlds
+from ..search import sample_worlds, sampler
 from .base import Agent
 from .registry import make_agent
 
@@ -45,8 +44,17 @@ SEARCHED: dict[str, dict[int, np.ndarray | None]] = {
     "cancellation_hearts_v0": {1: None},
     "push_v0": {DRAW: None, MELD: np.arange(DISCARD0, DISCARD0 + NUM_TYPES)},
 }
-# game -> the module of cardenvs.search whose Tracker its sampler needs
-TRACKED = {"cancellation_hearts_v0": "cancellation_hearts", "push_v0": "push"}
+
+
+def tracked(game: str) -> Any:
+    """The sampler module of a searched game whose sampler needs a
+    ``Tracker`` of what each seat saw (Cancellation Hearts, Push), else None."""
+    if game not in SEARCHED:
+        return None
+    module = sampler(game)
+    return module if hasattr(module, "Tracker") else None
+
+
 # games whose outcome is the side's score minus the other side's: Push's two
 # sides race to the lower total, so what a push costs the opponents counts as
 # much as our own penalty (tuning on seeds 902-903 against the rule agent:
@@ -195,16 +203,16 @@ def match_outcomes(game: str, agent: PIMCAgent, opponent: Agent, num_games: int,
     """``agent`` against ``opponent`` (partnerships: agent's team = seats
     ``g % 2`` and ``g % 2 + 2`` in game g; else agent at seat ``g % n``),
     all games at once (Cancellation Hearts and Push: with the game's
-    ``Tracker`` of what each seat saw, :mod:`cardenvs.search.cancellation_hearts`
-    or :mod:`cardenvs.search.push`, which its sampler needs).  Returns each
+    ``Tracker`` of what each seat saw, :mod:`cardenvs.games.cancellation_hearts.sampler`
+    or :mod:`cardenvs.games.push.sampler`, which its sampler needs).  Returns each
     game's outcome for ``agent``: 1 won, 0.5 tied at the top with an
     opponent's seat, 0 lost."""
     rules = rules_class(game)(**config)
     state = rules.new_state(num_games, np.random.default_rng(seed))
     rules.reset(state, np.arange(num_games))
     known = {}
-    if game in TRACKED:
-        tracking = importlib.import_module(f"..search.{TRACKED[game]}", __package__)
+    tracking = tracked(game)
+    if tracking is not None:
         known["tracker"] = tracking.Tracker(rules, num_games)
     n = rules.num_players
     g = np.arange(num_games)

@@ -16,14 +16,16 @@ from .base import Agent, RandomAgent
 # The committed baselines: the repository's agents/checkpoints/, installed as
 # the package cardenvs.baselines (see pyproject.toml), as cardenvs policy files.
 CHECKPOINTS = pathlib.Path(importlib.import_module("cardenvs.baselines").__file__).resolve().parent
-RULE_AGENTS = {name: game.rule_agent for name, game in GAMES.items()}
-BASELINES = {name: CHECKPOINTS / game.baseline for name, game in GAMES.items()}
+# (a game without a rule agent or a baseline, GameSpec's None, is left out of these)
+RULE_AGENTS = {name: game.rule_agent for name, game in GAMES.items() if game.rule_agent is not None}
+BASELINES = {name: CHECKPOINTS / game.baseline for name, game in GAMES.items() if game.baseline is not None}
 
 
 def rule_agent(game: str, **config) -> Agent:
     """The game's rule-based agent, given the game options it needs."""
     if game not in RULE_AGENTS:
-        raise ValueError(f"no rule-based agent for {game!r}; have {sorted(RULE_AGENTS)}")
+        why = "its GameSpec names none (rule_agent=None)" if game in GAMES else f"unknown game; have {list(GAMES)}"
+        raise ValueError(f"no rule-based agent for {game!r}: {why}")
     module, cls = RULE_AGENTS[game].split(":")
     cls = getattr(importlib.import_module(module), cls)
     params = inspect.signature(cls.__init__).parameters
@@ -57,6 +59,8 @@ def make_agent(game: str, spec: str, seed: int = 0, **config) -> Agent:
     if spec == "ppo" or spec.startswith("ppo:"):
         if spec == "ppo":
             path = BASELINES.get(game)
+            if path is None and game in GAMES:
+                raise ValueError(f"no trained baseline for {game!r}: its GameSpec names none (baseline=None)")
             if path is None or not path.exists():
                 raise ValueError(
                     f"no trained checkpoint for {game!r} at {path}; train one with "

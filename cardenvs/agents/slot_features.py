@@ -2,7 +2,7 @@
 shared layer: :class:`SlotFeatures` (``TrainConfig.slot_features``).
 
 Push's observation is 4,961 numbers, 4,752 of them the 36 table meld slots
-of 132 each (:data:`cardenvs.push.observation.SLOT`), and an advised learner
+of 132 each (:data:`cardenvs.games.push.observation.SLOT`), and an advised learner
 sees the 2,371-column advice one-hot after it.  SB3's MLP policy feeds all
 7,332 columns to the first layer of its policy net and of its value net, and
 that product was most of Push's training time.  A meld slot means the same

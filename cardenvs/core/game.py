@@ -1,6 +1,6 @@
 """The batched rules-core interface every turn-based game implements.
 
-A game's rules live in one class (e.g. :class:`cardenvs.pepper.rules.PepperRules`)
+A game's rules live in one class (e.g. :class:`cardenvs.games.pepper.rules.PepperRules`)
 holding only the configuration. All game state lives in a plain struct of
 numpy arrays with a leading batch dimension (a :class:`BatchState`); the
 rules are functions over the whole batch.  A branch in the rules is a boolean

@@ -23,7 +23,7 @@ compact integer dtype (the observations'), or in float32 with
 ``obs_dtype="float32"``; its bounds are finite in either.
 
 A game's encoder lives in the ``state`` module beside its rules
-(``cardenvs.pepper.rules`` -> ``cardenvs.pepper.state``; a rules class may
+(``cardenvs.games.pepper.rules`` -> ``cardenvs.games.pepper.state``; a rules class may
 name another in ``state_module``), which holds ``STATE_LAYOUT`` (the default
 config's layout, for the docs), ``state_layout(rules)``, ``encode(rules,
 state, rows, out)`` (write the states of games ``rows`` into the zeros of

@@ -1,13 +1,15 @@
 """Batched information-set sampling: complete states consistent with what
 one seat per game has seen (docs/search.md).
 
-:func:`sample_worlds` dispatches to the game's sampler
-(:mod:`.pepper`, :mod:`.cancellation_hearts`, :mod:`.push`, :mod:`.spit`
-for Spit and Speed); the game-free core is :mod:`.base` (the deals) and
-:mod:`.worlds` (the states)."""
+:func:`sample_worlds` dispatches to the game's sampler, ``sampler.py`` in
+its folder (named by its ``GameSpec.sampler``: e.g.
+:mod:`cardenvs.games.push.sampler`; Spit's serves Spit and Speed); the
+game-free core is :mod:`.base` (the deals), :mod:`.streams` (the random
+streams) and :mod:`.worlds` (the states)."""
 
 from __future__ import annotations
 
+import importlib
 from typing import Any
 
 import numpy as np
@@ -32,23 +34,25 @@ def sample_worlds(
     one for all.  ``out``: the result of an earlier call with the same
     batch and ``worlds``, written over instead of new memory (faster; that
     state is then this one's).  ``known``: what the state does not keep but
-    the seat saw -- ``tracker=`` a :class:`.cancellation_hearts.Tracker`
-    (Cancellation Hearts), a :class:`.push.Tracker` (Push) or a
-    :class:`.spit.Tracker` (Speed).  ValueError
+    the seat saw -- ``tracker=`` a
+    :class:`cardenvs.games.cancellation_hearts.sampler.Tracker`
+    (Cancellation Hearts), a :class:`cardenvs.games.push.sampler.Tracker`
+    (Push) or a :class:`cardenvs.games.spit.sampler.Tracker` (Speed).  ValueError
     for a game without a sampler, a seat out of range, ``worlds`` < 1, or a
     position no deal fits; TypeError if ``rng`` is not a numpy Generator."""
-    name = rules.name
-    if name == "pepper_v0":
-        from . import pepper as game
-    elif name == "cancellation_hearts_v0":
-        from . import cancellation_hearts as game
-    elif name == "push_v0":
-        from . import push as game
-    elif name == "spit_v0":
-        from . import spit as game
-    else:
-        raise ValueError(f"no information-set sampler for {name}")
+    game = sampler(rules.name)
     return game.sample(rules, state, seats, worlds, rng, out=out, **known)
 
 
-__all__ = ["sample_worlds"]
+def sampler(game: str) -> Any:
+    """The sampler module of game ``game`` (a registry name): its
+    ``GameSpec.sampler``.  ValueError, saying so, for a game without one."""
+    from ..registry import spec
+
+    found = spec(game).sampler
+    if found is None:
+        raise ValueError(f"no information-set sampler for {game}: its GameSpec names none (sampler=None)")
+    return importlib.import_module(found)
+
+
+__all__ = ["sample_worlds", "sampler"]

@@ -1,3 +1,0 @@
-from cardenvs.cancellation_hearts.env import __doc__, env, raw_env  # noqa: F401
-
-__all__ = ["env", "raw_env"]
