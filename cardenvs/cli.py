@@ -7,6 +7,7 @@
     cardenvs replay picture game.json --step 40 --viewpoint 1 -o table.svg
     cardenvs arena pepper --agents random,rule,ppo  # a league in duplicate deals, rated
     cardenvs eval | bench | train GAME               # the repository's scripts (from a checkout)
+    cardenvs new-game card_duel                      # a new game: a copy of the template (from a checkout)
 
 Every command has ``--help``.
 """
@@ -353,9 +354,7 @@ def parser() -> argparse.ArgumentParser:
     rp.add_argument("-o", "--output", default="table.svg")
     rp.set_defaults(func=cmd_replay_picture)
 
-    from .arena import add_parser as add_arena  # (its options and command: cardenvs/arena.py)
-
-    add_arena(sub, Progress)
+    _own_modules(sub)
 
     for name, (rel, text) in SCRIPTS.items():
         sp = sub.add_parser(name, help=text.lower().rstrip("."), add_help=False, description=f"{text} Runs {rel}.")
@@ -374,6 +373,15 @@ def parser() -> argparse.ArgumentParser:
     sp.add_argument("args", nargs=argparse.REMAINDER, help="options of the training script")
     sp.set_defaults(func=cmd_train)
     return p
+
+
+def _own_modules(sub: argparse._SubParsersAction) -> None:
+    """The commands whose options and code live in modules of their own."""
+    from .arena import add_parser as add_arena  # (cardenvs/arena.py)
+    from .new_game import add_parser as add_new_game  # (cardenvs/new_game.py)
+
+    add_arena(sub, Progress)
+    add_new_game(sub)
 
 
 def _doc(command: str) -> str:

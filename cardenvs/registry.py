@@ -20,6 +20,7 @@ GAME_FOLDERS: tuple[str, ...] = (
     "cancellation_hearts",
     "push",
     "spit",
+    "high_card",
 )
 
 

@@ -9,6 +9,13 @@ replays each file through the AEC (parallel) env *and* the vector engine and
 requires every line to match, so a change that is not meant to change play
 must leave these files byte-for-byte unchanged.
 
+A game may keep its playthroughs in its own folder instead,
+``cardenvs/games/<folder>/playthroughs/<name>.txt`` (a new game does: see
+docs/adding-a-game.md): they are found through the registry, and each
+file's first line (``# <name>: <game> <config as JSON> seed <seed>``) says
+how it is played.  To add one, write that line alone into the file and
+record it.
+
 Regenerate them (only when play is meant to change, and say what changed in
 the commit) with::
 
@@ -21,6 +28,7 @@ from __future__ import annotations
 import hashlib
 import json
 import pathlib
+import re
 import sys
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -33,6 +41,7 @@ sys.path.insert(0, str(ROOT.parent))
 import cardenvs  # noqa: E402
 import cardenvs.vector as V  # noqa: E402
 from cardenvs import spit_v0  # noqa: E402
+from cardenvs.registry import GAMES  # noqa: E402
 
 FOLDER = ROOT / "playthroughs"
 
@@ -62,6 +71,25 @@ PLAYTHROUGHS: dict[str, tuple[str, dict[str, Any], int]] = {
     "speed": ("spit_v0", {"variant": "speed"}, 13),
     "speed_target_score": ("spit_v0", {"variant": "speed", "target_score": 20, "speed_side_piles": 5}, 14),
 }
+#: The file of each playthrough kept in a game's folder (the others are in FOLDER).
+IN_GAME_FOLDERS: dict[str, pathlib.Path] = {}
+HEADER = re.compile(r"# (\w+): (\w+) (\{.*\}) seed (\d+)")
+
+
+def _from_game_folders() -> None:
+    """Add the playthroughs of every registered game's folder to PLAYTHROUGHS
+    (read from each file's first line)."""
+    for game in GAMES.values():
+        for path in sorted((ROOT.parent / "cardenvs" / "games" / game.folder / "playthroughs").glob("*.txt")):
+            first = path.read_text().partition("\n")[0]
+            found = HEADER.fullmatch(first)
+            if found is None or found[1] != path.stem or found[2] != game.name or found[1] in PLAYTHROUGHS:
+                sys.exit(f"{path}: the first line must be '# {path.stem}: {game.name} {{config}} seed N' (a new name)")
+            PLAYTHROUGHS[found[1]] = (found[2], json.loads(found[3]), int(found[4]))
+            IN_GAME_FOLDERS[found[1]] = path
+
+
+_from_game_folders()
 
 
 def obs_hash(obs: np.ndarray) -> str:
@@ -160,7 +188,7 @@ def playthrough(name: str) -> list[str]:
 
 
 def path_of(name: str) -> pathlib.Path:
-    return FOLDER / f"{name}.txt"
+    return IN_GAME_FOLDERS.get(name, FOLDER / f"{name}.txt")
 
 
 # --- the vector engine, replaying a recorded file -----------------------------

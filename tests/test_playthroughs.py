@@ -6,7 +6,7 @@ line for line, by the conformance kit's ``playthroughs`` check
 
 from __future__ import annotations
 
-from playthroughs import PLAYTHROUGHS, path_of
+from playthroughs import FOLDER, IN_GAME_FOLDERS, PLAYTHROUGHS, path_of
 
 from cardenvs.registry import GAMES
 
@@ -14,4 +14,6 @@ from cardenvs.registry import GAMES
 def test_every_game_has_playthroughs():
     games = {game for game, _, _ in PLAYTHROUGHS.values()}
     assert games == set(GAMES)
-    assert sorted(p.stem for p in path_of("x").parent.glob("*.txt")) == sorted(PLAYTHROUGHS)
+    in_tests = [p.stem for p in FOLDER.glob("*.txt")]
+    assert sorted(in_tests + list(IN_GAME_FOLDERS)) == sorted(PLAYTHROUGHS)
+    assert all(path_of(name).exists() for name in PLAYTHROUGHS)

@@ -208,8 +208,7 @@ def test_step_once_every_agent_is_gone_warns_and_changes_nothing(game, wrapped):
     key), and nothing changes."""
     from pettingzoo.utils.env_logger import EnvLogger
 
-    short = {"spit_v0": {"max_ticks": 30}, "push_v0": {"rounds": [1], "max_turns": 6}}.get(game, {"max_hands": 1})
-    made = cardenvs.make(game, **short)
+    made = cardenvs.make(game, **GAMES[game].short_config[0])
     env = made if wrapped else made.unwrapped
     _play_to_the_end(env, seed=1)
     assert not env.agents

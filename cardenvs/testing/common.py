@@ -103,13 +103,15 @@ def check_cards(case: Case, state_dict: dict, deck: list[str], when: str = "") -
         )
 
 
-def step_copy(env: Any, action: int) -> Any:
-    """A copy of the AEC ``env`` (unwrapped) after ``action`` (simultaneous
-    games: and the other seats' first legal actions, so the tick is played)."""
+def step_copy(env: Any, action: int, simultaneous: bool = False) -> Any:
+    """A copy of the AEC ``env`` (unwrapped) after ``action`` (``simultaneous``
+    games: and the other seats' first legal actions, so the tick is played;
+    a turn-based game's copy is looked at right after the action, before
+    another seat's move could hide what it did, e.g. by ending the hand)."""
     twin = copy.deepcopy(env.unwrapped)
     first = twin.agent_selection
     twin.step(action)
-    while twin.agents and twin.agent_selection != first and not any(twin.terminations.values()):
+    while simultaneous and twin.agents and twin.agent_selection != first and not any(twin.terminations.values()):
         if twin.agent_selection == twin.possible_agents[0]:
             break
         twin.step(int(np.flatnonzero(twin.observe(twin.agent_selection)["action_mask"])[0]))

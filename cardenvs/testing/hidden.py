@@ -52,11 +52,14 @@ def hidden_cards(case: Case) -> None:
     """From a fixed deck (``reset(options={"decks": [...]})``), trade a card
     between two opponents' hands of the seat to act: its observation and mask
     must not change (``state_dict()["hands"]`` says where the cards are; a
-    game with a ``hidden_deals`` hook on its GameSpec gives the two decks)."""
+    game with a ``hidden_deals`` hook on its GameSpec, or a
+    ``hidden_deals(deck)`` method on its rules, gives the two decks)."""
     hook = getattr(case.spec, "hidden_deals", None)
     for seed in case.seeds:
         case.at(seed, 0)
         env = make_env(case)
+        if hook is None and hasattr(env.unwrapped.rules, "hidden_deals"):
+            hook = lambda rules, deck: rules.hidden_deals(deck)  # noqa: E731
         deck = full_deck(env.unwrapped.rules)
         deck = [deck[i] for i in np.random.default_rng(seed).permutation(len(deck))]
         if hook is not None:
@@ -68,8 +71,8 @@ def hidden_cards(case: Case) -> None:
             pair = _opponents_pair(_hands(env), seat) if "hands" in sd else None
             if pair is None:
                 raise Skip(
-                    "no two opponents of the seat to act hold cards in state_dict()['hands'] (give the GameSpec a "
-                    "hidden_deals hook: two decks differing only in cards the first seat to act cannot see)"
+                    "no two opponents of the seat to act hold cards in state_dict()['hands'] (give the rules a "
+                    "hidden_deals(deck) method: two decks differing only in cards the first seat to act cannot see)"
                 )
             if not _swapped_deal(env, deck, pair, seed):
                 case.expect(False, f"no deck order trades {pair[2]} and {pair[3]} between seats {pair[:2]}")

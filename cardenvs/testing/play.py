@@ -45,7 +45,7 @@ def legal_masks(case: Case) -> None:
             for action in np.flatnonzero(mask):
                 text = env.unwrapped.action_to_str(int(action))
                 try:
-                    sd = step_copy(env, int(action)).state_dict()
+                    sd = step_copy(env, int(action), case.spec.simultaneous).state_dict()
                 except Exception as exc:  # noqa: BLE001 (any error: the mask allowed what the rules cannot play)
                     case.expect(False, f"{agent}'s mask allows {text!r}, which fails: {type(exc).__name__}: {exc}")
                 check_cards(case, sd, deck, f" after {agent}'s allowed action {text!r} (is it legal?)")

@@ -1,0 +1,119 @@
+"""``cardenvs new-game`` proves the recipe of docs/adding-a-game.md (issue
+#32 item 6): in a copy of the repository's tracked files, a new game made
+from the template touches only its folder, its docs page and its registry
+line (and the generated games tables), and passes the conformance kit and the generic suite (every test
+parametrised over the registry) as it is; a planted bug in it (a mask that
+allows a card not in hand) makes the kit fail naming the check.  Bad names
+are refused in one line, nothing written."""
+
+from __future__ import annotations
+
+import os
+import pathlib
+import re
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+NAME = "card_duel"
+
+
+def run(tree: pathlib.Path, *args: str, timeout: int = 600) -> subprocess.CompletedProcess:
+    """``python *args`` in ``tree``, importing cardenvs from it."""
+    env = {**os.environ, "PYTHONPATH": str(tree)}
+    return subprocess.run(
+        [sys.executable, *args], cwd=tree, env=env, capture_output=True, text=True, timeout=timeout, check=False
+    )
+
+
+def snapshot(tree: pathlib.Path) -> dict[str, bytes]:
+    """Every file of the tree, by path (caches left out)."""
+    return {
+        str(p.relative_to(tree)): p.read_bytes()
+        for p in tree.rglob("*")
+        if p.is_file() and "__pycache__" not in p.parts
+    }
+
+
+def outside_games_tables(page: bytes) -> str:
+    return re.sub(r"<!-- generated:games -->.*?<!-- /generated:games -->", "", page.decode(), flags=re.S)
+
+
+@pytest.fixture(scope="module")
+def tree(tmp_path_factory) -> pathlib.Path:
+    """A copy of the repository's tracked files (as they are in the work
+    tree), with the new game made in it by ``cardenvs new-game``."""
+    listed = subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, check=False)
+    if listed.returncode != 0:
+        pytest.skip("not a git checkout: the tracked files cannot be listed")
+    tree = tmp_path_factory.mktemp("checkout")
+    for name in listed.stdout.decode().split("\0"):
+        if name and (ROOT / name).is_file():
+            (tree / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(ROOT / name, tree / name)
+    before = snapshot(tree)
+    made = run(tree, "-m", "cardenvs.cli", "new-game", NAME)
+    assert made.returncode == 0, made.stderr
+    assert f"made {NAME}_v0 (Card Duel)" in made.stdout and f"python -m cardenvs.testing {NAME}_v0" in made.stdout
+    after = snapshot(tree)
+    changed = {path for path, data in after.items() if before.get(path) != data}
+    folder = f"cardenvs/games/{NAME}/"
+    generated = {"README.md", "docs/index.md"}  # (their games tables, regenerated: nothing else in them)
+    assert changed - {f"docs/{NAME}.md", "cardenvs/registry.py", *generated} == {
+        p for p in changed if p.startswith(folder)
+    }
+    for page in generated:
+        assert outside_games_tables(after[page]) == outside_games_tables(before[page])
+        assert f"[Card Duel]({'docs/' if page == 'README.md' else ''}{NAME}.md)" in after[page].decode()
+    assert {f"{folder}spec.py", f"{folder}rules.py", f"{folder}playthroughs/{NAME}.txt", f"docs/{NAME}.md"} <= changed
+    assert f'    "{NAME}",\n' in (tree / "cardenvs/registry.py").read_text()
+    rules = (tree / folder / "rules.py").read_text()
+    assert "class CardDuelRules" in rules and 'title = "Card Duel"' in rules and "high_card" not in rules
+    return tree
+
+
+@pytest.mark.parametrize("bad", ["Card-Duel", "1duel", "duel_v0", "class", "core", "index", "high_card", NAME])
+def test_a_bad_name_is_refused_in_one_line_and_nothing_is_written(tree, bad):
+    before = snapshot(tree)
+    refused = run(tree, "-m", "cardenvs.cli", "new-game", bad, timeout=120)
+    assert refused.returncode == 2 and refused.stdout == ""
+    assert len(refused.stderr.splitlines()) == 1 and refused.stderr.startswith("cardenvs new-game: ")
+    assert snapshot(tree) == before
+
+
+def test_the_kit_passes_on_the_new_game(tree):
+    checked = run(tree, "-m", "cardenvs.testing", f"{NAME}_v0", "--quick")
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+    lines = checked.stdout.splitlines()
+    assert len(lines) == 14 and all(line.startswith("PASSED  ") for line in lines[:-1]), checked.stdout
+
+
+def test_the_generic_suite_passes_on_the_new_game(tree):
+    """Every test of the repository selected by the new game's name (the
+    registry-parametrised ones) and the game's own tests, in the copy."""
+    this = f"--ignore={pathlib.Path(__file__).relative_to(ROOT)}"  # (its tests name the game too)
+    suite = run(tree, "-m", "pytest", "-q", "-p", "no:cacheprovider", this, "-k", NAME, timeout=1500)
+    assert suite.returncode == 0, suite.stdout[-3000:] + suite.stderr[-2000:]
+    summary = suite.stdout.strip().splitlines()[-1]
+    assert "failed" not in summary and "error" not in summary, summary
+    passed = int(re.search(r"(\d+) passed", summary)[1])
+    assert passed >= 80, summary  # (about 115: the kit's checks, the engines, views, state, docs, its own tests)
+
+
+def test_a_mask_allowing_an_illegal_card_fails_the_kit_naming_the_check(tree):
+    legal = tree / "cardenvs" / "games" / NAME / "legal.py"
+    source = legal.read_text()
+    rule = "mask[PLAY0 + card] = hand[card] > 0 and (not can_follow or SUIT[card] == SUIT[led])"
+    assert rule in source
+    legal.write_text(source.replace(rule, "mask[PLAY0 + card] = True  # planted: any card of the deck"))
+    try:
+        checked = run(tree, "-m", "cardenvs.testing", f"{NAME}_v0", "--quick", "--check", "legal_masks")
+    finally:
+        legal.write_text(source)
+    assert checked.returncode == 1, checked.stdout + checked.stderr
+    first = checked.stdout.splitlines()[0]
+    assert first.startswith(f"FAILED  legal_masks {NAME}_v0 seed=0 step="), first
+    assert "cards not conserved after" in first and "allowed action 'play" in first, first
