@@ -17,6 +17,7 @@ import cardenvs
 import cardenvs.vector as V
 from cardenvs.agents.evaluation import match
 from cardenvs.agents.registry import make_agent
+from cardenvs.registry import spec
 
 
 def main() -> None:
@@ -39,8 +40,9 @@ def main() -> None:
         for _ in range(20):
             mask = info["action_mask"]
             obs, _, _, _, info = venv.step((rng.random(mask.shape) * mask).argmax(-1))
-        rule, ppo = make_agent(game, "rule"), make_agent(game, "ppo")
-        print(f"{game}: env, vector engine, {rule.name} and {ppo.name} agents ok")
+        names = ["rule"] + (["ppo"] if spec(game).baseline else [])  # (a game may have no baseline)
+        agents = [make_agent(game, name).name for name in names]
+        print(f"{game}: env, vector engine, {' and '.join(agents)} agents ok")
     result = match("pepper_v0", make_agent("pepper_v0", "ppo"), make_agent("pepper_v0", "random"), 4, seed=1)
     print(result)
     for command in ([], ["play"], ["serve"], ["replay"], ["eval"], ["bench"], ["train"]):
