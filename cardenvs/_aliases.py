@@ -5,9 +5,10 @@
   the game's env module, ``cardenvs.games.<folder>.env``, so a new game
   needs no file outside its folder;
 - the paths of the modules moved into the game folders (``cardenvs.pepper``
-  and its modules, ``cardenvs.agents.pepper``, ``cardenvs.search.push``, ...:
-  :data:`MOVED`, listed in CHANGELOG.md), kept for users' imports and for
-  what was pickled under them.
+  and its modules, ``cardenvs.agents.pepper``, ``cardenvs.search.push``, ...)
+  and into the renderer (``cardenvs.table.canvas`` ->
+  ``cardenvs.render.canvas``, ...): :data:`MOVED`, listed in CHANGELOG.md,
+  kept for users' imports and for what was pickled under them.
 
 An alias yields the very module object of the new path (``import
 cardenvs.pepper.rules`` is ``cardenvs.games.pepper.rules``), not a copy: a
@@ -37,6 +38,11 @@ MOVED: dict[str, str] = {
     **{f"cardenvs.agents.{g}": f"cardenvs.games.{g}.agent" for g in _GAMES},
     **{f"cardenvs.search.{g}": f"cardenvs.games.{g}.sampler" for g in _GAMES},
     "cardenvs.search.push_turn": "cardenvs.games.push.push_turn",
+    # the base classes and machinery game folders build on, moved into core (a game imports only core)
+    "cardenvs.agents.base": "cardenvs.core.agent",
+    **{f"cardenvs.search.{m}": f"cardenvs.core.sampling.{m}" for m in ("base", "streams", "worlds")},
+    # the renderer, split from the application (cardenvs.table) into cardenvs.render
+    **{f"cardenvs.table.{m}": f"cardenvs.render.{m}" for m in ("canvas", "svg_backend", "rgb_backend")},
 }
 
 

@@ -13,12 +13,12 @@ import pytest
 
 pytest.importorskip("ray.rllib", reason="Ray RLlib is not installed (pip install -e '.[rllib]')")
 
-import cardenvs.spit_v0  # noqa: E402  (the parallel env the Spit routing is checked against)
 import ray  # noqa: E402
 from ray.rllib.env.multi_agent_episode import MultiAgentEpisode  # noqa: E402
 from ray.rllib.utils.pre_checks.env import check_multiagent_environments  # noqa: E402
 
 import cardenvs  # noqa: E402
+import cardenvs.spit_v0  # noqa: E402  (the parallel env the Spit routing is checked against)
 from cardenvs.integrations.rllib import (  # noqa: E402
     MASK_KEY,
     OBS_KEY,

@@ -1,7 +1,7 @@
 """Baseline agents for cardenvs games, the environments they train in, and
 evaluation.
 
-- :mod:`cardenvs.agents.base`: the agent interface (observation + mask -> action,
+- :mod:`cardenvs.agents.base` (:mod:`cardenvs.core.agent`): the agent interface (observation + mask -> action,
   batched too), :class:`RandomAgent`, :class:`PolicyAgent` (a trained
   MaskablePPO policy, or a frozen copy of one for self-play).
 - :mod:`cardenvs.games.pepper.agent`: :class:`PepperRuleAgent`, a rule-based Pepper player
@@ -18,7 +18,7 @@ evaluation.
 
 from typing import Any
 
-from .base import Agent, RandomAgent
+from ..core.agent import Agent, RandomAgent
 
 __all__ = ["Agent", "RandomAgent", "PolicyAgent", "make_agent"]
 

@@ -32,7 +32,7 @@ from typing import Any
 
 import numpy as np
 
-from .base import Agent
+from ..core.agent import Agent
 
 ADVICE_WEIGHT = 4.0
 

@@ -82,8 +82,8 @@ from typing import Any
 
 import numpy as np
 
+from ..core.agent import Agent
 from ..vector import rules_class
-from .base import Agent
 
 # AgentError: what a strict match raises (defined beside the loop that raises it), re-exported here
 from .duplicate_play import AgentError as AgentError

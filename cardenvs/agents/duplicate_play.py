@@ -27,8 +27,8 @@ import numpy as np
 
 import cardenvs.vector as V
 
+from ..core.agent import Agent
 from ..registry import spec
-from .base import Agent
 
 
 class AgentError(RuntimeError):

@@ -20,7 +20,7 @@ import numpy as np
 
 import cardenvs.vector as V
 
-from .base import Agent
+from ..core.agent import Agent
 
 
 def wilson_interval(wins: float, n: int, z: float = 1.96) -> tuple[float, float]:

@@ -37,7 +37,7 @@ import numpy as np
 from gymnasium.vector import AutoresetMode
 from gymnasium.vector.utils import batch_space
 
-from .base import Agent
+from ..core.agent import Agent
 from .seat_batch import seat_batch_class
 
 AUTORESET_MODES = (AutoresetMode.SAME_STEP, AutoresetMode.NEXT_STEP)

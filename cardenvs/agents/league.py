@@ -33,9 +33,9 @@ from typing import Any
 
 import numpy as np
 
+from ..core.agent import Agent
 from ..registry import spec as game_spec
 from ..vector import rules_class
-from .base import Agent
 from .duplicate import AgentError, DuplicateRecord, Policy, as_agent, duplicate_seatings, play_duplicate, summarise_pair
 from .duplicate_play import check_agent
 from .ratings import Rating, anchor_index, rate_records

@@ -39,7 +39,7 @@ from typing import Any
 
 import numpy as np
 
-from .base import Agent
+from ..core.agent import Agent
 from .checkpoint import TRAIN_EXTRA
 
 try:

@@ -4,17 +4,18 @@ For each decision: sample ``worlds`` complete states consistent with what
 the acting seat saw (:func:`cardenvs.search.sample_worlds`), play every
 legal action in every world, then play the hand out with a rollout policy
 (``"random"`` legal moves, ``"rule"``: the game's rule agent in every seat,
-or any :class:`~cardenvs.agents.base.Agent`, e.g. a trained
+or any :class:`~cardenvs.core.agent.Agent`, e.g. a trained
 :class:`~cardenvs.agents.policy.PolicyAgent`), and pick the action with the best mean outcome: the change
 of the acting seat's (side's) score over the rest of the hand (Push: the
-round; less the other side's, :data:`MARGIN`), negated where the lowest
+round; less the other side's: its sampler's ``MARGIN``, :func:`margin`), negated where the lowest
 score wins.  All worlds x actions of all games deciding
 at once are one batch for the engine.
 
 The agent needs the engine state, not only an observation (a world is a
 whole state), so its entry point is :meth:`PIMCAgent.act_states`;
 ``act_batch(obs, mask)`` raises.  Which decisions are searched is a
-per-game fact (:data:`SEARCHED`): Pepper's and Cancellation Hearts' card
+per-game fact, which each game's sampler module declares (its ``SEARCHED``,
+:func:`searched`): Pepper's and Cancellation Hearts' card
 play; Push's draw (take or push the discard) and its discard.  The rest
 (bids, trump, passes, moon; Push's melds, lay-offs and swaps) go to
 ``fallback`` (the game's rule agent).  A Push rollout plays to the end of
@@ -29,37 +30,47 @@ from typing import Any
 
 import numpy as np
 
-from ..games.push.tables import DISCARD0, DRAW, MELD, NUM_TYPES
-from ..registry import rules_class
+from ..core.agent import Agent
+from ..registry import GAMES, rules_class
 from ..search import sample_worlds, sampler
-from .base import Agent
 from .registry import make_agent
 
-# game -> {phase: the actions searched in it}.  None: every legal action,
-# every time.  An id array: the search picks among those legal ids only when
-# the fallback would play one of them (it decides whether, the search which:
-# in Push the rule agent melds what it can, then the search picks the discard).
-SEARCHED: dict[str, dict[int, np.ndarray | None]] = {
-    "pepper_v0": {2: None},
-    "cancellation_hearts_v0": {1: None},
-    "push_v0": {DRAW: None, MELD: np.arange(DISCARD0, DISCARD0 + NUM_TYPES)},
-}
+
+def searched(game: str) -> dict[int, np.ndarray | None] | None:
+    """What PIMC searches in game ``game``: phase -> the actions searched in
+    it (None: every legal action, every time; an id array: the search picks
+    among those legal ids only when the fallback would play one of them),
+    as the game's sampler module declares it (its ``SEARCHED``); None for a
+    game PIMC does not play (no sampler, or no ``SEARCHED`` in it)."""
+    if game not in GAMES or GAMES[game].sampler is None:
+        return None
+    return getattr(sampler(game), "SEARCHED", None)
+
+
+def margin(game: str) -> bool:
+    """Whether PIMC counts game ``game``'s outcome as the side's score less
+    the other side's (its sampler module's ``MARGIN``: Push)."""
+    return searched(game) is not None and bool(getattr(sampler(game), "MARGIN", False))
+
+
+def __getattr__(name: str) -> Any:
+    # the tables that were written here, per game: now declared by each game's sampler module
+    if name == "SEARCHED":
+        return {g: searched(g) for g in GAMES if searched(g) is not None}
+    if name == "MARGIN":
+        return {g for g in GAMES if margin(g)}
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def tracked(game: str) -> Any:
     """The sampler module of a searched game whose sampler needs a
     ``Tracker`` of what each seat saw (Cancellation Hearts, Push), else None."""
-    if game not in SEARCHED:
+    if searched(game) is None:
         return None
     module = sampler(game)
     return module if hasattr(module, "Tracker") else None
 
 
-# games whose outcome is the side's score minus the other side's: Push's two
-# sides race to the lower total, so what a push costs the opponents counts as
-# much as our own penalty (tuning on seeds 902-903 against the rule agent:
-# the margin won clearly more games than the side's score alone)
-MARGIN = {"push_v0"}
 MAX_ROLLOUT = 2000  # actions per rollout (a Push round with rule play: ~110 on average, ~300 at most)
 
 
@@ -82,8 +93,10 @@ class PIMCAgent(Agent):
         super().__init__()
         if not (rollout in ("random", "rule") or isinstance(rollout, Agent)):
             raise ValueError(f"rollout must be 'random', 'rule' or an Agent, got {rollout!r}")
-        if game not in SEARCHED:
-            raise ValueError(f"PIMC plays {sorted(SEARCHED)}, not {game!r}")
+        self.searched_phases = searched(game)
+        if self.searched_phases is None:
+            raise ValueError(f"PIMC plays {sorted(g for g in GAMES if searched(g) is not None)}, not {game!r}")
+        self.margin = margin(game)
         self.game, self.worlds, self.budget = game, worlds, budget
         self.rules = rules_class(game)(**config)
         self.rng = np.random.default_rng(seed)
@@ -118,7 +131,7 @@ class PIMCAgent(Agent):
         phase, legal = state.phase[rows], state.legal[rows]
         choices = np.zeros(legal.shape, bool)
         full = np.zeros(len(rows), bool)
-        for at_phase, ids in SEARCHED[self.game].items():
+        for at_phase, ids in self.searched_phases.items():
             at = phase == at_phase
             if ids is None:
                 choices[at], full[at] = legal[at], True
@@ -166,7 +179,7 @@ class PIMCAgent(Agent):
         """Each seat's score as the search counts it (B, n): its side's,
         less the other side's in ``MARGIN`` games, negated where low wins."""
         scores = rules.seat_scores(runs).astype(float)
-        if self.game in MARGIN:  # seat s + 1 sits on the other side
+        if self.margin:  # seat s + 1 sits on the other side
             scores = scores - np.roll(scores, -1, axis=1)
         return -scores if rules.low_score_wins else scores
 

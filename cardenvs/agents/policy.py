@@ -12,8 +12,8 @@ from typing import Any
 
 import numpy as np
 
+from ..core.agent import Agent
 from .advice import advice_size, advised_observation
-from .base import Agent
 from .checkpoint import (
     HYPER,
     SUFFIX,

@@ -11,7 +11,7 @@ from typing import Any
 
 from cardenvs.registry import GAMES
 
-from .base import Agent, RandomAgent
+from ..core.agent import Agent, RandomAgent
 
 # The committed baselines: the repository's agents/checkpoints/, installed as
 # the package cardenvs.baselines (see pyproject.toml), as cardenvs policy files.

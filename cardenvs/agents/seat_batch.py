@@ -40,8 +40,8 @@ from cardenvs.core.options import action_array
 from cardenvs.core.spaces import observation_box
 from cardenvs.registry import spec
 
+from ..core.agent import Agent, RandomAgent
 from .advice import advised_observation
-from .base import Agent, RandomAgent
 
 REWARD_MODES = ("seat", "relative")
 

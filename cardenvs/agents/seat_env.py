@@ -38,7 +38,7 @@ import numpy as np
 import cardenvs
 from cardenvs.registry import spec
 
-from .base import Agent, RandomAgent
+from ..core.agent import Agent, RandomAgent
 from .gym_vector import SeatGymVectorEnv
 from .seat_batch import (
     SeatBatch,

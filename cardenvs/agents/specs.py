@@ -30,7 +30,7 @@ import inspect
 from collections.abc import Callable
 from typing import Any
 
-from .base import Agent
+from ..core.agent import Agent
 from .duplicate import CallableAgent, as_agent
 
 #: PIMC's options in a spec and how their values are read

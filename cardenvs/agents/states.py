@@ -16,7 +16,7 @@ import numpy as np
 
 import cardenvs.vector as V
 
-from .base import Agent
+from ..core.agent import Agent
 
 
 def decision_states(

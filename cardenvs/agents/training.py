@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from .base import Agent, RandomAgent
+from ..core.agent import Agent, RandomAgent
 from .curves import plot_curve
 from .evaluation import match
 from .policy import FrozenPolicyAgent, PolicyAgent, load_model, one_torch_thread, save_trained

@@ -16,9 +16,9 @@ from pettingzoo.utils import wrappers
 from pettingzoo.utils.env_logger import EnvLogger
 from pettingzoo.utils.wrappers.order_enforcing import AECOrderEnforcingIterable, AECOrderEnforcingIterator
 
+from . import illegal
 from .errors import IllegalActionError
 from .game import TurnBasedRules
-from .options import action_id
 from .view import RulesView
 
 
@@ -32,16 +32,8 @@ def after_the_end(env: AECEnv) -> None:
     EnvLogger.warn_step_after_terminated_truncated()
 
 
-def check_action(rules: TurnBasedRules, legal: np.ndarray, action: Any) -> int:
-    """Return ``action`` as an int if it is legal now, else raise: ``TypeError``
-    for a non-integer, :class:`IllegalActionError` naming it for an integer
-    that is out of range or not legal (the state is not touched)."""
-    # an int in range (what agents step) skips action_id's checks of the other kinds
-    a = action if type(action) is int and 0 <= action < rules.num_actions else action_id(action, rules.num_actions)
-    if not legal[a]:
-        allowed = ", ".join(repr(rules.action_to_str(x)) for x in np.flatnonzero(legal))
-        raise IllegalActionError(f"illegal action {a} ({rules.action_to_str(a)!r}); legal now: {allowed}")
-    return a
+#: (the name this module gave it: the policy lives in :mod:`.illegal`)
+check_action = illegal.check_one
 
 
 class CardGameAECEnv(RulesView, AECEnv):
@@ -135,12 +127,12 @@ class CardGameAECEnv(RulesView, AECEnv):
         if dead:
             return self._was_dead_step(action)
         if type(action) is int and 0 <= action < self._num_actions and state.legal[0, action]:
-            a = action  # a legal int (what agents step): check_action's checks would pass
+            a = action  # a legal int (what agents step): check_one's checks would pass
         else:
             try:
-                a = check_action(self.rules, state.legal[0], action)
+                a = illegal.check_one(self.rules, state.legal[0], action)
             except IllegalActionError:
-                if self.illegal_action != "terminate":
+                if self.illegal_action != illegal.TERMINATE:
                     raise
                 return self._end_by_illegal_action(agent)
         self._cumulative_rewards[agent] = 0.0
@@ -170,7 +162,7 @@ class CardGameAECEnv(RulesView, AECEnv):
         self._forfeit = self.possible_agents.index(agent)
         self._ready = None  # (a forfeited game shows no mask)
         self._cumulative_rewards[agent] = 0.0
-        self.rewards = {a: (-1.0 if a == agent else 0.0) for a in self.agents}
+        self.rewards = illegal.forfeit_rewards(self.agents, agent)
         self.terminations = {a: True for a in self.agents}
         self._accumulate_rewards()
 

@@ -10,7 +10,7 @@ import numpy as np
 from gymnasium import spaces
 from gymnasium.vector.vector_env import AutoresetMode
 
-from .errors import IllegalActionError
+from . import illegal
 from .game import BatchState, TurnBasedRules
 from .options import check_seed, legal_actions, seat_array
 from .shards import NO_DRAWS, Shards
@@ -106,7 +106,7 @@ class VectorEnv:
         self.num_envs = int(num_envs)
         self.num_players = rules.num_players
         self.num_actions = rules.num_actions
-        self.illegal_action = illegal_action
+        self.illegal_action = illegal.parse(illegal_action, len(self.batch_shape) > 1)
         self.obs_dtype = obs_dtype
         self.single_observation_space = observation_box(rules, obs_dtype)
         self.single_action_space = spaces.Discrete(rules.num_actions)
@@ -127,6 +127,9 @@ class VectorEnv:
         self._one = rules.one_game() if self.num_envs == 1 else None
         self._no_truncation = np.zeros(self.num_envs, bool)
         self._masks_copied = getattr(type(rules), "action_masks", None) is TurnBasedRules.action_masks
+        # (which path a step takes is decided here, from the faster pieces the rules declare: game.FASTER_PIECES;
+        # a game that writes its outputs by its own record of whole-batch arrays never has them written on row views)
+        self._outputs_in_shards = getattr(rules, "write_changed_outputs", None) is None
 
     @property
     def batch_shape(self) -> tuple[int, ...]:
@@ -305,32 +308,41 @@ class VectorEnv:
         idx = self._step_rows(rows)
         chosen = self._rows if idx is None else idx
         ok = legal if idx is None else legal[idx]
-        forfeit = np.zeros(self.num_envs, bool)
-        if not ok.all():
-            if self.illegal_action != "terminate":
-                bad = chosen[~ok][:5]
-                raise IllegalActionError("illegal actions in rows " + ", ".join(f"{i}: {actions[i]}" for i in bad))
-            forfeit[chosen[~ok]] = True
+        forfeit = None
+        if not ok.all():  # (raises, or "terminate": those games forfeited, the others played)
+            forfeit = illegal.settle_turns(self.illegal_action, actions, chosen, ok, self.num_envs)
             idx = chosen[ok]
-        if idx is None and (self.num_threads > 1 or self._out is not None) and self.rules.outputs_in_shards:
+        if idx is None and self._outputs_in_shards and (self.num_threads > 1 or self._out is not None):
             return self._step_every_game(state, acts)
         rewards = self._step_games(state, acts, idx)
-        if forfeit.any():
-            rewards[forfeit] = 0.0
-            rewards[forfeit, state.current[forfeit]] = -1.0
-        terminated = state.done | forfeit
+        if forfeit is not None:
+            illegal.forfeit_turns(rewards, forfeit, state.current)
+            terminated = state.done | forfeit
+        else:
+            terminated = state.done.copy()
         truncated = np.zeros(self.num_envs, bool)
         info_extra = {}
         if np.count_nonzero(terminated):  # (cheaper than .any() on a few rows)
             info_extra = self._final_info(terminated, *self._finish(state, np.flatnonzero(terminated)))
         if self._out is not None:  # (a process shard: its rows of the batch's outputs, written where they are)
             obs, masks, key = self._out
-            self.rules.write_outputs(state, obs, masks, key)
+            self._write_outputs(state, obs, masks, key)
             info = {"action_mask": masks, "current_player": state.current.copy()}
         else:
             info, obs = self._info(), self._observe()
         info.update(info_extra)
         return obs, rewards, terminated, truncated, info
+
+    def _write_outputs(self, state: BatchState, obs: np.ndarray, masks: np.ndarray, key: int) -> None:
+        """Every row's observation (by the seat to act) and mask written into
+        ``obs`` and ``masks``, a process shard's rows of the batch's output
+        block ``key`` (:mod:`.processes`): by the game's
+        ``write_changed_outputs`` where it has one, else observed into them."""
+        if self._outputs_in_shards:
+            self.rules.observe_into(state, state.current, obs)
+            np.copyto(masks, state.legal)
+        else:
+            self.rules.write_changed_outputs(state, obs, masks, key)
 
     def _final_info(self, finished: np.ndarray, seen: np.ndarray, scores: np.ndarray) -> dict[str, Any]:
         """:func:`final_info_of` -- or, for a process shard's step

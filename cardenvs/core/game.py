@@ -13,6 +13,14 @@ themselves.  ``step`` updates the state in place (copying every array on
 every step would halve throughput in numpy); callers validate actions against
 ``state.legal`` *before* stepping, so an illegal action never touches it.
 
+A game author writes the rules: :meth:`TurnBasedRules.step` (through
+``advance``/``deal_next``), ``observe``, ``reset`` and the rest of "to
+implement" below.  How a step is carried out -- one game in one call, a
+batch, row shards in threads, shards in processes -- is the core's choice
+(:meth:`cardenvs.core.engine.VectorEnv.step`), never the game's; a game may
+declare *faster pieces* the core then uses, all listed in
+:data:`FASTER_PIECES`.
+
 Every rule is row-local except the random draws, so a step runs on row
 shards in threads (:mod:`cardenvs.core.shards`): :meth:`TurnBasedRules.step`
 lets :meth:`~TurnBasedRules.advance` move the games of each shard on (no
@@ -36,6 +44,27 @@ from .cards import DeckSpec, orders_from_keys
 from .onegame import OneGame
 from .shards import NO_DRAWS, SERIAL, Shards, deal_in_shards, in_shards
 from .streams import RowStreams
+
+#: The optional faster pieces of a game's rules, the only ones the core looks
+#: for (name -> what it is and what the core does with it).  Without any, a
+#: game is complete; each is checked against the plain path by the tests.
+FASTER_PIECES: dict[str, str] = {
+    "one_game / step_one": (
+        "a batch of one stepped in one compiled call, the next observation and mask written in it: "
+        "the AEC and parallel views and a vector engine of one game use it for a legal int action"
+    ),
+    "observe_into": "observations written straight into the core's arrays (default: observe, then a copy)",
+    "action_masks": (
+        "the masks handed to the vector engine's caller, if cheaper than a copy of state.legal "
+        "that the caller can keep as safely (Push: its own array, read-only)"
+    ),
+    "write_changed_outputs": (
+        "outputs written only where they changed, by the game's own record of arrays written again and "
+        "again (Push's recycled outputs): the core then writes a process shard's output block through it, "
+        "and writes a batch's outputs once after the step, never on row views in the threads (the record "
+        "belongs to the whole batch)"
+    ),
+}
 
 #: No rows: what :meth:`TurnBasedRules.advance` returns for a request with none.
 NO_ROWS = np.zeros(0, np.int64)
@@ -144,6 +173,11 @@ class BatchState:
         fields.update(batch=hi - lo, rng=NO_DRAWS, shards=SERIAL, _bundles={}, _view_of=(lo, hi))
         new.__dict__.update(fields)
         return new
+
+    def before_step(self) -> None:
+        """Called by the rules' step (:meth:`TurnBasedRules.step_then`)
+        before any game of this state moves: a state that keeps records of
+        its output arrays (Push's recycled outputs) settles them here."""
 
     def before_shards(self, views: list[BatchState]) -> None:
         """Called before the row views ``views`` are stepped in threads (by
@@ -313,14 +347,12 @@ class TurnBasedRules(GameRules):
         kernel can write there directly overrides this copy."""
         out[...] = self.observe(state, seats)
 
-    def write_outputs(self, state: BatchState, obs: np.ndarray, masks: np.ndarray, key: int) -> None:
-        """Every row's observation (by the seat to act) and mask written into
-        ``obs`` and ``masks``: arrays written again and again (a process
-        shard's rows of the batch's output blocks, :mod:`.processes`; ``key``
-        names the block).  A game that writes only what changed keeps its
-        record of each by ``key`` (Push)."""
-        self.observe_into(state, state.current, obs)
-        np.copyto(masks, state.legal)
+    #: A faster piece (see :data:`FASTER_PIECES`): ``write_changed_outputs(state, obs, masks, key)``
+    #: writes every row's observation (by the seat to act) and mask into
+    #: ``obs`` and ``masks`` -- arrays written again and again (a process
+    #: shard's rows of the batch's output block ``key``) -- only where they
+    #: changed, by the game's own record of them.  None: the game has none.
+    write_changed_outputs: Callable[[BatchState, np.ndarray, np.ndarray, int], None] | None = None
 
     def action_masks(self, state: BatchState) -> np.ndarray:
         """The legal-action masks of every row, as the vector engine hands them
@@ -364,13 +396,6 @@ class TurnBasedRules(GameRules):
         the results do not depend on the shards."""
         return self.step_then(state, actions)[0]
 
-    #: Whether :meth:`observe_into` and the masks may be written on row
-    #: views in threads (:meth:`step_then`'s ``then``): a game whose
-    #: observations or masks go through buffers its rows share (Push's
-    #: recycled outputs) says False, and the vector engine observes the
-    #: whole batch after the step instead.
-    outputs_in_shards: bool = True
-
     def step_then(
         self, state: BatchState, actions: np.ndarray, then: Callable[[BatchState, int, int], list] | None = None
     ) -> tuple[np.ndarray, np.ndarray, list]:
@@ -386,6 +411,7 @@ class TurnBasedRules(GameRules):
         actions = np.asarray(actions, np.int64)
         rewards = np.zeros((state.batch, self.num_players), np.float32)
         count: list[int] = []
+        state.before_step()
 
         def shard(view: BatchState, lo: int, hi: int) -> list[Any]:
             requests = self.advance(view, actions[lo:hi], rewards[lo:hi])

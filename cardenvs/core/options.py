@@ -1,10 +1,9 @@
 """Options every view of a game takes (besides the game's own), and the
 checks that turn bad config and bad actions into the documented errors.
 
-- ``illegal_action``: ``"raise"`` (default: :class:`IllegalActionError`,
-  nothing changes), ``"terminate"`` (the game ends, the offender gets -1 and
-  everyone else 0, as PettingZoo's classic envs do); simultaneous games also
-  ``"wait"`` (the action is played as waiting).
+- ``illegal_action``: ``"raise"``, ``"terminate"`` or, simultaneous games
+  only, ``"wait"``: the policy and its choices live in :mod:`.illegal`
+  (:func:`.view.view_options` takes the two options out of a config).
 - ``obs_dtype``: ``None`` (the game's compact integer dtype) or
   ``"float32"`` (float observations with finite bounds).
 """
@@ -20,8 +19,6 @@ import numpy as np
 from .errors import IllegalActionError
 from .jit import kernel
 
-ILLEGAL_ACTIONS = ("raise", "terminate")
-SIMULTANEOUS_ILLEGAL_ACTIONS = ("raise", "terminate", "wait")
 OBS_DTYPES = (None, "float32")
 
 
@@ -57,24 +54,6 @@ def build_rules(factory: Callable[..., Any], config: dict[str, Any], extra: tupl
         allowed = sorted(set(known) | set(extra) | {"illegal_action", "obs_dtype"})
         raise ValueError(f"unknown option(s) {unknown}; this game takes {allowed}")
     return factory(**config)
-
-
-def view_options(
-    config: dict[str, Any], factory: Callable[..., Any], simultaneous: bool = False
-) -> tuple[dict[str, Any], str, np.dtype | None]:
-    """Split ``config`` into (the rules' config, ``illegal_action``,
-    ``obs_dtype``), validating the two view options."""
-    config = dict(config)
-    illegal = config.pop("illegal_action", "raise")
-    allowed = SIMULTANEOUS_ILLEGAL_ACTIONS if simultaneous else ILLEGAL_ACTIONS
-    if not isinstance(illegal, str) or illegal not in allowed:
-        raise ValueError(f"illegal_action must be one of {list(allowed)}, got {illegal!r}")
-    if "illegal_action" in rules_options(factory):  # a rules core that handles it too
-        config["illegal_action"] = illegal if illegal != "terminate" else "raise"
-    dtype = config.pop("obs_dtype", None)
-    if dtype is not None and not (isinstance(dtype, str) and dtype == "float32") and dtype is not np.float32:
-        raise ValueError(f"obs_dtype must be one of {list(OBS_DTYPES)}, got {dtype!r}")
-    return config, illegal, (None if dtype is None else np.dtype(np.float32))
 
 
 def action_id(action: Any, num_actions: int) -> int:

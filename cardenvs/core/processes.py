@@ -73,13 +73,13 @@ from typing import Any, NoReturn
 
 import numpy as np
 
+from . import illegal
 from .engine import VectorEnv, batch_space, final_info_of, step_rows
 from .errors import IllegalActionError
 from .game import positive_int
 from .holders import read_only
 from .options import check_seed, integer_array, legal_actions, legal_into, seat_array
 from .shards import cut
-from .simultaneous import illegal_joint_actions
 from .streams import check_rng_mode
 from .workers import (
     BLOCK,
@@ -394,7 +394,7 @@ class ProcessVectorEnv:
             arr = actions  # (what a policy usually hands over)
         else:
             arr = integer_array(actions, shape).astype(np.int64)  # (TypeError / IllegalActionError)
-        io, check = self._io, self.illegal_action == "raise"
+        io, check = self._io, illegal.raises(self.illegal_action)
         # (checked against the masks handed out last: nobody can have written to them)
         if check and idx is None:  # (the usual step: checked and written where the shards read them, in one pass)
             if not legal_into(arr, self._masks, io.actions):
@@ -472,9 +472,8 @@ class ProcessVectorEnv:
             chosen[idx] = True
             ok = ok | (~chosen if ok.ndim == 1 else ~chosen[:, None])
         if self.simultaneous:
-            return illegal_joint_actions(self.rules, self._masks, actions, ok)
-        bad = np.flatnonzero(~ok)[:5]
-        return IllegalActionError("illegal actions in rows " + ", ".join(f"{i}: {actions[i]}" for i in bad))
+            return illegal.joint_error(self.rules, self._masks, actions, ok)
+        return illegal.rows_error(actions, np.flatnonzero(~ok))
 
     def _shard_rows(self, rows: Any) -> np.ndarray | None:
         return step_rows(rows, self.num_envs)

@@ -20,9 +20,10 @@ rule themselves:
   applied when the last one has).
 
 Illegal actions raise :class:`IllegalActionError` and change nothing, unless
-the rules were configured with ``illegal_action="wait"``: then an illegal
-action is played as the rules' ``wait_action`` (PettingZoo's
-``parallel_seed_test`` samples actions without the mask).
+the view was made with ``illegal_action="wait"`` (an illegal action is
+played as the rules' ``wait_action``: PettingZoo's ``parallel_seed_test``
+samples actions without the mask) or ``"terminate"``: the policy lives in
+:mod:`.illegal`, which every view calls.
 """
 
 from __future__ import annotations
@@ -32,11 +33,12 @@ from typing import Any
 import numpy as np
 from pettingzoo import ParallelEnv
 
+from . import illegal
 from .engine import VectorEnv
 from .errors import IllegalActionError
 from .game import BatchState, TurnBasedRules
 from .onegame import OneGame
-from .options import action_id, legal_actions
+from .options import action_id
 from .shards import in_shards
 from .view import RulesView
 
@@ -61,7 +63,6 @@ class SimultaneousRules:
     obs_high: Any = 1.0
     obs_dtype: Any = np.float32  # games use the smallest integer dtype that holds their values
     wait_action: int = 0
-    illegal_action: str = "raise"  # or "wait"
 
     # The deck helpers are the turn-based games' (one implementation).
     deck_orders = TurnBasedRules.deck_orders
@@ -130,48 +131,9 @@ class SimultaneousRules:
         raise NotImplementedError
 
 
-def illegal_joint_actions(
-    rules: SimultaneousRules, legal: np.ndarray, actions: Any, ok: np.ndarray
-) -> IllegalActionError:
-    """The error naming the first few illegal actions (``ok`` False)."""
-    arr = np.asarray(actions)
-    parts = []
-    for r, p in np.argwhere(~ok)[:5]:
-        a = arr[r, p]
-        if not 0 <= a < rules.num_actions:
-            parts.append(f"row {r} player_{p}: {int(a)} out of range 0..{rules.num_actions - 1}")
-            continue
-        legal_now = ", ".join(repr(rules.action_to_str(x)) for x in np.flatnonzero(legal[r, p]))
-        parts.append(f"row {r} player_{p}: {int(a)} ({rules.action_to_str(int(a))!r}), legal now: {legal_now}")
-    return IllegalActionError("illegal actions: " + "; ".join(parts))
-
-
-def check_joint_actions(
-    rules: SimultaneousRules,
-    legal: np.ndarray,
-    actions: Any,
-    illegal_action: str = "raise",
-    rows: np.ndarray | None = None,
-    checked: tuple[np.ndarray, np.ndarray] | None = None,
-) -> tuple[np.ndarray, np.ndarray]:
-    """Validate ``actions`` ``(k, P)`` against ``legal`` ``(k, P, A)``: returns
-    (the actions to play as int64, which players acted illegally).  An illegal
-    action raises :class:`IllegalActionError` with ``illegal_action="raise"``,
-    is played as ``rules.wait_action`` with ``"wait"``, and is reported in the
-    second array (and played as waiting) with ``"terminate"``.  ``rows``
-    (indices): only those games are played, only their actions checked.
-    ``checked``: :func:`legal_actions`' result, when it was taken before."""
-    # (TypeError, or IllegalActionError for a wrong shape)
-    arr, ok = legal_actions(actions, legal) if checked is None else (checked[0], checked[1].copy())
-    if rows is not None:
-        played = np.zeros(len(ok), bool)
-        played[rows] = True
-        ok |= ~played[:, None]
-    if ok.all():
-        return arr, ~ok
-    if illegal_action == "raise":
-        raise illegal_joint_actions(rules, legal, actions, ok)
-    return np.where(ok, arr, rules.wait_action), ~ok if illegal_action == "terminate" else np.zeros_like(ok)
+#: (the names this module gave them: the policy lives in :mod:`.illegal`)
+illegal_joint_actions = illegal.joint_error
+check_joint_actions = illegal.settle_joint
 
 
 class SimultaneousVectorEnv(VectorEnv):
@@ -210,15 +172,12 @@ class SimultaneousVectorEnv(VectorEnv):
                 return one
         idx = self._step_rows(rows)
         checked = self._checked  # (step_into's)
-        actions, forfeit = check_joint_actions(self.rules, state.legal, actions, self.illegal_action, idx, checked)
+        actions, forfeit = illegal.settle_joint(self.rules, state.legal, actions, self.illegal_action, idx, checked)
         sharded = self.num_threads > 1 or self._out is not None
         if idx is None and state.streams is not None and sharded and not forfeit.any():
             return self._tick_in_shards(state, actions)
         rewards = self._step_games(state, actions, idx)
-        # (a reduction along an axis of 2 is dear at thousands of games: only when someone forfeited)
-        ended = forfeit.any(axis=1) if forfeit.any() else np.zeros(self.num_envs, bool)
-        if ended.any():  # illegal_action="terminate": the offenders -1, everyone else 0, the game over
-            rewards[ended] = np.where(forfeit[ended], -1.0, 0.0)
+        ended = illegal.forfeit_joint(rewards, forfeit)  # ("terminate": the offenders -1, everyone else 0, over)
         done = state.done | ended
         truncated = state.done & state.truncated & ~ended
         terminated = done & ~truncated
@@ -375,7 +334,7 @@ class SimultaneousParallelEnv(RulesView, ParallelEnv):
                 row.append(action_id(actions[a], self.rules.num_actions))
             except IllegalActionError:
                 row.append(-1)  # out of range: illegal, however large
-        return check_joint_actions(self.rules, self._state.legal, np.array([row], np.int64), self.illegal_action)
+        return illegal.settle_joint(self.rules, self._state.legal, np.array([row], np.int64), self.illegal_action)
 
     def step(self, actions: dict[str, Any]):
         self._require_game()
@@ -390,7 +349,7 @@ class SimultaneousParallelEnv(RulesView, ParallelEnv):
         agents = self.agents  # (every agent until the game is over)
         if forfeit is not None and forfeit.any():  # illegal_action="terminate": nothing is played
             self._forfeit = int(np.flatnonzero(forfeit[0])[0])
-            rewards, done, trunc = np.where(forfeit[0], -1.0, 0.0).tolist(), True, False
+            rewards, done, trunc = illegal.forfeit_row(forfeit[0]), True, False
             obs = {a: {**o, "action_mask": np.zeros_like(o["action_mask"])} for a, o in self.observations().items()}
             self.agents = []
             if self.render_mode == "human":

@@ -11,10 +11,11 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
 
+from . import illegal
 from .aec import after_the_end
 from .errors import IllegalActionError
 from .options import action_id
-from .simultaneous import SimultaneousParallelEnv, check_joint_actions
+from .simultaneous import SimultaneousParallelEnv
 
 #: The key of a state's bundle (``BatchState.bundle``: made again once its ``legal`` is bound anew, never
 #: copied) holding a memoryview of its ``legal``: :meth:`SimultaneousAECEnv.step` checks an action there,
@@ -202,18 +203,18 @@ class SimultaneousAECEnv(AECEnv):
         """``action`` of ``seat`` as the tick will play it (-1: out of range,
         with ``illegal_action`` other than "raise"), checked against the
         seat's own mask: :class:`IllegalActionError` or ``TypeError`` as
-        :func:`check_joint_actions` raises them, nothing buffered."""
+        :func:`.illegal.settle_joint` raises them, nothing buffered."""
         try:
             probe_action = action_id(action, self.rules.num_actions)
         except IllegalActionError:
-            if self.parallel.illegal_action == "raise":
+            if illegal.raises(self.parallel.illegal_action):
                 raise
             probe_action = -1
         probe = np.full((1, self.rules.num_players), self.rules.wait_action, np.int64)
         probe[0, seat] = probe_action
         legal = np.ones_like(self.parallel._state.legal)
         legal[0, seat] = self.parallel._state.legal[0, seat]
-        check_joint_actions(self.rules, legal, probe, self.parallel.illegal_action)
+        illegal.settle_joint(self.rules, legal, probe, self.parallel.illegal_action)
         return probe_action
 
     def render(self, seat: int | None = None) -> Any:

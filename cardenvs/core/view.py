@@ -8,12 +8,14 @@ other keys are ignored (PettingZoo's API tests pass keys of their own)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 from gymnasium import spaces
 
-from .options import build_rules, check_seed, view_options
+from . import illegal
+from .options import OBS_DTYPES, build_rules, check_seed
 from .spaces import observation_box
 from .state import encode_states, state_box
 
@@ -36,6 +38,19 @@ def check_render_mode(render_mode: Any) -> Any:
     if render_mode not in RENDER_MODES:
         raise ValueError(f"render_mode must be one of {list(RENDER_MODES)}, got {render_mode!r}")
     return render_mode
+
+
+def view_options(
+    config: dict[str, Any], factory: Callable[..., Any], simultaneous: bool = False
+) -> tuple[dict[str, Any], str, np.dtype | None]:
+    """Split ``config`` into (the rules' config, ``illegal_action``,
+    ``obs_dtype``), validating the two view options."""
+    config = dict(config)
+    policy = illegal.parse(config.pop("illegal_action", "raise"), simultaneous)
+    dtype = config.pop("obs_dtype", None)
+    if dtype is not None and not (isinstance(dtype, str) and dtype == "float32") and dtype is not np.float32:
+        raise ValueError(f"obs_dtype must be one of {list(OBS_DTYPES)}, got {dtype!r}")
+    return config, policy, (None if dtype is None else np.dtype(np.float32))
 
 
 class RulesView:

@@ -4,8 +4,9 @@ one seat per game has seen (docs/search.md).
 :func:`sample_worlds` dispatches to the game's sampler, ``sampler.py`` in
 its folder (named by its ``GameSpec.sampler``: e.g.
 :mod:`cardenvs.games.push.sampler`; Spit's serves Spit and Speed); the
-game-free core is :mod:`.base` (the deals), :mod:`.streams` (the random
-streams) and :mod:`.worlds` (the states)."""
+game-free core is :mod:`cardenvs.core.sampling` (``base``: the deals,
+``streams``: the random streams, ``worlds``: the states; the old paths
+``cardenvs.search.base``, ``.streams`` and ``.worlds`` are aliases of them)."""
 
 from __future__ import annotations
 

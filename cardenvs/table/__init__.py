@@ -9,18 +9,22 @@ Pictures are made from the public ``state_dict()`` of any env, for a
     open("table.svg", "w").write(svg(state, viewpoint=0))
     frame = rgb_array(state)          # (H, W, 3) uint8, as render_mode="rgb_array" returns
 
-Submodules: :mod:`.canvas` (the primitives), :mod:`.games` (one scene builder
-per game), :mod:`.svg_backend` and :mod:`.rgb_backend` (the backends), :mod:`.replay`
-(recording and re-playing games), :mod:`.viewer` (the HTML replay viewer),
-:mod:`.play` (the terminal game), :mod:`.serve` (the local play page).
+This is the application on top of the renderer (:mod:`cardenvs.render`:
+the canvas, the SVG and RGB backends, the parts every game's scene is drawn
+with).  Submodules: :mod:`.games` (the scene of any game, found through the
+registry), :mod:`.replay` (recording and re-playing games), :mod:`.viewer`
+(the HTML replay viewer), :mod:`.play` (the terminal game), :mod:`.serve`
+(the local play page), :mod:`.agents` (the agents they seat).  The old paths
+``cardenvs.table.canvas``, ``.svg_backend`` and ``.rgb_backend`` are aliases
+of the renderer's modules.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from ..render.canvas import Scene, cards_shown, for_viewpoint, to_text
 from . import games
-from .canvas import Scene, cards_shown, for_viewpoint, to_text
 
 __all__ = ["scene", "svg", "rgb_array", "text", "cards_shown", "for_viewpoint"]
 
@@ -37,14 +41,14 @@ def scene(state: dict[str, Any] | None, viewpoint: int | None = None) -> dict[st
 
 def svg(state: dict[str, Any] | None, viewpoint: int | None = None) -> str:
     """The table as SVG text."""
-    from .svg_backend import to_svg
+    from ..render.svg_backend import to_svg
 
     return to_svg(scene(state, viewpoint))
 
 
 def rgb_array(state: dict[str, Any] | None, viewpoint: int | None = None):
     """The table as an RGB ``uint8`` array of shape (height, width, 3)."""
-    from .rgb_backend import to_rgb
+    from ..render.rgb_backend import to_rgb
 
     return to_rgb(scene(state, viewpoint))
 

@@ -73,10 +73,10 @@ from urllib.parse import parse_qs, urlparse
 
 from cardenvs.registry import GAMES, spec
 
+from ..render.canvas import to_text
 from . import games
 from .agents import AgentsUnavailableError, AgentTable
 from .agents import act as agent_act
-from .canvas import to_text
 from .http_checks import ApiError, allowed_hosts, check_host_and_origin, read_json_request
 from .play import resolve_game
 from .play_page import games_list, play_page

@@ -8,8 +8,8 @@ import base64
 import hashlib
 import json
 
-from .canvas import BACK, CARD_H, CARD_W, FELT, INK, TURN
-from .svg_backend import FONT, STAR, SUIT_SHAPES
+from ..render.canvas import BACK, CARD_H, CARD_W, FELT, INK, TURN
+from ..render.svg_backend import FONT, STAR, SUIT_SHAPES
 
 CSS = f"""
 body {{ background: #123d22; color: {INK}; font-family: {FONT}; margin: 0; }}

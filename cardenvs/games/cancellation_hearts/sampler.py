@@ -46,8 +46,8 @@ import numpy as np
 
 from ...core.game import BatchState
 from ...core.jit import kernel
-from ...search.base import MAX_SUITS, NUM_SUITS, offsets, sample_cards
-from ...search.worlds import check_request, repeat_rows, seat_array
+from ...core.sampling.base import MAX_SUITS, NUM_SUITS, offsets, sample_cards
+from ...core.sampling.worlds import check_request, repeat_rows, seat_array
 from . import observation as ob
 from .legal import refresh_legal
 from .tables import (
@@ -65,6 +65,10 @@ from .tables import (
     Arrays,
     ArrayValues,
 )
+
+#: What PIMC (:mod:`cardenvs.agents.pimc`) searches: phase -> the actions
+#: searched in it (None: every legal one): the card play.
+SEARCHED = {PLAYING: None}
 
 CLUBS, DIAMONDS, SPADES = 0, 1, 3  # (hearts: 2)
 MARIA = NUM_SUITS  # the problem's fifth suit: Black Maria, in rows where she counts apart from the spades

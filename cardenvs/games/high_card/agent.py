@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from cardenvs.agents.base import RuleAgent
+from cardenvs.core.agent import RuleAgent
 from cardenvs.core.jit import kernel
 
 from .observation import HAND, LED

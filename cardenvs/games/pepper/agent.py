@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...agents.base import RuleAgent
+from ...core.agent import RuleAgent
 from ...core.jit import kernel
 from . import observation as O
 from .tables import (

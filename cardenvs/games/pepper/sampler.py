@@ -21,10 +21,14 @@ import numpy as np
 
 from ...core.game import BatchState
 from ...core.jit import kernel
-from ...search.base import NUM_SUITS, offsets, sample_cards
-from ...search.worlds import check_request, repeat_rows, seat_array
+from ...core.sampling.base import NUM_SUITS, offsets, sample_cards
+from ...core.sampling.worlds import check_request, repeat_rows, seat_array
 from .legal import play_mask
 from .tables import EFFECTIVE_SUIT, NO_TRUMP, NUM_TYPES, PLAYING
+
+#: What PIMC (:mod:`cardenvs.agents.pimc`) searches: phase -> the actions
+#: searched in it (None: every legal one): the card play.
+SEARCHED = {PLAYING: None}
 
 
 @kernel

@@ -1,12 +1,12 @@
 """Pepper's table scene: ``state_dict()`` -> the spectator's scene
-(:mod:`cardenvs.table.canvas`), every private card tagged by its owner; it
+(:mod:`cardenvs.render.canvas`), every private card tagged by its owner; it
 reads only the public ``state_dict()`` (the decisions every scene follows are
-in :mod:`cardenvs.table.games`)."""
+in :mod:`cardenvs.render.parts`)."""
 
 from __future__ import annotations
 
-from ...table.canvas import DIM, NOBODY, SUIT_NAMES, Scene
-from ...table.games import game_over, header, panel, ring, seat_name, trick_row
+from ...render.canvas import DIM, NOBODY, SUIT_NAMES, Scene
+from ...render.parts import game_over, header, panel, ring, seat_name, trick_row
 
 
 def scene(state: dict) -> Scene:

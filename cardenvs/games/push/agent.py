@@ -56,7 +56,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...agents.base import RuleAgent
+from ...core.agent import RuleAgent
 from ...core.jit import kernel
 from .observation import HAND, ROUND, SEAT_CONTRACT, SEATS, TOP
 from .rules import PushRules

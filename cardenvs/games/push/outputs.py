@@ -221,6 +221,11 @@ class PushState(BatchState):
         view.__dict__["outputs"] = Outputs()
         return view
 
+    def before_step(self) -> None:
+        """Before the rules' step: the state moves to masks no caller holds
+        (every row is written again by the step)."""
+        self.outputs.own_masks(self, every_row_rewritten=True)
+
     def before_shards(self, views: list[BatchState]) -> None:
         """View k of K stamps with ``next + k``, ``next + k + K``, ... (this
         state's next stamp): no two views alike, each stamp new."""

@@ -182,12 +182,11 @@ class PushRules(TurnBasedRules):
         cards, table, turn = state.bundle(PLAIN_CARDS), state.bundle(PLAIN_TABLE), state.bundle(PLAIN_TURN)
         write_masks(rows, self.kernel_config, cards, table, turn, state.bundle(PLAIN_MASKS))
 
-    #: (its observations and masks are recycled buffers of the whole batch: see outputs.Outputs)
-    outputs_in_shards = False
-
-    def write_outputs(self, state: PushState, obs: np.ndarray, masks: np.ndarray, key: int) -> None:
-        """Only what changed since this state last wrote these arrays (its
-        records of them, kept by ``key``), as for its recycled ones."""
+    def write_changed_outputs(self, state: PushState, obs: np.ndarray, masks: np.ndarray, key: int) -> None:
+        """A faster piece (core.game.FASTER_PIECES): only what changed since
+        this state last wrote these arrays (its records of them, kept by
+        ``key``), as for its recycled ones (outputs.Outputs: records of the
+        whole batch, so the core never writes them on row views)."""
         outputs = state.outputs
         record = outputs.kept_record(("observation", key), (len(obs), observation.RECORD_SIZE), -1)
         observation.encode_into(state, state.current, state.every_row(), obs, record, self.kernel_config)
@@ -200,10 +199,6 @@ class PushRules(TurnBasedRules):
         return state.outputs.masks_for_caller(state)
 
     # ------------------------------------------------------------------ step
-    def step(self, state: PushState, actions: np.ndarray) -> np.ndarray:
-        state.outputs.own_masks(state, every_row_rewritten=True)  # (before the shards write masks)
-        return super().step(state, actions)
-
     def advance(self, state: PushState, actions: np.ndarray, rewards: np.ndarray) -> list[np.ndarray]:
         """Every game's action and new mask (:func:`apply.step_rows`); then
         the rounds that ended are scored, and the games over end; the others'

@@ -33,9 +33,9 @@ import numpy as np
 
 from ...core.game import BatchState
 from ...core.jit import kernel
-from ...search.base import NUM_SUITS, offsets, sample_cards
-from ...search.streams import shuffle_span
-from ...search.worlds import check_request, repeat_rows, seat_array
+from ...core.sampling.base import NUM_SUITS, offsets, sample_cards
+from ...core.sampling.streams import shuffle_span
+from ...core.sampling.worlds import check_request, repeat_rows, seat_array
 from .push_turn import can_finish
 from .tables import (
     ACT_PUSH,
@@ -43,6 +43,8 @@ from .tables import (
     ACT_SWAP_SET,
     ACT_TAKE,
     ACTION_KIND,
+    DISCARD0,
+    DRAW,
     MELD,
     NO_MELD,
     NUM_TYPES,
@@ -50,6 +52,18 @@ from .tables import (
     PLAIN_TABLE,
     PLAIN_TURN,
 )
+
+#: What PIMC (:mod:`cardenvs.agents.pimc`) searches: phase -> the actions
+#: searched in it.  None: every legal action, every time (the draw: take or
+#: push); an id array: the search picks among those legal ids only when the
+#: fallback would play one of them (the rule agent melds what it can, then
+#: the search picks the discard).
+SEARCHED = {DRAW: None, MELD: np.arange(DISCARD0, DISCARD0 + NUM_TYPES)}
+#: PIMC's outcome is the side's score minus the other side's: Push's two
+#: sides race to the lower total, so what a push costs the opponents counts
+#: as much as our own penalty (tuning on seeds 902-903 against the rule
+#: agent: the margin won clearly more games than the side's score alone).
+MARGIN = True
 
 NUM_SEATS = 4
 STOCK = NUM_SEATS  # the place of the stock, after the four hands

@@ -87,7 +87,7 @@ class SpitRules(TickRules):
 
     Config (defaults from the rules file): ``stockpiles`` 5/4, and the
     options of :class:`~cardenvs.games.spit.tick.TickRules` (``alternate_colors``,
-    ``max_ticks``, ``reward``, ``illegal_action``).
+    ``max_ticks``, ``reward``).
     """
 
     variant = "spit"

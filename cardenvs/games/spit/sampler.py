@@ -29,9 +29,9 @@ import numpy as np
 
 from ...core.game import BatchState
 from ...core.jit import kernel
-from ...search.base import NUM_SUITS, offsets, sample_cards
-from ...search.streams import shuffle_span
-from ...search.worlds import check_request, repeat_rows, seat_array
+from ...core.sampling.base import NUM_SUITS, offsets, sample_cards
+from ...core.sampling.streams import shuffle_span
+from ...core.sampling.worlds import check_request, repeat_rows, seat_array
 from .speed import legal as speed_legal
 from .speed.tables import card_of, pile_of
 from .tables import PLAYING, WAIT

@@ -43,7 +43,8 @@ class TickRules(GameRules, SimultaneousRules):
 
     Shared options (defaults from the rules file): ``alternate_colors``
     (False), ``max_ticks`` (5000; None = no limit), ``reward``
-    ``"win_loss"``/``"cards_shed"``, ``illegal_action`` ``"raise"``/``"wait"``.
+    ``"win_loss"``/``"cards_shed"``.  (An illegal action never reaches the
+    rules: the views play it as ``illegal_action`` says, :mod:`cardenvs.core.illegal`.)
     """
 
     name = "spit_v0"
@@ -59,7 +60,6 @@ class TickRules(GameRules, SimultaneousRules):
         alternate_colors: bool = False,
         max_ticks: int | None = 5000,
         reward: str = "win_loss",
-        illegal_action: str = "raise",
     ):
         if not isinstance(alternate_colors, (bool, np.bool_)):
             raise ValueError(f"alternate_colors must be one of [False, True], got {alternate_colors!r}")
@@ -69,7 +69,6 @@ class TickRules(GameRules, SimultaneousRules):
         if self.reward == "cards_held" and self.variant != "spit":
             # (a Speed match of several games deals every player new cards: no one potential)
             raise ValueError(f"reward='cards_held' is for Spit only, not variant {self.variant!r}")
-        self.illegal_action = choice("illegal_action", illegal_action, ("raise", "wait"))
         # reward per card played (float32, the dtype of the rewards; 0: none)
         self.shed = np.float32(1.0 / 52 if self.reward == "cards_shed" else 0.0)
         # "cards_held": each tick pays 1/52 per card a player's holding shrank by (and costs as much

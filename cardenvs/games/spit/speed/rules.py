@@ -31,7 +31,7 @@ class SpeedRules(TickRules):
     Config (defaults from the rules file): ``speed_side_piles`` 10/5,
     ``target_score`` (None or a positive int), and the options of
     :class:`~cardenvs.games.spit.tick.TickRules` (``alternate_colors``,
-    ``max_ticks``, ``reward``, ``illegal_action``).
+    ``max_ticks``, ``reward``).
     """
 
     variant = "speed"

@@ -22,7 +22,7 @@ from collections.abc import Collection
 
 import numpy as np
 
-from ..core.game import BatchState
+from ..game import BatchState
 
 
 def repeat_rows(

@@ -56,7 +56,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core.jit import kernel
+from ..jit import kernel
 from .streams import below, uniform
 
 NUM_SUITS = 4
