@@ -34,6 +34,7 @@ import importlib
 import os
 import sys
 import threading
+import traceback
 import types as pytypes
 from collections.abc import Callable
 from typing import Any
@@ -211,8 +212,18 @@ def run_python(kernel: Kernel) -> Callable:
 
 # ---------------------------------------------------------------- the builder's side
 def serve_builder() -> None:
-    """The builder process (see :mod:`cardenvs.core.builder`)."""
-    _builder.serve(build)
+    """The builder process (see :mod:`cardenvs.core.builder`).  It ends by
+    ``os._exit``: its reader thread may still be blocked on stdin, and an
+    interpreter shutting down beside it aborts ("could not acquire lock for
+    <stdin> at interpreter shutdown"); what it built is already in the cache."""
+    code = 0
+    try:
+        _builder.serve(build)
+    except BaseException:  # (said on stderr, as the interpreter would)
+        traceback.print_exc()
+        code = 1
+    sys.stderr.flush()
+    os._exit(code)
 
 
 def build(module: str, name: str, line: int, sig: tuple) -> bool:
