@@ -79,7 +79,11 @@ and Spit as they are.  Two diagnostic rows, the PPO pair only:
 0, 2, 4 and B at 1, 3, 5, then swapped: not the module's seatings, and six
 times the deals for the same games), and ``hearts_nopass``, the one-hand
 game without the pass (``passing="none"``, another game: the pass is where
-the copies of a deal part).  ``--games`` picks among these rows.
+the copies of a deal part).  Last, Pepper at its other table sizes: two
+players (``pepper_2p`` to 30 points, ``pepper_2p_1hand``), where each side
+is one seat and the deal's luck is the larger share of the outcome, and
+three (``pepper_3p_1hand``, A alone at each seat and B alone at each).
+``--games`` picks among these rows.
 
     python benchmarks/duplicate_variance.py --json         # the committed run (~15-20 min on 2 loaded cores)
     python benchmarks/duplicate_variance.py --pairs selfplay~-critic~ --games pepper,pepper_1hand,hearts_1hand,spit \
@@ -176,6 +180,17 @@ PROTOCOLS = (
     ),
     Protocol("push", "push_v0", {}, 40, note="rounds 1-5"),
     Protocol("spit", "spit_v0", {}, 192, ("win",), "score = the game won: the same as win"),
+    # Pepper's other table sizes (last, so the rows above keep their seeds): two sides of one seat each, and three
+    # seats rotated
+    Protocol("pepper_2p", "pepper_v0", {"num_players": 2}, 192, ("win", "score", "hand"), "2p, to 30 points"),
+    Protocol("pepper_2p_1hand", "pepper_v0", {"num_players": 2, "max_hands": 1}, 1024, note="2p, a game of one hand"),
+    Protocol(
+        "pepper_3p_1hand",
+        "pepper_v0",
+        {"num_players": 3, "max_hands": 1},
+        1024,
+        note="3p, a game of one hand; the module's seatings: A alone at each seat, B alone at each",
+    ),
 )
 PAIRS = (("ppo", "rule"), ("rule", "random"))
 #: learners of the committed league played sampling (``greedy=False``), for pairs of stochastic agents
