@@ -167,7 +167,9 @@ SECTIONS: list[tuple[str, str, str, list[Column]]] = [
         "agent of the pair takes the streams: else the same games). *alike*: the share of deals whose copies all "
         "ended with the same scores seat by seat, as when the two agents never decided differently (in Spit, whose "
         "score is the game won, it also counts the deals the same seat won in every copy). The issue's goal was 3x "
-        "in Pepper and Cancellation Hearts.",
+        "fewer games in Pepper and Cancellation Hearts: compare *games x* and its *low* bound with 3.00x. The rows "
+        "`pepper` and `pepper_1hand` are Pepper at four players (two teams), `pepper_2p`, `pepper_2p_1hand` and "
+        "`pepper_3p_1hand` at two and three.",
         [
             ("protocol", "protocol", "str"),
             ("a", "a", "str"),
