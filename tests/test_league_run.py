@@ -105,6 +105,27 @@ def test_tables_and_readme_section_rewritten(run_mod, tmp_path):
     assert "--cpu-minutes 4 --snapshots 4 --deals 48 --curve-deals 32 --seed 20261310" in bench
 
 
+def test_games_run_again_one_by_one_give_each_its_budget_and_commit(run_mod, tmp_path):
+    out = tmp_path / "league"
+    write_league(out, "pepper_v0")
+    write_league(out, "spit_v0")
+    run = json.loads((out / "run.json").read_text())
+    old = {"cpu_minutes": 2.0, "snapshots": 3, "curve_deals": 16, "seed": 20261310, "pimc": "worlds=4"}
+    run["games"] = {
+        "pepper_v0": {"commit": "a" * 40, "settings": {**old, "cpu_minutes": 20.0, "snapshots": 5}},
+        "spit_v0": {"settings": old},  # (an older run: no commit of its own)
+    }
+    (out / "run.json").write_text(json.dumps(run))
+    readme = tmp_path / "README.md"
+    readme.write_text("# x\n")
+    run_mod.write_tables(out, readme)
+    section = readme.read_text()
+    assert "for the CPU-minutes its game's line gives" in section
+    assert "learners 20 CPU-minutes each (5 snapshots), at commit `aaaaaaaaaa`." in section
+    assert "learners 2 CPU-minutes each (3 snapshots)." in section
+    assert "4 CPU-minutes on this 2-core machine" not in section  # (no one budget claimed for every game)
+
+
 def test_tables_only_cli_writes_from_league_json(tmp_path):
     out = tmp_path / "league"
     write_league(out, "spit_v0")

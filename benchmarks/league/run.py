@@ -336,6 +336,8 @@ def run_game(game: str, args: argparse.Namespace) -> dict:
     plot_curve(doc, out / f"{game}_curve.png")
     t_curve = time.time() - t2
     return {
+        "commit": git("rev-parse", "HEAD"),
+        "date": f"{datetime.date.today()}",
         "learners": trained,
         "settings": {k: getattr(args, k) for k in ("cpu_minutes", "snapshots", "curve_deals", "seed", "pimc")},
         "wall_seconds": {"train": t_train, "league": t_league, "curve": t_curve, "total": time.time() - t0},
@@ -372,6 +374,7 @@ def tables(out: pathlib.Path, run: dict, heading: str = "###", links: str = "") 
         wall = info.get("wall_seconds", {}).get("total")
         if wall is not None:
             line += f", {wall / 60:.0f} min wall"
+        line += budget(info)
         parts.append(f"{heading} {TITLES[game]}{state}\n\n{line}.\n\n{league_table(doc)}\n")
         if links:
             parts[-1] += f"\n{links.format(game=game)}\n"
@@ -380,10 +383,29 @@ def tables(out: pathlib.Path, run: dict, heading: str = "###", links: str = "") 
     return "\n".join(parts)
 
 
+def budget(info: dict) -> str:
+    """A game's learners' budget and the commit it ran at (its own: games may be run again one by one)."""
+    s = info.get("settings")
+    if not s:
+        return ""
+    text = f"; learners {s['cpu_minutes']:g} CPU-minutes each ({s['snapshots']} snapshots)"
+    return text + (f", at commit `{info['commit'][:10]}`" if info.get("commit") else "")
+
+
 def settings(run: dict) -> str:
     s = run.get("settings", {})
     if not s:
         return ""
+    budgets = {g.get("settings", {}).get("cpu_minutes") for g in run.get("games", {}).values()} - {None}
+    if len(budgets) > 1:  # (games run again one by one: each game's line gives its budget and commit)
+        return (
+            f"Run by game (the last at commit `{run.get('commit', '?')[:10]}` on {run.get('date', '?')}, "
+            f"{run.get('machine', '?')}): each learner trained from scratch for the CPU-minutes its game's line "
+            f"gives, on this 2-core machine; {s['deals']} duplicate deals per pair in the league unless the line "
+            f"says otherwise, pimc `{s['pimc']}`, seed {s['seed']} (the learners: seed + 10k + 1 and + 2 in the "
+            "k-th of Pepper, Hearts, Push, Spit, k = 0..3). Ratings: Bradley-Terry on finishing orders, random = 0, "
+            "400 points = 10:1, 95% bootstrap intervals over deals.\n"
+        )
     wall = run.get("wall_seconds")
     when = f", {wall / 60:.0f} min wall in all" if wall else ""
     other = "".join(f" ({item.replace('=', ': ')})" for item in run.get("deals_for", []))
