@@ -40,9 +40,9 @@ def __getattr__(name: str) -> Any:
 
 def _picture(state: dict | None, viewpoint: int | None, kind: str = "rgb"):
     """``render_mode="rgb_array"`` frames (``kind="rgb"``) and one seat's text
-    view (``kind="text"``), drawn by cardenvs.table (imported, with Pillow, on
+    view (``kind="text"``), drawn by cardenvs.app (imported, with Pillow, on
     first use)."""
-    from .table import rgb_array, text
+    from .app import rgb_array, text
 
     return rgb_array(state, viewpoint) if kind == "rgb" else text(state, viewpoint)
 

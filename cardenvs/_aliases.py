@@ -5,10 +5,13 @@
   the game's env module, ``cardenvs.games.<folder>.env``, so a new game
   needs no file outside its folder;
 - the paths of the modules moved into the game folders (``cardenvs.pepper``
-  and its modules, ``cardenvs.agents.pepper``, ``cardenvs.search.push``, ...)
-  and into the renderer (``cardenvs.table.canvas`` ->
-  ``cardenvs.render.canvas``, ...): :data:`MOVED`, listed in CHANGELOG.md,
-  kept for users' imports and for what was pickled under them.
+  and its modules, ``cardenvs.agents.pepper``, ``cardenvs.search.push``, ...),
+  into the renderer (``cardenvs.table.canvas`` -> ``cardenvs.render.canvas``,
+  ...), into the application (``cardenvs.table`` -> ``cardenvs.app``,
+  ``cardenvs.cli`` -> ``cardenvs.app.cli``, ...) and into the vector view
+  (``cardenvs.seat_rewards`` -> ``cardenvs.vector.seat_rewards``):
+  :data:`MOVED`, listed in CHANGELOG.md, kept for users' imports, for what
+  was pickled under them and for ``python -m cardenvs.cli``.
 
 An alias yields the very module object of the new path (``import
 cardenvs.pepper.rules`` is ``cardenvs.games.pepper.rules``), not a copy: a
@@ -42,7 +45,12 @@ MOVED: dict[str, str] = {
     "cardenvs.agents.base": "cardenvs.core.agent",
     **{f"cardenvs.search.{m}": f"cardenvs.core.sampling.{m}" for m in ("base", "streams", "worlds")},
     # the renderer, split from the application (cardenvs.table) into cardenvs.render
+    # (exact entries: they win over cardenvs.table's, below)
     **{f"cardenvs.table.{m}": f"cardenvs.render.{m}" for m in ("canvas", "svg_backend", "rgb_backend")},
+    # the package's top level: the application in cardenvs.app, the vector view in cardenvs.vector
+    "cardenvs.table": "cardenvs.app",
+    **{f"cardenvs.{m}": f"cardenvs.app.{m}" for m in ("cli", "arena", "new_game")},
+    "cardenvs.seat_rewards": "cardenvs.vector.seat_rewards",
 }
 
 
@@ -90,6 +98,21 @@ class AliasFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
             if real_spec is not None and real_spec.name == module.__name__:
                 module.__spec__ = real_spec
                 del self._specs[name]
+
+    def get_code(self, fullname: str) -> Any:
+        """``python -m OLD.PATH`` (``python -m cardenvs.cli``): runpy runs
+        the code the loader gives, under the old name; this code runs the new
+        path's module as ``__main__`` instead, so its relative imports,
+        ``__file__`` and ``sys.argv[0]`` are its own."""
+        real = target(fullname)
+        if real is None:
+            raise ImportError(f"{fullname} is no alias", name=fullname)
+        spec = importlib.util.find_spec(real)
+        package = spec is not None and spec.submodule_search_locations is not None
+        if package and importlib.util.find_spec(f"{real}.__main__") is None:  # (runpy prints it in one line)
+            raise ImportError(f"{fullname} is the package {real}, which has no __main__ and cannot be run")
+        source = f"import runpy\nrunpy.run_module({real!r}, run_name='__main__', alter_sys=True)\n"
+        return compile(source, f"<{fullname}: an alias of {real}>", "exec")
 
 
 def install() -> None:

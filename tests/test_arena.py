@@ -1,4 +1,4 @@
-"""``cardenvs arena`` and leagues (cardenvs.arena, cardenvs.agents.league,
+"""``cardenvs arena`` and leagues (cardenvs.app.arena, cardenvs.agents.league,
 cardenvs.agents.specs): a short league in every game, the files and their
 schema, bad input, forfeits, interruption and resume."""
 
@@ -16,7 +16,7 @@ import pytest
 import cardenvs.agents.league as league_module
 from cardenvs.agents.league import league
 from cardenvs.agents.specs import AgentSpecError, agent_factory, split_specs
-from cardenvs.cli import main
+from cardenvs.app.cli import main
 
 TESTS = pathlib.Path(__file__).parent
 AGENTS = "random,rule,arena_agents:Weakened"
@@ -174,7 +174,7 @@ def test_rate_your_own_agent_in_three_lines(capsys):
 def test_the_command_in_a_subprocess(tmp_path):
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(TESTS), os.environ.get("PYTHONPATH", "")])}
     out = tmp_path / "league"
-    command = [sys.executable, "-m", "cardenvs.cli", "arena", "speed", "--agents", "random,arena_agents:Weakened"]
+    command = [sys.executable, "-m", "cardenvs.app.cli", "arena", "speed", "--agents", "random,arena_agents:Weakened"]
     done = subprocess.run([*command, "--deals", "3", "--out", str(out)], env=env, capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     assert json.loads((out / "league.json").read_text())["config"] == {"variant": "speed"}

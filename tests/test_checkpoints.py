@@ -339,7 +339,7 @@ def test_the_command_line_reports_a_malformed_checkpoint_in_one_line(tmp_path):
     )
     for argv in commands:
         out = subprocess.run(
-            [sys.executable, "-m", "cardenvs.cli", *argv],
+            [sys.executable, "-m", "cardenvs.app.cli", *argv],
             capture_output=True,
             text=True,
             env=env,
@@ -390,7 +390,7 @@ def test_policy_file_round_trip_and_training_on_from_it(tmp_path, pepper_zip):
 
 
 def test_the_help_the_docstring_and_the_readme_say_an_sb3_zip_is_a_pickle():
-    from cardenvs import cli
+    from cardenvs.app import cli
 
     def flat(text: str) -> str:
         return " ".join(text.split())

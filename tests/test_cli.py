@@ -12,9 +12,9 @@ import sys
 
 import pytest
 
-from cardenvs import cli
-from cardenvs.table.agents import AgentsUnavailableError, load_agent
-from cardenvs.table.replay import Replay
+from cardenvs.app import cli
+from cardenvs.app.agents import AgentsUnavailableError, load_agent
+from cardenvs.app.replay import Replay
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 
@@ -22,7 +22,7 @@ ROOT = pathlib.Path(__file__).resolve().parents[1]
 def run_cli(args, stdin=""):
     env = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
     return subprocess.run(
-        [sys.executable, "-m", "cardenvs.cli", *args],
+        [sys.executable, "-m", "cardenvs.app.cli", *args],
         input=stdin,
         capture_output=True,
         text=True,
@@ -130,7 +130,7 @@ def test_agents_unavailable_is_a_clear_error(monkeypatch):
 def test_play_without_a_seed_saves_a_replay_that_replays(tmp_path):
     """R11: a game played without --seed draws one, prints it and records it;
     the replay re-plays into the game's final state, and --seed plays it again."""
-    from cardenvs import table
+    from cardenvs import app
 
     replay_file, page = tmp_path / "g.json", tmp_path / "g.html"
     script = "1\n" * 80  # always the first legal move
@@ -142,7 +142,7 @@ def test_play_without_a_seed_saves_a_replay_that_replays(tmp_path):
     assert replay.seed == seed and 0 <= seed < 2**31
     final = replay.states()[-1]
     assert final["done"] and f"final scores: {final['scores']}" in done.stdout
-    assert "\n" + table.text(final, None) + "\n" in done.stdout  # the very table the game ended on
+    assert "\n" + app.text(final, None) + "\n" in done.stdout  # the very table the game ended on
     assert cli.main(["replay", "view", str(replay_file), "-o", str(page)]) == 0 and page.stat().st_size > 0
     again = run_cli([*argv, "--seed", str(seed)], script)
     assert again.returncode == 0 and again.stdout == done.stdout

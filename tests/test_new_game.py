@@ -55,7 +55,7 @@ def tree(tmp_path_factory) -> pathlib.Path:
             (tree / name).parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(ROOT / name, tree / name)
     before = snapshot(tree)
-    made = run(tree, "-m", "cardenvs.cli", "new-game", NAME)
+    made = run(tree, "-m", "cardenvs.app.cli", "new-game", NAME)
     assert made.returncode == 0, made.stderr
     assert f"made {NAME}_v0 (Card Duel)" in made.stdout and f"python -m cardenvs.testing {NAME}_v0" in made.stdout
     after = snapshot(tree)
@@ -75,13 +75,23 @@ def tree(tmp_path_factory) -> pathlib.Path:
     return tree
 
 
-@pytest.mark.parametrize("bad", ["Card-Duel", "1duel", "duel_v0", "class", "core", "index", "high_card", NAME])
+@pytest.mark.parametrize(
+    "bad", ["Card-Duel", "1duel", "duel_v0", "class", "core", "app", "vector", "registry", "index", "high_card", NAME]
+)
 def test_a_bad_name_is_refused_in_one_line_and_nothing_is_written(tree, bad):
     before = snapshot(tree)
-    refused = run(tree, "-m", "cardenvs.cli", "new-game", bad, timeout=120)
+    refused = run(tree, "-m", "cardenvs.app.cli", "new-game", bad, timeout=120)
     assert refused.returncode == 2 and refused.stdout == ""
     assert len(refused.stderr.splitlines()) == 1 and refused.stderr.startswith("cardenvs new-game: ")
     assert snapshot(tree) == before
+
+
+@pytest.mark.parametrize("part", ["app", "vector", "render", "registry", "table"])
+def test_the_top_level_parts_names_are_reserved(part):
+    from cardenvs.app.new_game import NameError_, check_name
+
+    with pytest.raises(NameError_, match=f"^'{part}' is reserved"):
+        check_name(part, ROOT)
 
 
 def test_the_kit_passes_on_the_new_game(tree):

@@ -105,6 +105,51 @@ def test_old_submodule_paths_and_pickles_resolve_to_the_same_objects():
     assert type(pickle.loads(pickle.dumps(rules))) is PepperRules
 
 
+def test_the_top_level_moves_keep_their_old_paths():
+    """The application (cardenvs.table, cardenvs.cli, .arena, .new_game) moved
+    into cardenvs.app and seat_rewards into the vector view: an old path's
+    modules follow it, and what was pickled under the old paths loads as the
+    new classes."""
+    from cardenvs.app.arena import ArenaInputError
+    from cardenvs.app.replay import Replay
+    from cardenvs.vector import SeatRewards
+
+    for module in ("replay", "serve", "viewer", "agents"):
+        assert importlib.import_module(f"cardenvs.table.{module}") is importlib.import_module(f"cardenvs.app.{module}")
+    assert importlib.import_module("cardenvs.seat_rewards").SeatRewards is SeatRewards
+    assert pickle.loads(b"ccardenvs.table.replay\nReplay\n.") is Replay
+    assert pickle.loads(b"ccardenvs.seat_rewards\nSeatRewards\n.") is SeatRewards
+    old = pickle.dumps(ArenaInputError("bad --deals"), 0).replace(b"cardenvs.app.arena", b"cardenvs.arena")
+    assert b"ccardenvs.arena\n" in old
+    loaded = pickle.loads(old)
+    assert type(loaded) is ArenaInputError and loaded.args == ("bad --deals",)
+    assert b"cardenvs.app.replay" in pickle.dumps(Replay)
+    assert b"cardenvs.vector.seat_rewards" in pickle.dumps(SeatRewards)
+
+
+def python_m(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", *args], capture_output=True, text=True, cwd=ROOT, timeout=300)
+
+
+def test_python_m_runs_the_command_line_through_its_old_path():
+    """``python -m cardenvs.cli`` runs ``cardenvs.app.cli`` as ``__main__``
+    (its relative imports and its checkout, ROOT, its own); an old path of a
+    package without ``__main__`` is refused in one line."""
+    ran = {}
+    for argv in (("new-game", "index"), ("arena", "--help")):
+        new, old = python_m("cardenvs.app.cli", *argv), python_m("cardenvs.cli", *argv)
+        assert (old.returncode, old.stdout, old.stderr) == (new.returncode, new.stdout, new.stderr), argv
+        ran[argv[0]] = old
+    assert ran["arena"].returncode == 0 and ran["arena"].stdout.startswith("usage: cardenvs arena")
+    # (refused because docs/index.md exists: found from the checkout, ROOT)
+    refused = ran["new-game"]
+    assert refused.returncode == 2
+    assert refused.stderr == "cardenvs new-game: docs/index.md exists already: choose another name\n"
+    package = python_m("cardenvs.table")
+    assert package.returncode == 1 and package.stderr.count("\n") == 1
+    assert "cardenvs.table is the package cardenvs.app, which has no __main__" in package.stderr
+
+
 def imported_games(path: pathlib.Path) -> set[str]:
     """The game folders a module of folder ``path.parent...`` imports (absolute or relative)."""
     module = ".".join(path.relative_to(ROOT).with_suffix("").parts)
@@ -152,8 +197,8 @@ def bare_game(monkeypatch):
 def test_a_game_without_agents_sampler_or_scene_is_still_a_game(bare_game):
     import cardenvs.vector as V
     from cardenvs.agents.registry import make_agent
+    from cardenvs.app import games as scenes
     from cardenvs.search import sampler
-    from cardenvs.table import games as scenes
 
     env = cardenvs.make("bare_v0", max_hands=1)
     env.reset(seed=0)
@@ -173,7 +218,7 @@ def test_a_game_without_agents_sampler_or_scene_is_still_a_game(bare_game):
 
 
 def test_the_cli_says_in_one_line_what_a_game_lacks(bare_game, capsys):
-    from cardenvs.cli import main
+    from cardenvs.app.cli import main
 
     code = main(["replay", "record", "bare_v0", "--agents", "rule", "-o", "/dev/null"])
     err = capsys.readouterr().err.strip()

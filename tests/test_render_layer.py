@@ -1,7 +1,8 @@
 """The layers: the renderer (cardenvs/render/) sits beside core and imports
 nothing of the package but core and itself; a game folder imports only
-core, the renderer and itself; the application (cardenvs/table/) sits on
-top, and its old renderer paths are aliases of the renderer's modules."""
+core, the renderer and itself; the application (cardenvs/app/) sits on
+top, imported by no other part, and the old renderer paths under its old
+name (``cardenvs.table.canvas``, ...) are aliases of the renderer's modules."""
 
 from __future__ import annotations
 
@@ -49,10 +50,25 @@ def test_game_folders_import_only_core_the_renderer_and_themselves():
             assert module.startswith(("cardenvs.core", "cardenvs.render", *own)), f"{path} imports {module}"
 
 
+def test_no_other_part_imports_the_application():
+    package = ROOT / "cardenvs"
+    for path in sorted(package.rglob("*.py")):
+        if path.relative_to(package).parts[0] == "app" or path.name.startswith(("test_", "conftest")):
+            continue
+        imported = {m for m in _imports(path) if m == "cardenvs.app" or m.startswith("cardenvs.app.")}
+        # (cardenvs/__init__.py's picture maker, imported on first use: render_mode="rgb_array")
+        allowed = {"cardenvs.app"} if path == package / "__init__.py" else set()
+        assert imported <= allowed, f"{path.relative_to(ROOT)} imports {imported}"
+
+
 def test_the_old_renderer_paths_are_the_renderer_modules():
+    import cardenvs.app
+    import cardenvs.table
+
+    assert cardenvs.table is cardenvs.app  # (the application's old name: its renderer entries still win)
     for name in ("canvas", "svg_backend", "rgb_backend"):
         assert importlib.import_module(f"cardenvs.table.{name}") is importlib.import_module(f"cardenvs.render.{name}")
+    from cardenvs.app import games
     from cardenvs.render import parts
-    from cardenvs.table import games
 
     assert games.header is parts.header and games.generic is parts.generic

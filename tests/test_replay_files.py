@@ -18,9 +18,9 @@ import pytest
 
 import cardenvs
 import cardenvs.vector as V
-from cardenvs import cli
-from cardenvs.table.replay import Replay, ReplayError, VectorRecorder, record_game, recording_parallel_env
-from cardenvs.table.viewer import build_html
+from cardenvs.app import cli
+from cardenvs.app.replay import Replay, ReplayError, VectorRecorder, record_game, recording_parallel_env
+from cardenvs.app.viewer import build_html
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 HOSTILE = [
@@ -232,7 +232,7 @@ def test_r04_crafted_card_is_refused_everywhere(tmp_path):
     path.write_text(json.dumps(r04_replay()))
     env = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
     done = subprocess.run(
-        [sys.executable, "-m", "cardenvs.cli", "replay", "view", str(path), "-o", str(tmp_path / "r.html")],
+        [sys.executable, "-m", "cardenvs.app.cli", "replay", "view", str(path), "-o", str(tmp_path / "r.html")],
         capture_output=True,
         text=True,
         timeout=600,  # a guard against a hang

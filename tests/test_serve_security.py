@@ -15,11 +15,11 @@ import zipfile
 
 import pytest
 
-from cardenvs.table import serve
-from cardenvs.table.agents import AgentTable, parse_agent_option
-from cardenvs.table.http_checks import MAX_DEPTH, allowed_hosts
-from cardenvs.table.replay import Replay
-from cardenvs.table.serve import MAX_CLIENT_SESSIONS, make_server
+from cardenvs.app import serve
+from cardenvs.app.agents import AgentTable, parse_agent_option
+from cardenvs.app.http_checks import MAX_DEPTH, allowed_hosts
+from cardenvs.app.replay import Replay
+from cardenvs.app.serve import MAX_CLIENT_SESSIONS, make_server
 
 
 def start(**options):
@@ -160,7 +160,7 @@ def test_the_owner_names_agents_on_the_command_line(tmp_path):
     for bad in ("mine", "Mine=rule", "rule=random", f"ppo={junk}", "x=ppo:/no/such/file.zip", "=rule"):
         with pytest.raises(ValueError):
             parse_agent_option(bad)
-    from cardenvs import cli
+    from cardenvs.app import cli
 
     assert cli.main(["serve", "--agent", "x=/no/such/file.zip"]) == 2
     assert cli.main(["serve", "--agent", "a=rule", "--agent", "a=random"]) == 2

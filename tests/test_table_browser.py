@@ -12,9 +12,9 @@ from collections import Counter
 
 import pytest
 
-from cardenvs.table.replay import record_game
-from cardenvs.table.serve import make_server
-from cardenvs.table.viewer import write_html
+from cardenvs.app.replay import record_game
+from cardenvs.app.serve import make_server
+from cardenvs.app.viewer import write_html
 
 FLAGS = [
     "--headless",

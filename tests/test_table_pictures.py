@@ -1,4 +1,4 @@
-"""Pictures of the table (cardenvs.table): what is drawn, for whom.
+"""Pictures of the table (cardenvs.app): what is drawn, for whom.
 
 Positions come from seeded random play through the public API; the checks
 read only ``state_dict()`` and the pictures: how many cards are drawn face
@@ -14,8 +14,8 @@ import numpy as np
 import pytest
 
 import cardenvs
-from cardenvs import table
-from cardenvs.table.canvas import BACK, CARD_H, CARD_W
+from cardenvs import app
+from cardenvs.render.canvas import BACK, CARD_H, CARD_W
 
 CASES = [
     ("pepper_v0", {}, (0, 13, 30)),
@@ -99,10 +99,10 @@ def svg_cards(svg: str) -> tuple[Counter, int]:
 def test_svg_shows_each_viewer_exactly_what_it_may_see(game, config, steps):
     for state in positions(game, config, steps):
         n = state.get("num_players", 2)
-        spectator, _ = svg_cards(table.svg(state))
+        spectator, _ = svg_cards(app.svg(state))
         assert spectator == expected_face_up(state)
         for seat in range(n):
-            svg = table.svg(state, seat)
+            svg = app.svg(state, seat)
             shown, backs = svg_cards(svg)
             hidden = private_cards(state, seat)
             assert shown == spectator - hidden, f"seat {seat}"
@@ -112,14 +112,14 @@ def test_svg_shows_each_viewer_exactly_what_it_may_see(game, config, steps):
             assert tokens == allowed, f"seat {seat}: card texts outside face-up cards: {tokens - allowed}"
             assert backs >= sum(hidden.values()) if game != "spit_v0" else True
             # the text picture hides the same cards
-            words = Counter(CARD_TOKEN.findall(table.text(state, seat)))
+            words = Counter(CARD_TOKEN.findall(app.text(state, seat)))
             assert words == shown
 
 
 def test_each_hand_is_drawn_face_down_for_the_others():
     state = positions("pepper_v0", {}, (0,))[0]
     for seat in range(4):
-        scene = table.scene(state, seat)
+        scene = app.scene(state, seat)
         owned = Counter(it.get("o") for it in scene["items"] if it["k"] == "card" and "c" not in it)
         for other in range(4):
             expected = 0 if other == seat else len(state["hands"][other])
@@ -130,13 +130,13 @@ def test_hearts_cancelled_cards_and_push_wilds_are_marked():
     for state in positions("cancellation_hearts_v0", {"num_players": 11}, tuple(range(20, 120))):
         cancelled = [p["card"] for p in state["trick"] if p["cancelled"]]
         if cancelled:
-            marked = [it["c"] for it in table.scene(state)["items"] if it.get("m") == "x"]
+            marked = [it["c"] for it in app.scene(state)["items"] if it.get("m") == "x"]
             assert Counter(marked) == Counter(cancelled)
             break
     else:
         pytest.fail("no cancelled card in these positions")
     state = positions("push_v0", {}, (400,))[0]
-    marks = [it["m"] for it in table.scene(state)["items"] if it["k"] == "card" and it.get("m", "").startswith("=")]
+    marks = [it["m"] for it in app.scene(state)["items"] if it["k"] == "card" and it.get("m", "").startswith("=")]
 
     def natural_two(meld, card, rank):  # a 2 of the run's suit in its own place is no wild
         return meld["kind"] == "run" and card[0] == "2" and card[1] == meld["suit"] and rank == "2"
@@ -148,7 +148,7 @@ def test_hearts_cancelled_cards_and_push_wilds_are_marked():
         if (c == "JK" or c[0] == "2") and not natural_two(m, c, r)
     ]
     assert sorted(marks) == sorted("=" + r for r in wild_ranks)
-    assert any(f"#{i} p{m['owner']}" in table.text(state) for i, m in enumerate(state["melds"]))
+    assert any(f"#{i} p{m['owner']}" in app.text(state) for i, m in enumerate(state["melds"]))
 
 
 def card_pixels(scene: dict, img: np.ndarray):
@@ -173,8 +173,8 @@ def test_bitmap_draws_faces_and_backs_where_the_scene_puts_them(game, config, st
     shapes = set()
     for state in positions(game, config, steps):
         for viewer in (None, 0):
-            scene = table.scene(state, viewer)
-            img = table.rgb_array(state, viewer)
+            scene = app.scene(state, viewer)
+            img = app.rgb_array(state, viewer)
             assert img.dtype == np.uint8 and img.shape == (scene["h"], scene["w"], 3)
             shapes.add(img.shape)
             samples = card_pixels(scene, img)
@@ -185,11 +185,11 @@ def test_bitmap_draws_faces_and_backs_where_the_scene_puts_them(game, config, st
                 else:
                     assert pixel == back
         if any(len(h) for h in state.get("hands") or []):
-            assert not np.array_equal(table.rgb_array(state), table.rgb_array(state, 0))
+            assert not np.array_equal(app.rgb_array(state), app.rgb_array(state, 0))
     assert len(shapes) == 1  # one frame size per game and config
 
 
 def test_empty_table_and_unknown_game_fallback():
-    assert table.rgb_array(None).shape == (400, 640, 3)
+    assert app.rgb_array(None).shape == (400, 640, 3)
     fake = {"game": "other_v0", "phase": "x", "scores": [1, 2], "hands": [["AS"], ["KD"]], "done": False}
-    assert svg_cards(table.svg(fake, 0)) == (Counter({"AS": 1}), 1)
+    assert svg_cards(app.svg(fake, 0)) == (Counter({"AS": 1}), 1)

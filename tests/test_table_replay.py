@@ -11,15 +11,15 @@ import numpy as np
 import pytest
 
 import cardenvs.vector as V
-from cardenvs.table import games
-from cardenvs.table.replay import (
+from cardenvs.app import games
+from cardenvs.app.replay import (
     Replay,
     VectorRecorder,
     record_game,
     recording_env,
     recording_parallel_env,
 )
-from cardenvs.table.viewer import build_html, delta_decode, viewer_data
+from cardenvs.app.viewer import build_html, delta_decode, viewer_data
 
 SHORT = [
     ("pepper_v0", {"num_players": 3, "max_hands": 2}),

@@ -12,8 +12,8 @@ import urllib.request
 
 import pytest
 
-from cardenvs.table.replay import Replay
-from cardenvs.table.serve import MAX_CATCH_UP, make_server
+from cardenvs.app.replay import Replay
+from cardenvs.app.serve import MAX_CATCH_UP, make_server
 
 
 @pytest.fixture(scope="module")

@@ -9,8 +9,8 @@ from __future__ import annotations
 from test_table_browser import browser, by_css, screenshot, wait  # noqa: F401  (browser: the fixture)
 from test_viewer_escaping import NAMES, TAG, hostile_data, hostile_replay
 
-from cardenvs.table.viewer import build_html, viewer_data
-from cardenvs.table.web import script_json
+from cardenvs.app.viewer import build_html, viewer_data
+from cardenvs.app.web import script_json
 
 
 def untouched(driver) -> None:

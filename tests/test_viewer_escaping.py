@@ -13,10 +13,10 @@ import re
 import xml.etree.ElementTree as ET
 from html.parser import HTMLParser
 
-from cardenvs.table.replay import Replay, record_game
-from cardenvs.table.svg_backend import to_svg
-from cardenvs.table.viewer import build_html, delta_decode, delta_encode, viewer_data
-from cardenvs.table.web import script_json
+from cardenvs.app.replay import Replay, record_game
+from cardenvs.app.viewer import build_html, delta_decode, delta_encode, viewer_data
+from cardenvs.app.web import script_json
+from cardenvs.render.svg_backend import to_svg
 
 PWN = "document.body.setAttribute('data-pwned',1)"
 NAMES = ["<!--<script>", f"\"'&amp; </script><script>{PWN}</script>", f'<img src=x onerror="{PWN}">']

@@ -1,5 +1,5 @@
 """The table pictures of the README (docs/images/table_<game>.png), drawn by
-cardenvs.table from seeded random play:
+cardenvs.app from seeded random play:
 
     python tools/table_pictures.py
 """
@@ -15,7 +15,7 @@ ROOT = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 import cardenvs  # noqa: E402
-from cardenvs import table  # noqa: E402
+from cardenvs import app  # noqa: E402
 
 # (file name, game, config, seed, AEC steps played, viewpoint: None = spectator)
 PICTURES = [
@@ -46,7 +46,7 @@ def main() -> None:
     out.mkdir(parents=True, exist_ok=True)
     for name, game, config, seed, steps, viewpoint in PICTURES:
         path = out / f"table_{name}.png"
-        Image.fromarray(table.rgb_array(position(game, config, seed, steps), viewpoint)).save(path, optimize=True)
+        Image.fromarray(app.rgb_array(position(game, config, seed, steps), viewpoint)).save(path, optimize=True)
         print(path.relative_to(ROOT))
 
 

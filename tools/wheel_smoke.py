@@ -6,6 +6,7 @@ the first failure."""
 
 from __future__ import annotations
 
+import importlib
 import os
 import pathlib
 import subprocess
@@ -46,9 +47,22 @@ def main() -> None:
     result = match("pepper_v0", make_agent("pepper_v0", "ppo"), make_agent("pepper_v0", "random"), 4, seed=1)
     print(result)
     for command in ([], ["play"], ["serve"], ["replay"], ["eval"], ["bench"], ["train"]):
-        argv = [sys.executable, "-m", "cardenvs.cli", *command, "--help"]
+        argv = [sys.executable, "-m", "cardenvs.app.cli", *command, "--help"]
         done = subprocess.run(argv, capture_output=True, text=True)
         assert done.returncode == 0, (command, done.stderr)
+    # the application's and the vector view's packages are in the wheel, the old paths alias them,
+    # and the console script runs the command line
+    app_serve, old_serve = (importlib.import_module(f"cardenvs.{p}.serve") for p in ("app", "table"))
+    assert (
+        old_serve is app_serve and V.SeatRewards is importlib.import_module("cardenvs.vector.seat_rewards").SeatRewards
+    )
+    for argv in (
+        [str(pathlib.Path(sys.executable).with_name("cardenvs")), "--help"],
+        [sys.executable, "-m", "cardenvs.cli", "--help"],
+    ):
+        done = subprocess.run(argv, capture_output=True, text=True)
+        assert done.returncode == 0 and done.stdout.startswith("usage: cardenvs"), (argv, done.stderr)
+    print("cardenvs.app, cardenvs.vector, the `cardenvs` script and the old paths ok")
     cache = pathlib.Path(os.environ.get("HOME", "~")).expanduser() / ".cache" / "numba"
     print(f"numba cache beside the code: none (read-only); in the user's cache: {cache.exists()}")
     print("wheel smoke test: 0 failed")

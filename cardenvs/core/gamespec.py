@@ -42,7 +42,7 @@ class GameSpec:
     ``sample(...)``, and a ``Tracker`` where the state forgets what a seat
     saw: :func:`cardenvs.search.sample_worlds`); ``scene``:
     ``"module:function"`` of its table scene (``state_dict()`` -> scene:
-    :mod:`cardenvs.table`; without one, a generic scene)."""
+    :mod:`cardenvs.app`; without one, a generic scene)."""
 
     name: str
     title: str

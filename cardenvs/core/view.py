@@ -22,7 +22,7 @@ from .state import encode_states, state_box
 RESET_OPTIONS = ("decks", "dealer")
 RENDER_MODES = (None, "human", "ansi", "rgb_array")
 # render_mode="rgb_array" draws the table with a picture maker registered from
-# above core (cardenvs/__init__.py registers cardenvs.table's), so that core
+# above core (cardenvs/__init__.py registers cardenvs.app's), so that core
 # imports nothing above itself: maker(state_dict or None, viewpoint, kind) ->
 # (H, W, 3) uint8 for kind "rgb", or a seat's view as text for kind "text".
 _picture_maker: Any = None

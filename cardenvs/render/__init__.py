@@ -11,7 +11,8 @@
 It imports nothing of the package above :mod:`cardenvs.core` (so game
 folders may use it); the application on top -- the scene of any game found
 through the registry, replays, the viewer, the terminal game and the play
-page -- is :mod:`cardenvs.table`.  (Moved here from ``cardenvs.table``: the
-old module paths ``cardenvs.table.canvas``, ``.svg_backend`` and
-``.rgb_backend`` are aliases of these, see CHANGELOG.md.)
+page -- is :mod:`cardenvs.app`.  (Moved here from the application, then
+named ``cardenvs.table``: the old module paths ``cardenvs.table.canvas``,
+``.svg_backend`` and ``.rgb_backend`` are aliases of these, see
+CHANGELOG.md.)
 """

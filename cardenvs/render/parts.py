@@ -2,7 +2,7 @@
 header, a seat's panel, a trick, the end of the game, and :func:`generic`,
 the scene of a game that has none of its own.  A game's ``scene.py``
 (named by its ``GameSpec.scene``) draws with these and with
-:mod:`.canvas`; the application (:mod:`cardenvs.table`) finds it through
+:mod:`.canvas`; the application (:mod:`cardenvs.app`) finds it through
 the registry.
 
 They read only the public ``state_dict()`` contract (shared/API.md), never a

@@ -22,7 +22,7 @@ import sys
 import time
 from typing import Any
 
-ROOT = pathlib.Path(__file__).resolve().parents[1]  # the checkout, when run from one
+ROOT = pathlib.Path(__file__).resolve().parents[2]  # the checkout, when run from one
 SCRIPTS = {
     "eval": ("examples/evaluate.py", "Evaluate agents: a tournament with win rates and confidence intervals."),
     "bench": ("benchmarks/throughput.py", "Throughput of the vector engine and the AEC env next to peer libraries."),
@@ -89,8 +89,8 @@ def _seed_arg(seed: int | None) -> None:
 
 # ----------------------------------------------------------------------- play
 def cmd_play(args: argparse.Namespace) -> int:
-    from .table.agents import AgentsUnavailableError
-    from .table.play import play
+    from .agents import AgentsUnavailableError
+    from .play import play
 
     try:
         _seed_arg(args.seed)
@@ -105,8 +105,8 @@ def cmd_play(args: argparse.Namespace) -> int:
 
 # ---------------------------------------------------------------------- serve
 def cmd_serve(args: argparse.Namespace) -> int:
-    from .table.agents import parse_agent_option
-    from .table.serve import serve
+    from .agents import parse_agent_option
+    from .serve import serve
 
     agents: dict[str, str] = {}
     try:
@@ -125,9 +125,9 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
 # --------------------------------------------------------------------- replay
 def cmd_replay_record(args: argparse.Namespace) -> int:
-    from .table.agents import AgentsUnavailableError
-    from .table.play import resolve_game
-    from .table.replay import record_game
+    from .agents import AgentsUnavailableError
+    from .play import resolve_game
+    from .replay import record_game
 
     try:
         _seed_arg(args.seed)
@@ -135,7 +135,7 @@ def cmd_replay_record(args: argparse.Namespace) -> int:
         config = {**extra, **_config(args.config)}
         agents: Any = args.agents if len(args.agents) > 1 else args.agents[0]
         if isinstance(agents, list):
-            from .table.replay import _module
+            from .replay import _module
 
             n = len(_module(game).raw_env(**config).possible_agents)
             agents = (agents * n)[:n] if len(agents) < n else agents
@@ -165,7 +165,7 @@ def cmd_replay_record(args: argparse.Namespace) -> int:
 
 
 def _write_viewer(replay, path: str, max_steps: int, start: int) -> int:
-    from .table.viewer import write_html
+    from .viewer import write_html
 
     total = min(len(replay.actions), start + max_steps - 1)
     progress = Progress("building the viewer", None)
@@ -178,7 +178,7 @@ def _write_viewer(replay, path: str, max_steps: int, start: int) -> int:
 
 
 def cmd_replay_view(args: argparse.Namespace) -> int:
-    from .table.replay import Replay
+    from .replay import Replay
 
     if args.max_steps < 1 or args.start < 0:
         return _fail(f"error: --max-steps must be >= 1 and --start >= 0, got {args.max_steps} and {args.start}")
@@ -196,8 +196,8 @@ def cmd_replay_view(args: argparse.Namespace) -> int:
 
 
 def cmd_replay_picture(args: argparse.Namespace) -> int:
-    from . import table
-    from .table.replay import Replay
+    from .. import app
+    from .replay import Replay
 
     vp = None if args.viewpoint in (None, "spectator") else args.viewpoint
     if args.step < 0 or not (vp is None or vp.isdigit()):
@@ -214,13 +214,13 @@ def cmd_replay_picture(args: argparse.Namespace) -> int:
         return _fail(f"error: --viewpoint must be spectator or a seat 0..{seats - 1}, got {vp}")
     try:
         if args.output.endswith(".svg"):
-            pathlib.Path(args.output).write_text(table.svg(state, vp))
+            pathlib.Path(args.output).write_text(app.svg(state, vp))
         elif args.output.endswith(".txt"):
-            pathlib.Path(args.output).write_text(table.text(state, vp) + "\n")
+            pathlib.Path(args.output).write_text(app.text(state, vp) + "\n")
         else:
             from PIL import Image
 
-            Image.fromarray(table.rgb_array(state, vp)).save(args.output)
+            Image.fromarray(app.rgb_array(state, vp)).save(args.output)
     except ValueError as e:  # a seat the game has not, a picture format Pillow does not know
         return _fail(f"error: {' '.join(str(e).split())}")
     except OSError as e:
@@ -274,7 +274,7 @@ def cmd_script(args: argparse.Namespace) -> int:
 
 
 def _train_script(game: str | None) -> str:
-    from .table.play import resolve_game
+    from .play import resolve_game
 
     name = resolve_game(game)[0] if game else "pepper_v0"
     return f"examples/train_{name.removesuffix('_v0')}.py"
@@ -298,7 +298,7 @@ AGENTS_HELP = (
 
 
 def parser() -> argparse.ArgumentParser:
-    from . import GAMES
+    from .. import GAMES
 
     games = ", ".join(GAMES) + " (or pepper, hearts, push, spit, speed)"
     p = argparse.ArgumentParser(prog="cardenvs", description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
@@ -377,8 +377,8 @@ def parser() -> argparse.ArgumentParser:
 
 def _own_modules(sub: argparse._SubParsersAction) -> None:
     """The commands whose options and code live in modules of their own."""
-    from .arena import add_parser as add_arena  # (cardenvs/arena.py)
-    from .new_game import add_parser as add_new_game  # (cardenvs/new_game.py)
+    from .arena import add_parser as add_arena  # (cardenvs/app/arena.py)
+    from .new_game import add_parser as add_new_game  # (cardenvs/app/new_game.py)
 
     add_arena(sub, Progress)
     add_new_game(sub)

@@ -30,12 +30,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from .core.engine import VectorEnv
-from .core.game import positive_int
-from .core.options import build_rules
-from .core.processes import ProcessVectorEnv
-from .core.view import view_options
-from .registry import rules_class, spec
+from ..core.engine import VectorEnv
+from ..core.game import positive_int
+from ..core.options import build_rules
+from ..core.processes import ProcessVectorEnv
+from ..core.view import view_options
+from ..registry import rules_class, spec
 from .seat_rewards import SeatRewards as SeatRewards  # the self-play reward bookkeeping (re-exported)
 
 __all__ = ["ProcessVectorEnv", "VectorEnv", "make", "rules_class"]

@@ -75,8 +75,8 @@ def json_config(text: str) -> dict:
 def _settings(args: argparse.Namespace) -> dict[str, Any]:
     """The run's game, config, agents, deals, seed, batch and directory, from
     the arguments or (``--resume``) the run's manifest; ArenaInputError if bad."""
-    from .agents.specs import split_specs
-    from .table.play import resolve_game
+    from ..agents.specs import split_specs
+    from .play import resolve_game
 
     if args.resume:
         file = pathlib.Path(args.resume) / MANIFEST
@@ -114,8 +114,8 @@ def _settings(args: argparse.Namespace) -> dict[str, Any]:
 
 def cmd_arena(args: argparse.Namespace, progress_class: Any) -> int:
     """Run the league; print its table; 2 for bad input, 1 for a strict stop, 130 when interrupted."""
-    from .agents.duplicate import AgentError
-    from .agents.league import league
+    from ..agents.duplicate import AgentError
+    from ..agents.league import league
 
     try:
         run = _settings(args)

@@ -2,8 +2,8 @@
 
 A replay file is input from anywhere (a download, a bug report), and the
 viewer turns it into a web page; so :meth:`Replay.from_dict
-<cardenvs.table.replay.Replay.from_dict>` and :meth:`Replay.check
-<cardenvs.table.replay.Replay.check>` accept only what this library writes,
+<cardenvs.app.replay.Replay.from_dict>` and :meth:`Replay.check
+<cardenvs.app.replay.Replay.check>` accept only what this library writes,
 and anything else raises :class:`ReplayError` (a ``ValueError``) saying what
 is wrong -- never another exception.  What is checked (docs/replays.md):
 

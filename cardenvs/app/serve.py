@@ -510,7 +510,7 @@ def make_server(
 ) -> TableServer:
     """A server on (host, port) (port 0: a free one; see ``server.url``), not
     yet serving.  ``agents``: named agents offered besides random, rule and
-    ppo (``{name: spec}``, see :func:`cardenvs.table.agents.parse_agent_option`);
+    ppo (``{name: spec}``, see :func:`cardenvs.app.agents.parse_agent_option`);
     ``timeout``: seconds a client may take over a request."""
     return TableServer((host, port), tick=tick, quiet=quiet, agents=AgentTable(agents), timeout=timeout)
 

@@ -4,7 +4,7 @@ switchable between the spectator and each seat.
 
 The file embeds the spectator's scene of every step, each private card
 tagged with its owner, and the page turns the cards the chosen seat may not
-see face down (as :func:`cardenvs.table.canvas.for_viewpoint` does).  To keep
+see face down (as :func:`cardenvs.render.canvas.for_viewpoint` does).  To keep
 files small, the drawing items are stored once each (an item repeated from
 step to step is written once) and a step is the list of its items' numbers;
 a step after the first keeps only what changed

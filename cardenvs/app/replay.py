@@ -113,7 +113,7 @@ class Replay:
     def check(self) -> Replay:
         """Raise :class:`ReplayError` unless this is a replay of its game as
         this library writes them (every field, action text and recorded state;
-        :mod:`cardenvs.table.replay_check` lists the checks); returns self."""
+        :mod:`cardenvs.app.replay_check` lists the checks); returns self."""
         check_replay(self)
         return self
 
@@ -429,7 +429,7 @@ def record_game(
 ) -> Replay:
     """Play one game with ``agents`` (one per seat: objects with
     ``act(obs, mask)``, callables ``(obs, mask) -> action``, or names for
-    :func:`cardenvs.table.agents.load_agent`; a single name for every seat)
+    :func:`cardenvs.app.agents.load_agent`; a single name for every seat)
     and return its replay.  Evaluation code can call it to keep games to
     look at.  ``progress(steps, max_steps)`` is called after every step."""
     config = _config(config or {})

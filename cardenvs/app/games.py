@@ -6,7 +6,7 @@ scene, every private card tagged by its owner) by the game's own builder
 
 The drawing parts the scenes use live in the renderer,
 :mod:`cardenvs.render.parts` (re-exported here under their old names:
-``cardenvs.table.games.header`` is ``cardenvs.render.parts.header``).
+``cardenvs.app.games.header`` is ``cardenvs.render.parts.header``).
 """
 
 from __future__ import annotations

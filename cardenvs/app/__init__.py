@@ -1,22 +1,35 @@
-"""See and play: pictures of a table, replays, and play against the agents.
+"""The application: the ``cardenvs`` command and what it runs, on top of
+the library (the games, the views, the agents).
+
+- :mod:`.cli`: the ``cardenvs`` command line (``play``, ``serve``,
+  ``replay``, ``arena``, ``new-game``, ``eval``, ``bench``, ``train``);
+- :mod:`.arena`: ``cardenvs arena``, a league of agents in duplicate deals;
+- :mod:`.new_game`: ``cardenvs new-game``, a new game copied from the template;
+- pictures of a table (this module's functions; :mod:`.games`, the scene of
+  any game, found through the registry);
+- :mod:`.replay` (recording and re-playing games, checked by
+  :mod:`.replay_check`) and :mod:`.viewer` (the HTML replay viewer);
+- :mod:`.play`: the game in a terminal;
+- :mod:`.serve`: the local play server and its page (:mod:`.play_page`,
+  :mod:`.web`, :mod:`.http_checks`);
+- :mod:`.agents`: the agents they seat.
 
 Pictures are made from the public ``state_dict()`` of any env, for a
 *viewpoint*: ``None`` for the spectator (who sees every hand) or a seat
 (who sees the others' hands face down)::
 
-    from cardenvs.table import svg, rgb_array, text
+    from cardenvs.app import svg, rgb_array, text
     state = env.unwrapped.state_dict()
     open("table.svg", "w").write(svg(state, viewpoint=0))
     frame = rgb_array(state)          # (H, W, 3) uint8, as render_mode="rgb_array" returns
 
-This is the application on top of the renderer (:mod:`cardenvs.render`:
-the canvas, the SVG and RGB backends, the parts every game's scene is drawn
-with).  Submodules: :mod:`.games` (the scene of any game, found through the
-registry), :mod:`.replay` (recording and re-playing games), :mod:`.viewer`
-(the HTML replay viewer), :mod:`.play` (the terminal game), :mod:`.serve`
-(the local play page), :mod:`.agents` (the agents they seat).  The old paths
-``cardenvs.table.canvas``, ``.svg_backend`` and ``.rgb_backend`` are aliases
-of the renderer's modules.
+They are drawn with the renderer (:mod:`cardenvs.render`: the canvas, the
+SVG and RGB backends, the parts every game's scene is drawn with), the
+layer under the application that the games may import too.
+Its old paths are aliases: ``cardenvs.table`` (and its modules) of this
+package, ``cardenvs.cli``, ``cardenvs.arena`` and ``cardenvs.new_game`` of
+its modules, and ``cardenvs.table.canvas``, ``.svg_backend`` and
+``.rgb_backend`` of the renderer's modules.
 """
 
 from __future__ import annotations

@@ -26,13 +26,17 @@ import shutil
 import subprocess
 import sys
 
-ROOT = pathlib.Path(__file__).resolve().parents[1]  # the checkout, when run from one
+ROOT = pathlib.Path(__file__).resolve().parents[2]  # the checkout, when run from one
 TEMPLATE = "high_card"
 TEMPLATE_CLASS, TEMPLATE_TITLE = "HighCard", "High Card"
 #: Folder names a game may not take: the names of the package's own parts
-#: (``cardenvs.<name>``), and the template's docs pages' neighbours are
-#: refused by their page existing.
-RESERVED = {"core", "games", "agents", "search", "table", "testing", "integrations", "baselines", "template"}
+#: (``cardenvs.<name>``; ``table``, the application's old name, is still an
+#: alias), and the template's docs pages' neighbours are refused by their
+#: page existing.
+RESERVED = {
+    *("core", "games", "agents", "search", "vector", "render", "app", "registry"),
+    *("table", "testing", "integrations", "baselines", "template"),
+}
 HEAD = '''"""{title} (``cardenvs.{name}_v0``), made by ``cardenvs new-game`` from the template game,
 High Card: change it file by file (see docs/adding-a-game.md).
 
@@ -183,7 +187,7 @@ def cmd_new_game(args: argparse.Namespace) -> int:
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
-    """The ``new-game`` command of :mod:`cardenvs.cli`."""
+    """The ``new-game`` command of :mod:`cardenvs.app.cli`."""
     sp = sub.add_parser(
         "new-game",
         help="start a new game: a renamed copy of the template game (from a source checkout)",
