@@ -137,6 +137,26 @@ def test_tables_only_cli_writes_from_league_json(tmp_path):
     assert "### Spit" in text and "| rule | +412 |" in text and text.rstrip().endswith("<!-- league:end -->")
 
 
+def test_curves_only_without_snapshots_or_league_is_refused_in_one_line(tmp_path):
+    out = tmp_path / "league"
+    write_league(out, "spit_v0")
+    cmd = [sys.executable, str(SCRIPT), "--curves-only", "--games", "spit_v0", "--out", str(out)]
+    proc = subprocess.run([*cmd, "--runs-dir", str(tmp_path / "runs")], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 2 and proc.stderr.count("\n") == 1
+    assert "no snapshots of spit_v0" in proc.stderr and not (out / "spit_v0_curve.json").exists()
+
+
+def test_pepper_curves_are_played_on_one_hand_and_the_readme_says_so(run_mod, tmp_path):
+    config, deals = run_mod.curve_game("pepper_v0", run_mod.parse_args([]))
+    assert config == {"num_players": 4, "max_hands": 1} and deals > 16
+    assert run_mod.curve_game("spit_v0", run_mod.parse_args(["--curve-deals", "7"])) == ({}, 7)
+    out = tmp_path / "league"
+    write_league(out)
+    run_mod.write_tables(out, tmp_path / "README.md")
+    note = f"(`CURVE_GAMES`): Pepper (4 players), one-hand games, {deals} deals per pair."
+    assert note in (out / "README.md").read_text()
+
+
 @pytest.mark.parametrize(
     "argv",
     [

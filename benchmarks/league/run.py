@@ -46,6 +46,7 @@ from __future__ import annotations
 
 import argparse
 import datetime
+import itertools
 import json
 import os
 import pathlib
@@ -76,6 +77,10 @@ TITLES = {
     "push_v0": "Push",
     "spit_v0": "Spit",
 }
+#: where a curve is played on another game than the league's: (options, deals per pair).  A whole game of
+#: Pepper to 30 points saturates (the learners beat random and lose to rule every time, so every snapshot sits at
+#: the fit's floor); one hand does not, and it is cheap.
+CURVE_GAMES: dict[str, tuple[dict[str, Any], int]] = {"pepper_v0": ({"num_players": 4, "max_hands": 1}, 256)}
 START, END = "<!-- league:start -->", "<!-- league:end -->"
 #: the committed league's fewer deals for Hearts (its games are the slowest)
 DEALS_FOR = ["cancellation_hearts_v0=8"]
@@ -109,6 +114,11 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         "--tables-only", action="store_true", help="only rewrite the tables (and redraw the curves) from the files"
     )
     p.add_argument("--commit", action="store_true", help="git commit each game's files as it finishes")
+    p.add_argument(
+        "--curves-only",
+        action="store_true",
+        help="only play the curves again, from the snapshots in --runs-dir and the league's saved pairs",
+    )
     args = p.parse_args(argv)
     unknown = [g for g in args.games if g not in GAMES]
     if unknown:
@@ -228,6 +238,17 @@ def run_league(game: str, specs: dict[str, str], args: argparse.Namespace):
         os.chdir(cwd)
 
 
+def fail(message: str) -> None:
+    """One line on stderr, exit code 2 (as argparse refuses a bad argument)."""
+    print(f"run.py: error: {message}", file=sys.stderr)
+    raise SystemExit(2)
+
+
+def curve_game(game: str, args: argparse.Namespace) -> tuple[dict[str, Any], int]:
+    """The options and deals per pair the curves of ``game`` are played with."""
+    return CURVE_GAMES.get(game, (GAMES[game], args.curve_deals))
+
+
 def curve_point(game: str, snap: dict, pool_records: list, league_records: dict, args: argparse.Namespace, label: str):
     """A snapshot's rating against the fixed pool (its pool games: played, or the league's for the final one)."""
     from cardenvs.agents.duplicate import play_duplicate
@@ -236,7 +257,7 @@ def curve_point(game: str, snap: dict, pool_records: list, league_records: dict,
     from cardenvs.agents.ratings import rate_records
     from cardenvs.agents.specs import agent_factory
 
-    config = GAMES[game]
+    config, deals = curve_game(game, args)
     records = []
     for j, opponent in enumerate(POOL):
         key = (label, opponent)
@@ -247,9 +268,7 @@ def curve_point(game: str, snap: dict, pool_records: list, league_records: dict,
         mine = MLPAgent.load(snap["file"], game=game, **config)
         other = agent_factory(game, opponent, config)(seed)
         records.append(
-            play_duplicate(
-                game, [mine, other], args.curve_deals, args.seed, batch=args.batch, names=[label, opponent], **config
-            )
+            play_duplicate(game, [mine, other], deals, args.seed, batch=args.batch, names=[label, opponent], **config)
         )
     ratings = rate_records(pool_records + records, [*POOL, label], resamples=args.resamples, seed=args.seed)
     r = ratings[-1]
@@ -257,20 +276,51 @@ def curve_point(game: str, snap: dict, pool_records: list, league_records: dict,
             "high": r.high, "file": os.path.relpath(snap["file"], ROOT), "final": bool(snap.get("final"))}  # fmt: skip
 
 
-def curves(game: str, runs: dict[str, pathlib.Path], result, args: argparse.Namespace) -> dict:
+def pool_games(game: str, config: dict, deals: int, args: argparse.Namespace) -> list:
+    """The fixed pool's pairs played on ``config`` (seeded as the league seeds its pairs)."""
+    from cardenvs.agents.duplicate import play_duplicate
+    from cardenvs.agents.league import agent_seed
+    from cardenvs.agents.specs import agent_factory
+
+    records = []
+    for i, j in itertools.combinations(range(len(POOL)), 2):
+        a = agent_factory(game, POOL[i], config)(agent_seed(args.seed, (i, j), 0))
+        b = agent_factory(game, POOL[j], config)(agent_seed(args.seed, (i, j), 1))
+        records.append(
+            play_duplicate(game, [a, b], deals, args.seed, batch=args.batch, names=[POOL[i], POOL[j]], **config)
+        )
+    return records
+
+
+def saved_records(game: str, out: pathlib.Path) -> list:
+    """The league's finished pairs of ``game``, as its run directory saved them."""
+    from cardenvs.agents.duplicate import DuplicateRecord
+
+    pairs = sorted((out / game / "pairs").glob("*.json"))
+    if not pairs:
+        fail(f"no league of {game} in {out / game}: run it first (without --curves-only)")
+    return [DuplicateRecord.from_json(json.loads(f.read_text())) for f in pairs]
+
+
+def curves(game: str, runs: dict[str, pathlib.Path], records: list, args: argparse.Namespace) -> dict:
+    """Each learner's rating against the fixed pool at each snapshot; ``records``: the league's games."""
     from cardenvs.agents.ratings import rate_records
 
-    pool_records = [r for r in result.records if set(r.names) <= set(POOL)]
+    config, deals = curve_game(game, args)
     league_records = {}
-    for r in result.records:
-        a, b = r.names
-        league_records[(a, b)] = league_records[(b, a)] = r  # (a learner's games against the pool, either order)
+    if game in CURVE_GAMES:  # (another game than the league's: the pool's games played on it)
+        pool_records = pool_games(game, config, deals, args)
+    else:
+        pool_records = [r for r in records if set(r.names) <= set(POOL)]
+        for r in records:
+            a, b = r.names
+            league_records[(a, b)] = league_records[(b, a)] = r  # (a learner's games against the pool, either order)
     pool = rate_records(pool_records, list(POOL), resamples=args.resamples, seed=args.seed)
     doc = {
         "game": game,
-        "config": GAMES[game],
+        "config": config,
         "seed": args.seed,
-        "deals": args.curve_deals,
+        "deals": deals,
         "pool": [{"name": r.name, "rating": r.rating, "low": r.low, "high": r.high} for r in pool],
         "learners": {},
     }
@@ -302,11 +352,29 @@ def plot_curve(doc: dict, path: pathlib.Path) -> str:
     ax.set_xlim(left=0)
     ax.set_xlabel("training CPU-minutes")
     ax.set_ylabel("rating against random, rule, ppo (random = 0)")
-    ax.set_title(f"{TITLES[doc['game']]}: learners against the fixed pool, {doc['deals']} deals per pair")
+    one_hand = ", one-hand games" if doc["config"].get("max_hands") == 1 else ""
+    ax.set_title(f"{TITLES[doc['game']]}: learners against the fixed pool{one_hand}, {doc['deals']} deals per pair")
     ax.legend(fontsize=8)
     fig.tight_layout()
     fig.savefig(path, dpi=100)
     return str(path)
+
+
+def play_curves(game: str, args: argparse.Namespace) -> None:
+    """``--curves-only``: the curves of ``game`` again, from its learners' snapshots and its saved league."""
+    out = pathlib.Path(args.out)
+    runs = {name: pathlib.Path(args.runs_dir) / f"{game}-{critic}" for name, critic in LEARNERS.items()}
+    if missing := [str(d) for d in runs.values() if not (d / "run.json").exists()]:
+        fail(f"no snapshots of {game} in {', '.join(missing)}: train them first")
+    log(f"{game}: curves")
+    t0 = time.time()
+    doc = curves(game, runs, saved_records(game, out), args)
+    (out / f"{game}_curve.json").write_text(json.dumps(doc, indent=1) + "\n")
+    plot_curve(doc, out / f"{game}_curve.png")
+    run = load_run(out)
+    if game in run.get("games", {}):
+        run["games"][game].setdefault("wall_seconds", {})["curve"] = time.time() - t0
+        (out / "run.json").write_text(json.dumps(run, indent=1) + "\n")
 
 
 def run_game(game: str, args: argparse.Namespace) -> dict:
@@ -331,7 +399,7 @@ def run_game(game: str, args: argparse.Namespace) -> dict:
     t_league = time.time() - t1
     log(f"{game}: curves")
     t2 = time.time()
-    doc = curves(game, runs, result, args)
+    doc = curves(game, runs, result.records, args)
     (out / f"{game}_curve.json").write_text(json.dumps(doc, indent=1) + "\n")
     plot_curve(doc, out / f"{game}_curve.png")
     t_curve = time.time() - t2
@@ -420,6 +488,15 @@ def settings(run: dict) -> str:
     )
 
 
+def curve_games_note() -> str:
+    """Which curves are played on another game than the league's (:data:`CURVE_GAMES`)."""
+    notes = [
+        f"{TITLES[g]}, {'one-hand games' if c.get('max_hands') == 1 else f'`{json.dumps(c)}`'}, {d} deals per pair"
+        for g, (c, d) in CURVE_GAMES.items()
+    ]
+    return f". The curves played on another game than the league's (`CURVE_GAMES`): {'; '.join(notes)}" if notes else ""
+
+
 def benchmark_readme(out: pathlib.Path, run: dict) -> str:
     s = run.get("settings", {})
     cmd = "python benchmarks/league/run.py"
@@ -444,7 +521,7 @@ def benchmark_readme(out: pathlib.Path, run: dict) -> str:
         "pool's own games and that snapshot's games against the pool, so its scale is not the league table's; and "
         "where a snapshot wins or loses every game of a pair the rating sits at the floor the fit's prior sets "
         '(docs/arena.md, Ratings): read it as "at least". The win share of a whole game saturates this way when '
-        "the learners beat random every time and lose to rule every time, as in Pepper.\n\n"
+        "the learners beat random every time and lose to rule every time, as in Pepper" + curve_games_note() + ".\n\n"
         f"Regenerate all of it (the learners' snapshots go to `runs/league/`, not committed; a final snapshot "
         "under 1 MB is copied to `<game>/policies/<learner>/` and the league names that copy, so it can be rated "
         "again without training: Push's, about 8 MB, are not):\n\n"
@@ -524,6 +601,11 @@ def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     out, readme = pathlib.Path(args.out), pathlib.Path(args.readme)
     out.mkdir(parents=True, exist_ok=True)
+    if args.curves_only:
+        for game in args.games:
+            play_curves(game, args)
+        write_tables(out, readme)
+        return 0
     if args.tables_only:
         for game in GAMES:  # (the curves redrawn from their data too)
             data = out / f"{game}_curve.json"
