@@ -3,6 +3,7 @@
     python benchmarks/league/run.py                      # all four games, the committed settings
     python benchmarks/league/run.py --games spit_v0      # one game (the others' results are kept)
     python benchmarks/league/run.py --tables-only        # only the tables and README sections, from league.json
+    python benchmarks/league/run.py --curves-only --games pepper_v0   # the curves again, from the snapshots
 
 For each game (Pepper 4 players, Cancellation Hearts 6 players, Push, Spit):
 
@@ -26,7 +27,11 @@ For each game (Pepper 4 players, Cancellation Hearts 6 players, Push, Spit):
    pool's own league games (its pairs among random, rule and ppo), anchored
    at random = 0 -> ``benchmarks/league/<game>_curve.png`` and
    ``<game>_curve.json``.  (The final snapshot's games against the pool are
-   the league's own.)
+   the league's own.)  Where a whole game saturates, the curves are
+   played on another game, :data:`CURVE_GAMES` (Pepper: one-hand games,
+   the pool's pairs played on it too): a learner that beats random every
+   time and loses to rule every time sits at the fit's floor at every
+   snapshot, whatever it learns.
 4. **Tables**: ``benchmarks/league/README.md`` and the section of the
    repository README between ``<!-- league:start -->`` and
    ``<!-- league:end -->``, generated from the league.json files and
