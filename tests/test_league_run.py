@@ -150,6 +150,7 @@ def test_pepper_curves_are_played_on_one_hand_and_the_readme_says_so(run_mod, tm
     config, deals = run_mod.curve_game("pepper_v0", run_mod.parse_args([]))
     assert config == {"num_players": 4, "max_hands": 1} and deals > 16
     assert run_mod.curve_game("spit_v0", run_mod.parse_args(["--curve-deals", "7"])) == ({}, 7)
+    assert run_mod.curve_game("cancellation_hearts_v0", run_mod.parse_args([]))[1] == 8  # (its league's deals)
     out = tmp_path / "league"
     write_league(out)
     run_mod.write_tables(out, tmp_path / "README.md")

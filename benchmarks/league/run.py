@@ -94,8 +94,8 @@ SMALL = 1 << 20  # final snapshots under this many bytes are committed beside th
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--cpu-minutes", type=float, default=2.0, help="each learner's training budget (CPU-minutes)")
-    p.add_argument("--snapshots", type=int, default=3, help="snapshots per learner, evenly over its budget")
+    p.add_argument("--cpu-minutes", type=float, default=20.0, help="each learner's training budget (CPU-minutes)")
+    p.add_argument("--snapshots", type=int, default=5, help="snapshots per learner, evenly over its budget")
     p.add_argument("--deals", type=int, default=16, help="duplicate deals per pair in the league")
     p.add_argument(
         "--deals-for",
@@ -104,7 +104,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         metavar="GAME=N",
         help=f"another number of league deals for one game (repeatable; default {' '.join(DEALS_FOR)})",
     )
-    p.add_argument("--curve-deals", type=int, default=None, help="duplicate deals per pair in the curves (--deals)")
+    p.add_argument(
+        "--curve-deals", type=int, default=None, help="duplicate deals per pair in the curves (default: the league's)"
+    )
     p.add_argument(
         "--games", nargs="+", default=list(GAMES), metavar="GAME", help=f"of {', '.join(GAMES)}, run in this order"
     )
@@ -136,9 +138,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         p.error(f"--snapshots must be at least 1, got {args.snapshots}")
     if args.deals < 1:
         p.error(f"--deals must be at least 1, got {args.deals}")
-    if args.curve_deals is None:
-        args.curve_deals = args.deals
-    if args.curve_deals < 1:
+    if args.curve_deals is not None and args.curve_deals < 1:
         p.error(f"--curve-deals must be at least 1, got {args.curve_deals}")
     if args.batch < 1 or args.resamples < 1:
         p.error("--batch and --resamples must be at least 1")
@@ -251,7 +251,7 @@ def fail(message: str) -> None:
 
 def curve_game(game: str, args: argparse.Namespace) -> tuple[dict[str, Any], int]:
     """The options and deals per pair the curves of ``game`` are played with."""
-    return CURVE_GAMES.get(game, (GAMES[game], args.curve_deals))
+    return CURVE_GAMES.get(game, (GAMES[game], args.curve_deals or args.game_deals[game]))
 
 
 def curve_point(game: str, snap: dict, pool_records: list, league_records: dict, args: argparse.Namespace, label: str):
@@ -412,7 +412,8 @@ def run_game(game: str, args: argparse.Namespace) -> dict:
         "commit": git("rev-parse", "HEAD"),
         "date": f"{datetime.date.today()}",
         "learners": trained,
-        "settings": {k: getattr(args, k) for k in ("cpu_minutes", "snapshots", "curve_deals", "seed", "pimc")},
+        "settings": {k: getattr(args, k) for k in ("cpu_minutes", "snapshots", "seed", "pimc")}
+        | {"curve_deals": curve_game(game, args)[1]},
         "wall_seconds": {"train": t_train, "league": t_league, "curve": t_curve, "total": time.time() - t0},
     }
 
@@ -486,7 +487,7 @@ def settings(run: dict) -> str:
         f"Run at commit `{run.get('commit', '?')[:10]}` on {run.get('date', '?')} ({run.get('machine', '?')}){when}: "
         f"each learner trained from scratch for {s['cpu_minutes']:g} CPU-minutes on this 2-core machine "
         f"({s['snapshots']} snapshots), {s['deals']} duplicate deals per pair in the league{other}, "
-        f"{s['curve_deals']} in the curves, pimc `{s['pimc']}`, seed {s['seed']} "
+        f"{s['curve_deals'] or 'as many'} in the curves, pimc `{s['pimc']}`, seed {s['seed']} "
         f"(the learners: seed + 10k + 1 and + 2 in the k-th of Pepper, Hearts, Push, Spit, k = 0..3). "
         "Ratings: Bradley-Terry on finishing orders, "
         f"random = 0, 400 points = 10:1, 95% bootstrap intervals over deals.\n"
@@ -507,7 +508,8 @@ def benchmark_readme(out: pathlib.Path, run: dict) -> str:
     cmd = "python benchmarks/league/run.py"
     if s:
         cmd += f" --cpu-minutes {s['cpu_minutes']:g} --snapshots {s['snapshots']} --deals {s['deals']}"
-        cmd += f" --curve-deals {s['curve_deals']} --seed {s['seed']}"
+        cmd += f" --curve-deals {s['curve_deals']}" if s.get("curve_deals") else ""
+        cmd += f" --seed {s['seed']}"
         cmd += "".join(f" --deals-for {item}" for item in run.get("deals_for", []))
         cmd += f" --pimc {s['pimc']}"
         order = run.get("games_order", [])
