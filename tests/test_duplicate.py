@@ -354,7 +354,8 @@ def test_sampling_learners_take_the_streams_too():
     from cardenvs.agents.mlp import MLPAgent
 
     root = pathlib.Path(__file__).resolve().parents[1]
-    path = root / "benchmarks" / "league" / "pepper_v0" / "policies" / "selfplay" / "policy_000120.pt"
+    folder = root / "benchmarks" / "league" / "pepper_v0" / "policies" / "selfplay"
+    path = sorted(folder.glob("policy_*.pt"))[-1]  # (the committed league's final snapshot)
     sampled = [MLPAgent.load(path, "pepper_v0", greedy=False, seed=seed) for seed in (1, 2)]
     crn = play_duplicate("pepper_v0", sampled, 6, seed=4, batch=6, max_hands=1)
     assert (crn.scores == crn.scores[:, :1]).all()  # one sampling policy, the same noise at each seat: alike

@@ -358,7 +358,8 @@ def plot_curve(doc: dict, path: pathlib.Path) -> str:
     ax.set_xlabel("training CPU-minutes")
     ax.set_ylabel("rating against random, rule, ppo (random = 0)")
     one_hand = ", one-hand games" if doc["config"].get("max_hands") == 1 else ""
-    ax.set_title(f"{TITLES[doc['game']]}: learners against the fixed pool{one_hand}, {doc['deals']} deals per pair")
+    title = f"{TITLES[doc['game']]}: learners against the fixed pool{one_hand}, {doc['deals']} deals per pair"
+    ax.set_title(title, fontsize=9)
     ax.legend(fontsize=8)
     fig.tight_layout()
     fig.savefig(path, dpi=100)
