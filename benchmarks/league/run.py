@@ -51,7 +51,6 @@ from __future__ import annotations
 
 import argparse
 import datetime
-import itertools
 import json
 import os
 import pathlib
@@ -282,19 +281,11 @@ def curve_point(game: str, snap: dict, pool_records: list, league_records: dict,
 
 
 def pool_games(game: str, config: dict, deals: int, args: argparse.Namespace) -> list:
-    """The fixed pool's pairs played on ``config`` (seeded as the league seeds its pairs)."""
-    from cardenvs.agents.duplicate import play_duplicate
-    from cardenvs.agents.league import agent_seed
-    from cardenvs.agents.specs import agent_factory
+    """The fixed pool's pairs played on ``config``: a league of the pool alone (seeded as the league is)."""
+    from cardenvs.agents.league import league
 
-    records = []
-    for i, j in itertools.combinations(range(len(POOL)), 2):
-        a = agent_factory(game, POOL[i], config)(agent_seed(args.seed, (i, j), 0))
-        b = agent_factory(game, POOL[j], config)(agent_seed(args.seed, (i, j), 1))
-        records.append(
-            play_duplicate(game, [a, b], deals, args.seed, batch=args.batch, names=[POOL[i], POOL[j]], **config)
-        )
-    return records
+    pool = league(game, {n: n for n in POOL}, deals, args.seed, batch=args.batch, resamples=args.resamples, **config)
+    return pool.records
 
 
 def saved_records(game: str, out: pathlib.Path) -> list:
