@@ -362,6 +362,22 @@ class TurnBasedRules(GameRules):
         return state.legal.copy()
 
     # --- shared -------------------------------------------------------------
+    def state_head(
+        self, state: BatchState, row: int, num_players: int, phase_names: Sequence[str], scores: Sequence[Any]
+    ) -> dict[str, Any]:
+        """The fields a turn-based game's :meth:`state_dict` opens with, in
+        the contract's order (``scores``: one per seat, as the game counts them)."""
+        return {
+            "game": self.name,
+            "num_players": num_players,
+            "phase": phase_names[state.phase[row]],
+            "dealer": int(state.dealer[row]),
+            "hand_number": int(state.hand_number[row]),
+            "scores": [int(score) for score in scores],
+            "done": bool(state.done[row]),
+            "current_player": int(state.current[row]),
+        }
+
     def common_state(self, batch: int, rng: np.random.Generator, score_width: int) -> BatchState:
         """A state with the fields every turn-based game has: ``phase``,
         ``dealer``, ``current``, ``legal``, ``done``, ``deals``,

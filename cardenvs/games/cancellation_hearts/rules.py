@@ -190,14 +190,7 @@ class CancellationHeartsRules(TurnBasedRules):
             widow_status = "uncollected" if self.widow_size else "none"
         in_trick = holdings(np.zeros((1, len(trick)), np.int64), trick[None], 1, NUM_TYPES)[0, 0]
         return {
-            "game": self.name,
-            "num_players": players,
-            "phase": PHASE_NAMES[state.phase[row]],
-            "dealer": int(state.dealer[row]),
-            "hand_number": int(state.hand_number[row]),
-            "scores": [int(score) for score in state.scores[row]],
-            "done": bool(state.done[row]),
-            "current_player": int(state.current[row]),
+            **self.state_head(state, row, players, PHASE_NAMES, state.scores[row]),
             "pass_direction": PASS_DIR_NAMES[state.pass_dir[row]],
             "hands": [texts(state.hands[row, s]) for s in range(players)],
             # cards set aside to pass, until the exchange

@@ -126,14 +126,7 @@ class HighCardRules(TurnBasedRules):
         played = [int(card) for card in state.table[row] if card >= 0]
         leader = (int(state.dealer[row]) + 1) % NUM_PLAYERS
         return {
-            "game": self.name,
-            "num_players": NUM_PLAYERS,
-            "phase": PHASE_NAMES[state.phase[row]],
-            "dealer": int(state.dealer[row]),
-            "hand_number": int(state.hand_number[row]),
-            "scores": [int(score) for score in state.scores[row]],
-            "done": bool(state.done[row]),
-            "current_player": int(state.current[row]),
+            **self.state_head(state, row, NUM_PLAYERS, PHASE_NAMES, state.scores[row]),
             "hands": [texts(state.hands[row, s]) for s in range(NUM_PLAYERS)],
             "stock": [DECK.texts[card] for card in state.stock[row, state.stock_top[row] :]],  # top first
             "discards": texts(state.discards[row]),

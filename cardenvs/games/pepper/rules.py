@@ -220,14 +220,9 @@ class PepperRules(TurnBasedRules):
         calls = public[:, BID : BID + NUM_CALLS]  # one-hot per seat, all zero before it speaks
         done_tricks = int(state.trick_no[b]) if state.phase[b] in (PLAYING, DONE) else 0
         return {
-            "game": self.name,
-            "num_players": num_players,
-            "phase": PHASE_NAMES[state.phase[b]],
-            "dealer": int(state.dealer[b]),
-            "hand_number": int(state.hand_number[b]),
-            "scores": [int(state.scores[b, self.side_of_seat[s]]) for s in range(num_players)],
-            "done": bool(state.done[b]),
-            "current_player": int(state.current[b]),
+            **self.state_head(
+                state, b, num_players, PHASE_NAMES, [state.scores[b, self.side_of_seat[s]] for s in range(num_players)]
+            ),
             "hands": [DECK.counts_to_texts(state.hands[b, s]) for s in range(num_players)],
             "dead_hand": DECK.counts_to_texts(state.dead[b]),
             "bid": None
