@@ -29,6 +29,7 @@ misses and is compiled again, never used silently.
 
 from __future__ import annotations
 
+import enum
 import hashlib
 import importlib
 import os
@@ -42,12 +43,14 @@ from typing import Any
 import llvmlite
 import numpy as np
 from numba._dispatcher import compute_fingerprint
-from numba.core import caching, registry
+from numba.core import registry
+from numba.core import types as numba_types
 from numba.core.compiler_lock import global_compiler_lock
 from numba.core.dispatcher import Dispatcher
 from numba.core.typing.typeof import Purpose, typeof
 
 from . import builder as _builder
+from .compile_cache import SafeCache
 
 #: ``"background"``: a kernel not yet compiled runs as Python while a builder process compiles it;
 #: ``"now"``: compiled on first use in the calling process (numba's own way); ``"python"``: a kernel
@@ -58,7 +61,7 @@ if MODE not in ("background", "now", "python"):
     raise ValueError(f"CARDENVS_COMPILE must be 'background', 'now' or 'python', got {MODE!r}")
 
 #: What a cached kernel's stamp covers besides its code: the libraries the compiled code was made against.
-_ENVIRONMENT = f"cardenvs-stamp-1 numpy {np.__version__} llvmlite {llvmlite.__version__}".encode()
+_ENVIRONMENT = f"cardenvs-stamp-2 numpy {np.__version__} llvmlite {llvmlite.__version__}".encode()
 
 
 class Kernel(registry.CPUDispatcher):
@@ -288,8 +291,9 @@ def _as_python(value: Any) -> Any:
 
 
 # ---------------------------------------------------------------- the cache's stamp
-class StampedCache(caching.FunctionCache):
-    """numba's cache of a kernel, whose index is stamped with
+class StampedCache(SafeCache):
+    """numba's cache of a kernel (in a folder only this user can write, in
+    signed files: :class:`~cardenvs.core.compile_cache.SafeCache`), whose index is stamped with
     :func:`stamp` (the kernel's source file, as numba stamps it, and what
     its code reads), computed on the first load or save: an index written
     with another stamp reads as empty (numba's own rule for a changed
@@ -314,13 +318,16 @@ class StampedCache(caching.FunctionCache):
 def stamp(fn: Callable, source_stamp: bytes) -> bytes:
     """The stamp of kernel function ``fn``'s cached code: numba's
     ``source_stamp`` of its file, the environment, its code and the value
-    of every global its code names (:func:`_value_stamp`)."""
+    of everything its code reads (:func:`_function_stamp`)."""
     digest = hashlib.sha256(_ENVIRONMENT + b"|" + bytes(source_stamp))
     digest.update(_function_stamp(fn, {}))
     return digest.digest()
 
 
-def _function_stamp(fn: Callable, seen: dict[int, bytes]) -> bytes:
+def _function_stamp(fn: Callable, seen: dict[Any, bytes]) -> bytes:
+    """What a compiled call of ``fn`` depends on: its code, its default
+    arguments (they are compiled into its callers), its closure and the
+    value of every global its code names."""
     made = seen.get(id(fn))
     if made is not None:
         return made
@@ -328,6 +335,9 @@ def _function_stamp(fn: Callable, seen: dict[int, bytes]) -> bytes:
     digest = hashlib.sha256(f"{fn.__module__}.{fn.__qualname__}".encode())
     names: set[str] = set()
     _code_stamp(fn.__code__, digest, names)
+    digest.update(b"defaults=" + _value_stamp(fn.__defaults__, names, seen))
+    for name, value in sorted((fn.__kwdefaults__ or {}).items()):
+        digest.update(f"kwdefault {name}=".encode() + _value_stamp(value, names, seen))
     for name in sorted(names):
         if name in fn.__globals__:
             digest.update(name.encode() + b"=" + _value_stamp(fn.__globals__[name], names, seen))
@@ -344,19 +354,31 @@ def _code_stamp(code: pytypes.CodeType, digest: Any, names: set[str]) -> None:
         if isinstance(const, pytypes.CodeType):
             _code_stamp(const, digest, names)
         else:
-            digest.update(repr((type(const).__name__, const)).encode())
+            digest.update(_const_repr(const).encode())
 
 
-def _value_stamp(value: Any, names: set[str], seen: dict[int, bytes]) -> bytes:
-    """What a kernel's compiled code took from ``value``, a global it
-    names: a kernel's or function's code and globals (recursively), an
-    array's bytes, a scalar's or tuple's value, a class's name and fields;
-    of a module of this package, the values of the attributes the code
-    names (another module: its name and version)."""
+def _const_repr(const: Any) -> str:
+    """A constant of code, written the same in every process (a frozenset's
+    items sorted: their order changes with the strings' hash seed)."""
+    if isinstance(const, (tuple, frozenset)):
+        items = [_const_repr(item) for item in const]
+        return f"{type(const).__name__}({', '.join(sorted(items) if isinstance(const, frozenset) else items)})"
+    return repr((type(const).__name__, const))
+
+
+def _value_stamp(value: Any, names: set[str], seen: dict[Any, bytes]) -> bytes:
+    """What a kernel's compiled code took from ``value``, a global (or
+    default, or closure cell) it reads: a kernel's, function's or
+    intrinsic's code and globals (recursively), an array's bytes, dtype and
+    shape, a scalar's or tuple's value, an enum's members, a class's name
+    and fields, a module's attributes that the code names (of any package),
+    a numba type's name."""
     if isinstance(value, Dispatcher):
         return b"kernel " + _function_stamp(value.py_func, seen)
     if isinstance(value, pytypes.FunctionType):
         return b"function " + _function_stamp(value, seen)
+    if isinstance(getattr(value, "_defn", None), pytypes.FunctionType):  # (numba's @intrinsic: its code generator)
+        return b"intrinsic " + _function_stamp(value._defn, seen)
     if isinstance(value, np.ndarray):
         data = np.ascontiguousarray(value).tobytes()
         return f"array {value.dtype.str} {value.shape} ".encode() + hashlib.sha256(data).digest()
@@ -364,13 +386,30 @@ def _value_stamp(value: Any, names: set[str], seen: dict[int, bytes]) -> bytes:
         inner = b",".join(_value_stamp(item, names, seen) for item in value)
         return f"tuple {type(value).__qualname__} (".encode() + inner + b")"
     if isinstance(value, pytypes.ModuleType):
-        if not value.__name__.startswith(__name__.split(".")[0] + "."):
-            return f"module {value.__name__} {getattr(value, '__version__', '')}".encode()
-        parts = [f"{n}={_value_stamp(getattr(value, n), set(), seen)!r}" for n in sorted(names) if hasattr(value, n)]
-        return f"module {value.__name__} ".encode() + hashlib.sha256("\n".join(parts).encode()).digest()
+        return _module_stamp(value, names, seen)
+    if isinstance(value, enum.Enum):
+        return f"enum {type(value).__module__}.{type(value).__qualname__}.{value.name}=".encode() + _value_stamp(
+            value.value, names, seen
+        )
     if isinstance(value, type):
-        return f"class {value.__module__}.{value.__qualname__} {getattr(value, '_fields', '')}".encode()
-    if isinstance(value, (int, float, complex, str, bytes, bool, np.generic, type(None))):
-        return repr((type(value).__name__, value)).encode()
+        members = [_value_stamp(member, names, seen) for member in value] if issubclass(value, enum.Enum) else []
+        return f"class {value.__module__}.{value.__qualname__} {getattr(value, '_fields', '')} ".encode() + b",".join(
+            members
+        )
+    if isinstance(value, (int, float, complex, str, bytes, bool, np.generic, np.dtype, type(None), numba_types.Type)):
+        return repr((type(value).__name__, str(value) if isinstance(value, numba_types.Type) else value)).encode()
     kind = type(value)
     return f"object {kind.__module__}.{kind.__qualname__} {getattr(value, '__qualname__', '')}".encode()
+
+
+def _module_stamp(module: pytypes.ModuleType, names: set[str], seen: dict[Any, bytes]) -> bytes:
+    """A module read as ``module.attribute`` (``module.sub.attribute``): the
+    values of its attributes that the code names, whatever package it is of."""
+    key = ("module", id(module), frozenset(names))
+    made = seen.get(key)
+    if made is None:
+        seen[key] = f"recursive module {module.__name__}".encode()
+        found = vars(module)  # (not getattr: a module's __getattr__ may import or warn)
+        parts = [n.encode() + b"=" + _value_stamp(found[n], names, seen) for n in sorted(names) if n in found]
+        seen[key] = made = f"module {module.__name__} ".encode() + hashlib.sha256(b"\n".join(parts)).digest()
+    return made
