@@ -137,10 +137,13 @@ def private_folder() -> str | None:
 def key() -> bytes | None:
     """This user's secret that signs cache files (32 random bytes in the
     private folder, 0o600, made once: the first writer's is kept), or None
-    if there is no private folder or the file is not this user's alone."""
+    if there is no private folder or the file is not this user's alone
+    (``_KEY[1]`` says why)."""
     if not _KEY:
         folder = private_folder()
-        _KEY.append(None if folder is None else _read_key(os.path.join(folder, "cache-key")))
+        path = os.path.join(folder or "", "cache-key")
+        secret = None if folder is None else _read_key(path)
+        _KEY[:] = [secret, _PRIVATE[1] if folder is None else f"{path} is not 32 bytes of this user's alone"]
     return _KEY[0]
 
 
@@ -148,8 +151,7 @@ def _read_key(path: str) -> bytes | None:
     try:
         if not os.path.exists(path):
             made = f"{path}.{uuid.uuid4().hex}"
-            handle = os.open(made, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-            with os.fdopen(handle, "wb") as file:
+            with os.fdopen(os.open(made, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600), "wb") as file:
                 file.write(os.urandom(32))
             try:
                 os.link(made, path)  # (atomic, never replaces: processes starting together agree)
@@ -170,7 +172,7 @@ def warn_once(message: str) -> None:
     """Say ``message`` once for this process and the processes it starts (the builder, workers)."""
     if not os.environ.get(WARNED):
         os.environ[WARNED] = "1"
-        warnings.warn(message, UnsafeCacheWarning, stacklevel=2)
+        warnings.warn_explicit(message, UnsafeCacheWarning, __name__, 1)  # (one line: no source line shown)
 
 
 # ---------------------------------------------------------------- numba's cache, so judged and signed
@@ -210,9 +212,7 @@ class CheckedImpl(caching.CompileResultCacheImpl):
             where = (
                 f"kernels are cached in {private_folder()}/numba instead" if self.usable else "kernels are not cached"
             )
-            warn_once(
-                f"cardenvs: refused the compile cache {folder}: it {why} (whoever can write it runs code); {where}"
-            )
+            warn_once(f"refused the compile cache {folder}: it {why} (whoever can write it runs code); {where}")
             self._locator = private or self._locator
 
 
@@ -257,7 +257,7 @@ class SignedCacheFile(caching.IndexDataCacheFile):
                 if os.name == "posix" and (found.st_uid != os.geteuid() or _others_write(found)):
                     return None
                 blob = file.read()
-        except FileNotFoundError:
+        except OSError:  # (gone, or not readable: compiled again and written anew)
             return None
         start = len(MAGIC) + 32
         if not blob.startswith(MAGIC) or not hmac.compare_digest(
@@ -290,9 +290,7 @@ class SafeCache(caching.FunctionCache):
         super().__init__(py_func)
         secret = key()
         if secret is None and self._impl.usable:
-            warn_once(
-                f"cardenvs: no private folder for the compile cache's key ({_PRIVATE[1]}); kernels are not cached"
-            )
+            warn_once(f"no key to sign the compile cache with ({_KEY[1]}); kernels are not cached")
         if secret is None or not self._impl.usable:
             self.disable()
             return

@@ -22,9 +22,16 @@ a cached kernel on its own source file only, so a kernel whose callee in
 another module changed, or which reads a table of another module that
 changed, would be loaded stale.  Here the index's stamp also covers what
 the kernel's code reads -- every global it names, recursively through the
-kernels it calls, by value (arrays by their bytes) -- and the numpy and
-llvmlite versions: a cache written for other code or another environment
-misses and is compiled again, never used silently.
+kernels it calls, with their default arguments, by value (arrays by their
+bytes, dtype and shape; enums by their members; ``module.attribute`` of any
+package by the attribute's value) -- and the numpy and llvmlite versions: a
+cache written for other code or another environment misses and is compiled
+again, never used silently.  What numba finds on its own (an ``@overload``
+registered elsewhere, a module's attribute made by its ``__getattr__``) is
+not seen.
+
+The cache is code (numba's files are pickles): its folder and files are
+judged and signed first (:mod:`cardenvs.core.compile_cache`).
 """
 
 from __future__ import annotations
