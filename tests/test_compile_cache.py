@@ -290,6 +290,7 @@ def test_the_verdict_on_folders(tmp_path):
     (made["everyone"] / "inner").mkdir(mode=0o700)
     (tmp_path / "link").symlink_to(made["private"])
     (made["everyone"] / "link").symlink_to(made["private"])
+    (made["sticky"] / "relative").symlink_to(os.path.join("..", "private"))
     if os.geteuid() == 0:
         os.chown(made["group"], 0, 65534)
     verdict = {path: compile_cache.refusal(str(tmp_path / path)) for path in os.listdir(tmp_path)}
@@ -297,6 +298,7 @@ def test_the_verdict_on_folders(tmp_path):
         {f"{name}/inner": compile_cache.refusal(str(made[name] / "inner")) for name in ("sticky", "everyone")}
     )
     verdict["everyone/link"] = compile_cache.refusal(str(made["everyone"] / "link"))
+    assert compile_cache.refusal(str(made["sticky"] / "relative")) is None
     assert verdict["private"] is None and verdict["sticky/inner"] is None and verdict["link"] is None
     assert verdict["everyone"] == "is writable by others (mode 777)"
     assert (

@@ -43,7 +43,7 @@ WARNED = "_CARDENVS_CACHE_WARNED"
 
 _VERDICTS: dict[str, str | None] = {}  # folder -> why it is refused, or None
 _PRIVATE: list = []  # [the private folder or None, why not]
-_KEY: list = []  # [this user's key or None]
+_KEY: list = []  # [this user's key or None, why not]
 
 
 class UnsafeCacheWarning(UserWarning):
@@ -87,8 +87,8 @@ def _path_refusal(path: str, depth: int) -> str | None:
         if found.st_uid not in (0, os.geteuid()):
             return f"is inside {prefix}, owned by another user (uid {found.st_uid})"
         if stat.S_ISLNK(found.st_mode):
-            target = os.path.join(os.path.dirname(prefix), os.readlink(prefix))
-            why = _path_refusal(os.path.abspath(target), depth + 1)
+            target = os.path.join(os.path.realpath(os.path.dirname(prefix)), os.readlink(prefix))
+            why = _path_refusal(target, depth + 1)
             if why is not None:
                 return why
         elif _others_write(found) and not found.st_mode & stat.S_ISVTX:
@@ -99,7 +99,7 @@ def _path_refusal(path: str, depth: int) -> str | None:
 def _others_write(found: os.stat_result) -> bool:
     """Whether users other than this one may write what ``found`` describes
     (group write counts unless the group is this user's private group)."""
-    return bool(found.st_mode & stat.S_IWOTH) or bool(found.st_mode & stat.S_IWGRP) and not _own_group(found.st_gid)
+    return bool(found.st_mode & stat.S_IWOTH) or (bool(found.st_mode & stat.S_IWGRP) and not _own_group(found.st_gid))
 
 
 def _own_group(gid: int) -> bool:
@@ -120,7 +120,7 @@ def _own_group(gid: int) -> bool:
 def private_folder() -> str | None:
     """This user's private cardenvs folder (``$XDG_CACHE_HOME/cardenvs``,
     else ``~/.cache/cardenvs``), made 0o700 and judged by :func:`refusal`;
-    None if it cannot be made or is not private (:func:`_private_why` says why)."""
+    None if it cannot be made or is not private (``_PRIVATE[1]`` says why)."""
     if not _PRIVATE:
         base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
         folder = os.path.join(os.path.abspath(base), "cardenvs")

@@ -384,8 +384,6 @@ def _value_stamp(value: Any, names: set[str], seen: dict[Any, bytes]) -> bytes:
         return b"kernel " + _function_stamp(value.py_func, seen)
     if isinstance(value, pytypes.FunctionType):
         return b"function " + _function_stamp(value, seen)
-    if isinstance(getattr(value, "_defn", None), pytypes.FunctionType):  # (numba's @intrinsic: its code generator)
-        return b"intrinsic " + _function_stamp(value._defn, seen)
     if isinstance(value, np.ndarray):
         data = np.ascontiguousarray(value).tobytes()
         return f"array {value.dtype.str} {value.shape} ".encode() + hashlib.sha256(data).digest()
@@ -405,6 +403,8 @@ def _value_stamp(value: Any, names: set[str], seen: dict[Any, bytes]) -> bytes:
         )
     if isinstance(value, (int, float, complex, str, bytes, bool, np.generic, np.dtype, type(None), numba_types.Type)):
         return repr((type(value).__name__, str(value) if isinstance(value, numba_types.Type) else value)).encode()
+    if isinstance(getattr(value, "_defn", None), pytypes.FunctionType):  # (numba's @intrinsic: its code generator)
+        return b"intrinsic " + _function_stamp(value._defn, seen)
     kind = type(value)
     return f"object {kind.__module__}.{kind.__qualname__} {getattr(value, '__qualname__', '')}".encode()
 
