@@ -55,6 +55,10 @@ server's disk and change nothing: 400 for malformed JSON, missing or bad
 fields, an unknown game or agent, a bad config or an illegal move; 404 for
 an unknown session or path; 403 for another seat's view or a foreign
 Host/Origin; 405 for a wrong method; 409 for a move after the game is over.
+A GET with a body is refused (400). After any refusal whose request body was
+not read (and after the base class's own errors: 501 for another method),
+the server closes the connection: an unread body is never taken for the
+next request.
 """
 
 from __future__ import annotations
@@ -473,9 +477,25 @@ class Handler(BaseHTTPRequestHandler):
         self.body_read = True
         return body
 
+    def send_error(self, code: int, message: str | None = None, explain: str | None = None) -> None:
+        """The base class's errors (400 for a malformed request line, 501 for
+        another method, ...) come before anything is read: whatever follows on
+        the connection is not known to be a request, so it closes."""
+        self.close_connection = True
+        super().send_error(code, message, explain)
+
+    def _declares_body(self) -> bool:
+        """The request says a body follows (any ``Transfer-Encoding``, or a
+        ``Content-Length`` other than 0)."""
+        length = self.headers.get("Content-Length")
+        return self.headers.get("Transfer-Encoding") is not None or (length is not None and length.strip() != "0")
+
     def _handle(self, method: str) -> None:
-        self.body_read = method != "POST"
+        # A body not (yet) read closes the connection after the answer: it is never parsed as a request.
+        self.body_read = not self._declares_body()
         try:
+            if method == "GET" and not self.body_read:
+                raise ApiError(400, "a GET request has no body")
             check_host_and_origin(self.headers, self.server.hosts)
             url = urlparse(self.path)
             if method == "GET" and url.path == "/":
