@@ -102,6 +102,9 @@ def test_no_default_path_unpickles_anything(tmp_path):
     script = tmp_path / "no_unpickling.py"
     script.write_text(NO_UNPICKLING)
     env = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    # Kernels as plain Python: a kernel switching to its compiled version mid-run (with a cold compile
+    # cache) would load numba's cache, itself a pickle, while every pickle loader is refused.
+    env["CARDENVS_COMPILE"] = "python"
     out = subprocess.run(
         [sys.executable, str(script), *GAMES], capture_output=True, text=True, env=env, cwd=tmp_path, timeout=900
     )

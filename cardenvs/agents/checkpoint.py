@@ -252,6 +252,9 @@ def read_checkpoint(path: str | pathlib.Path) -> Checkpoint:
             if sum(info.file_size for info in infos) > MAX_BYTES:
                 raise CheckpointError(f"{path}: unpacks to more than {MAX_BYTES:,} bytes")
             names = {info.filename for info in infos}
+            if len(names) != len(infos):  # (a zip may hold a name twice; readers would take one copy silently)
+                twice = sorted({i.filename for i in infos if [j.filename for j in infos].count(i.filename) > 1})
+                raise CheckpointError(f"{path}: holds {twice[0]!r} more than once")
             if META in names:
                 return _read_policy_file(path, archive)
             if {"data", "policy.pth"} <= names:
@@ -293,6 +296,7 @@ def _read_policy_file(path: pathlib.Path, archive: zipfile.ZipFile) -> Checkpoin
                 array = np.lib.format.read_array(member, allow_pickle=False)
             except ValueError as e:  # e.g. an object array, which would need a pickle
                 raise CheckpointError(f"{path}: {name} is not a plain numeric array ({e})") from e
+        check_weights(path, name, array)
         weights[name.removesuffix(".npy")] = array
     try:
         return _describe_policy_file(path, meta, weights)
@@ -300,6 +304,18 @@ def _read_policy_file(path: pathlib.Path, archive: zipfile.ZipFile) -> Checkpoin
         raise
     except (ValueError, RecursionError) as e:
         raise CheckpointError(f"{path}: {META}: {e}") from e
+
+
+def check_weights(path: pathlib.Path, name: str, array: np.ndarray) -> None:
+    """A CheckpointError unless ``array`` is plain numbers in this machine's
+    byte order, all finite (a NaN or an infinity would only fail, or play
+    nonsense, when the agent acts)."""
+    if array.dtype.kind not in "biuf":
+        raise CheckpointError(f"{path}: {name} holds {array.dtype}, not plain numbers")
+    if not array.dtype.isnative:
+        raise CheckpointError(f"{path}: {name} is stored in another byte order ({array.dtype.str}) than this machine's")
+    if array.dtype.kind == "f" and not np.isfinite(array).all():
+        raise CheckpointError(f"{path}: {name} holds non-finite numbers (NaN or infinity)")
 
 
 def _describe_policy_file(path: pathlib.Path, meta: dict, weights: dict[str, np.ndarray]) -> Checkpoint:
@@ -514,6 +530,9 @@ def _torch_member(path: pathlib.Path, archive: zipfile.ZipFile, name: str, tenso
         raise CheckpointError(f"{path}: its {name} is not a state dict")
     if tensors_only and not all(isinstance(v, torch.Tensor) for v in value.values()):
         raise CheckpointError(f"{path}: its {name} holds values other than tensors")
+    for key, tensor in value.items():
+        if isinstance(tensor, torch.Tensor) and tensor.is_floating_point() and not torch.isfinite(tensor).all():
+            raise CheckpointError(f"{path}: {name}: {key} holds non-finite numbers (NaN or infinity)")
     return value
 
 
