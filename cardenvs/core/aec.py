@@ -137,12 +137,16 @@ class CardGameAECEnv(RulesView, AECEnv):
                 return self._end_by_illegal_action(agent)
         self._cumulative_rewards[agent] = 0.0
         one = self._one
-        if one is not None:
-            observed, scored, seat = self.rules.step_one(state, a, one)
-            step_rewards = one.rewards
-        else:
-            step_rewards, observed = self.rules.step(state, np.array([a])), False
-            scored, seat = any(step_rewards[0].tolist()), (-1 if state.done[0] else int(state.current[0]))
+        try:
+            if one is not None:
+                observed, scored, seat = self.rules.step_one(state, a, one)
+                step_rewards = one.rewards
+            else:
+                step_rewards, observed = self.rules.step(state, np.array([a])), False
+                scored, seat = any(step_rewards[0].tolist()), (-1 if state.done[0] else int(state.current[0]))
+        except BaseException as exc:  # cut short while the rules moved the game: it cannot be trusted
+            self._cut_short(exc)
+            raise
         if scored:
             self.rewards = dict(zip(self.possible_agents, step_rewards[0].tolist()))
             self._accumulate_rewards()

@@ -11,6 +11,7 @@ from gymnasium import spaces
 from gymnasium.vector.vector_env import AutoresetMode
 
 from . import illegal
+from .errors import cut_short
 from .game import BatchState, TurnBasedRules
 from .options import check_seed, legal_actions, seat_array
 from .shards import NO_DRAWS, Shards
@@ -121,6 +122,8 @@ class VectorEnv:
         self._checked: tuple[np.ndarray, np.ndarray] | None = None
         self.state = None
         self.closed = False
+        self._fault: str | None = None  # why a step cut short closed the engine (every later call raises it)
+        self._moving = False  # a step is moving the games (cut short from here on, the engine closes)
         self._rows = np.arange(self.num_envs)
         # A batch of one steps in one call where the game has one (see step).
         self._one_path = self.num_envs == 1  # (False: every step by the batched path, as tests compare)
@@ -138,7 +141,7 @@ class VectorEnv:
 
     def _require_state(self) -> BatchState:
         if self.closed:
-            raise RuntimeError("the engine is closed")
+            raise RuntimeError(self._fault or "the engine is closed")
         if self.state is None:
             raise RuntimeError("call reset() before step(), observe() or state_dict()")
         return self.state
@@ -170,7 +173,7 @@ class VectorEnv:
         if per_row and set(decks) != {"per_row"}:
             raise ValueError("options['decks'] is a list of decks, or {'per_row': [decks of row 0, ...]}")
         self.rules.set_fixed_decks(state, decks["per_row"] if per_row else decks, per_row=per_row)
-        self.closed = False
+        self.closed, self._fault = False, None
         self.state = state
         self.rules.reset(state, self._rows, dealer=dealer)
 
@@ -260,7 +263,29 @@ class VectorEnv:
         observation and mask too unless a hand is dealt) where the game has
         one, else their batched step.  Anything else (and every batch) takes
         :meth:`_step_batch`, which checks, raises or forfeits.  The same
-        results either way (tested over many seeds, through resets)."""
+        results either way (tested over many seeds, through resets).
+
+        A step cut short once the games move (a Ctrl-C, a MemoryError, a
+        fault in a kernel) closes the engine: the exception goes on, and
+        every later call but ``reset()`` raises a RuntimeError saying why,
+        rather than play on with games half-stepped."""
+        self._moving = False
+        try:
+            return self._step(actions, rows)
+        except BaseException as exc:
+            if self._moving:  # some games may have moved and others not: nothing after this can be trusted
+                self._cut_short(exc)
+            raise
+
+    def _cut_short(self, exc: BaseException) -> None:
+        """Close the engine after a step cut short (the threads of its shards
+        have finished: :meth:`~.shards.Shards.map` never returns before);
+        every later call but :meth:`reset` raises why."""
+        self._fault = cut_short("the engine", exc)
+        self.closed, self._moving = True, False  # (the state stays, for a post-mortem; no public call reads it)
+
+    def _step(self, actions: np.ndarray, rows: np.ndarray | None = None):
+        """:meth:`step` itself (any exception from where it sets ``_moving`` closes the engine)."""
         state = self.state
         if state is None or self.closed:
             state = self._require_state()  # (raises)
@@ -276,6 +301,7 @@ class VectorEnv:
         if not (0 <= action < self.num_actions and state.legal.item(action)):  # (row 0's entry: batch of one)
             return self._step_batch(state, actions, rows)
         rules, one, no = self.rules, self._one, self._no_truncation
+        self._moving = True
         if one is not None:
             observed, _, seat = rules.step_one(state, action, one)
             rewards = one.rewards.copy()  # (the kernel writes every step's, zeros included)
@@ -312,6 +338,7 @@ class VectorEnv:
         if not ok.all():  # (raises, or "terminate": those games forfeited, the others played)
             forfeit = illegal.settle_turns(self.illegal_action, actions, chosen, ok, self.num_envs)
             idx = chosen[ok]
+        self._moving = True
         if idx is None and self._outputs_in_shards and (self.num_threads > 1 or self._out is not None):
             return self._step_every_game(state, acts)
         rewards = self._step_games(state, acts, idx)

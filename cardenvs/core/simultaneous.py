@@ -158,7 +158,7 @@ class SimultaneousVectorEnv(VectorEnv):
         self._start(seed, options)
         return self._cast(self.rules.observe(self.state)), {"action_mask": self.state.legal.copy()}
 
-    def step(self, actions: np.ndarray, rows: np.ndarray | None = None):
+    def _step(self, actions: np.ndarray, rows: np.ndarray | None = None):
         """One tick of every game with ``actions`` ``(N, P)``, or only of the
         games in ``rows`` (an index array or bool mask; the others stay as
         they are, reward 0, and their actions are not looked at).  Errors as
@@ -173,6 +173,7 @@ class SimultaneousVectorEnv(VectorEnv):
         idx = self._step_rows(rows)
         checked = self._checked  # (step_into's)
         actions, forfeit = illegal.settle_joint(self.rules, state.legal, actions, self.illegal_action, idx, checked)
+        self._moving = True  # (VectorEnv.step: cut short from here, the engine closes)
         sharded = self.num_threads > 1 or self._out is not None
         if idx is None and state.streams is not None and sharded and not forfeit.any():
             return self._tick_in_shards(state, actions)
@@ -210,6 +211,7 @@ class SimultaneousVectorEnv(VectorEnv):
                 return None
             row[p] = a
         rules = self.rules
+        self._moving = True
         observed, _, done, _ = rules.step_one(state, one.actions, one)
         rewards = one.rewards.copy()  # (the tick writes every tick's, zeros included)
         info: dict[str, Any] = {}
@@ -372,13 +374,17 @@ class SimultaneousParallelEnv(RulesView, ParallelEnv):
         (``{agent: {...}}``), the rewards in seat order (None: all 0),
         whether the game is over and whether it was cut by the tick limit."""
         state, one = self._state, self._one
-        if one is not None:
-            observed, scored, done, trunc = self.rules.step_one(state, joint, one)
-            rewards = one.rewards[0].tolist() if scored else None
-        else:
-            rewards, observed = self.rules.step(state, joint)[0].tolist(), False
-            done, trunc = bool(state.done[0]), bool(state.truncated[0])
-        return self._after_tick(observed, rewards, done, trunc)
+        try:
+            if one is not None:
+                observed, scored, done, trunc = self.rules.step_one(state, joint, one)
+                rewards = one.rewards[0].tolist() if scored else None
+            else:
+                rewards, observed = self.rules.step(state, joint)[0].tolist(), False
+                done, trunc = bool(state.done[0]), bool(state.truncated[0])
+            return self._after_tick(observed, rewards, done, trunc)
+        except BaseException as exc:  # cut short while the rules moved the game: it cannot be trusted
+            self._cut_short(exc)
+            raise
 
     def _after_tick(self, observed: bool, rewards: list | None, done: bool, trunc: bool) -> tuple:
         """:meth:`_advance` once the rules played the tick (``observed``: the

@@ -140,11 +140,15 @@ class SimultaneousAECEnv(AECEnv):
         else:  # every action a legal int, checked as it came (and written to one.actions): the parallel
             # env's own checks would pass.  Its tick (_advance) without its dicts, this view's kept current
             # in their place; the usual tick (observed, not over) without _advance's call
-            if one.tick_for is state._bundles:  # the rules' compiled tick, without step_one's frame
-                out = one.tick()
-                observed, scored, done, trunc = out if out[0] else parallel.rules.finish_one(state, one, out)
-            else:
-                observed, scored, done, trunc = parallel.rules.step_one(state, one.actions, one)
+            try:
+                if one.tick_for is state._bundles:  # the rules' compiled tick, without step_one's frame
+                    out = one.tick()
+                    observed, scored, done, trunc = out if out[0] else parallel.rules.finish_one(state, one, out)
+                else:
+                    observed, scored, done, trunc = parallel.rules.step_one(state, one.actions, one)
+            except BaseException as exc:  # cut short while the rules moved the game: it cannot be trusted
+                parallel._cut_short(exc)
+                raise
             if observed and not done and parallel.obs_dtype is None and parallel.render_mode != "human":
                 obs = {}
                 for a, seen, mask in one.seat_rows:

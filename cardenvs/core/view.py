@@ -15,6 +15,7 @@ import numpy as np
 from gymnasium import spaces
 
 from . import illegal
+from .errors import cut_short
 from .options import OBS_DTYPES, build_rules, check_seed
 from .spaces import observation_box
 from .state import encode_states, state_box
@@ -64,6 +65,7 @@ class RulesView:
     _state: Any = None
     _rng: np.random.Generator | None = None
     _forfeit: int | None = None  # the seat whose illegal action ended the game (illegal_action="terminate")
+    _fault: str | None = None  # why a step cut short ended the game (every call but reset raises it)
 
     def _set_up(self, factory: Any, render_mode: Any, config: dict[str, Any], simultaneous: bool = False) -> None:
         """Build the rules from ``config`` (the view's own options taken out
@@ -95,8 +97,17 @@ class RulesView:
 
     def _require_game(self) -> Any:
         if self._state is None:
-            raise RuntimeError("no game yet: call reset() (a reset that raised leaves no game)")
+            raise RuntimeError(self._fault or "no game yet: call reset() (a reset that raised leaves no game)")
         return self._state
+
+    def _cut_short(self, exc: BaseException) -> None:
+        """The game is dropped after a step cut short while the rules moved
+        it (a Ctrl-C, a MemoryError): every later call but ``reset()``
+        raises a RuntimeError saying why."""
+        self._fault = cut_short("the env", exc)
+        self._state = None
+        if hasattr(self, "_ready"):
+            self._ready = None
 
     def _new_game(self, seed: int | None, options: dict | None):
         """A new batch-of-one state from ``reset``'s arguments.  The seed
@@ -113,6 +124,7 @@ class RulesView:
         self._rng = rng
         self.rules.reset(state, np.array([0]), dealer=dealer)
         self._forfeit = None
+        self._fault = None
         return state
 
     def render(self, seat: int | None = None) -> Any:
