@@ -42,8 +42,13 @@ def collect(game: str, config: dict, num_envs: int, steps: int, seed: int) -> tu
     xs, ms, ys = [], [], []
     for _ in range(steps):
         mask = info["action_mask"]
-        act = rule.act_batch(obs, mask)
-        xs.append(np.asarray(obs, np.int16)), ms.append(mask.copy()), ys.append(act)
+        if obs.ndim == 3:  # Spit: both seats decide on every step; one decision per seat
+            act = np.stack([rule.act_batch(obs[:, s], mask[:, s]) for s in range(obs.shape[1])], axis=1)
+            xs.append(np.asarray(obs, np.int16).reshape(-1, obs.shape[2]))
+            ms.append(mask.reshape(-1, mask.shape[2]).copy()), ys.append(act.reshape(-1))
+        else:
+            act = rule.act_batch(obs, mask)
+            xs.append(np.asarray(obs, np.int16)), ms.append(mask.copy()), ys.append(act)
         obs, _, _, _, info = venv.step(act)
     return np.concatenate(xs), np.concatenate(ms), np.concatenate(ys)
 
