@@ -66,6 +66,13 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--replay", type=int, default=200_000, help="the most recent decisions kept to learn from")
     p.add_argument("--updates-per-step", type=float, default=0.1, help="gradient steps per engine step")
     p.add_argument("--reward-scale", type=float, default=0.1)
+    p.add_argument(
+        "--reward",
+        default="zero_sum",
+        choices=("zero_sum", "own"),
+        help="what a seat is paid: 'own' (the game's reward for its side) or 'zero_sum' (that minus the mean "
+        "of the other sides': setting an opponent's contract is worth as much as making one's own)",
+    )
     p.add_argument("--torch-threads", type=int, default=1)
     p.add_argument("--quiet", action="store_true")
     args = p.parse_args(argv)
@@ -83,6 +90,31 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     if args.run_dir is not None and (pathlib.Path(args.run_dir) / "run.json").exists():
         p.error(f"--run-dir {args.run_dir} already holds a run: choose a new directory")
     return args
+
+
+class ZeroSum:
+    """The engine with each seat's reward less the mean reward of the seats
+    on other sides (partners share a side): what a seat gains on the others."""
+
+    def __init__(self, venv: Any, game: str, config: dict):
+        from cardenvs.agents.duplicate import sides_of
+        from cardenvs.registry import rules_class
+
+        self.venv = venv
+        rules = rules_class(game)(**{k: v for k, v in config.items() if k not in ("illegal_action", "obs_dtype")})
+        sides = sides_of(rules)
+        other = (sides[:, None] != sides[None, :]).astype(np.float64)
+        self.matrix = np.eye(len(sides)) - other / other.sum(1, keepdims=True)  # rewards @ matrix.T
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.venv, name)
+
+    def reset(self, *args: Any, **kwargs: Any) -> Any:
+        return self.venv.reset(*args, **kwargs)
+
+    def step(self, actions: Any, **kwargs: Any) -> Any:
+        obs, rewards, term, trunc, info = self.venv.step(actions, **kwargs)
+        return obs, (rewards @ self.matrix.T).astype(rewards.dtype), term, trunc, info
 
 
 class Episodes:
@@ -201,6 +233,8 @@ def train(args: argparse.Namespace) -> dict[str, Any]:
     rng = np.random.default_rng(args.seed)
     engine = V.make(args.game, args.num_envs, seed=args.seed, **args.config)
     simultaneous = engine.batch_shape != (engine.num_envs,)
+    if args.reward == "zero_sum":
+        engine = ZeroSum(engine, args.game, args.config)
     venv = engine if simultaneous else V.SeatRewards(engine)
     obs_size, num_actions = venv.single_observation_space.shape[-1], venv.single_action_space.n
     q = build_mlp(obs_size, [args.hidden, args.hidden], num_actions, out_std=1.0)
@@ -210,7 +244,7 @@ def train(args: argparse.Namespace) -> dict[str, Any]:
     print(
         f"DMC on {args.game} {json.dumps(args.config)}: seed {args.seed}, budget "
         + (f"{args.cpu_minutes:g} CPU-minutes" if args.cpu_minutes else f"{args.total_steps:,} steps")
-        + f", {args.num_envs} games at once, epsilon {args.epsilon}",
+        + f", {args.num_envs} games at once, epsilon {args.epsilon}, reward {args.reward}",
         flush=True,
     )
     if args.run_dir:

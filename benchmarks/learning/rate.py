@@ -44,7 +44,7 @@ def main(argv: list[str] | None = None) -> dict:
     args = p.parse_args(argv)
     report = {}
     for item in split_specs(args.agents):
-        name, _, spec = item.rpartition("=") if "=" in item.split(":")[0] else ("", "", item)
+        name, _, spec = item.partition("=") if "=" in item.split(":")[0] else ("", "", item)
         report[name or spec] = rate(args.game, spec, args.deals, args.seed)
         print(name or spec, json.dumps(report[name or spec]), flush=True)
     if args.out:
