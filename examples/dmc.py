@@ -41,9 +41,10 @@ if (ROOT / "cardenvs").is_dir():  # the checkout this example is in, rather than
     sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 
+from selfplay_ppo import GAME_DEFAULTS, CpuClock  # noqa: E402
+
 import cardenvs.vector as V  # noqa: E402
 from cardenvs.agents.mlp import build_mlp, save_policy, symlog  # noqa: E402
-from selfplay_ppo import GAME_DEFAULTS, CpuClock  # noqa: E402
 
 #: the games' training options for DMC: the learners' short games (selfplay_ppo's defaults)
 DMC_DEFAULTS: dict[str, dict[str, Any]] = {**GAME_DEFAULTS}

@@ -286,14 +286,17 @@ class Opponents:
         self.kinds = list(mix)
         self.shares = np.array([mix[k] for k in self.kinds] + [1.0 - sum(mix.values())])
         self.rng = np.random.default_rng(seed + 7919)
-        rules = rules_class(args.game)(**{k: v for k, v in args.config.items() if k not in ("illegal_action", "obs_dtype")})
+        options = {k: v for k, v in args.config.items() if k not in ("illegal_action", "obs_dtype")}
+        rules = rules_class(args.game)(**options)
         self.sides = sides_of(rules)
         self.kind = np.full(num_envs, -1)  # per row: the index of its opponent's kind, -1 for self-play
         self.seats = np.zeros((num_envs, len(self.sides)), bool)  # per row: the seats an opponent plays
         self.pick = np.zeros(num_envs, np.int64)  # per row with a pool opponent: which snapshot
         self.pool: list[nn.Module] = []
         self.pool_size = args.pool_size
-        self.agents = {"random": RandomAgent(seed + 1), "rule": rule_agent(args.game, **args.config) if "rule" in mix else None}
+        self.agents = {"random": RandomAgent(seed + 1)}
+        if "rule" in mix:
+            self.agents["rule"] = rule_agent(args.game, **args.config)
 
     def snapshot(self, actor: nn.Module) -> None:
         """Keep a frozen copy of the learner's actor for "pool" (the last ``pool_size``)."""
@@ -309,7 +312,7 @@ class Opponents:
         self.seats[rows] = (self.kind[rows, None] >= 0) & (self.sides[None, :] != learner_side[:, None])
         self.pick[rows] = self.rng.integers(0, max(1, len(self.pool)), size=len(rows))
 
-    def play(self, rows: np.ndarray, seats: np.ndarray, obs: np.ndarray, mask: np.ndarray, action: np.ndarray) -> np.ndarray:
+    def play(self, rows: np.ndarray, seats: np.ndarray, obs: np.ndarray, mask: np.ndarray, action: np.ndarray):
         """Replace the learner's ``action`` where an opponent decides; returns those decisions."""
         theirs = self.seats[rows, seats]
         for k, kind in enumerate(self.kinds):
