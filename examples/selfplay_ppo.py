@@ -93,6 +93,7 @@ GAME_DEFAULTS: dict[str, dict[str, Any]] = {
     "spit_v0": {"reward": "cards_held", "max_ticks": 600},
 }
 CRITICS = ("obs", "state")
+OPPONENT_KINDS = ("pool", "random", "rule")
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -133,10 +134,40 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--eval-games", type=int, default=64, help="games against random play before and after (0: none)")
     p.add_argument("--torch-threads", type=int, default=1, help="small networks run fastest on one thread")
     p.add_argument("--quiet", action="store_true", help="no line per iteration")
+    p.add_argument(
+        "--opponents",
+        default="self",
+        help="who plays against the learner: 'self' (pure self-play), or a mix such as 'pool=0.5,random=0.1' "
+        "(the share of games in which one side of the learner faces past snapshots of itself ('pool'), "
+        "uniformly random legal play ('random') or the rule agent ('rule': an opponent, never a teacher)",
+    )
+    p.add_argument("--pool-every", type=int, default=20, help="iterations between the snapshots kept for 'pool'")
+    p.add_argument("--pool-size", type=int, default=10, help="the most recent snapshots kept for 'pool'")
     args = p.parse_args(argv)
     args.config = {**GAME_DEFAULTS[args.game], **json.loads(args.config)}
     check_budget_args(p, args)
+    args.opponent_mix = parse_opponents(p, args.opponents)
     return args
+
+
+def parse_opponents(p: argparse.ArgumentParser, text: str) -> dict[str, float]:
+    """``'self'`` -> {}; ``'pool=0.5,random=0.1'`` -> the share of games per opponent kind."""
+    if text == "self":
+        return {}
+    mix: dict[str, float] = {}
+    for part in text.split(","):
+        kind, _, share = part.partition("=")
+        if kind not in OPPONENT_KINDS:
+            p.error(f"--opponents: unknown opponent {kind!r}; have {', '.join(OPPONENT_KINDS)}")
+        try:
+            mix[kind] = float(share)
+        except ValueError:
+            p.error(f"--opponents: {part!r} needs a share, e.g. {kind}=0.5")
+        if not 0 < mix[kind] <= 1:
+            p.error(f"--opponents: the share of {kind!r} must be in (0, 1], got {share}")
+    if sum(mix.values()) > 1 + 1e-9:
+        p.error(f"--opponents: the shares add up to {sum(mix.values()):g}, more than 1")
+    return mix
 
 
 def check_budget_args(p: argparse.ArgumentParser, args: argparse.Namespace) -> None:
@@ -236,6 +267,70 @@ FIELDS = {  # what is stored of one decision: (dtype, fill)
 BATCH = ("obs", "mask", "state", "action", "logp", "value", "row", "seat")  # what the update reads
 
 
+class Opponents:
+    """Who plays the seats the learner does not (``--opponents``).  When a
+    game starts, it draws what faces the learner: with each kind's share, a
+    past snapshot of the learner ("pool"), uniformly random legal play
+    ("random") or the rule agent ("rule": an opponent only, never a teacher:
+    nothing is learned from its decisions); else the learner plays every
+    seat.  Against an opponent, the learner plays one side (drawn at random:
+    a team in partnership games, one seat otherwise) and the opponent every
+    other seat; the opponent's decisions are not trained on."""
+
+    def __init__(self, mix: dict[str, float], args: argparse.Namespace, num_envs: int, seed: int):
+        from cardenvs.agents.duplicate import sides_of
+        from cardenvs.agents.registry import rule_agent
+        from cardenvs.core.agent import RandomAgent
+        from cardenvs.registry import rules_class
+
+        self.kinds = list(mix)
+        self.shares = np.array([mix[k] for k in self.kinds] + [1.0 - sum(mix.values())])
+        self.rng = np.random.default_rng(seed + 7919)
+        options = {k: v for k, v in args.config.items() if k not in ("illegal_action", "obs_dtype")}
+        rules = rules_class(args.game)(**options)
+        self.sides = sides_of(rules)
+        self.kind = np.full(num_envs, -1)  # per row: the index of its opponent's kind, -1 for self-play
+        self.seats = np.zeros((num_envs, len(self.sides)), bool)  # per row: the seats an opponent plays
+        self.pick = np.zeros(num_envs, np.int64)  # per row with a pool opponent: which snapshot
+        self.pool: list[nn.Module] = []
+        self.pool_size = args.pool_size
+        self.agents = {"random": RandomAgent(seed + 1)}
+        if "rule" in mix:
+            self.agents["rule"] = rule_agent(args.game, **args.config)
+
+    def snapshot(self, actor: nn.Module) -> None:
+        """Keep a frozen copy of the learner's actor for "pool" (the last ``pool_size``)."""
+        import copy
+
+        self.pool = (self.pool + [copy.deepcopy(actor).eval()])[-self.pool_size :]
+
+    def new_games(self, rows: np.ndarray) -> None:
+        """Draw the opponents of the games starting in ``rows``."""
+        drawn = self.rng.choice(len(self.shares), size=len(rows), p=self.shares)
+        self.kind[rows] = np.where(drawn == len(self.kinds), -1, drawn)
+        learner_side = self.rng.choice(np.unique(self.sides), size=len(rows))
+        self.seats[rows] = (self.kind[rows, None] >= 0) & (self.sides[None, :] != learner_side[:, None])
+        self.pick[rows] = self.rng.integers(0, max(1, len(self.pool)), size=len(rows))
+
+    def play(self, rows: np.ndarray, seats: np.ndarray, obs: np.ndarray, mask: np.ndarray, action: np.ndarray):
+        """Replace the learner's ``action`` where an opponent decides; returns those decisions."""
+        theirs = self.seats[rows, seats]
+        for k, kind in enumerate(self.kinds):
+            sel = np.flatnonzero(theirs & (self.kind[rows] == k))
+            if not len(sel):
+                continue
+            if kind != "pool":
+                action[sel] = self.agents[kind].act_batch(obs[sel], mask[sel])
+                continue
+            for j, actor in enumerate(self.pool or []):
+                part = sel[self.pick[rows[sel]] % len(self.pool) == j]
+                if len(part):
+                    with torch.no_grad():
+                        logits = actor(preprocess(obs[part])).masked_fill(~torch.as_tensor(mask[part]), -1e9)
+                    action[part] = Categorical(logits=logits).sample().numpy()
+        return theirs
+
+
 class SelfPlayCollector:
     """Plays every seat of ``num_envs`` games with ``agent`` and stores each
     decision with the reward its seat earns until its next decision (turn-based
@@ -247,8 +342,8 @@ class SelfPlayCollector:
     a critic that reads the state, each decision also stores its game's
     ``states()`` row."""
 
-    def __init__(self, venv: Any, agent: ActorCritic, num_steps: int, seed: int):
-        self.venv, self.agent, self.num_steps = venv, agent, num_steps
+    def __init__(self, venv: Any, agent: ActorCritic, num_steps: int, seed: int, opponents: Opponents | None = None):
+        self.venv, self.agent, self.num_steps, self.opponents = venv, agent, num_steps, opponents
         n, p = venv.num_envs, venv.num_players
         self.rows = np.arange(n)
         self.obs, self.info = venv.reset(seed=seed)
@@ -265,6 +360,8 @@ class SelfPlayCollector:
         self.shapes = {"obs": venv.single_observation_space.shape, "mask": (venv.single_action_space.n,)}
         if agent.reads_state:
             self.shapes["state"] = venv.single_state_space.shape
+        if opponents is not None:
+            opponents.new_games(self.rows)
 
     def _new_games(self, ended: np.ndarray) -> None:
         start = self.game.max() + 1
@@ -273,6 +370,8 @@ class SelfPlayCollector:
             self.returns = np.concatenate([self.returns, np.zeros_like(self.returns)])
             self.first_rollout = np.concatenate([self.first_rollout, np.zeros_like(self.first_rollout)])
         self.first_rollout[self.game[ended]] = self.iteration
+        if self.opponents is not None:
+            self.opponents.new_games(ended)
 
     def _deciders(self) -> tuple[np.ndarray, ...]:
         """The decisions to take now, one per (row, seat) that acts: their
@@ -310,9 +409,12 @@ class SelfPlayCollector:
         with torch.no_grad():
             action, logp, _, value = self.agent.action_and_value(x, torch.tensor(mask), c)
         action, logp, value = action.numpy(), logp.numpy(), value.numpy()
+        theirs = np.zeros(len(rows), bool)
+        if self.opponents is not None:  # (an opponent's decisions are stored nowhere: never resolved, never trained on)
+            theirs = self.opponents.play(rows, seats, obs, mask, action)
         # The seat's previous decision in this game gets its reward and its successor.
         prev = self.waiting[rows, seats]
-        paid = prev >= 0
+        paid = (prev >= 0) & ~theirs
         p = prev[paid]
         buf["reward"][p] = seat_reward[paid]
         buf["next_value"][p] = value[paid]
@@ -323,7 +425,8 @@ class SelfPlayCollector:
             if name in self.fields:
                 buf[name][k] = v
         buf["game"][k], buf["row"][k], buf["seat"][k] = self.game[rows], rows, seats
-        self.waiting[rows, seats] = k
+        mine = ~theirs
+        self.waiting[rows[mine], seats[mine]] = k[mine]
         return action
 
     def _gae(self, buf: dict[str, np.ndarray], m: int, gamma: float, gae_lambda: float, scale: float) -> np.ndarray:
@@ -404,6 +507,9 @@ def ppo_update(agent: ActorCritic, optimizer: torch.optim.Optimizer, batch: dict
     size = len(t["action"])
     mb = max(1, math.ceil(size / args.num_minibatches))
     stats: dict[str, float] = {}
+    # how much of the returns' variance the critic explained when the decisions were taken (1 best, <= 0 none)
+    spread = float(np.var(batch["returns"])) if size > 1 else 0.0
+    explained = 1.0 - float(np.var(batch["returns"] - batch["value"])) / spread if spread > 0 else float("nan")
     for _ in range(args.update_epochs):
         order = torch.randperm(size)
         for start in range(0, size, mb):
@@ -428,6 +534,7 @@ def ppo_update(agent: ActorCritic, optimizer: torch.optim.Optimizer, batch: dict
                     "v": v_loss.item(),
                     "ent": entropy.mean().item(),
                     "kl": ((ratio - 1) - log_ratio).mean().item(),
+                    "ev": explained,
                 }
     return stats
 
@@ -575,6 +682,8 @@ def train_loop(args: argparse.Namespace, agent: ActorCritic, collector: SelfPlay
     while iterations is None or it < iterations:
         used = max(it / iterations if iterations else 0.0, clock.seconds() / budget if budget else 0.0)
         optimizer.param_groups[0]["lr"] = max(0.0, 1.0 - used) * args.lr
+        if collector.opponents is not None and it % args.pool_every == 0:
+            collector.opponents.snapshot(agent.actor)
         batch = collector.collect(args.gamma, args.gae_lambda, args.reward_scale)
         stats = ppo_update(agent, optimizer, batch, args)
         games.extend(batch["games"])
@@ -586,7 +695,8 @@ def train_loop(args: argparse.Namespace, agent: ActorCritic, collector: SelfPlay
             steps = it * per_iteration
             print(
                 f"[{it:>4}/{iterations or '-'}] steps {steps:>9,}  games {len(games):>6}  seat return {ret:8.2f}  "
-                f"pg {stats['pg']:+.3f}  v {stats['v']:.3f}  ent {stats['ent']:.2f}  kl {stats['kl']:.4f}  "
+                f"pg {stats['pg']:+.3f}  v {stats['v']:.3f}  ev {stats['ev']:+.2f}  ent {stats['ent']:.2f}  "
+                f"kl {stats['kl']:.4f}  "
                 f"{steps / (time.perf_counter() - start):,.0f} steps/s  cpu {cpu:,.0f}s",
                 flush=True,
             )
@@ -615,7 +725,8 @@ def train(args: argparse.Namespace) -> dict[str, Any]:
     engine = make_engine(args, args.seed)
     venv = engine if engine.batch_shape != (engine.num_envs,) else V.SeatRewards(engine)  # Spit needs no accounting
     agent = make_agent(args, venv)
-    collector = SelfPlayCollector(venv, agent, args.num_steps, args.seed)
+    opponents = Opponents(args.opponent_mix, args, args.num_envs, args.seed) if args.opponent_mix else None
+    collector = SelfPlayCollector(venv, agent, args.num_steps, args.seed, opponents)
     eval_before = evaluate(agent, args, args.seed + 1) if args.eval_games else None
     per_iteration = args.num_envs * args.num_steps
     print(

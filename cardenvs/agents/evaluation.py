@@ -158,22 +158,51 @@ def match(game: str, agent: Agent, opponent: Agent, num_games: int = 200, seed: 
             return [agent if s % 2 == a else opponent for s in range(n)]
         return [agent if s == a else opponent for s in range(n)]
 
-    _, rewards, scores = play_games(game, seats, num_games, seed=seed, **config)
     idx = np.arange(num_games)
     a_seat = np.array([seat_of_agent(g) for g in idx])
     opp_seat = (a_seat + 1) % n
-    a_reward = rewards[idx, a_seat]
-    draws = int(np.sum(np.all(rewards == rewards[:, :1], axis=1)))
+    if hasattr(agent, "act_states") or hasattr(opponent, "act_states"):  # PIMC reads the engine state
+        won, scores = _state_reading_games(game, agent, opponent, seats, num_games, seed, config)
+        a_won = won[idx, a_seat]
+        draws = int(np.sum(np.all(won == won[:, :1], axis=1)))
+    else:
+        _, rewards, scores = play_games(game, seats, num_games, seed=seed, **config)
+        a_won = rewards[idx, a_seat] > 0
+        draws = int(np.sum(np.all(rewards == rewards[:, :1], axis=1)))
     return MatchResult(
         agent.name,
         opponent.name,
         num_games,
-        int(np.sum(a_reward > 0)),
+        int(np.sum(a_won)),
         draws,
         float(scores[idx, a_seat].mean()),
         float(scores[idx, opp_seat].mean()),
         chance=seat_chance(rules),
     )
+
+
+def _state_reading_games(
+    game: str, agent: Agent, opponent: Agent, seats: Any, num_games: int, seed: int, config: dict
+) -> tuple[np.ndarray, np.ndarray]:
+    """The games of a match where an agent reads the engine state (PIMC):
+    played by the duplicate engine (which gives such agents the state and
+    what the seats saw), each game on deals of its own (``independent``), in
+    the match's seat rotation.  Returns per game whether each seat won and
+    the final scores, ``(num_games, P)`` each."""
+    from .duplicate import play_duplicate
+
+    rotation = [seats(g) for g in range(min(num_games, 2 * len(seats(0))))]
+    table = np.array([[0 if a is agent else 1 for a in row] for row in rotation])
+    period = len(table)
+    for start in range(1, period + 1):  # the shortest period of the rotation
+        if period % start == 0 and all((table[i] == table[i % start]).all() for i in range(period)):
+            table = table[:start]
+            break
+    deals = -(-num_games // len(table))
+    record = play_duplicate(game, [agent, opponent], deals, seed, seatings=table, independent=True, **config)
+    won = record.winners.reshape(-1, record.winners.shape[-1])[:num_games]
+    scores = record.scores.reshape(-1, record.scores.shape[-1])[:num_games]
+    return won.astype(bool), scores
 
 
 def tournament(

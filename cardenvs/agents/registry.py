@@ -35,7 +35,11 @@ def rule_agent(game: str, **config) -> Agent:
 
 
 def make_agent(game: str, spec: str, seed: int = 0, **config) -> Agent:
-    """An agent from its name: ``"random"``, ``"rule"``, ``"ppo"`` or ``"ppo:PATH"``.
+    """An agent from its spec, the one way every evaluation path names agents
+    (:mod:`cardenvs.agents.specs`): ``"random"``, ``"rule"``, ``"ppo"``,
+    ``"ppo:PATH"``, ``"mlp:PATH"``, ``"pimc[:worlds=N,rollout=...]"`` or
+    ``"package.module:Name"``.  Unknown specs raise
+    :class:`~cardenvs.agents.specs.AgentSpecError` (a ValueError).
 
     ``"ppo"`` is the game's committed baseline, a cardenvs policy file:
     weights read by numpy with ``allow_pickle=False`` and the policy's
@@ -78,7 +82,10 @@ def make_agent(game: str, spec: str, seed: int = 0, **config) -> Agent:
         # an advised model plays with its teacher: the rule agent with the options it was trained with
         advisor = rule_agent(game, **config, **advisor_options(model)) if advice_size(model) else None
         return PolicyAgent(model, advisor=advisor, name="ppo" if spec == "ppo" else f"ppo({path.name})")
-    raise ValueError(f"unknown agent {spec!r}: use random, rule, ppo or ppo:PATH")
+    # every other spec (pimc:..., mlp:PATH, package.module:Name) as the arena and leagues name agents
+    from .specs import agent_factory
+
+    return agent_factory(game, spec, config)(seed)
 
 
 def _check_fits(game: str, model: Any, path: pathlib.Path, config: dict) -> None:

@@ -52,16 +52,22 @@ def _make_agent(game: str, spec: str, seed: int, config: dict[str, Any]) -> Any:
 
 
 def load_agent(game: str, spec: str, seed: int = 0, config: dict[str, Any] | None = None) -> Any:
-    """An agent with ``act(obs, mask) -> int`` from its name: ``random``,
-    ``rule``, ``ppo``, ``ppo:PATH`` or a checkpoint PATH.  ValueError for an
-    unknown name, :class:`AgentsUnavailableError` when the agent code is missing."""
+    """An agent with ``act(obs, mask) -> int`` from its spec, as every
+    evaluation path names agents (:func:`cardenvs.agents.registry.make_agent`:
+    ``random``, ``rule``, ``ppo``, ``ppo:PATH``, ``mlp:PATH``,
+    ``package.module:Name``), or the PATH of a checkpoint.  ValueError for an
+    unknown spec or an agent that reads the engine state (PIMC: rate it with
+    ``duplicate``, ``league`` or ``arena``), :class:`AgentsUnavailableError`
+    when the agent code is missing."""
     config = {k: v for k, v in (config or {}).items() if k not in ("render_mode", "illegal_action", "obs_dtype")}
     if spec == "random":
         return RandomPlayer(seed)
-    if spec not in AGENT_NAMES and not spec.startswith("ppo:"):
+    if spec not in AGENT_NAMES and ":" not in spec:
         if not os.path.exists(spec):
-            raise ValueError(f"unknown agent {spec!r}: use random, rule, ppo, ppo:PATH or the path of a checkpoint")
-        spec = "ppo:" + spec
+            raise ValueError(f"unknown agent {spec!r}: use random, rule, ppo, ppo:PATH, mlp:PATH or a path")
+        spec = ("mlp:" if spec.endswith(".json") else "ppo:") + spec
+    if spec.split(":")[0] == "pimc":
+        raise ValueError(f"{spec!r} searches the engine's state: play and serve take agents that read observations")
     agent = _make_agent(game, spec, seed, config)
     if not getattr(agent, "name", None):
         agent.name = spec
