@@ -33,7 +33,7 @@ import numpy as np
 from ..core.agent import Agent
 from ..registry import GAMES, rules_class
 from ..search import sample_worlds, sampler
-from .registry import make_agent
+from .builtin import builtin_agent
 
 
 def searched(game: str) -> dict[int, np.ndarray | None] | None:
@@ -100,7 +100,7 @@ class PIMCAgent(Agent):
         self.game, self.worlds, self.budget = game, worlds, budget
         self.rules = rules_class(game)(**config)
         self.rng = np.random.default_rng(seed)
-        self.fallback = make_agent(game, "rule", seed=seed, **config)
+        self.fallback = builtin_agent(game, "rule", seed=seed, **config)
         self.rollout = None if rollout == "random" else self.fallback if rollout == "rule" else rollout
         label = "" if rollout == "random" else f"-{getattr(self.rollout, 'name', 'agent')}"
         self.name = f"pimc{worlds}{label}"

@@ -134,10 +134,10 @@ def agent_factory(game: str, spec: str, config: dict | None = None) -> Callable[
     config.pop("obs_dtype", None)
     head, colon, rest = spec.partition(":")
     if spec in BUILT_IN or head == "ppo" and colon:
-        from .registry import make_agent
+        from .builtin import builtin_agent
 
         def make(seed: int) -> Agent:
-            return make_agent(game, spec, seed=seed, **config)
+            return builtin_agent(game, spec, seed=seed, **config)
 
     elif head == "pimc":
         options = _options(spec, rest, PIMC_OPTIONS)
