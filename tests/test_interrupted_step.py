@@ -19,6 +19,14 @@ from cardenvs.core.errors import IllegalActionError
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
+@pytest.fixture(autouse=True)
+def python_sigint_handler():
+    """Python's own SIGINT handler (raises KeyboardInterrupt), whatever an earlier test or library installed."""
+    before = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, before)
+
+
 def ctrl_c() -> None:
     """A real Ctrl-C: SIGINT to this process; Python's handler raises KeyboardInterrupt in the main thread."""
     os.kill(os.getpid(), signal.SIGINT)
