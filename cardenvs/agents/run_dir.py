@@ -206,7 +206,7 @@ def _array(data: dict, key: str, shape: tuple[int, ...], kinds: str) -> np.ndarr
     if array.shape != shape or array.dtype.kind not in kinds:
         raise ValueError(
             f"'{key}' must be numbers shaped {list(shape)} (deals, seatings, seats): the run's deals, "
-            f"got {array.dtype.kind!r} numbers shaped {list(array.shape)}"
+            f"got {'numbers' if array.dtype.kind in kinds else 'other values'} shaped {list(array.shape)}"
         )
     return array
 
