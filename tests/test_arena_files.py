@@ -63,6 +63,12 @@ def contradicting(run: pathlib.Path, other: pathlib.Path) -> None:
     record_digest(run)
 
 
+def planted_link(run: pathlib.Path, other: pathlib.Path) -> None:
+    """league.json, which resuming writes, a link to a file of someone else's."""
+    (run.parent / "victim").write_text("mine")
+    (run / "league.json").symlink_to(run.parent / "victim")
+
+
 def manifest(change: Callable[[dict], object]) -> Callable[[pathlib.Path, pathlib.Path], None]:
     return lambda run, other: edit_json(run / "arena.json", change)
 
@@ -92,6 +98,7 @@ CASES = {
         "0-1.json: its sha256 is not the one arena.json recorded",
     ),
     "an unrecorded pair": (manifest(lambda m: m.update(pairs={})), "0-1.json: not recorded in arena.json"),
+    "a link where the run writes": (planted_link, "league.json is a link"),
 }
 
 
@@ -108,6 +115,7 @@ def test_a_bad_run_file_gets_one_line_exit_2_and_nothing_written(runs, tmp_path,
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and says in err[0], err
     assert files(run) == before
+    assert not (run.parent / "victim").exists() or (run.parent / "victim").read_text() == "mine"
 
 
 @pytest.mark.parametrize(

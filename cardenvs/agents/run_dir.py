@@ -34,6 +34,7 @@ from ..vector import rules_class
 from .duplicate import DuplicateRecord, duplicate_seatings, sides_of
 
 MANIFEST, PAIRS = "arena.json", "pairs"
+LEAGUE_FILES = ("league.json", "league.md", "league.png")  # (written by :meth:`.league.LeagueResult.save`)
 FORMAT, VERSION = "cardenvs-arena", 2
 #: A run's numbers are integers in these ranges (inclusive), from the command line or a manifest.
 BOUNDS = {"deals": (1, 10**7), "seed": (0, 2**63 - 1), "batch": (1, 10**5), "resamples": (1, 10**5)}
@@ -270,6 +271,11 @@ class RunDir:
         pairs = self.path / PAIRS
         if (pairs.exists() or pairs.is_symlink()) and not pairs.is_dir():
             raise RunDirError(f"{pairs} is not a folder")
+        # a link where the run writes would have it write elsewhere (a folder from anyone may hold one)
+        written = [self.path / name for name in (MANIFEST, PAIRS, *LEAGUE_FILES)] + list(self.path.glob("*.tmp"))
+        links = [p for p in written + (list(pairs.iterdir()) if pairs.is_dir() else []) if p.is_symlink()]
+        if links:
+            raise RunDirError(f"{links[0]} is a link: a run folder holds its own files, not links to others")
 
     def _load(self, file: pathlib.Path, i: int, j: int) -> DuplicateRecord:
         """The pair (i, j)'s record from ``file``, checked (module docstring)."""
@@ -312,5 +318,7 @@ class RunDir:
 def _replace(file: pathlib.Path, data: bytes) -> None:
     """Write ``file`` whole (a temporary file, then renamed over it): an interrupt never leaves half of it."""
     tmp = file.with_name(file.name + ".tmp")
-    tmp.write_bytes(data)
+    tmp.unlink(missing_ok=True)  # (then made afresh: "x" never follows a link planted in its place)
+    with open(tmp, "xb") as f:
+        f.write(data)
     os.replace(tmp, file)
