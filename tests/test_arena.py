@@ -140,7 +140,9 @@ def test_interrupted_runs_keep_their_finished_pairs_and_resume(tmp_path, monkeyp
     assert sorted(p.name for p in (out / "pairs").iterdir()) == ["0-1.json"]
     assert arena(out, *args) == 2  # the directory holds a run: not written over
     monkeypatch.setattr(league_module, "play_duplicate", real)
-    assert main(["arena", "--resume", str(out), "--resamples", "200"]) == 0
+    assert main(["arena", "--resume", str(out), "--resamples", "200"]) == 2  # its code agent: given again
+    assert "give the run's agents again with --agents" in capsys.readouterr().err
+    assert main(["arena", "--resume", str(out), "--agents", AGENTS, "--resamples", "200"]) == 0
     # the resumed run is the run that was not interrupted
     assert (out / "league.json").read_text() == (tmp_path / "whole" / "league.json").read_text()
     assert main(["arena", "push", "--resume", str(out)]) == 2

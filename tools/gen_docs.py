@@ -14,10 +14,15 @@ game.
 
     python tools/gen_docs.py           # rewrite the pages
     python tools/gen_docs.py --check   # exit 1 if a page is out of date (run by the tests)
+    python tools/gen_docs.py --json    # print the pages to rewrite as {path: text}, write nothing
+
+(``cardenvs new-game`` uses ``--json`` and writes the pages itself, so it
+can put every file back as it was if anything fails.)
 """
 
 from __future__ import annotations
 
+import json
 import pathlib
 import re
 import sys
@@ -86,6 +91,10 @@ def pages() -> dict[pathlib.Path, str]:
 
 
 def main(argv: list[str]) -> int:
+    if "--json" in argv:  # (one line: the stale pages, by path from the root)
+        stale = {str(p.relative_to(ROOT)): text for p, text in pages().items() if p.read_text() != text}
+        print(json.dumps(stale))
+        return 0
     stale = []
     for path, text in pages().items():
         if path.read_text() != text:

@@ -20,6 +20,11 @@ it goes: ``DIR/arena.json`` (what is being run) when it starts,
 league files at the end -- and when it is interrupted (KeyboardInterrupt),
 from the pairs that finished (``"complete": false``);
 ``resume=True`` loads the finished pairs of ``DIR`` and plays the rest.
+The manifest records each agent's name and spec (null for an object), the
+run's numbers and the sha256 of each finished pair file; resuming checks
+every file against the run and the agents given against the recorded ones
+before anything is played or written (:mod:`.run_dir`), and never makes an
+agent from the folder.
 """
 
 from __future__ import annotations
@@ -35,19 +40,17 @@ import numpy as np
 
 from ..core.agent import Agent
 from ..registry import spec as game_spec
-from ..vector import rules_class
 from .duplicate import AgentError, DuplicateRecord, Policy, as_agent, duplicate_seatings, play_duplicate, summarise_pair
 from .duplicate_play import check_agent
 from .ratings import Rating, anchor_index, rate_records
+from .run_dir import FORMAT, VERSION, RunDir, bounded, check_agents, game_rules
+from .run_dir import MANIFEST as MANIFEST
+from .run_dir import PAIRS as PAIRS
+from .run_dir import RunDirError as RunDirError
 from .specs import agent_factory
 
-MANIFEST, PAIRS = "arena.json", "pairs"
 #: what a pair's mean measures (:func:`~.duplicate.pair_values`)
 MEASURE = "win share of a less b's, per deal, averaged over the seatings"
-
-
-class RunDirError(ValueError):
-    """An output directory that holds another run, or a run that does not match its arguments."""
 
 
 @dataclass
@@ -202,6 +205,7 @@ def _factories(game: str, agents: Mapping[str, Any] | Sequence[Any], config: dic
         raise ValueError(f"agent names must differ, got {names}")
     if len(names) < 2:
         raise ValueError(f"a league needs at least two agents, got {names}")
+    check_agents(names, specs)  # (what a manifest may hold: a run can be resumed)
     for name, make in zip(names, makers):  # an agent for another game's actions: refused before anything is played
         check_agent(game, make(0), name, **config)
     return names, specs, makers
@@ -211,51 +215,6 @@ def agent_seed(seed: int, pair: tuple[int, int], agent: int) -> int:
     """The seed an agent is made with for a pair (its randomness: its own, replayable)."""
     words = np.random.SeedSequence([int(seed) & (2**63 - 1), 0xA6E27, *pair, agent]).generate_state(2, np.uint32)
     return int(words[0]) << 31 | int(words[1]) >> 1
-
-
-class RunDir:
-    """A league's output directory: the manifest, the finished pairs."""
-
-    def __init__(self, out: str | pathlib.Path, manifest: dict):
-        self.path, self.manifest = pathlib.Path(out), manifest
-
-    def check(self, resume: bool) -> None:
-        """RunDirError if the directory holds another run (or, resuming, none or a different one)."""
-        file = self.path / MANIFEST
-        if not file.exists():
-            if resume:
-                raise RunDirError(f"{self.path} holds no run to resume (no {MANIFEST})")
-            return
-        if not resume:
-            raise RunDirError(f"{self.path} holds a run already: --resume it or choose another --out")
-        try:
-            old = json.loads(file.read_text())
-        except (OSError, ValueError) as e:
-            raise RunDirError(f"{file} cannot be read: {e}") from None
-        differ = [k for k in self.manifest if old.get(k) != self.manifest[k]]
-        if differ:
-            raise RunDirError(f"{self.path} holds a run with other {', '.join(differ)}: {[old.get(k) for k in differ]}")
-
-    def start(self) -> None:
-        (self.path / PAIRS).mkdir(parents=True, exist_ok=True)
-        (self.path / MANIFEST).write_text(json.dumps(self.manifest, indent=1) + "\n")
-
-    def pair_file(self, i: int, j: int) -> pathlib.Path:
-        return self.path / PAIRS / f"{i}-{j}.json"
-
-    def load(self, i: int, j: int) -> DuplicateRecord | None:
-        file = self.pair_file(i, j)
-        if not file.exists():
-            return None
-        try:
-            return DuplicateRecord.from_json(json.loads(file.read_text()))
-        except (OSError, ValueError, KeyError, TypeError):
-            return None  # a pair cut off while being written: played again
-
-    def save(self, i: int, j: int, record: DuplicateRecord) -> None:
-        tmp = self.pair_file(i, j).with_suffix(".tmp")
-        tmp.write_text(json.dumps(record.to_json()))
-        tmp.replace(self.pair_file(i, j))  # (whole or absent: an interrupt never leaves half a pair)
 
 
 def league(
@@ -276,21 +235,23 @@ def league(
     or a policy function) in ``deals`` duplicate deals of ``game`` and rate
     them together (module docstring).  ``progress(games_done, games)``."""
     game_spec(game)  # (ValueError naming the games)
-    if isinstance(deals, bool) or not isinstance(deals, (int, np.integer)) or deals < 1:
-        raise ValueError(f"deals must be a positive integer, got {deals!r}")
-    seatings = len(duplicate_seatings(rules_class(game)(**_rules_config(config))))  # (a bad config: ValueError)
+    deals, seed = bounded(deals, "deals", "deals"), bounded(seed, "seed", "seed")
+    batch, resamples = bounded(batch, "batch", "batch"), bounded(resamples, "resamples", "resamples")
+    rules = game_rules(game, config)  # (a bad config: ValueError)
+    seatings = len(duplicate_seatings(rules))
     names, specs, makers = _factories(game, agents, config)
     pairs = list(itertools.combinations(range(len(names)), 2))
-    manifest = {"game": game, "config": config, "seed": seed, "deals": deals, "batch": batch, "agents": names}
-    run = RunDir(out, manifest) if out is not None else None
+    manifest = {"format": FORMAT, "version": VERSION, "game": game, "config": config, "seed": seed, "deals": deals}
+    manifest |= {"batch": batch, "agents": names, "specs": specs}  # (specs: how to make them; names: labels)
+    run = RunDir(out, manifest, rules) if out is not None else None
+    finished = run.check(resume) if run is not None else {}  # (every file checked before anything is written)
     if run is not None:
-        run.check(resume)
         run.start()
     records: dict[tuple[int, int], DuplicateRecord] = {}
     total = len(pairs) * deals * seatings
     try:
         for i, j in pairs:
-            record = run.load(i, j) if run is not None and resume else None
+            record = finished.get((i, j))
             if record is None:
                 a, b = makers[i](agent_seed(seed, (i, j), 0)), makers[j](agent_seed(seed, (i, j), 1))
                 before = len(records) * deals * seatings
@@ -315,10 +276,6 @@ def league(
     if run is not None:
         result.save(run.path)
     return result
-
-
-def _rules_config(config: dict) -> dict:
-    return {k: v for k, v in config.items() if k not in ("illegal_action", "obs_dtype")}
 
 
 def _result(game, config, seed, deals, batch, names, specs, records, pairs_total, resamples) -> LeagueResult:

@@ -42,6 +42,14 @@ class AgentSpecError(ValueError):
     """An agent spec that names no agent, or one that cannot be made."""
 
 
+def is_built_in(spec: str) -> bool:
+    """Whether ``spec`` is made from this package alone -- ``random``,
+    ``rule``, ``ppo`` (the committed baseline), ``pimc[:options]`` --,
+    importing no module and reading no file it names: the specs a run
+    folder may supply when it is resumed (it may come from anyone)."""
+    return spec in BUILT_IN or spec == "pimc" or spec.startswith("pimc:")
+
+
 def split_specs(text: str) -> list[str]:
     """``--agents`` text -> specs: split at commas, a piece ``KEY=VALUE``
     with no colon joining the spec before it (``pimc:worlds=8,rollout=rule``)."""

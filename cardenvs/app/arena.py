@@ -4,6 +4,7 @@
     cardenvs arena hearts --agents random,rule,pimc:worlds=8 --config '{"num_players": 6}'
     cardenvs arena spit --agents random,rule,mypackage.agents:MyAgent
     cardenvs arena --resume league/pepper            # go on after Ctrl-C
+    cardenvs arena --resume league/spit --agents random,rule,mypackage.agents:MyAgent
 
 Every pair of agents plays ``--deals`` duplicate deals (each deal once per
 seat arrangement); the agents are rated together (Bradley-Terry /
@@ -12,12 +13,17 @@ league table and the pairs' results, and writes ``DIR/league.json``,
 ``DIR/league.md`` and ``DIR/league.png`` (docs/arena.md: the schema, what
 duplicate means in each game).  Each pair is saved as it finishes
 (``DIR/pairs/``): stopped midway, the league of the finished pairs is
-written and ``--resume DIR`` plays the rest.  Bad input (an unknown game or
-agent, a module that does not import, an agent for another game's actions,
-``--deals 0``, a bad config) gets one line and exit code 2, and nothing is
-written.  An agent that raises or plays an illegal action forfeits that
-game (counted in the table), or with ``--strict`` the run stops (exit code
-1) naming the agent and the deal.
+written and ``--resume DIR`` plays the rest.  A run folder may come from
+anyone, so resuming imports nothing it names: its agents' specs come from
+``--agents``, which must list the recorded ones in order (it may be left
+out when they are all built in: random, rule, ppo, pimc), and its files are
+checked against the run first (docs/arena.md).  Bad input (an unknown game
+or agent, a module that does not import, an agent for another game's
+actions, ``--deals 0``, a bad config, a run folder's file that is not the
+run's) gets one line and exit code 2, and nothing is written.  An agent
+that raises or plays an illegal action forfeits that game (counted in the
+table), or with ``--strict`` the run stops (exit code 1) naming the agent
+and the deal.
 """
 
 from __future__ import annotations
@@ -74,54 +80,87 @@ def json_config(text: str) -> dict:
 
 def _settings(args: argparse.Namespace) -> dict[str, Any]:
     """The run's game, config, agents, deals, seed, batch and directory, from
-    the arguments or (``--resume``) the run's manifest; ArenaInputError if bad."""
+    the arguments or (``--resume``) the run's manifest; ValueError if bad."""
+    from ..agents.run_dir import bounded, game_rules
     from ..agents.specs import split_specs
     from .play import resolve_game
 
     if args.resume:
-        file = pathlib.Path(args.resume) / MANIFEST
-        try:
-            manifest = json.loads(file.read_text())
-        except (OSError, ValueError) as e:
-            raise ArenaInputError(f"--resume {args.resume}: no run recorded there ({e})") from None
-        given = {"out": args.out, "agents": args.agents, "game": args.game}
-        if given["out"] and pathlib.Path(given["out"]) != pathlib.Path(args.resume):
-            raise ArenaInputError("--resume DIR is the output directory: leave --out out")
-        if args.game and resolve_game(args.game)[0] != manifest.get("game"):
-            raise ArenaInputError(f"--resume {args.resume} is a run of {manifest.get('game')}, not {args.game}")
-        if args.agents and split_specs(args.agents) != manifest.get("agents"):
-            raise ArenaInputError(f"--resume {args.resume} is a run of the agents {manifest.get('agents')}")
-        keys = ("game", "config", "agents", "deals", "seed", "batch")
-        return {**{k: manifest[k] for k in keys}, "out": args.resume, "resume": True}
+        return _resumed(args)
     if not args.game or not args.agents:
         raise ArenaInputError("give a GAME and --agents A,B,... (or --resume DIR)")
-    try:
-        game, extra = resolve_game(args.game)
-    except ValueError as e:
-        raise ArenaInputError(str(e)) from None
-    if args.deals < 1:
-        raise ArenaInputError(f"--deals must be at least 1, got {args.deals}")
-    if args.batch < 1:
-        raise ArenaInputError(f"--batch must be at least 1, got {args.batch}")
+    game, extra = resolve_game(args.game)
+    numbers = {key: bounded(getattr(args, key), f"--{key}", key) for key in ("deals", "seed", "batch")}
     specs = split_specs(args.agents)
     if len(set(specs)) != len(specs):
         raise ArenaInputError(f"an agent is listed twice in --agents {args.agents}")
-    out = args.out or f"arena-{args.game}"
     config = {**extra, **json_config(args.config)}
-    return {"game": game, "config": config, "agents": specs, "deals": args.deals, "seed": args.seed,
-            "batch": args.batch, "out": out, "resume": False}  # fmt: skip
+    try:
+        game_rules(game, config)  # (before it is passed on as keywords: an unknown option is refused here)
+    except ValueError as e:
+        raise ArenaInputError(f"--config: {e}") from None
+    out = args.out or f"arena-{args.game}"
+    return {"game": game, "config": config, "agents": specs, **numbers, "out": out, "resume": False}
+
+
+def _resumed(args: argparse.Namespace) -> dict[str, Any]:
+    """The settings of the run recorded in ``--resume DIR``, its manifest
+    checked (:mod:`cardenvs.agents.run_dir`) and its agents' specs taken
+    from the command line (:func:`_resume_specs`); ValueError if bad."""
+    from ..agents.run_dir import MANIFEST, MAX_MANIFEST, check_manifest, read_json
+    from .play import resolve_game
+
+    folder = pathlib.Path(args.resume)
+    if args.out and pathlib.Path(args.out) != folder:
+        raise ArenaInputError("--resume DIR is the output directory: leave --out out")
+    manifest = check_manifest(read_json(folder / MANIFEST, MAX_MANIFEST)[1], folder / MANIFEST)
+    if args.game and resolve_game(args.game)[0] != manifest["game"]:
+        raise ArenaInputError(f"--resume {args.resume} is a run of {manifest['game']}, not {args.game}")
+    agents = dict(zip(manifest["agents"], _resume_specs(args, manifest)))  # (names: labels only)
+    numbers = {key: manifest[key] for key in ("game", "config", "deals", "seed", "batch")}
+    return {**numbers, "agents": agents, "out": args.resume, "resume": True}
+
+
+def _resume_specs(args: argparse.Namespace, manifest: dict) -> list[str]:
+    """The specs of the run's agents: those of ``--agents``, which must be
+    the recorded ones in their order; without it the recorded ones, if all
+    are built in.  A run folder may come from anyone, so nothing it names
+    is imported or read unless the command line names it too."""
+    from ..agents.specs import is_built_in, split_specs
+    from .replay_check import show
+
+    recorded, folder = manifest["specs"], args.resume
+    if None in recorded:
+        name = manifest["agents"][recorded.index(None)]
+        raise ArenaInputError(
+            f"--resume {folder}: agent {show(name)} was given to league() as an object, not a spec: "
+            "resume the run from Python, league(..., resume=True)"
+        )
+    if args.agents is not None:
+        if split_specs(args.agents) != recorded:
+            raise ArenaInputError(
+                f"--resume {folder} is a run of the agents {show(recorded, 300)}: --agents must name them, in order"
+            )
+        return recorded
+    outside = [spec for spec in recorded if not is_built_in(spec)]
+    if outside:
+        raise ArenaInputError(
+            f"--resume {folder}: the run's agents {show(outside, 300)} are code or files, which are never taken "
+            f"from a run folder: give the run's agents again with --agents (in order: {show(recorded, 300)})"
+        )
+    return recorded
 
 
 def cmd_arena(args: argparse.Namespace, progress_class: Any) -> int:
     """Run the league; print its table; 2 for bad input, 1 for a strict stop, 130 when interrupted."""
     from ..agents.duplicate import AgentError
     from ..agents.league import league
+    from ..agents.run_dir import bounded
 
     try:
         run = _settings(args)
-        if args.resamples < 1:
-            raise ArenaInputError(f"--resamples must be at least 1, got {args.resamples}")
-    except ArenaInputError as e:
+        bounded(args.resamples, "--resamples", "resamples")
+    except ValueError as e:  # (ArenaInputError, a RunDirError of the manifest, an unknown game...)
         return _fail(str(e))
     progress = progress_class(f"arena {run['game']}: games played")
     try:
