@@ -27,7 +27,11 @@ Either kind loads for play (:func:`load_policy`: the policy alone) or for
 training on (:func:`load_model`: a ``MaskablePPO``).  A malformed file (not a
 zip, truncated, members missing, JSON fields missing or of the wrong type,
 weights that do not fit the policy) is a :class:`CheckpointError`, a
-``ValueError`` naming the file and what is wrong.  What a hostile file can
+``ValueError`` naming the file and what is wrong; so is, when the file is
+read rather than when the agent acts, a weight or optimizer state holding
+NaN or an infinity, a weight in another byte order, and a zip member or a
+JSON key given twice (one copy would be used silently).  Policy files are
+written by ``cardenvs.agents.checkpoint_write``.  What a hostile file can
 still do is describe a very large network (memory and time to build it);
 it cannot make anything run but the allowed classes.
 """
