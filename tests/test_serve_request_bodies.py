@@ -88,3 +88,38 @@ def test_keep_alive_still_serves_requests_without_a_body(server):
     last = f"GET /api/games HTTP/1.1\r\nHost: {host_of(server)}\r\nConnection: close\r\n\r\n"
     statuses = exchange(server, (get + get + last).encode())
     assert len(statuses) == 3 and all(" 200 " in s for s in statuses)
+
+
+@pytest.mark.parametrize("method, path", [("GET", "/api/info"), ("POST", "/api/new"), ("POST", "/api/info")])
+@pytest.mark.parametrize(
+    "framing",
+    [
+        "Content-Length: 0\r\nContent-Length: {n}",  # two lengths: a proxy may take either
+        "Content-Length : {n}",  # a space before the colon: Python's parser ends the headers there
+        "X-Pad: 1\r\n Content-Length: {n}",  # folded into X-Pad here, a header of its own elsewhere
+        "Junk\r\nContent-Length: {n}",  # a line that is no header, then a length
+        "Transfer-Encoding: chunked\r\nContent-Length: {n}",  # chunked bodies are not read
+        "Transfer-Encoding\t: chunked",
+    ],
+)
+def test_a_length_that_reads_two_ways_is_refused_and_never_run(server, method, path, framing):
+    """Header sections a proxy in front could frame otherwise than this
+    server: refused (400) and the connection closed before the body."""
+    inner = smuggled_post(host_of(server))
+    head = f"{method} {path} HTTP/1.1\r\nHost: {host_of(server)}\r\nContent-Type: application/json\r\n"
+    head += framing.format(n=len(inner)) + "\r\n\r\n"
+    statuses = exchange(server, head.encode() + b"0\r\n\r\n" * ("chunked" in framing) + inner)
+    assert len(statuses) == 1 and " 400 " in statuses[0]
+    assert len(server.sessions) == 0
+
+
+def test_a_post_with_one_sound_length_still_keeps_the_connection(server):
+    body = b'{"game": "pepper"}'
+    post = (
+        f"POST /api/new HTTP/1.1\r\nHost: {host_of(server)}\r\nContent-Type: application/json\r\n"
+        f"Content-Length: {len(body)}\r\n\r\n"
+    ).encode() + body
+    last = f"GET /api/info HTTP/1.1\r\nHost: {host_of(server)}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+    statuses = exchange(server, post + last.encode())
+    assert len(statuses) == 2 and all(" 200 " in s for s in statuses)
+    assert len(server.sessions) == 1

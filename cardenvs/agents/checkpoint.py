@@ -27,7 +27,11 @@ Either kind loads for play (:func:`load_policy`: the policy alone) or for
 training on (:func:`load_model`: a ``MaskablePPO``).  A malformed file (not a
 zip, truncated, members missing, JSON fields missing or of the wrong type,
 weights that do not fit the policy) is a :class:`CheckpointError`, a
-``ValueError`` naming the file and what is wrong.  What a hostile file can
+``ValueError`` naming the file and what is wrong; so is, when the file is
+read rather than when the agent acts, a weight or optimizer state holding
+NaN or an infinity, a weight in another byte order, and a zip member or a
+JSON key given twice (one copy would be used silently).  Policy files are
+written by ``cardenvs.agents.checkpoint_write``.  What a hostile file can
 still do is describe a very large network (memory and time to build it);
 it cannot make anything run but the allowed classes.
 """
@@ -35,7 +39,6 @@ it cannot make anything run but the allowed classes.
 from __future__ import annotations
 
 import ast
-import contextlib
 import functools
 import io
 import json
@@ -251,10 +254,10 @@ def read_checkpoint(path: str | pathlib.Path) -> Checkpoint:
             infos = archive.infolist()
             if sum(info.file_size for info in infos) > MAX_BYTES:
                 raise CheckpointError(f"{path}: unpacks to more than {MAX_BYTES:,} bytes")
+            twice = repeated([info.filename for info in infos])  # (a reader would take one copy silently)
+            if twice is not None:
+                raise CheckpointError(f"{path}: holds {twice!r} more than once")
             names = {info.filename for info in infos}
-            if len(names) != len(infos):  # (a zip may hold a name twice; readers would take one copy silently)
-                twice = sorted({i.filename for i in infos if [j.filename for j in infos].count(i.filename) > 1})
-                raise CheckpointError(f"{path}: holds {twice[0]!r} more than once")
             if META in names:
                 return _read_policy_file(path, archive)
             if {"data", "policy.pth"} <= names:
@@ -271,11 +274,31 @@ def read_checkpoint(path: str | pathlib.Path) -> Checkpoint:
     )
 
 
+def repeated(names: list[str]) -> str | None:
+    """The first of ``names`` given more than once, if any: a zip member or
+    a JSON key stored twice is read as one of its copies, silently, so a
+    reader of the file and the loader could see different values."""
+    seen: set[str] = set()
+    for name in names:
+        if name in seen:
+            return name
+        seen.add(name)
+    return None
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    twice = repeated([key for key, _ in pairs])
+    if twice is not None:
+        raise ValueError(f"the key {twice!r} is given more than once")
+    return dict(pairs)
+
+
 def _json_member(path: pathlib.Path, archive: zipfile.ZipFile, name: str) -> Any:
+    """A member's JSON; a CheckpointError unless it is JSON with one value per key."""
     try:
-        return json.loads(archive.read(name).decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as e:
-        raise CheckpointError(f"{path}: its {name} is not JSON ({e})") from e
+        return json.loads(archive.read(name).decode("utf-8"), object_pairs_hook=_unique_keys)
+    except (UnicodeDecodeError, ValueError, RecursionError) as e:  # (json.JSONDecodeError is a ValueError)
+        raise CheckpointError(f"{path}: its {name} is not JSON with one value per key ({e})") from e
 
 
 def _read_policy_file(path: pathlib.Path, archive: zipfile.ZipFile) -> Checkpoint:
@@ -530,66 +553,22 @@ def _torch_member(path: pathlib.Path, archive: zipfile.ZipFile, name: str, tenso
         raise CheckpointError(f"{path}: its {name} is not a state dict")
     if tensors_only and not all(isinstance(v, torch.Tensor) for v in value.values()):
         raise CheckpointError(f"{path}: its {name} holds values other than tensors")
-    for key, tensor in value.items():
-        if isinstance(tensor, torch.Tensor) and tensor.is_floating_point() and not torch.isfinite(tensor).all():
-            raise CheckpointError(f"{path}: {name}: {key} holds non-finite numbers (NaN or infinity)")
+    where = _non_finite(value, torch)
+    if where is not None:
+        raise CheckpointError(f"{path}: {name}: {where} holds non-finite numbers (NaN or infinity)")
     return value
 
 
-# ---------------------------------------------------------- writing a policy file
-def _constant(value: Any) -> Any:
-    """A hyper-parameter as a number: a schedule (a callable of the progress
-    left) as its value at the start."""
-    return float(value(1.0)) if callable(value) and not isinstance(value, type) else value
-
-
-def write_policy_file(
-    path: str | pathlib.Path,
-    policy: Any,
-    policy_kwargs: dict[str, Any],
-    observation_space: Any,
-    action_space: Any,
-    hyperparameters: dict[str, Any],
-    num_timesteps: int,
-) -> pathlib.Path:
-    """Write ``policy`` (its class and state dict), the options it was built
-    with and the spaces as a policy file at ``path`` (replaced whole: written
-    beside it first).  The bytes depend on the policy alone (no timestamps)."""
-    import importlib.metadata as md
-
-    state = {k: v.detach().cpu().numpy() for k, v in policy.state_dict().items()}
-    versions = {}
-    for dist in ("cardenvs", "torch", "stable-baselines3", "sb3-contrib"):
-        with contextlib.suppress(md.PackageNotFoundError):
-            versions[dist] = md.version(dist)
-    meta = {
-        "format": FORMAT,
-        "version": VERSION,
-        "algorithm": "MaskablePPO",
-        "policy_class": class_name(type(policy)),
-        "policy_kwargs": encode(dict(policy_kwargs), "policy_kwargs"),
-        "observation_space": space_json(observation_space),
-        "action_space": space_json(action_space),
-        "hyperparameters": {k: encode(_constant(v), k) for k, v in hyperparameters.items() if k in HYPER},
-        "num_timesteps": int(num_timesteps),
-        "weights": {k: list(a.shape) for k, a in state.items()},
-        "written_by": versions,
-    }
-    _allowed(meta["policy_class"], "the policy's class")
-    path = pathlib.Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-
-    def member(name: str) -> zipfile.ZipInfo:
-        info = zipfile.ZipInfo(name, date_time=(1980, 1, 1, 0, 0, 0))
-        info.compress_type = zipfile.ZIP_DEFLATED
-        return info
-
-    with zipfile.ZipFile(tmp, "w") as archive:
-        archive.writestr(member(META), json.dumps(meta, indent=1))
-        for name, array in state.items():
-            buffer = io.BytesIO()
-            np.lib.format.write_array(buffer, np.array(array, order="C"), allow_pickle=False)
-            archive.writestr(member(f"{name}.npy"), buffer.getvalue())
-    tmp.replace(path)
-    return path
+def _non_finite(value: Any, torch: Any, where: str = "") -> str | None:
+    """The first place in ``value`` (tensors, numbers, and the dicts and
+    lists an optimizer's state nests them in) that is NaN or infinite, if
+    any: such a state loads, then turns every weight trained with it to NaN."""
+    if isinstance(value, dict):
+        items: Any = value.items()
+    elif isinstance(value, (list, tuple)):
+        items = enumerate(value)
+    elif isinstance(value, torch.Tensor):
+        return where if value.is_floating_point() and not torch.isfinite(value).all() else None
+    else:
+        return where if isinstance(value, float) and not math.isfinite(value) else None
+    return next((w for k, v in items for w in [_non_finite(v, torch, f"{where}[{k!r}]")] if w is not None), None)

@@ -22,8 +22,8 @@ from .checkpoint import (
     CheckpointError,
     read_checkpoint,
     train_extra,
-    write_policy_file,
 )
+from .checkpoint_write import write_policy_file
 
 __all__ = [
     "TRAIN_EXTRA",

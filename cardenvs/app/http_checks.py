@@ -8,6 +8,11 @@ it is served.  They keep other web pages and other names out:
 - ``Origin``, when a browser sends it, must be ``http://`` + one of those
   names: a page elsewhere gets a 403 even for a "simple" cross-origin POST
   (one without a preflight);
+- the header section must read one way only (:func:`declared_length`): a
+  line that is not ``Name: value`` (``Content-Length : 5``), a value folded
+  onto the next line, ``Transfer-Encoding`` or ``Content-Length`` given
+  twice is a 400, since a proxy in front could read the request's length
+  otherwise than this server and take its body for the next request;
 - a POST's body must be ``application/json`` (415 otherwise: a cross-origin
   form or ``text/plain`` POST cannot set that type without a preflight,
   which the server does not answer), with a ``Content-Length`` from 0 to
@@ -24,6 +29,7 @@ from __future__ import annotations
 
 import json
 import time
+from email import errors
 from email.message import Message
 from typing import Any, BinaryIO
 
@@ -32,6 +38,12 @@ MAX_DEPTH = 32  # nesting of arrays and objects in a request body
 MAX_INT_DIGITS = 20  # enough for any seed below 2**64
 LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")
 WILDCARD = ("", "0.0.0.0", "::")
+# what the header parser records for a line that is not ``Name: value`` (it ends the headers there, or drops it)
+_HEADER_LINE_DEFECTS = (
+    errors.MissingHeaderBodySeparatorDefect,
+    errors.FirstHeaderLineIsContinuationDefect,
+    errors.InvalidHeaderDefect,
+)
 
 
 class ApiError(Exception):
@@ -79,20 +91,44 @@ def check_host_and_origin(headers: Message, hosts: frozenset[str]) -> None:
             raise ApiError(403, f"requests from other pages are refused (Origin {_short(origin)})")
 
 
-def content_length(headers: Message) -> int:
-    """A POST's body length: 400 when missing, repeated, not a number or
-    negative, 413 above :data:`MAX_BODY`; chunked bodies are refused (400)."""
+def check_header_section(headers: Message) -> None:
+    """400 unless every header line was ``Name: value`` on one line.  The
+    parser stops at a line that is not (``Content-Length : 5``, ``Junk``)
+    and takes what follows for a body, and joins a folded line to the value
+    above: both hide headers, such as a ``Content-Length``, that a proxy in
+    front may have read (RFC 9112 asks a server to refuse both)."""
+    if any(isinstance(d, _HEADER_LINE_DEFECTS) for d in headers.defects):  # (not the body's: a multipart type's)
+        raise ApiError(400, "a header line is not 'Name: value' (nothing may come between a name and its colon)")
+    if any("\r" in value or "\n" in value for value in headers.values()):
+        raise ApiError(400, "a header value is folded onto the next line (obs-fold is not accepted)")
+
+
+def declared_length(headers: Message) -> int | None:
+    """The body length a request declares (None without ``Content-Length``),
+    read one way only: 400 for a malformed header section, any
+    ``Transfer-Encoding`` (chunked bodies are not read), a repeated
+    ``Content-Length`` or one that is not a whole number; 413 above
+    :data:`MAX_BODY`."""
+    check_header_section(headers)
     if headers.get("Transfer-Encoding") is not None:
         raise ApiError(400, "Transfer-Encoding is not accepted: send the body with a Content-Length")
     text = _one_header(headers, "Content-Length")
     if text is None:
-        raise ApiError(400, "Content-Length is missing: a POST needs one")
+        return None
     text = text.strip()
     if not (text.isascii() and text.isdigit()):
         raise ApiError(400, f"Content-Length must be a whole number of bytes (0 or more), got {_short(text)}")
     if len(text) > 12 or int(text) > MAX_BODY:
         raise ApiError(413, f"the request body is larger than {MAX_BODY} bytes")
     return int(text)
+
+
+def content_length(headers: Message) -> int:
+    """A POST's body length (:func:`declared_length`; 400 when missing)."""
+    length = declared_length(headers)
+    if length is None:
+        raise ApiError(400, "Content-Length is missing: a POST needs one")
+    return length
 
 
 def check_json_type(headers: Message) -> None:

@@ -55,7 +55,9 @@ server's disk and change nothing: 400 for malformed JSON, missing or bad
 fields, an unknown game or agent, a bad config or an illegal move; 404 for
 an unknown session or path; 403 for another seat's view or a foreign
 Host/Origin; 405 for a wrong method; 409 for a move after the game is over.
-A GET with a body is refused (400). After any refusal whose request body was
+A GET with a body is refused (400), and so is a request whose length could be
+read two ways (a malformed or folded header line, ``Transfer-Encoding``, two
+``Content-Length``). After any refusal whose request body was
 not read (and after the base class's own errors: 501 for another method),
 the server closes the connection: an unread body is never taken for the
 next request.
@@ -81,7 +83,7 @@ from ..render.canvas import to_text
 from . import games
 from .agents import AgentsUnavailableError, AgentTable
 from .agents import act as agent_act
-from .http_checks import ApiError, allowed_hosts, check_host_and_origin, read_json_request
+from .http_checks import ApiError, allowed_hosts, check_host_and_origin, declared_length, read_json_request
 from .play import resolve_game
 from .play_page import games_list, play_page
 from .replay import draw_seed, recording_env, recording_parallel_env
@@ -484,16 +486,12 @@ class Handler(BaseHTTPRequestHandler):
         self.close_connection = True
         super().send_error(code, message, explain)
 
-    def _declares_body(self) -> bool:
-        """The request says a body follows (any ``Transfer-Encoding``, or a
-        ``Content-Length`` other than 0)."""
-        length = self.headers.get("Content-Length")
-        return self.headers.get("Transfer-Encoding") is not None or (length is not None and length.strip() != "0")
-
     def _handle(self, method: str) -> None:
         # A body not (yet) read closes the connection after the answer: it is never parsed as a request.
-        self.body_read = not self._declares_body()
+        # (Until the headers are known to declare one length only, whatever follows is taken for a body.)
+        self.body_read = False
         try:
+            self.body_read = not declared_length(self.headers)
             if method == "GET" and not self.body_read:
                 raise ApiError(400, "a GET request has no body")
             check_host_and_origin(self.headers, self.server.hosts)
