@@ -322,11 +322,13 @@ class StampedCache(SafeCache):
         super().save_overload(sig, data)
 
 
-def stamp(fn: Callable, source_stamp: bytes) -> bytes:
+def stamp(fn: Callable, source_stamp: Any) -> bytes:
     """The stamp of kernel function ``fn``'s cached code: numba's
     ``source_stamp`` of its file, the environment, its code and the value
     of everything its code reads (:func:`_function_stamp`)."""
-    digest = hashlib.sha256(_ENVIRONMENT + b"|" + bytes(source_stamp))
+    # (numba's own stamp: bytes in recent releases, an (mtime, size) tuple in older ones)
+    source = source_stamp if isinstance(source_stamp, bytes) else repr(source_stamp).encode()
+    digest = hashlib.sha256(_ENVIRONMENT + b"|" + source)
     digest.update(_function_stamp(fn, {}))
     return digest.digest()
 
