@@ -79,8 +79,8 @@ pid = builder.BUILDER._process.pid
 
 HOLDER = """
 import fcntl, os, sys, tempfile, time, hashlib
-from cardenvs.core import builder
-path = builder.lock_path()
+from cardenvs.core import builder, compiling
+path = builder.lock_path(compiling.StampedCache)
 where = os.path.abspath(os.environ["NUMBA_CACHE_DIR"])
 old = os.path.join(tempfile.gettempdir(), "cardenvs-build-" + hashlib.sha256(where.encode()).hexdigest()[:16] + ".lock")
 held = []

@@ -169,9 +169,10 @@ if hasattr(os, "register_at_fork"):  # pragma: no branch
 
 
 # ---------------------------------------------------------------- the builder process
-def serve(build: Callable[..., bool]) -> None:
+def serve(build: Callable[..., bool], cache: Callable | None = None) -> None:
     """The builder's loop: compile each kernel asked on stdin (``build(module,
-    name, line, sig)``: :func:`cardenvs.core.compiling.build`) and answer
+    name, line, sig)``: :func:`cardenvs.core.compiling.build`, into caches of
+    class ``cache``: :class:`~cardenvs.core.compiling.StampedCache`) and answer
     ``built`` or ``failed``, a line each, in order, on stdout (kept for the
     answers: anything printed is said there too, as :class:`_Said` lines).
     It ends idle, or at once when its parent ends (its stdin closes, or
@@ -186,6 +187,7 @@ def serve(build: Callable[..., bool]) -> None:
     _end_with_parent()
     sys.path[:0] = [path for path in pickle.load(stdin) if path not in sys.path]
     asked: queue.Queue = queue.Queue()
+    path = lock_path(cache)
 
     def read() -> None:
         with contextlib.suppress(EOFError, OSError, pickle.UnpicklingError):
@@ -199,15 +201,15 @@ def serve(build: Callable[..., bool]) -> None:
             item = asked.get(timeout=IDLE_SECONDS)
         except queue.Empty:
             return
-        with _turn():
+        with _turn(path):
             answer = BUILT if build(*item) else FAILED
         send(answer)
 
 
 def _sender(answers: Any) -> Callable[[str], None]:
     """What writes a line on the answers' pipe, whole (the loop's answers and
-    what is said may come from different threads); nothing once the parent
-    is gone (the cache is for the next one)."""
+    what is said may come from different threads); nothing once the pipe
+    is closed (the parent is gone: the builder follows it)."""
     lock = threading.Lock()
 
     def send(line: str) -> None:
@@ -270,30 +272,30 @@ def _end_with_parent() -> None:
 
 
 # ---------------------------------------------------------------- taking turns
-_FOLDER: list = []  # [the lock's folder, or None]
 _STUCK: list = []  # [the holder last given up on (None: unknown)]: while it shows no progress, not waited for
 
 
-def lock_path() -> str | None:
+def lock_path(cache: Callable | None = None) -> str | None:
     """The builders' lock file: in the folder this package's kernels are cached
-    in, as the kernels' own cache makes it (``NUMBA_CACHE_DIR``, the
-    ``__pycache__`` beside the source, this user's private folder), so only
-    those who can write that cache share it; None if there is no such folder."""
-    if not _FOLDER:
-        from .compiling import StampedCache  # (the builder's: compiling is loaded there already)
+    in, as the kernels' cache class ``cache`` picks it (numba's by default:
+    ``NUMBA_CACHE_DIR``, the ``__pycache__`` beside the source, numba's
+    user-wide folder), so only those who can write that cache share it; None
+    if there is no such folder."""
+    if cache is None:
+        from numba.core import caching
 
-        try:
-            folder = StampedCache(lock_path)._cache_path  # (numba's locator made it)
-        except Exception:  # (no cache folder numba would use: no lock)
-            folder = None
-        _FOLDER.append(folder)
-    return None if _FOLDER[0] is None else os.path.join(_FOLDER[0], "cardenvs-build.lock")
+        cache = caching.FunctionCache
+    try:
+        folder = cache(lock_path)._cache_path  # (numba's locator made it)
+    except Exception:  # (no cache folder numba would use: no lock)
+        return None
+    return os.path.join(folder, "cardenvs-build.lock")
 
 
 @contextlib.contextmanager
-def _turn() -> Iterator[None]:
-    """The builders sharing this cache take turns (:func:`lock_path`, an
-    ``flock``, released by the kernel when its holder dies): each kernel
+def _turn(path: str | None) -> Iterator[None]:
+    """The builders sharing this cache take turns (an ``flock`` on ``path``:
+    :func:`lock_path`, released by the kernel when its holder dies): each kernel
     compiled by one, loaded from the cache by the others.  A turn not had
     (:func:`_take`) is gone without: the lock only saves work (numba writes
     each cache file whole, by moving a new file over the old), and a kernel
@@ -303,7 +305,6 @@ def _turn() -> Iterator[None]:
     except ImportError:  # pragma: no cover - (Windows)
         yield
         return
-    path = lock_path()
     try:
         fd = -1 if path is None else os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
     except OSError:
