@@ -228,7 +228,7 @@ def serve_builder() -> None:
     <stdin> at interpreter shutdown"); what it built is already in the cache."""
     code = 0
     try:
-        _builder.serve(build)
+        _builder.serve(build, StampedCache)
     except BaseException:  # (said on stderr, as the interpreter would)
         traceback.print_exc()
         code = 1
