@@ -28,7 +28,7 @@ from typing import Any
 
 import numpy as np
 
-from ..app.replay_check import cut, is_int, kind, show
+from ..core.messages import cut, is_int, kind, show
 from ..registry import GAMES
 from ..vector import rules_class
 from .duplicate import DuplicateRecord, duplicate_seatings, sides_of

@@ -39,6 +39,8 @@ from typing import Any
 
 from cardenvs.registry import spec
 
+from ..core.messages import cut, is_int, kind, show  # noqa: F401 (this module's names too)
+
 FORMAT = "cardenvs-replay"
 VERSION = 1
 CARD = re.compile(r"^([2-9TJQKA][CDHS]|JK)$")
@@ -60,32 +62,6 @@ class ReplayError(ValueError):
     def __init__(self, message: str, path: str | None = None):
         super().__init__(f"{path}: {message}" if path else message)
         self.path = path
-
-
-def show(value: Any, limit: int = 60) -> str:
-    """``repr(value)`` cut to ``limit`` characters (a hostile value may be huge)."""
-    text = repr(value)
-    return text if len(text) <= limit else text[: limit - 3] + "..."
-
-
-def cut(message: Any, limit: int = 300) -> str:
-    """An error message from the env as one line of at most ``limit`` characters."""
-    text = " ".join(str(message).split())
-    return text if len(text) <= limit else text[: limit - 3] + "..."
-
-
-def kind(value: Any) -> str:
-    """The JSON name of a value's type, for messages."""
-    if value is None:
-        return "null"
-    for t, name in ((bool, "a boolean"), (int, "an integer"), (float, "a number"), (str, "a string")):
-        if isinstance(value, t):
-            return name
-    return "a list" if isinstance(value, list) else "an object" if isinstance(value, dict) else type(value).__name__
-
-
-def is_int(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
 
 
 def is_number(value: Any) -> bool:
