@@ -34,7 +34,6 @@ VARIANTS = {  # name -> the learner's arguments beyond the game, seed and budget
     "one-hand": ["--config", '{"max_hands": 1}'],
     "whole-game": ["--config", '{"reward": "win_loss", "max_hands": 50}'],
 }
-EVAL_CONFIG = {"pepper_v0": {"num_players": 4}, "cancellation_hearts_v0": {"num_players": 6}}
 
 
 def train(game: str, name: str, extra: list[str], cpu_minutes: float, seed: int, runs: pathlib.Path) -> dict:
@@ -62,20 +61,11 @@ def train(game: str, name: str, extra: list[str], cpu_minutes: float, seed: int,
     }
 
 
-def rate(game: str, policy: str, deals: int, seed: int) -> dict:
-    from cardenvs.agents.duplicate import duplicate_match
-    from cardenvs.agents.mlp import MLPAgent
-    from cardenvs.agents.registry import make_agent
-
-    config = EVAL_CONFIG.get(game, {})
-    mine = MLPAgent.load(policy, game=game, **config)
-    edge = duplicate_match(game, mine, make_agent(game, "rule", **config), deals=deals, seed=seed, **config)
-    return {"edge_vs_rule": [edge.mean, edge.low, edge.high], "deals": edge.deals}
-
-
 def one(args: argparse.Namespace, name: str) -> tuple[str, dict]:
     out = train(args.game, name, VARIANTS[name], args.cpu_minutes, args.seed, pathlib.Path(args.runs))
-    out.update(rate(args.game, out["policy"], args.deals, args.eval_seed))
+    from rate import rate  # (benchmarks/learning/rate.py: the win and per-hand edges over the rule agent)
+
+    out.update(rate(args.game, "mlp:" + out["policy"], args.deals, args.eval_seed))
     if args.game == "pepper_v0":
         from behaviour import agent_factory, play_hands
 
