@@ -150,7 +150,9 @@ class VectorEnv:
 
     def _require_state(self) -> BatchState:
         if self._closed or self._moving:
-            raise RuntimeError(self._fault or (cut_short("the engine", None) if self._moving else "the engine is closed"))
+            if self._fault is None and self._moving:  # (cut short before its handler could say by what)
+                raise RuntimeError(cut_short("the engine", None))
+            raise RuntimeError(self._fault or "the engine is closed")
         if self.state is None:
             raise RuntimeError("call reset() before step(), observe() or state_dict()")
         return self.state
