@@ -82,6 +82,7 @@ class SimultaneousAECEnv(AECEnv):
             self.agent_selection = self.agents[0]
         except BaseException as exc:
             self.parallel._state = None  # (first: see RulesView._cut_short)
+            self._obs = {}
             self.parallel._cut_short(exc, "a reset")
             raise
 
@@ -170,6 +171,7 @@ class SimultaneousAECEnv(AECEnv):
             self.agent_selection = self.agents[0]
         except BaseException as exc:
             parallel._state = None  # (first: see RulesView._cut_short)
+            self._obs = {}  # (last() observes, and refuses, as before a game)
             parallel._cut_short(exc)
             raise
 
