@@ -203,7 +203,7 @@ def test_a_ctrl_c_in_the_spit_aec_envs_record_of_a_tick_ends_the_game(monkeypatc
     view = env.unwrapped
     after_then_ctrl_c(monkeypatch, view, "_tick_checked")
     with pytest.raises(KeyboardInterrupt):
-        for agent in env.possible_agents:  # (a numpy int: checked alone, so the tick is _tick_checked's)
+        for _ in env.possible_agents:  # (a numpy int: checked alone, so the tick is _tick_checked's)
             obs, *_ = env.last()
             env.step(np.int64(np.flatnonzero(obs["action_mask"])[0]))
     for call in (env.last, lambda: env.step(0)):
@@ -263,3 +263,27 @@ def test_real_timer_interrupts_with_kernels_as_python(game, threads):
     )
     assert out.returncode == 0, out.stderr[-2000:]
     assert out.stdout.startswith("landed"), out.stdout
+
+
+def test_a_state_forgets_its_packs_before_an_array_bound_anew_can_be_freed():
+    """A pack (a bundle of a compiled kernel) holds only its arrays'
+    addresses.  Binding an attribute anew forgets the packs first: an
+    interrupt between the two (Python raises a Ctrl-C at any call) must not
+    leave a pack of the freed array for a kernel to write into (the
+    glibc "double free" of an interrupted compiled run)."""
+    from collections import namedtuple
+
+    from cardenvs.core.game import BatchState
+
+    class Freed:
+        """An old value that sees, as it is freed, which bundles its state still holds."""
+
+        def __del__(self):
+            seen.append(dict(state._bundles))
+
+    seen: list[dict] = []
+    state = BatchState(4, np.random.default_rng(0))
+    state.old = Freed()
+    state.bundle(namedtuple("Kind", ["batch", "fixed_count"]))  # (a bundle made of the state's values)
+    state.old = np.zeros(4)
+    assert seen == [{}]
