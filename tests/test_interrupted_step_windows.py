@@ -122,13 +122,15 @@ def test_a_step_cut_short_in_threads_waits_for_them_through_a_second_ctrl_c(monk
     obs, info = venv.reset()
     rng = np.random.default_rng(1)
     real, main = venv.rules.advance, threading.main_thread()
-    cut, finished = threading.Event(), threading.Event()
+    started, cut, finished = threading.Event(), threading.Event(), threading.Event()
 
     def advance(*args, **kwargs):
         if threading.current_thread() is main:
             out = real(*args, **kwargs)
+            assert started.wait(30)  # (once the worker runs its shard: one not started would never run)
             cut.set()
             ctrl_c()
+        started.set()
         assert cut.wait(30)  # (the worker's shard: moves on only once the calling thread is interrupted)
         time.sleep(0.2)  # (the calling thread waiting for this shard by now)
         signal.pthread_kill(main.ident, signal.SIGINT)  # a second Ctrl-C, to the waiting thread
@@ -149,12 +151,14 @@ def test_a_step_cut_short_in_threads_waits_for_them_through_a_second_ctrl_c(monk
 def test_shards_map_never_raises_while_a_shard_runs():
     """Shards.map on its own: cut short in the calling thread's shard, twice."""
     shards, main = Shards(4, 2, min_rows=1), threading.main_thread()
-    cut, done = threading.Event(), []
+    started, cut, done = threading.Event(), threading.Event(), []
 
     def fn(lo: int, hi: int) -> int:
         if lo == 0:
+            assert started.wait(30)
             cut.set()
             ctrl_c()
+        started.set()
         assert cut.wait(30)
         time.sleep(0.2)
         signal.pthread_kill(main.ident, signal.SIGINT)
