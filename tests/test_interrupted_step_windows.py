@@ -291,3 +291,16 @@ def test_a_state_forgets_its_packs_before_an_array_bound_anew_can_be_freed():
     state.bundle(namedtuple("Kind", ["batch", "fixed_count"]))  # (a bundle made of the state's values)
     state.old = np.zeros(4)
     assert seen == [{}]
+
+
+def test_the_refusal_says_what_cut_the_step_short_every_time(monkeypatch):
+    """A refused call is not a step cut short: the message stays the first one's."""
+    venv = V.make("pepper_v0", 8, seed=0)
+    obs, info = venv.reset()
+    after_then_ctrl_c(monkeypatch, venv.rules, "step_then")
+    with pytest.raises(KeyboardInterrupt):
+        venv.step(info["action_mask"].argmax(1))
+    for _ in range(3):
+        with pytest.raises(RuntimeError) as refused:
+            venv.step(info["action_mask"].argmax(1))
+        assert "(KeyboardInterrupt)" in str(refused.value) and str(refused.value).count("cut short") == 1

@@ -285,6 +285,8 @@ class VectorEnv:
         fault in a kernel) closes the engine: the exception goes on, and
         every later call but ``reset()`` raises a RuntimeError saying why,
         rather than play on with games half-stepped."""
+        if self._moving:  # (a step or reset cut short before: refused here, not cut short again)
+            self._require_state()  # (raises)
         try:
             out = self._step(actions, rows)
         except BaseException as exc:
@@ -305,7 +307,7 @@ class VectorEnv:
     def _step(self, actions: np.ndarray, rows: np.ndarray | None = None):
         """:meth:`step` itself (any exception from where it sets ``_moving`` closes the engine)."""
         state = self.state
-        if state is None or self._moving:  # (no games, closed, or a step cut short: see _moving)
+        if state is None:  # (no games yet, or closed; a step cut short was refused by step)
             state = self._require_state()  # (raises)
         if (
             rows is not None

@@ -164,7 +164,7 @@ class SimultaneousVectorEnv(VectorEnv):
         they are, reward 0, and their actions are not looked at).  Errors as
         :meth:`VectorEnv.step`'s; nothing changes before the checks pass."""
         state = self.state
-        if state is None or self._moving:  # (no games, closed, or a tick cut short: see VectorEnv._moving)
+        if state is None:  # (no games yet, or closed; a tick cut short was refused by step)
             state = self._require_state()  # (raises)
         if rows is None and self.num_envs == 1:
             one = self._tick_one(state, actions)
