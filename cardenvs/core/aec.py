@@ -63,15 +63,21 @@ class CardGameAECEnv(RulesView, AECEnv):
 
     # ------------------------------------------------------------------ API
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
-        self._state = state = self._new_game(seed, options)
-        self._ready = None
-        self.agents = self.possible_agents[:]
-        self.rewards = {a: 0.0 for a in self.agents}
-        self._cumulative_rewards = {a: 0.0 for a in self.agents}
-        self.terminations = {a: False for a in self.agents}
-        self.truncations = {a: False for a in self.agents}
-        self.infos = {a: {} for a in self.agents}
-        self.agent_selection = self.possible_agents[int(state.current[0])]
+        state = self._new_game(seed, options)  # (a ValueError: the current game goes on untouched)
+        try:  # cut short from here, the view's dicts would be half the old game's: the game is dropped
+            self._state = state
+            self._ready = None
+            self.agents = self.possible_agents[:]
+            self.rewards = {a: 0.0 for a in self.agents}
+            self._cumulative_rewards = {a: 0.0 for a in self.agents}
+            self.terminations = {a: False for a in self.agents}
+            self.truncations = {a: False for a in self.agents}
+            self.infos = {a: {} for a in self.agents}
+            self.agent_selection = self.possible_agents[int(state.current[0])]
+        except BaseException as exc:
+            self._state = None  # (first: see _cut_short)
+            self._cut_short(exc, "a reset")
+            raise
 
     def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
         """PettingZoo's ``last``; the observation the step wrote is handed
@@ -137,26 +143,27 @@ class CardGameAECEnv(RulesView, AECEnv):
                 return self._end_by_illegal_action(agent)
         self._cumulative_rewards[agent] = 0.0
         one = self._one
-        try:
+        try:  # cut short from here to the end of this view's record of the step: the game cannot be trusted
             if one is not None:
                 observed, scored, seat = self.rules.step_one(state, a, one)
                 step_rewards = one.rewards
             else:
                 step_rewards, observed = self.rules.step(state, np.array([a])), False
                 scored, seat = any(step_rewards[0].tolist()), (-1 if state.done[0] else int(state.current[0]))
-        except BaseException as exc:  # cut short while the rules moved the game: it cannot be trusted
+            if scored:
+                self.rewards = dict(zip(self.possible_agents, step_rewards[0].tolist()))
+                self._accumulate_rewards()
+            else:  # the usual step: nobody scores (adding zeros would change nothing)
+                self.rewards = self._no_rewards.copy()
+            if seat < 0:
+                self.terminations = {ag: True for ag in self.agents}
+            else:
+                self.agent_selection = self.possible_agents[seat]
+            self._ready = self.agent_selection if observed else None
+        except BaseException as exc:
+            self._state = None  # (first: see _cut_short)
             self._cut_short(exc)
             raise
-        if scored:
-            self.rewards = dict(zip(self.possible_agents, step_rewards[0].tolist()))
-            self._accumulate_rewards()
-        else:  # the usual step: nobody scores (adding zeros would change nothing)
-            self.rewards = self._no_rewards.copy()
-        if seat < 0:
-            self.terminations = {ag: True for ag in self.agents}
-        else:
-            self.agent_selection = self.possible_agents[seat]
-        self._ready = self.agent_selection if observed else None
         if self.render_mode == "human":
             self.render()
 

@@ -121,9 +121,12 @@ class VectorEnv:
         self._out: tuple[np.ndarray, np.ndarray, int] | None = None
         self._checked: tuple[np.ndarray, np.ndarray] | None = None
         self.state = None
-        self.closed = False
+        self._closed = False
         self._fault: str | None = None  # why a step cut short closed the engine (every later call raises it)
-        self._moving = False  # a step is moving the games (cut short from here on, the engine closes)
+        # True from when a step (or reset) starts to move the games until it has finished them all:
+        # set before and cleared after, so a step cut short anywhere in between -- even by a second
+        # Ctrl-C in the handler that closes the engine -- leaves it set, and every later call refuses
+        self._moving = False
         self._rows = np.arange(self.num_envs)
         # A batch of one steps in one call where the game has one (see step).
         self._one_path = self.num_envs == 1  # (False: every step by the batched path, as tests compare)
@@ -139,8 +142,16 @@ class VectorEnv:
         """The leading shape of an observation batch (Spit adds the players)."""
         return (self.num_envs,)
 
+    @property
+    def closed(self) -> bool:
+        """True once :meth:`close` ran or a step (or reset) was cut short
+        while it moved the games: every call but ``reset()`` raises then."""
+        return self._closed or self._moving
+
     def _require_state(self) -> BatchState:
-        if self.closed:
+        if self._closed or self._moving:
+            if self._fault is None and self._moving:  # (cut short before its handler could say by what)
+                raise RuntimeError(cut_short("the engine", None))
             raise RuntimeError(self._fault or "the engine is closed")
         if self.state is None:
             raise RuntimeError("call reset() before step(), observe() or state_dict()")
@@ -173,9 +184,14 @@ class VectorEnv:
         if per_row and set(decks) != {"per_row"}:
             raise ValueError("options['decks'] is a list of decks, or {'per_row': [decks of row 0, ...]}")
         self.rules.set_fixed_decks(state, decks["per_row"] if per_row else decks, per_row=per_row)
-        self.closed, self._fault = False, None
-        self.state = state
-        self.rules.reset(state, self._rows, dealer=dealer)
+        self._moving = True  # (from here the games are replaced: cut short, the engine stays closed)
+        try:
+            self.state = state
+            self.rules.reset(state, self._rows, dealer=dealer)
+        except BaseException as exc:
+            self._cut_short(exc, "a reset")
+            raise
+        self._closed, self._fault, self._moving = False, None, False
 
     def _per_game_streams(self, state: BatchState, seed: int | None) -> None:
         """``rng="per_game"``: each game slot draws from a stream of its own
@@ -208,7 +224,7 @@ class VectorEnv:
     def close(self) -> None:
         """Free the games' state and stop the threads (``reset`` starts anew)."""
         self.state = None
-        self.closed = True
+        self._closed = True
         self.shards.close()
 
     def _step_rows(self, rows: Any) -> np.ndarray | None:
@@ -269,25 +285,29 @@ class VectorEnv:
         fault in a kernel) closes the engine: the exception goes on, and
         every later call but ``reset()`` raises a RuntimeError saying why,
         rather than play on with games half-stepped."""
-        self._moving = False
+        if self._moving:  # (a step or reset cut short before: refused here, not cut short again)
+            self._require_state()  # (raises)
         try:
-            return self._step(actions, rows)
+            out = self._step(actions, rows)
         except BaseException as exc:
             if self._moving:  # some games may have moved and others not: nothing after this can be trusted
                 self._cut_short(exc)
             raise
+        self._moving = False  # (only now: the games are all moved on)
+        return out
 
-    def _cut_short(self, exc: BaseException) -> None:
-        """Close the engine after a step cut short (the threads of its shards
-        have finished: :meth:`~.shards.Shards.map` never returns before);
-        every later call but :meth:`reset` raises why."""
-        self._fault = cut_short("the engine", exc)
-        self.closed, self._moving = True, False  # (the state stays, for a post-mortem; no public call reads it)
+    def _cut_short(self, exc: BaseException, what: str = "a step") -> None:
+        """Close the engine after ``what`` was cut short while it moved the
+        games (the threads of its shards have finished: :meth:`~.shards.Shards.map`
+        never returns before); every later call but :meth:`reset` raises why.
+        ``_moving`` stays set (cut short here too, the engine still refuses)."""
+        self._fault = cut_short("the engine", exc, what)
+        self._closed = True  # (the state stays, for a post-mortem; no public call reads it)
 
     def _step(self, actions: np.ndarray, rows: np.ndarray | None = None):
         """:meth:`step` itself (any exception from where it sets ``_moving`` closes the engine)."""
         state = self.state
-        if state is None or self.closed:
+        if state is None:  # (no games yet, or closed; a step cut short was refused by step)
             state = self._require_state()  # (raises)
         if (
             rows is not None

@@ -97,14 +97,17 @@ class BatchState:
 
     def __setattr__(self, name: str, value: Any) -> None:
         # A bundle holds the arrays themselves: binding any attribute anew
-        # forgets the bundles made so far (see :meth:`bundle`).
+        # forgets the bundles made so far (see :meth:`bundle`).  Forgotten
+        # first: a pack holds only the arrays' addresses, so between binding
+        # (which may free the old array) and forgetting, an interrupt (a
+        # Ctrl-C) would leave a pack of freed memory for a kernel to write.
         if "_view_of" in self.__dict__:
             raise AttributeError(
                 f"cannot bind {name!r} on a row view of a state: write into its arrays in place (see BatchState.view)"
             )
-        object.__setattr__(self, name, value)
         if name != "_bundles":
             object.__setattr__(self, "_bundles", {})
+        object.__setattr__(self, name, value)
 
     def __getstate__(self) -> dict[str, Any]:
         # A copy (pickle, copy.copy) makes its bundles, packs and views

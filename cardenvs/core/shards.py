@@ -31,6 +31,7 @@ thread.
 from __future__ import annotations
 
 import os
+import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
@@ -97,20 +98,28 @@ class Shards:
         order.  A shard no worker has started by the time the calling thread
         is free runs there too (a machine whose cores are busy degrades to
         one thread, not to waiting for one).  Returns once every shard is
-        done; an exception of a shard is raised then."""
+        done; an exception of a shard is raised then.  Raises only then
+        too, whatever cuts the calling thread short (a Ctrl-C, again and
+        again: see :class:`_Shard`): no thread still writes into the state
+        once the caller sees an error (and closes its engine)."""
         bounds = self.bounds(n)
         if len(bounds) == 1:
             return [fn(*bounds[0])]
         pool = self._executor()
-        futures = [pool.submit(fn, lo, hi) for lo, hi in bounds[1:]]
+        shards = [_Shard(fn, lo, hi) for lo, hi in bounds[1:]]  # (nothing runs yet: nothing to wait for)
         try:
+            for shard in shards:
+                pool.submit(shard.run)
             out = [fn(*bounds[0])]
-            for future, (lo, hi) in zip(futures, bounds[1:]):
-                out.append(fn(lo, hi) if future.cancel() else future.result())
-        finally:
-            for future in futures:  # never return (or raise) while a shard still runs
-                if not future.cancel():
-                    future.exception()
+            for shard in shards:
+                shard.run("caller")  # (if no worker has started it)
+                out.append(shard.result())
+        finally:  # never return (or raise) while a shard still runs
+            interrupted = None
+            for shard in shards:
+                interrupted = shard.stop() or interrupted
+            if interrupted is not None:
+                raise interrupted
         return out
 
     def _executor(self) -> ThreadPoolExecutor:
@@ -134,6 +143,77 @@ class Shards:
 
     def __repr__(self) -> str:
         return f"Shards(num_rows={self.num_rows}, num_threads={self.num_threads})"
+
+
+class _Shard:
+    """One shard's ``fn(lo, hi)`` for a worker thread of :meth:`Shards.map`:
+    run by whichever of the worker and the calling thread claims it first
+    (the other leaves it), and waited for by the calling thread.
+
+    Claims and waits, not futures, so that an interrupt of the calling
+    thread (a Ctrl-C: Python raises it at any call) does not leave a shard
+    running unknown to it: a shard is known before it is submitted, and
+    :meth:`stop` claims it (so it never runs) or waits for it to end, a wait
+    that a second Ctrl-C does not cut short either.  A claim is an append
+    to ``_owner`` (atomic; the first one owns the shard): claiming again,
+    after an interrupt, changes nothing."""
+
+    __slots__ = ("fn", "lo", "hi", "_owner", "_done", "_finished", "_value", "_error")
+
+    def __init__(self, fn: Callable[[int, int], Any], lo: int, hi: int):
+        self.fn, self.lo, self.hi = fn, lo, hi
+        self._owner: list[str] = []
+        # (held until the shard has run, then released by the thread that ran it, which sets
+        # _finished first: a wait cut short between its acquire and release does not wait again)
+        self._done = threading.Lock()
+        self._done.acquire()
+        self._finished = False
+        self._value: Any = None
+        self._error: BaseException | None = None
+
+    def run(self, who: str = "worker") -> None:
+        """Run the shard (in thread ``who``: ``"worker"`` or ``"caller"``)
+        unless the other claimed it first."""
+        owner = self._owner
+        owner.append(who)
+        if owner[0] != who:
+            return
+        try:
+            self._value = self.fn(self.lo, self.hi)
+        except BaseException as error:  # (raised in the calling thread, by result)
+            self._error = error
+        finally:
+            self._finished = True
+            self._done.release()
+
+    def _wait(self) -> None:
+        """Until the shard has run (a lock, not an Event: cheaper, per shard of every step)."""
+        if not self._finished:
+            self._done.acquire()
+            self._done.release()
+
+    def result(self) -> Any:
+        """The shard's result once it has run (its exception raised)."""
+        self._wait()
+        if self._error is not None:
+            raise self._error
+        return self._value
+
+    def stop(self) -> BaseException | None:
+        """Claim the shard so that it never runs, or wait until its worker
+        has run it, however often the wait is interrupted; returns the last
+        interrupt (None if none), for the caller to raise once every shard
+        is stopped."""
+        self._owner.append("caller")
+        if self._owner[0] == "caller":  # (not started, or run by the calling thread itself)
+            return None
+        interrupted = None
+        while not self._finished:
+            try:
+                self._wait()
+            except BaseException as exc:  # (a signal's exception while waiting: wait on)
+                interrupted = exc
+        return interrupted
 
 
 #: One shard, stepped by the calling thread: every state's default.

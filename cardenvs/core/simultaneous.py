@@ -164,7 +164,7 @@ class SimultaneousVectorEnv(VectorEnv):
         they are, reward 0, and their actions are not looked at).  Errors as
         :meth:`VectorEnv.step`'s; nothing changes before the checks pass."""
         state = self.state
-        if state is None or self.closed:
+        if state is None:  # (no games yet, or closed; a tick cut short was refused by step)
             state = self._require_state()  # (raises)
         if rows is None and self.num_envs == 1:
             one = self._tick_one(state, actions)
@@ -383,6 +383,7 @@ class SimultaneousParallelEnv(RulesView, ParallelEnv):
                 done, trunc = bool(state.done[0]), bool(state.truncated[0])
             return self._after_tick(observed, rewards, done, trunc)
         except BaseException as exc:  # cut short while the rules moved the game: it cannot be trusted
+            self._state = None  # (first: see RulesView._cut_short)
             self._cut_short(exc)
             raise
 

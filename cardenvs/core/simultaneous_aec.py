@@ -67,17 +67,24 @@ class SimultaneousAECEnv(AECEnv):
         return self.action_spaces[agent]
 
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
-        self._obs, _ = self.parallel.reset(seed=seed, options=options)
-        self.agents = self.possible_agents[:]
-        self.rewards = {a: 0.0 for a in self.agents}
-        self._cumulative_rewards = {a: 0.0 for a in self.agents}
-        self._scored = False
-        self.terminations = {a: False for a in self.agents}
-        self.truncations = {a: False for a in self.agents}
-        self.infos = {a: {} for a in self.agents}
-        self._pending = {}
-        self._checked_alone = False
-        self.agent_selection = self.agents[0]
+        obs, _ = self.parallel.reset(seed=seed, options=options)  # (a ValueError: the current game goes on)
+        try:  # cut short from here, the view's dicts (and a tick's pending actions) would be the old game's
+            self._obs = obs
+            self.agents = self.possible_agents[:]
+            self.rewards = {a: 0.0 for a in self.agents}
+            self._cumulative_rewards = {a: 0.0 for a in self.agents}
+            self._scored = False
+            self.terminations = {a: False for a in self.agents}
+            self.truncations = {a: False for a in self.agents}
+            self.infos = {a: {} for a in self.agents}
+            self._pending = {}
+            self._checked_alone = False
+            self.agent_selection = self.agents[0]
+        except BaseException as exc:
+            self.parallel._state = None  # (first: see RulesView._cut_short)
+            self._obs = {}
+            self.parallel._cut_short(exc, "a reset")
+            raise
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         if self.parallel._state is None:
@@ -135,34 +142,38 @@ class SimultaneousAECEnv(AECEnv):
                 self.rewards.update(self._cleared)
             self.agent_selection = later
             return
-        if one is None or self._checked_alone or len(self.agents) != self._num_players:
-            obs = self._tick_checked(pending)
-        else:  # every action a legal int, checked as it came (and written to one.actions): the parallel
-            # env's own checks would pass.  Its tick (_advance) without its dicts, this view's kept current
-            # in their place; the usual tick (observed, not over) without _advance's call
-            try:
+        # cut short from the tick to the end of this view's record of it (every action was checked as it
+        # came: the tick moves the game at once), the game cannot be trusted
+        try:
+            if one is None or self._checked_alone or len(self.agents) != self._num_players:
+                obs = self._tick_checked(pending)
+            else:  # every action a legal int, checked as it came (and written to one.actions): the parallel
+                # env's own checks would pass.  Its tick (_advance) without its dicts, this view's kept current
+                # in their place; the usual tick (observed, not over) without _advance's call
                 if one.tick_for is state._bundles:  # the rules' compiled tick, without step_one's frame
                     out = one.tick()
                     observed, scored, done, trunc = out if out[0] else parallel.rules.finish_one(state, one, out)
                 else:
                     observed, scored, done, trunc = parallel.rules.step_one(state, one.actions, one)
-            except BaseException as exc:  # cut short while the rules moved the game: it cannot be trusted
-                parallel._cut_short(exc)
-                raise
-            if observed and not done and parallel.obs_dtype is None and parallel.render_mode != "human":
-                obs = {}
-                for a, seen, mask in one.seat_rows:
-                    obs[a] = {"observation": seen.copy(), "action_mask": mask.copy()}
-                if scored or self._scored:
-                    self._tick_over(obs, one.rewards[0].tolist() if scored else None, False, False)
-                else:  # (nobody scored in this tick nor the last: _tick_over's fresh rewards, without the call)
-                    self.rewards = self._zeros.copy()
-            else:  # (the rest of the parallel env's tick)
-                rewards = one.rewards[0].tolist() if scored else None
-                obs = self._tick_over(*parallel._after_tick(observed, rewards, done, trunc))
-        pending.clear()
-        self._obs = obs
-        self.agent_selection = self.agents[0]
+                if observed and not done and parallel.obs_dtype is None and parallel.render_mode != "human":
+                    obs = {}
+                    for a, seen, mask in one.seat_rows:
+                        obs[a] = {"observation": seen.copy(), "action_mask": mask.copy()}
+                    if scored or self._scored:
+                        self._tick_over(obs, one.rewards[0].tolist() if scored else None, False, False)
+                    else:  # (nobody scored in this tick nor the last: _tick_over's fresh rewards, without the call)
+                        self.rewards = self._zeros.copy()
+                else:  # (the rest of the parallel env's tick)
+                    rewards = one.rewards[0].tolist() if scored else None
+                    obs = self._tick_over(*parallel._after_tick(observed, rewards, done, trunc))
+            pending.clear()
+            self._obs = obs
+            self.agent_selection = self.agents[0]
+        except BaseException as exc:
+            parallel._state = None  # (first: see RulesView._cut_short)
+            self._obs = {}  # (last() observes, and refuses, as before a game)
+            parallel._cut_short(exc)
+            raise
 
     def _tick_checked(self, pending: dict[str, int]) -> dict[str, dict]:
         """The tick of :meth:`step` when the usual one is not for it: an

@@ -97,15 +97,20 @@ class RulesView:
 
     def _require_game(self) -> Any:
         if self._state is None:
-            raise RuntimeError(self._fault or "no game yet: call reset() (a reset that raised leaves no game)")
+            raise RuntimeError(
+                self._fault or "no game: call reset() (a reset that raised, or a step cut short, leaves none)"
+            )
         return self._state
 
-    def _cut_short(self, exc: BaseException) -> None:
-        """The game is dropped after a step cut short while the rules moved
-        it (a Ctrl-C, a MemoryError): every later call but ``reset()``
-        raises a RuntimeError saying why."""
-        self._fault = cut_short("the env", exc)
+    def _cut_short(self, exc: BaseException, during: str = "a step") -> None:
+        """The game is dropped after ``during`` (a step, a reset) was cut
+        short while the rules moved it or the view's own record of it (a
+        Ctrl-C, a MemoryError): every later call but ``reset()`` raises a
+        RuntimeError saying why.  (The handlers that call this drop the game
+        themselves first, as it is the one thing that must happen: a second
+        Ctrl-C lands at the latest when this call begins.)"""
         self._state = None
+        self._fault = cut_short("the env", exc, during)
         if hasattr(self, "_ready"):
             self._ready = None
 
