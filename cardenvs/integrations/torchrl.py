@@ -140,7 +140,7 @@ class CardTorchRLEnv(EnvBase):
             acting = np.ones((N, P), bool)
             return _Batch(np.array(obs, np.float32), np.array(info["action_mask"], bool), acting, np.zeros(N, np.int64))
         current = np.asarray(info["current_player"], np.int64)
-        views = np.stack([self.engine.observe(np.full(N, p)) for p in range(P)], axis=1).astype(np.float32)
+        views = np.stack([self.engine.observe(np.full(N, p)) for p in range(P)], axis=1, dtype=np.float32)
         masks = np.ones((N, P, A), bool)
         masks[self._rows, current] = info["action_mask"]
         acting = np.zeros((N, P), bool)
@@ -213,7 +213,7 @@ class CardTorchRLEnv(EnvBase):
                 "when it ends; reset every game with env.reset()"
             )
         not_done = np.zeros(self.num_envs, bool)
-        return self._tensordict(self._now, dict.fromkeys(_DONE_KEYS, not_done), None)
+        return self._tensordict(self._now.copy(), dict.fromkeys(_DONE_KEYS, not_done), None)
 
     def _step(self, tensordict: TensorDictBase) -> TensorDictBase:
         if self._now is None:
@@ -228,9 +228,10 @@ class CardTorchRLEnv(EnvBase):
         else:
             rows = np.flatnonzero(~pending) if pending.any() else None
             obs, rewards, terminated, truncated, info = self.engine.step(acts, rows=rows)
-            self._now = self._read(obs, info)
-            shown = self._now.copy()
-            self._finished(shown, info, terminated | truncated)
+            self._now = shown = self._read(obs, info)
+            if (terminated | truncated).any():  # (the new games stay in self._now for the reset)
+                shown = self._now.copy()
+                self._finished(shown, info, terminated | truncated)
         self._pending = terminated | truncated
         truncated = truncated & ~terminated
         flags = {"done": terminated | truncated, "terminated": terminated, "truncated": truncated}
