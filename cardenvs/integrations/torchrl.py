@@ -102,6 +102,8 @@ class CardTorchRLEnv(EnvBase):
         self._pending = np.zeros(self.num_envs, bool)  # finished rows whose new game is not handed out yet
         self._next_seed: int | None = None
         self._now: _Batch | None = None
+        #: TorchRL's (and BenchMARL's) map of groups to agents: one group, every seat.
+        self.group_map = {GROUP: [f"player_{p}" for p in range(self.num_players)]}
         self._make_specs()
 
     # ------------------------------------------------------------ specs
