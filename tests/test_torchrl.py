@@ -162,7 +162,7 @@ def test_bad_arguments_get_a_value_error(kwargs, message):
 def test_spit_both_seats_act():
     env = make_env("spit_v0", 8, seed=0)
     td = env.reset()
-    assert "current_player" not in td.keys()
+    assert td.get("current_player", None) is None  # no seat to act: both do
     assert td[GROUP, "mask"].all()
     assert td[GROUP, "observation"].shape == (8, 2, 235)
     assert td[GROUP, "action_mask"].shape == (8, 2, 33)
