@@ -203,7 +203,7 @@ class CardTorchRLEnv(EnvBase):
         rows = self._reset_rows(tensordict)
         if rows is not None and self._now is not None and not (rows & ~self._pending).any():
             self._pending[rows] = False  # their new games are already dealt
-        elif rows is None or rows.all():
+        elif rows is None or rows.all() or self._now is None:
             seed, self._next_seed = self._next_seed, None
             obs, info = self.engine.reset(seed=seed)
             self._now = self._read(obs, info)
