@@ -20,13 +20,13 @@ $(VENV)/.installed-train: pyproject.toml | $(PY)
 	touch $@
 
 # The tests need every extra: the rllib extra (Ray RLlib: tests/test_rllib.py
-# trains with it), dev (pytest, ruff, the tools of docs/using-with.md) and docs
+# trains with it), torchrl (tests/test_torchrl.py), dev (pytest, ruff, the tools of docs/using-with.md) and docs
 # (MkDocs: tests/test_docs_site.py builds the site).
 # The browser tests drive Debian's chromium and chromium-driver (installed here
 # when missing; without apt, or when it fails, those tests skip and say why).
 $(VENV)/.installed-dev: pyproject.toml | $(PY)
 	$(PY) -m pip install -q torch==2.13.0
-	$(PY) -m pip install -q -e ".[dev,train,rllib,docs]"
+	$(PY) -m pip install -q -e ".[dev,train,rllib,docs,torchrl]"
 	@if [ ! -x /usr/bin/chromium ] || [ ! -x /usr/bin/chromedriver ]; then \
 	  if command -v apt-get >/dev/null 2>&1; then \
 	    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver >/dev/null) \

@@ -16,7 +16,7 @@ import pytest
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 DOC = ROOT / "docs" / "using-with.md"
 TOOLS = {"sb3_contrib": "sb3-contrib", "stable_baselines3": "stable-baselines3", "tianshou": "tianshou"}
-TOOLS.update(supersuit="supersuit", torch="torch")
+TOOLS.update(supersuit="supersuit", torch="torch", torchrl="torchrl", tensordict="tensordict", benchmarl="benchmarl")
 
 
 def snippets() -> list[tuple[str, str]]:
@@ -37,7 +37,7 @@ SNIPPETS = snippets()
 
 def test_the_page_has_a_snippet_for_each_tool():
     sections = {name.rsplit("-", 1)[0] for name, _ in SNIPPETS}
-    for tool in ("pettingzoo", "stable-baselines3", "tianshou", "supersuit", "gymnasium", "cleanrl"):
+    for tool in ("pettingzoo", "stable-baselines3", "tianshou", "supersuit", "gymnasium", "cleanrl", "torchrl"):
         assert any(tool in s for s in sections), (tool, sections)
 
 
@@ -52,13 +52,15 @@ def test_the_compatibility_table_has_a_row_for_each_tool():
         assert tool in tools, tool
     for tool in ("SB3 `check_env`", "Gymnasium vector wrappers", "SuperSuit", "Tianshou", "RLlib", "CleanRL"):
         assert tool in tools, tool
+    for tool in ("TorchRL", "BenchMARL"):
+        assert tool in tools, tool
 
 
 @pytest.mark.parametrize("code", [c for _, c in SNIPPETS], ids=[n for n, _ in SNIPPETS])
 def test_snippet_runs(code, tmp_path):
     for module, package in TOOLS.items():
         if re.search(rf"^(from|import) {module}\b", code, re.M) and importlib.util.find_spec(module) is None:
-            pytest.skip(f"{package} is not installed (the dev/train extras)")
+            pytest.skip(f"{package} is not installed (the dev/train/torchrl extras; BenchMARL: a venv of its own)")
     if "examples/selfplay_ppo.py" in code and importlib.util.find_spec("torch") is None:
         pytest.skip("torch is not installed (the train extra)")
     env = dict(os.environ, CARDENVS_DOC_STEPS="256", PYTHONPATH=str(ROOT), OMP_NUM_THREADS="1", MPLBACKEND="Agg")
