@@ -26,7 +26,11 @@ class Field:
     """``size`` entries (per repeat) named ``name``; ``low``/``high`` bound
     every entry (``±np.inf`` for raw scores); ``count`` repeats (the field
     spans ``count * size``); ``parts`` lays out one repeat (then ``size`` is
-    the parts' size).  ``offset`` is set by the layout."""
+    the parts' size); ``counts`` names the ``state_dict()`` key whose cards
+    the entries count, for the kit's ``public_counts`` check (``"hands"``:
+    one entry per relative seat, or the seat of a per-seat block;
+    ``"stock"``: its size; ``"key[+k]"``: relative seat k's).  ``offset``
+    is set by the layout."""
 
     name: str
     size: int
@@ -36,6 +40,7 @@ class Field:
     high: float = 1.0
     parts: Layout | None = None
     offset: int = -1
+    counts: str = ""
 
     @property
     def span(self) -> int:

@@ -18,7 +18,7 @@ from typing import Any
 
 from cardenvs.registry import spec
 
-from . import engines, hidden, play, repo
+from . import engines, hidden, infosets, play, repo
 from .report import FAILED, PASSED, SKIPPED, Case, CheckFailed, ConformanceError, Report, Result, Skip, run_check
 
 __all__ = [
@@ -49,6 +49,8 @@ CHECKS: dict[str, Callable[[Case], None]] = {
     "processes": engines.processes,
     "pickling": engines.pickling,
     "hidden_cards": hidden.hidden_cards,
+    "information_sets": infosets.information_sets,
+    "public_counts": infosets.public_counts,
     "docs_tables": repo.docs_tables,
     "playthroughs": repo.playthroughs,
 }

@@ -56,6 +56,7 @@ class HighCardRules(TurnBasedRules):
     obs_size = ob.OBS_SIZE
     obs_low, obs_high = ob.OBS_LOW, ob.OBS_HIGH
     obs_dtype = ob.OBS_DTYPE
+    hidden_places = ("stock",)  # face down: seen by nobody (each hand by its seat alone)
 
     def __init__(self, hands: int = 3, reward: str = "win_loss"):
         self.hands = positive_int("hands", hands, maximum=MAX_HANDS)

@@ -82,7 +82,7 @@ PLAIN_SEEN = plain(Seen)
 
 SEAT = Layout(
     [
-        Field("hand_size", 1, "cards in its hand", high=108),
+        Field("hand_size", 1, "cards in its hand", high=108, counts="hands"),
         Field("contract_laid", 1, "its contract laid this round (0/1)"),
         Field("team_score", 1, "its team's total score (raw penalty points)", high=np.inf),
     ]
@@ -121,7 +121,7 @@ LAYOUT = Layout(
             "the discard pile's cards (count per type; every card in it was seen going in)",
             high=4,
         ),
-        Field("stock_size", 1, "stock size (cards)", high=108),
+        Field("stock_size", 1, "stock size (cards)", high=108, counts="stock"),
         Field("seats", 0, "per relative seat (0 self, 1 left, 2 partner, 3 right)", count=4, parts=SEAT),
         Field("round", 5, "round number 1..5 (one-hot)"),
         Field("phase", 2, "turn phase: draw, meld"),

@@ -1,0 +1,148 @@
+"""The conformance kit catches what a game shows a seat that it could not
+see at a real table, counts read from the wrong seats and masks that do
+not follow the rules' own refusal (docs/adding-a-game.md, section 7): each
+bug is planted in the template game, High Card (its observation writer,
+its rules or its layout patched for the test), and the kit must fail
+naming the check, without ``playthroughs`` (a golden playthrough recorded
+with the bug in pins the bug).  The new checks pass on every registered
+game (short configs, one seed)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import cardenvs.games.high_card.observation as ob
+from cardenvs.core.layout import Field, Layout
+from cardenvs.games.high_card.rules import HighCardRules
+from cardenvs.games.high_card.tables import NUM_PLAYERS, PLAYING, STOCK_SIZE, SUIT, Arrays
+from cardenvs.registry import GAMES
+from cardenvs.testing import CHECKS, check_game
+
+GAME = "high_card_v0"
+NEW = ("information_sets", "public_counts")
+EVERY = [c for c in CHECKS if c != "playthroughs"]
+
+
+def kit(*checks: str, seeds: int = 2) -> dict[str, object]:
+    """The kit's results on High Card (short config) by check."""
+    report = check_game(GAME, seeds=seeds, steps=40, config={"hands": 2}, checks=checks or EVERY)
+    return {r.check: r for r in report}
+
+
+def leak(monkeypatch: pytest.MonkeyPatch, plant) -> None:
+    """High Card's observation writer, then ``plant(state, row, seat, obs)`` per row."""
+    real = ob.encode_rows
+
+    def leaky(rows, seats, hands, arrays, out):
+        real(rows, seats, hands, arrays, out)
+        state = Arrays(*arrays)
+        for i in range(len(rows)):
+            plant(state, rows[i], seats[i], out[i])
+
+    monkeypatch.setattr(ob, "encode_rows", leaky)
+
+
+def failed(results: dict, check: str, words: str) -> None:
+    result = results[check]
+    assert result.failed and words in result.message, result.line()
+    assert [r.check for r in results.values() if r.failed] == [check], [r.line() for r in results.values()]
+
+
+def test_the_template_passes_every_check():
+    results = kit()
+    assert all(not r.failed for r in results.values()), [r.line() for r in results.values()]
+
+
+def test_a_leak_of_the_opponents_hand_once_play_starts_is_caught(monkeypatch):
+    def opponents_hand(state, row, seat, obs):  # (a) after the deal, never at it
+        if state.phase[row] == PLAYING:
+            obs[ob.DISCARDS : ob.DISCARDS + 16] |= state.hands[row, 1 - seat]
+
+    leak(monkeypatch, opponents_hand)
+    failed(kit(), "information_sets", "shows cards it has not seen")
+
+
+def test_a_leak_of_the_stocks_next_card_is_caught(monkeypatch):
+    def next_card(state, row, seat, obs):  # (b)
+        if state.stock_top[row] < STOCK_SIZE and state.table[row, 0] < 0:
+            obs[ob.LED + state.stock[row, state.stock_top[row]]] = 1
+
+    leak(monkeypatch, next_card)
+    failed(kit(), "information_sets", "shows cards it has not seen")
+
+
+def test_the_card_a_seat_just_drew_shown_to_every_seat_is_caught(monkeypatch):
+    def drawn_card(state, row, seat, obs):  # (c) the last card drawn from the stock (swapped in)
+        if state.stock_top[row] > 0:
+            obs[ob.DISCARDS + state.stock[row, state.stock_top[row] - 1]] = 1
+
+    leak(monkeypatch, drawn_card)
+    failed(kit(), "information_sets", "shows cards it has not seen")
+
+
+def with_counts(monkeypatch: pytest.MonkeyPatch, relative: bool) -> None:
+    """High Card with two count columns declared in its layout, each seat's
+    hand size by relative seat (``relative`` False: by absolute seat, the
+    planted bug) and the stock's size."""
+    layout = Layout(
+        [
+            *ob.LAYOUT,
+            Field("hand_sizes", NUM_PLAYERS, "cards in each relative seat's hand", high=3, counts="hands"),
+            Field("stock_size", 1, "cards in the stock", high=STOCK_SIZE, counts="stock"),
+        ]
+    )
+    real = HighCardRules.observe
+
+    def observe(self, state, seats, rows=None):
+        seats = np.asarray(seats, np.int64)
+        rows = np.arange(len(seats)) if rows is None else np.asarray(rows, np.int64)
+        sizes = state.hands[rows].sum(-1)  # (k, seats) by absolute seat
+        order = (seats[:, None] + np.arange(NUM_PLAYERS)) % NUM_PLAYERS if relative else np.arange(NUM_PLAYERS)
+        counts = np.take_along_axis(sizes, np.broadcast_to(order, sizes.shape), 1)
+        stock = (STOCK_SIZE - state.stock_top[rows])[:, None]
+        return np.concatenate([real(self, state, seats, rows), counts, stock], 1).astype(ob.OBS_DTYPE)
+
+    low, high = (b.astype(np.float32) for b in layout.bounds())
+    monkeypatch.setattr(ob, "LAYOUT", layout)
+    for name, value in (("obs_size", layout.size), ("obs_low", low), ("obs_high", high), ("observe", observe)):
+        monkeypatch.setattr(HighCardRules, name, value)
+
+
+def test_counts_read_from_the_right_seats_pass(monkeypatch):
+    with_counts(monkeypatch, relative=True)
+    results = kit(*NEW)
+    assert results["public_counts"].passed and results["information_sets"].passed, results
+
+
+def test_counts_read_from_the_wrong_seats_are_caught(monkeypatch):
+    with_counts(monkeypatch, relative=False)  # (d)
+    failed(kit(*NEW), "public_counts", "hand_sizes")
+
+
+def test_a_mask_allowing_a_held_card_the_rules_forbid_is_caught(monkeypatch):
+    """(e) Following suit decided by the wrong hand (the opponent's): a seat
+    holding the suit led may play another card whenever its opponent holds
+    none of that suit, which it cannot see."""
+    real = HighCardRules.advance
+
+    def advance(self, state, actions, rewards):
+        ended = real(self, state, actions, rewards)
+        for row in np.flatnonzero((state.phase == PLAYING) & (state.table[:, 0] >= 0)):
+            seat, led = state.current[row], state.table[row, 0]
+            theirs = state.hands[row, 1 - seat]
+            if not (theirs * (SUIT[led] == SUIT)).any():  # the opponent cannot follow: "nor can you"
+                state.legal[row, 17:33] = state.hands[row, seat] > 0
+        return ended
+
+    monkeypatch.setattr(HighCardRules, "advance", advance)
+    failed(kit(*NEW, "legal_masks", seeds=6), "information_sets", "mask depends on cards it has not seen")
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_the_new_checks_pass_on_every_registered_game(game):
+    from cardenvs.registry import spec
+
+    for config in spec(game).short_config:
+        report = check_game(game, seeds=1, steps=40, config=config, checks=NEW)
+        assert report.ok, str(report)
