@@ -21,6 +21,7 @@ import pytest
 
 from cardenvs.registry import GAMES
 
+pytest.importorskip("griffe", reason="the docs extra is not installed (pip install -e '.[docs]')")
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "tools"))
 import gen_results  # noqa: E402
 import griffe_rst  # noqa: E402

@@ -146,3 +146,21 @@ def test_the_new_checks_pass_on_every_registered_game(game):
     for config in spec(game).short_config:
         report = check_game(game, seeds=1, steps=40, config=config, checks=NEW)
         assert report.ok, str(report)
+
+
+def test_a_mask_leaving_out_an_action_the_rules_take_is_caught(monkeypatch):
+    """The mask an env shows and what its step takes must be one: here the
+    shown mask leaves out a legal action, which stepping still plays."""
+    from cardenvs.core.aec import CardGameAECEnv
+
+    real = CardGameAECEnv.observe
+
+    def observe(self, agent):
+        seen = real(self, agent)
+        legal = np.flatnonzero(seen["action_mask"])
+        if len(legal) > 1:
+            seen["action_mask"][legal[-1]] = 0
+        return seen
+
+    monkeypatch.setattr(CardGameAECEnv, "observe", observe)
+    failed(kit("legal_masks"), "legal_masks", "masked-out")

@@ -42,18 +42,50 @@ def outside_games_tables(page: bytes) -> str:
     return re.sub(r"<!-- generated:games -->.*?<!-- /generated:games -->", "", page.decode(), flags=re.S)
 
 
+def checkout_files(root: pathlib.Path) -> list[str] | None:
+    """The files of the checkout at ``root`` as its work tree has them: the
+    tracked ones and the untracked ones git does not ignore (a game made by
+    ``new-game`` and not yet added: the registry, tracked, already names
+    it); None outside a git checkout."""
+    listed = subprocess.run(
+        ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+        cwd=root,
+        capture_output=True,
+        check=False,
+    )
+    if listed.returncode != 0:
+        return None
+    return sorted({name for name in listed.stdout.decode().split("\0") if name and (root / name).is_file()})
+
+
+def test_the_copy_takes_untracked_files_and_leaves_ignored_ones(tmp_path):
+    """A checkout with a new game not yet added (its folder untracked, the
+    registry naming it) is copied whole; what git ignores is not."""
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@t", "-c", "init.defaultBranch=main"]
+    subprocess.run([*git, "init", "-q"], cwd=tmp_path, check=True)
+    (tmp_path / ".gitignore").write_text("*.pyc\n")
+    (tmp_path / "registry.py").write_text("GAME_FOLDERS = []\n")
+    subprocess.run([*git, "add", "."], cwd=tmp_path, check=True)
+    subprocess.run([*git, "commit", "-qm", "base"], cwd=tmp_path, check=True)
+    (tmp_path / "registry.py").write_text('GAME_FOLDERS = ["new"]\n')
+    (tmp_path / "games" / "new").mkdir(parents=True)
+    (tmp_path / "games" / "new" / "rules.py").write_text("")
+    (tmp_path / "games" / "new" / "rules.pyc").write_bytes(b"")
+    assert checkout_files(tmp_path) == [".gitignore", "games/new/rules.py", "registry.py"]
+
+
 @pytest.fixture(scope="module")
 def tree(tmp_path_factory) -> pathlib.Path:
-    """A copy of the repository's tracked files (as they are in the work
-    tree), with the new game made in it by ``cardenvs new-game``."""
-    listed = subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, check=False)
-    if listed.returncode != 0:
+    """A copy of the repository's files (as they are in the work tree:
+    :func:`checkout_files`), with the new game made in it by ``cardenvs
+    new-game``."""
+    listed = checkout_files(ROOT)
+    if listed is None:
         pytest.skip("not a git checkout: the tracked files cannot be listed")
     tree = tmp_path_factory.mktemp("checkout")
-    for name in listed.stdout.decode().split("\0"):
-        if name and (ROOT / name).is_file():
-            (tree / name).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(ROOT / name, tree / name)
+    for name in listed:
+        (tree / name).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(ROOT / name, tree / name)
     before = snapshot(tree)
     made = run(tree, "-m", "cardenvs.app.cli", "new-game", NAME)
     assert made.returncode == 0, made.stderr
@@ -98,7 +130,7 @@ def test_the_kit_passes_on_the_new_game(tree):
     checked = run(tree, "-m", "cardenvs.testing", f"{NAME}_v0", "--quick")
     assert checked.returncode == 0, checked.stdout + checked.stderr
     lines = checked.stdout.splitlines()
-    assert len(lines) == 14 and all(line.startswith("PASSED  ") for line in lines[:-1]), checked.stdout
+    assert len(lines) == 16 and all(line.startswith("PASSED  ") for line in lines[:-1]), checked.stdout
 
 
 def test_the_generic_suite_passes_on_the_new_game(tree):
@@ -127,3 +159,27 @@ def test_a_mask_allowing_an_illegal_card_fails_the_kit_naming_the_check(tree):
     first = checked.stdout.splitlines()[0]
     assert first.startswith(f"FAILED  legal_masks {NAME}_v0 seed=0 step="), first
     assert "cards not conserved after" in first and "allowed action 'play" in first, first
+
+
+def test_a_leak_of_the_stocks_next_card_fails_the_kit_naming_the_check(tree):
+    """The new game's observation planted with the stock's next card (face
+    down: nobody has seen it) while no card is led: ``information_sets``
+    fails, found by trading that card with one the seat cannot see."""
+    observation = tree / "cardenvs" / "games" / NAME / "observation.py"
+    source = observation.read_text()
+    line = "            obs[LED + state.table[row, 0]] = 1\n"
+    imports = "from .tables import DONE, MAX_HANDS, NUM_CARDS, NUM_PLAYERS, Arrays, ArrayValues"
+    assert line in source and imports in source
+    planted = line + (
+        "        elif state.stock_top[row] < STOCK_SIZE:  # planted: the stock's next card\n"
+        "            obs[LED + state.stock[row, state.stock_top[row]]] = 1\n"
+    )
+    observation.write_text(source.replace(line, planted).replace(imports, imports + ", STOCK_SIZE"))
+    try:
+        checked = run(tree, "-m", "cardenvs.testing", f"{NAME}_v0", "--quick", "--check", "information_sets")
+    finally:
+        observation.write_text(source)
+    assert checked.returncode == 1, checked.stdout + checked.stderr
+    first = checked.stdout.splitlines()[0]
+    assert first.startswith(f"FAILED  information_sets {NAME}_v0 seed=0 step="), first
+    assert "shows cards it has not seen" in first and "led" in first, first

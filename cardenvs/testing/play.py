@@ -30,7 +30,8 @@ def legal_masks(case: Case) -> None:
     """The acting seat's mask is ``int8``, of the action space's size and
     never empty while the game is on; in turn-based games every other seat's
     mask is empty; every action the mask allows steps cleanly (on a copy of
-    the env: no error, every card still there once)."""
+    the env: no error, every card still there once) and every one it leaves
+    out is refused with ``IllegalActionError``, the state unchanged."""
     env = make_env(case)
     deck = full_deck(env.unwrapped.rules)
     for seed in case.seeds:
@@ -49,6 +50,17 @@ def legal_masks(case: Case) -> None:
                 except Exception as exc:  # noqa: BLE001 (any error: the mask allowed what the rules cannot play)
                     case.expect(False, f"{agent}'s mask allows {text!r}, which fails: {type(exc).__name__}: {exc}")
                 check_cards(case, sd, deck, f" after {agent}'s allowed action {text!r} (is it legal?)")
+            _refuses_the_rest(case, env, agent, mask)
+
+
+def _refuses_the_rest(case: Case, env: Any, agent: str, mask: np.ndarray) -> None:
+    """Every action ``mask`` leaves out raises ``IllegalActionError`` and
+    changes nothing (the ``illegal_action="raise"`` default)."""
+    before = json.dumps(env.unwrapped.state_dict())
+    for action in np.flatnonzero(mask == 0):
+        text = env.unwrapped.action_to_str(int(action))
+        _refused(case, env.step, int(action), IllegalActionError, f"{agent}'s masked-out {text!r}")
+    case.expect(json.dumps(env.unwrapped.state_dict()) == before, f"a masked-out action of {agent} changed the state")
 
 
 def observation_spaces(case: Case) -> None:
