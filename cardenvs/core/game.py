@@ -225,10 +225,7 @@ class GameRules:
     num_players: int
     actions: ActionTable
     low_score_wins: bool = False  # Hearts and Push: the lowest score wins
-    #: The ``state_dict()`` keys whose cards no seat sees (a face-down stock):
-    #: with each seat's ``hands`` hidden from the others, what the conformance
-    #: kit's ``information_sets`` check may trade in a game without a sampler.
-    hidden_places: tuple[str, ...] = ()
+    hidden_places: tuple[str, ...] = ()  # state_dict() keys nobody sees (a stock): the kit's information_sets
 
     def state_dict(self, state: BatchState, row: int = 0) -> dict[str, Any]:
         raise NotImplementedError
