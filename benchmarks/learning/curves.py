@@ -7,8 +7,10 @@ training; :func:`rate.rate`), drawn against CPU-minutes and learner steps.
         --deals 100 --out benchmarks/learning/results/curves-cancellation_hearts_v0.json
 
 Snapshots already in ``--out`` (same run, same file, same digest) are not
-rated again, so a run can be added to the file later.  The picture goes
-beside the JSON (``.png``).
+rated again, so a run can be added to the file later.  The picture goes to
+``docs/images/learning-curves-<game>.png``, and ``--json`` also writes the
+points as a results file (``benchmarks/results/learning_curves-<game>.json``)
+for the results page (``tools/gen_results.py``).
 """
 
 from __future__ import annotations
@@ -19,9 +21,28 @@ import pathlib
 import sys
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
-sys.path[:0] = [str(ROOT), str(pathlib.Path(__file__).resolve().parent)]
+sys.path[:0] = [str(ROOT), str(ROOT / "benchmarks"), str(pathlib.Path(__file__).resolve().parent)]
 
+import report  # noqa: E402
 from rate import rate  # noqa: E402
+
+IMAGES = ROOT / "docs" / "images"
+
+
+def edge(point: list[float]) -> str:
+    return f"{point[0]:+.3f} [{point[1]:+.3f}, {point[2]:+.3f}]"
+
+
+def records(curves: dict) -> list[dict]:
+    """One flat record per rated snapshot, for the results page."""
+    out = []
+    for name, run in sorted(curves.items()):
+        for p in sorted(run["points"], key=lambda p: p["cpu_seconds"]):
+            out.append(
+                {"run": name, "learner": run["learner"], "seed": run["seed"], "cpu_minutes": p["cpu_seconds"] / 60}
+                | {"steps": p["steps"], "win_edge": edge(p["win"]), "hand_edge": edge(p["hand"]), "deals": p["deals"]}
+            )
+    return out
 
 
 def rated_runs(game: str, runs: list[pathlib.Path], deals: int, seed: int, old: dict) -> dict:
@@ -80,15 +101,20 @@ def main(argv: list[str] | None = None) -> dict:
     p.add_argument("--deals", type=int, default=100)
     p.add_argument("--seed", type=int, default=777_000, help="deal seeds never used in training")
     p.add_argument("--out", required=True, help="the JSON to write (and to resume from)")
+    p.add_argument("--json", action="store_true", help="also write benchmarks/results/learning_curves-<game>.json")
     args = p.parse_args(argv)
     out = pathlib.Path(args.out)
     old = json.loads(out.read_text())["runs"] if out.exists() else {}
     runs = [pathlib.Path(r) for r in args.runs.split(",") if r]
     curves = rated_runs(args.game, runs, args.deals, args.seed, old)
-    report = {"game": args.game, "deals": args.deals, "deal_seed": args.seed, "against": "rule", "runs": curves}
-    out.write_text(json.dumps(report, indent=1) + "\n")
-    plot(args.game, curves, out.with_suffix(".png"))
-    return report
+    summary = {"game": args.game, "deals": args.deals, "deal_seed": args.seed, "against": "rule", "runs": curves}
+    out.write_text(json.dumps(summary, indent=1) + "\n")
+    image = IMAGES / f"learning-curves-{args.game}.png"
+    plot(args.game, curves, image)
+    if args.json:
+        path = report.RESULTS / f"learning_curves-{args.game}.json"
+        report.write(path, "learning/curves", records(curves), images=[f"images/{image.name}"])
+    return summary
 
 
 if __name__ == "__main__":

@@ -148,9 +148,13 @@ class PIMCAgent(Agent):
         seats = state.current[rows]
         choices, full = self._choices(state, rows)
         actions = np.zeros(len(rows), np.int64)
-        if (~full).any():  # the fallback decides these, or decides whether to search them
-            actions[~full] = self._play(self.fallback, rules, state, rows[~full])
-        play = full | choices[np.arange(len(rows)), actions]
+        if self.search_all:  # every decision with a choice is searched; a forced move is played
+            forced = choices.sum(axis=1) == 1
+            actions[forced], play = choices[forced].argmax(axis=1), ~forced
+        else:
+            if (~full).any():  # the fallback decides these, or decides whether to search them
+                actions[~full] = self._play(self.fallback, rules, state, rows[~full])
+            play = full | choices[np.arange(len(rows)), actions]
         if play.any():
             self.searched += int(play.sum())
             part = state.select(rows[play])
