@@ -211,6 +211,40 @@ SECTIONS: list[tuple[str, str, str, list[Column]]] = [
         ],
     ),
     (
+        "learning_curves",
+        "Learned from scratch: every seed's curve against the rule agent",
+        "Each snapshot of each from-scratch training run (no rule advice, no imitation: "
+        "`examples/retrain_scratch.py`), rated in duplicate deals of the whole game against the rule agent on deal "
+        "seeds never used in training: the win-share edge (+1: every game won) and the points-per-hand edge, with "
+        "95% intervals. The goal: above 0, interval apart, by 30 CPU-minutes, for every seed.",
+        [
+            ("learner", "learner", "str"),
+            ("seed", "seed", "int"),
+            ("cpu_minutes", "CPU-minutes", "f1"),
+            ("steps", "learner steps", "int"),
+            ("deals", "deals", "int"),
+            ("win_edge", "win edge vs rule", "str"),
+            ("hand_edge", "hand edge vs rule", "str"),
+        ],
+    ),
+    (
+        "strongest",
+        "The strongest agents against PIMC with 32 worlds",
+        "Each game's strongest agent (`make_agent(game, \"best\")`) against `pimc:worlds=32,rollout=rule` in "
+        "duplicate deals of the whole game, on deal seeds used for nothing else (not for choosing it): the "
+        "win-share edge and the points-per-hand edge with 95% intervals, and its CPU time per searched decision.",
+        [
+            ("game", "game", "str"),
+            ("agent", "agent", "str"),
+            ("against", "against", "str"),
+            ("deals", "deals", "int"),
+            ("deal_seed", "deal seed", "int"),
+            ("win_edge", "win edge", "str"),
+            ("hand_edge", "hand edge", "str"),
+            ("ms_per_decision", "CPU-ms per searched decision", "f1"),
+        ],
+    ),
+    (
         "evaluation",
         "Baselines against random and rule-based play",
         'The committed PPO baselines (`make_agent(game, "ppo")`, played greedily) against each opponent, full '
@@ -291,6 +325,7 @@ def section(name: str, title: str, what: str, columns: list[Column]) -> list[str
     for path in paths:
         doc = json.loads(path.read_text())
         out += [provenance(doc), "", *table(doc["results"], columns), ""]
+        out += [f"![{title}: {path.stem}]({image})\n" for image in doc.get("images", [])]
     return out
 
 

@@ -22,15 +22,15 @@ from cardenvs.agents.specs import agent_factory, split_specs  # noqa: E402
 EVAL_CONFIG = {"pepper_v0": {"num_players": 4}, "cancellation_hearts_v0": {"num_players": 6}}
 
 
-def rate(game: str, spec: str, deals: int, seed: int) -> dict:
+def rate(game: str, spec: str, deals: int, seed: int, against: str = "rule") -> dict:
     config = EVAL_CONFIG.get(game, {})
-    mine, rule = agent_factory(game, spec, config)(0), agent_factory(game, "rule", config)(1)
-    record = play_duplicate(game, [mine, rule], deals, seed, names=[spec, "rule"], **config)
+    mine, other = agent_factory(game, spec, config)(0), agent_factory(game, against, config)(1)
+    record = play_duplicate(game, [mine, other], deals, seed, names=[spec, against], **config)
     out = {}
     for measure in ("win", "hand"):
         pair = summarise_pair(record, measure)
         out[measure] = [round(pair.mean, 4), round(pair.low, 4), round(pair.high, 4)]
-    out["deals"] = deals
+    out["deals"], out["against"] = deals, against
     return out
 
 
@@ -40,12 +40,13 @@ def main(argv: list[str] | None = None) -> dict:
     p.add_argument("--agents", required=True, help="specs, or NAME=SPEC")
     p.add_argument("--deals", type=int, default=200)
     p.add_argument("--seed", type=int, default=777_000, help="deal seeds never used in training")
+    p.add_argument("--against", default="rule", help="the opponent's spec (default: the rule agent)")
     p.add_argument("--out", default=None)
     args = p.parse_args(argv)
     report = {}
     for item in split_specs(args.agents):
         name, _, spec = item.partition("=") if "=" in item.split(":")[0] else ("", "", item)
-        report[name or spec] = rate(args.game, spec, args.deals, args.seed)
+        report[name or spec] = rate(args.game, spec, args.deals, args.seed, args.against)
         print(name or spec, json.dumps(report[name or spec]), flush=True)
     if args.out:
         path = pathlib.Path(args.out)

@@ -1,7 +1,7 @@
 """The built-in agents, per game: ``"random"``, ``"rule"`` (the game's
-rule-based agent), ``"ppo"`` (the committed baseline policy) or
-``"ppo:PATH"`` (a saved policy: a cardenvs policy file or an SB3 zip; see
-:func:`builtin_agent`).  Every other spec, and the public
+rule-based agent), ``"ppo"`` (the committed baseline policy), ``"scratch"``
+(the committed policy learned from scratch) or ``"ppo:PATH"`` (a saved
+policy: a cardenvs policy file or an SB3 zip; see :func:`builtin_agent`).  Every other spec, and the public
 :func:`~cardenvs.agents.registry.make_agent`, is in
 :mod:`cardenvs.agents.registry` (this module imports neither it nor
 :mod:`.specs`, which both use it)."""
@@ -23,6 +23,7 @@ CHECKPOINTS = pathlib.Path(importlib.import_module("cardenvs.baselines").__file_
 # (a game without a rule agent or a baseline, GameSpec's None, is left out of these)
 RULE_AGENTS = {name: game.rule_agent for name, game in GAMES.items() if game.rule_agent is not None}
 BASELINES = {name: CHECKPOINTS / game.baseline for name, game in GAMES.items() if game.baseline is not None}
+SCRATCH = {name: CHECKPOINTS / game.scratch for name, game in GAMES.items() if game.scratch is not None}
 
 
 def rule_agent(game: str, **config) -> Agent:
@@ -38,8 +39,29 @@ def rule_agent(game: str, **config) -> Agent:
     return cls(**{k: v for k, v in config.items() if k in params})
 
 
+def scratch_agent(game: str, seed: int = 0, **config) -> Agent:
+    """The game's committed policy learned from scratch (``"scratch"``): an
+    MLP policy file (:mod:`cardenvs.agents.mlp`: JSON and a torch state
+    dict read with ``weights_only=True``, no pickle), trained by
+    ``examples/retrain_scratch.py`` with no rule advice and no imitation.
+    It needs the ``train`` extra (torch)."""
+    path = SCRATCH.get(game)
+    if path is None:
+        why = "its GameSpec names none (scratch=None)" if game in GAMES else f"unknown game; have {list(GAMES)}"
+        raise ValueError(f"no from-scratch policy for {game!r}: {why}")
+    if not path.exists():
+        raise ValueError(
+            f"no from-scratch policy for {game!r} at {path}; train one with "
+            f"python examples/retrain_scratch.py --game {game} --install"
+        )
+    from .mlp import MLPAgent
+
+    return MLPAgent.load(path, game=game, seed=seed, name="scratch", **config)
+
+
 def builtin_agent(game: str, spec: str, seed: int = 0, **config) -> Agent:
-    """A built-in agent: ``"random"``, ``"rule"``, ``"ppo"`` or ``"ppo:PATH"``.
+    """A built-in agent: ``"random"``, ``"rule"``, ``"ppo"``, ``"scratch"``
+    (:func:`scratch_agent`) or ``"ppo:PATH"``.
 
     ``"ppo"`` is the game's committed baseline, a cardenvs policy file:
     weights read by numpy with ``allow_pickle=False`` and the policy's
@@ -60,6 +82,8 @@ def builtin_agent(game: str, spec: str, seed: int = 0, **config) -> Agent:
         return RandomAgent(seed)
     if spec == "rule":
         return rule_agent(game, **config)
+    if spec == "scratch":
+        return scratch_agent(game, seed, **config)
     if spec == "ppo" or spec.startswith("ppo:"):
         if spec == "ppo":
             path = BASELINES.get(game)
@@ -82,7 +106,7 @@ def builtin_agent(game: str, spec: str, seed: int = 0, **config) -> Agent:
         # an advised model plays with its teacher: the rule agent with the options it was trained with
         advisor = rule_agent(game, **config, **advisor_options(model)) if advice_size(model) else None
         return PolicyAgent(model, advisor=advisor, name="ppo" if spec == "ppo" else f"ppo({path.name})")
-    raise ValueError(f"{spec!r} is not a built-in agent: random, rule, ppo or ppo:PATH")
+    raise ValueError(f"{spec!r} is not a built-in agent: random, rule, ppo, scratch or ppo:PATH")
 
 
 def _check_fits(game: str, model: Any, path: pathlib.Path, config: dict) -> None:

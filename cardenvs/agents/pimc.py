@@ -4,7 +4,8 @@ For each decision: sample ``worlds`` complete states consistent with what
 the acting seat saw (:func:`cardenvs.search.sample_worlds`), play every
 legal action in every world, then play the hand out with a rollout policy
 (``"random"`` legal moves, ``"rule"``: the game's rule agent in every seat,
-or any :class:`~cardenvs.core.agent.Agent`, e.g. a trained
+``"scratch"``: its policy learned from scratch, or any
+:class:`~cardenvs.core.agent.Agent`, e.g. a trained
 :class:`~cardenvs.agents.policy.PolicyAgent`), and pick the action with the best mean outcome: the change
 of the acting seat's (side's) score over the rest of the hand (Push: the
 round; less the other side's: its sampler's ``MARGIN``, :func:`margin`), negated where the lowest
@@ -18,7 +19,7 @@ per-game fact, which each game's sampler module declares (its ``SEARCHED``,
 :func:`searched`): Pepper's and Cancellation Hearts' card
 play; Push's draw (take or push the discard) and its discard.  The rest
 (bids, trump, passes, moon; Push's melds, lay-offs and swaps) go to
-``fallback`` (the game's rule agent).  A Push rollout plays to the end of
+``fallback`` (the game's rule agent, or its policy learned from scratch).  A Push rollout plays to the end of
 the round (the rules end a round after ``max_turns`` turns anyway); any
 rollout still going after :data:`MAX_ROLLOUT` actions counts 0.
 """
@@ -75,34 +76,66 @@ MAX_ROLLOUT = 2000  # actions per rollout (a Push round with rule play: ~110 on 
 
 
 class PIMCAgent(Agent):
-    """``PIMCAgent(game, worlds=K, rollout="random", budget=None, seed=0)``:
-    ``rollout`` ``"random"``, ``"rule"`` or an agent (its ``act_batch`` plays
-    every seat of the rollouts); ``budget`` seconds per call of
-    :meth:`act_states` (None: one batch of ``worlds``); with a budget,
-    batches of ``worlds`` are added while time is left."""
+    """``PIMCAgent(game, worlds=K, rollout="random", fallback="rule",
+    search="default", score="default", budget=None, seed=0)``:
+    ``rollout`` ``"random"``, ``"rule"``, ``"scratch"`` (the game's policy
+    learned from scratch) or an agent (its ``act_batch`` plays every seat of
+    the rollouts); ``fallback``, who takes the decisions PIMC does not
+    search, ``"rule"``, ``"scratch"`` or an agent; ``search``: which
+    decisions are searched, ``"default"`` (the game's :func:`searched`) or
+    ``"all"`` (every decision, every legal action: bids and trump too);
+    ``score``: what a rollout is worth, ``"default"`` (the game's
+    :func:`margin`), ``"side"`` (the acting side's score change) or
+    ``"margin"`` (less the other sides' mean change); ``budget`` seconds per
+    call of :meth:`act_states` (None: one batch of ``worlds``); with a
+    budget, batches of ``worlds`` are added while time is left."""
 
     def __init__(
         self,
         game: str,
         worlds: int = 32,
         rollout: str | Agent = "random",
+        fallback: str | Agent = "rule",
+        search: str = "default",
+        score: str = "default",
         budget: float | None = None,
         seed=0,
         **config,
     ):
         super().__init__()
-        if not (rollout in ("random", "rule") or isinstance(rollout, Agent)):
-            raise ValueError(f"rollout must be 'random', 'rule' or an Agent, got {rollout!r}")
+        if not (rollout in ("random", "rule", "scratch") or isinstance(rollout, Agent)):
+            raise ValueError(f"rollout must be 'random', 'rule', 'scratch' or an Agent, got {rollout!r}")
+        if not (fallback in ("rule", "scratch") or isinstance(fallback, Agent)):
+            raise ValueError(f"fallback must be 'rule', 'scratch' or an Agent, got {fallback!r}")
+        if search not in ("default", "all"):
+            raise ValueError(f"search must be 'default' or 'all', got {search!r}")
+        if score not in ("default", "side", "margin"):
+            raise ValueError(f"score must be 'default', 'side' or 'margin', got {score!r}")
+        if not (isinstance(worlds, int) and worlds >= 1):
+            raise ValueError(f"worlds must be a whole number of at least 1, got {worlds!r}")
         self.searched_phases = searched(game)
         if self.searched_phases is None:
             raise ValueError(f"PIMC plays {sorted(g for g in GAMES if searched(g) is not None)}, not {game!r}")
-        self.margin = margin(game)
+        self.search_all = search == "all"
+        self.margin = margin(game) if score == "default" else score == "margin"
         self.game, self.worlds, self.budget = game, worlds, budget
         self.rules = rules_class(game)(**config)
         self.rng = np.random.default_rng(seed)
-        self.fallback = builtin_agent(game, "rule", seed=seed, **config)
-        self.rollout = None if rollout == "random" else self.fallback if rollout == "rule" else rollout
+        made: dict[str, Agent] = {}  # one agent per built-in name, shared by fallback and rollout
+
+        def agent(name: str | Agent) -> Agent:
+            if isinstance(name, Agent):
+                return name
+            if name not in made:
+                made[name] = builtin_agent(game, name, seed=seed, **config)
+            return made[name]
+
+        self.fallback = agent(fallback)
+        self.rollout = None if rollout == "random" else agent(rollout)
         label = "" if rollout == "random" else f"-{getattr(self.rollout, 'name', 'agent')}"
+        if fallback != "rule":
+            label += f"-fallback-{getattr(self.fallback, 'name', 'agent')}"
+        label += "-all" * self.search_all + f"-{score}" * (score != "default")
         self.name = f"pimc{worlds}{label}"
         self.searched = 0  # decisions made by search (the rest went to the fallback)
 
@@ -115,9 +148,13 @@ class PIMCAgent(Agent):
         seats = state.current[rows]
         choices, full = self._choices(state, rows)
         actions = np.zeros(len(rows), np.int64)
-        if (~full).any():  # the fallback decides these, or decides whether to search them
-            actions[~full] = self._play(self.fallback, rules, state, rows[~full])
-        play = full | choices[np.arange(len(rows)), actions]
+        if self.search_all:  # every decision with a choice is searched; a forced move is played
+            forced = choices.sum(axis=1) == 1
+            actions[forced], play = choices[forced].argmax(axis=1), ~forced
+        else:
+            if (~full).any():  # the fallback decides these, or decides whether to search them
+                actions[~full] = self._play(self.fallback, rules, state, rows[~full])
+            play = full | choices[np.arange(len(rows)), actions]
         if play.any():
             self.searched += int(play.sum())
             part = state.select(rows[play])
@@ -129,6 +166,8 @@ class PIMCAgent(Agent):
         """The actions the search may pick in each row (``SEARCHED``), and
         which rows are searched whatever the fallback would play."""
         phase, legal = state.phase[rows], state.legal[rows]
+        if self.search_all:
+            return legal.copy(), np.ones(len(rows), bool)
         choices = np.zeros(legal.shape, bool)
         full = np.zeros(len(rows), bool)
         for at_phase, ids in self.searched_phases.items():
@@ -177,11 +216,22 @@ class PIMCAgent(Agent):
 
     def _scores(self, rules, runs) -> np.ndarray:
         """Each seat's score as the search counts it (B, n): its side's,
-        less the other side's in ``MARGIN`` games, negated where low wins."""
+        less the other sides' mean with ``margin``, negated where low wins."""
         scores = rules.seat_scores(runs).astype(float)
-        if self.margin:  # seat s + 1 sits on the other side
-            scores = scores - np.roll(scores, -1, axis=1)
+        if self.margin:
+            scores = scores @ self._margin_matrix(rules).T
         return -scores if rules.low_score_wins else scores
+
+    def _margin_matrix(self, rules) -> np.ndarray:
+        """``scores @ M.T``: each seat's side's score less the mean of the
+        seats on other sides (partners share a side)."""
+        if getattr(self, "_matrix", None) is None:
+            from .duplicate import sides_of
+
+            sides = sides_of(rules)
+            other = (sides[:, None] != sides[None, :]).astype(float)
+            self._matrix = np.eye(len(sides)) - other / other.sum(1, keepdims=True)
+        return self._matrix
 
     def _rollout_actions(self, rules, runs) -> np.ndarray:
         """The rollout policy's move in every game of ``runs`` that has one."""

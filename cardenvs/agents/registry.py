@@ -1,5 +1,6 @@
 """Agents by spec, per game: :func:`make_agent`, the one way every
-evaluation path names an agent (``random``, ``rule``, ``ppo``, ``ppo:PATH``,
+evaluation path names an agent (``random``, ``rule``, ``ppo``, ``scratch``,
+``best``, ``ppo:PATH``,
 ``mlp:PATH``, ``pimc[:...]``, ``package.module:Name``; see
 :mod:`cardenvs.agents.specs`), and the built-in agents' tables
 (:mod:`cardenvs.agents.builtin`)."""
@@ -16,7 +17,8 @@ __all__ = ["BASELINES", "CHECKPOINTS", "RULE_AGENTS", "make_agent", "rule_agent"
 def make_agent(game: str, spec: str, seed: int = 0, **config) -> Agent:
     """An agent from its spec, as the arena, leagues, duplicate, match, play
     and serve name agents: ``"random"``, ``"rule"``, ``"ppo"``,
-    ``"ppo:PATH"`` (:func:`~cardenvs.agents.builtin.builtin_agent`: a saved
+    ``"scratch"`` (the game's policy learned from scratch), ``"best"`` (its
+    strongest agent, whatever its spec), ``"ppo:PATH"`` (:func:`~cardenvs.agents.builtin.builtin_agent`: a saved
     SB3 zip is rebuilt without unpickling), ``"mlp:PATH"``,
     ``"pimc[:worlds=N,rollout=...]"`` or ``"package.module:Name"``
     (:func:`~cardenvs.agents.specs.agent_factory`).  Unknown specs raise

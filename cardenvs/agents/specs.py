@@ -2,12 +2,19 @@
 
 A spec is one of:
 
-- ``random``, ``rule``, ``ppo`` (the committed baseline), ``ppo:PATH``
-  (:func:`cardenvs.agents.registry.make_agent`);
+- ``random``, ``rule``, ``ppo`` (the committed baseline), ``scratch``
+  (the committed policy learned from scratch), ``ppo:PATH``
+  (:func:`cardenvs.agents.builtin.builtin_agent`);
+- ``best``: the game's strongest agent, the spec its GameSpec names
+  (``best``), whatever it is;
 - ``pimc`` or ``pimc:OPTION=VALUE,...``: :class:`~cardenvs.agents.pimc.PIMCAgent`
   with ``worlds`` (worlds sampled per decision, default 32), ``rollout``
-  (``random`` or ``rule``) and ``budget`` (seconds per decision batch), e.g.
-  ``pimc:worlds=8,rollout=rule`` (Pepper, Cancellation Hearts and Push);
+  (``random``, ``rule`` or ``scratch``), ``fallback`` (who takes the
+  decisions PIMC does not search: ``rule`` or ``scratch``), ``search``
+  (``default``: the game's searched decisions, or ``all``), ``score``
+  (``default``, ``side`` or ``margin``) and ``budget`` (seconds per
+  decision batch), e.g. ``pimc:worlds=8,rollout=rule`` (Pepper,
+  Cancellation Hearts and Push);
 - ``package.module:Name``: imported from your code -- an :class:`Agent`
   subclass (made with the keyword arguments its constructor takes among
   ``game``, ``seed`` and the game's options), an agent instance (used as
@@ -34,8 +41,15 @@ from ..core.agent import Agent
 from .duplicate import CallableAgent, as_agent
 
 #: PIMC's options in a spec and how their values are read
-PIMC_OPTIONS: dict[str, Callable[[str], Any]] = {"worlds": int, "rollout": str, "budget": float}
-BUILT_IN = ("random", "rule", "ppo")
+PIMC_OPTIONS: dict[str, Callable[[str], Any]] = {
+    "worlds": int,
+    "rollout": str,
+    "fallback": str,
+    "search": str,
+    "score": str,
+    "budget": float,
+}
+BUILT_IN = ("random", "rule", "ppo", "scratch")
 
 
 class AgentSpecError(ValueError):
@@ -47,7 +61,7 @@ def is_built_in(spec: str) -> bool:
     ``rule``, ``ppo`` (the committed baseline), ``pimc[:options]`` --,
     importing no module and reading no file it names: the specs a run
     folder may supply when it is resumed (it may come from anyone)."""
-    return spec in BUILT_IN or spec == "pimc" or spec.startswith("pimc:")
+    return spec in BUILT_IN or spec in ("best", "pimc") or spec.startswith("pimc:")
 
 
 def split_specs(text: str) -> list[str]:
@@ -133,6 +147,21 @@ def _user_factory(game: str, spec: str, config: dict) -> Callable[[int], Agent]:
     return make
 
 
+def best_spec(game: str) -> str:
+    """The spec of ``game``'s strongest agent (its GameSpec's ``best``), a
+    built-in spec other than ``"best"``; AgentSpecError when it has none."""
+    from ..registry import GAMES
+
+    if game not in GAMES:
+        raise AgentSpecError(f"agent 'best': unknown game {game!r}; have {list(GAMES)}")
+    spec = GAMES[game].best
+    if spec is None:
+        raise AgentSpecError(f"agent 'best': {game} names no strongest agent (its GameSpec's best is None)")
+    if spec == "best" or not is_built_in(spec):
+        raise AgentSpecError(f"agent 'best': {game}'s GameSpec names {spec!r}, not a built-in spec")
+    return spec
+
+
 def agent_factory(game: str, spec: str, config: dict | None = None) -> Callable[[int], Agent]:
     """``make(seed) -> Agent`` for ``spec`` in ``game`` (registry name) with
     its ``config``; the agent is made once here to check it can be
@@ -140,6 +169,8 @@ def agent_factory(game: str, spec: str, config: dict | None = None) -> Callable[
     config = dict(config or {})
     config.pop("illegal_action", None)  # (view options of the engine, not of agents)
     config.pop("obs_dtype", None)
+    if spec == "best":
+        return agent_factory(game, best_spec(game), config)
     head, colon, rest = spec.partition(":")
     if spec in BUILT_IN or head == "ppo" and colon:
         from .builtin import builtin_agent
@@ -165,7 +196,9 @@ def agent_factory(game: str, spec: str, config: dict | None = None) -> Callable[
     elif colon and rest:
         make = _user_factory(game, spec, config)
     else:
-        known = "random, rule, ppo, ppo:PATH, mlp:PATH, pimc[:worlds=N,rollout=random|rule,budget=S]"
+        known = "random, rule, ppo, scratch, best, ppo:PATH, mlp:PATH"
+        known += ", pimc[:worlds=N,rollout=random|rule|scratch,fallback=rule|scratch,search=default|all"
+        known += ",score=default|side|margin,budget=S]"
         known += ", package.module:Name"
         raise AgentSpecError(f"unknown agent {spec!r}: use {known}")
     try:

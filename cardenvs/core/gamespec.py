@@ -38,6 +38,11 @@ class GameSpec:
     ``rule_agent``: ``"module:Class"`` of its rule-based agent;
     ``baseline``: the file name of its committed PPO policy (a cardenvs
     policy file, ``<name>_ppo.npz``: see ``cardenvs/agents/checkpoint.py``);
+    ``scratch``: the file name of its committed policy learned from scratch
+    (no rule advice, no imitation: ``<name>_scratch.json``, an MLP policy
+    file of :mod:`cardenvs.agents.mlp`, the agent ``"scratch"``);
+    ``best``: the agent spec of its strongest agent (the agent ``"best"``;
+    any built-in spec, e.g. ``"pimc:worlds=32,rollout=scratch"``);
     ``sampler``: the module of its information-set sampler (its
     ``sample(...)``, and a ``Tracker`` where the state forgets what a seat
     saw: :func:`cardenvs.search.sample_worlds`); ``scene``:
@@ -56,6 +61,8 @@ class GameSpec:
     summary: str = ""
     rule_agent: str | None = None
     baseline: str | None = None
+    scratch: str | None = None
+    best: str | None = None
     sampler: str | None = None
     scene: str | None = None
 

@@ -15,6 +15,7 @@ SPEC = GameSpec(
     short_config=({"max_hands": 1, "passing": "none"},),
     rule_agent="cardenvs.games.cancellation_hearts.agent:HeartsRuleAgent",
     baseline="hearts_ppo.npz",
+    scratch="hearts_scratch.json",
     sampler="cardenvs.games.cancellation_hearts.sampler",
     scene="cardenvs.games.cancellation_hearts.scene:scene",
 )

@@ -1,0 +1,65 @@
+"""The strongest agent of a game (``make_agent(game, "best")``) against PIMC
+with 32 worlds and rule roll-outs, in duplicate deals of the whole game on
+deal seeds used for nothing else, with its CPU time per searched decision.
+
+    python benchmarks/learning/strongest.py --game pepper_v0 --deals 100 --seed 4200000 --json
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import pathlib
+import sys
+import time
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+sys.path[:0] = [str(ROOT), str(ROOT / "benchmarks")]
+
+import report  # noqa: E402
+
+from cardenvs.agents.duplicate import play_duplicate, summarise_pair  # noqa: E402
+from cardenvs.agents.specs import agent_factory, best_spec  # noqa: E402
+
+EVAL_CONFIG = {"pepper_v0": {"num_players": 4}, "cancellation_hearts_v0": {"num_players": 6}}
+PIMC32 = "pimc:worlds=32,rollout=rule"
+
+
+def edge(point) -> str:
+    return f"{point.mean:+.3f} [{point.low:+.3f}, {point.high:+.3f}]"
+
+
+def measure(game: str, spec: str, against: str, deals: int, seed: int) -> dict:
+    config = EVAL_CONFIG.get(game, {})
+    mine, other = agent_factory(game, spec, config)(seed), agent_factory(game, against, config)(seed + 1)
+    before = time.process_time()
+    record = play_duplicate(game, [mine, other], deals, seed, names=[spec, against], **config)
+    cpu = time.process_time() - before
+    searched = getattr(mine, "searched", 0) + getattr(other, "searched", 0)
+    out = {"game": game, "agent": spec, "against": against, "deals": deals, "deal_seed": seed}
+    out.update(win_edge=edge(summarise_pair(record, "win")), hand_edge=edge(summarise_pair(record, "hand")))
+    # (both agents' searched decisions share the match's CPU time: the mean cost of one)
+    out.update(ms_per_decision=1000 * cpu / max(1, searched), cpu_seconds=cpu, searched=searched)
+    return out
+
+
+def main(argv: list[str] | None = None) -> dict:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--game", required=True)
+    p.add_argument("--agent", default=None, help="default: the game's best (its GameSpec)")
+    p.add_argument("--against", default=PIMC32)
+    p.add_argument("--deals", type=int, default=100)
+    p.add_argument("--seed", type=int, default=4_200_000, help="deal seeds used for nothing else")
+    p.add_argument("--json", action="store_true", help="write benchmarks/results/strongest-<game>.json")
+    args = p.parse_args(argv)
+    spec = args.agent or best_spec(args.game)
+    info = report.machine()
+    result = measure(args.game, spec, args.against, args.deals, args.seed)
+    print(json.dumps(result), flush=True)
+    if args.json:
+        report.write(report.RESULTS / f"strongest-{args.game}.json", "learning/strongest", [result], info)
+    return result
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,199 @@
+"""Expert iteration from scratch: search distilled into a policy, in one file.
+
+Each round, a search agent plays every seat of a batch of games and a
+network learns to pick what the search picked; the next round's search
+plays out its worlds with that network, so it searches better, and so on.
+
+- The search: PIMC over every decision (bids, trump, passes, cards:
+  ``PIMCAgent(search="all", score="margin")``): for each legal action, in
+  ``--worlds`` deals consistent with what the seat saw, the action is
+  played and the hand (Push: the round) is played out; the action with the
+  best mean margin (the seat's side's score change less the other sides')
+  is picked.
+- The roll-outs: round 0 plays them uniformly at random; every later
+  round, with the network of the round before (greedy).  **No rule agent
+  anywhere**: not as teacher, opponent, roll-out or fallback.
+- The network: the learners' MLP (:mod:`cardenvs.agents.mlp`: symlog, two
+  tanh layers), fitted by masked cross-entropy to the search's choices of
+  this round and the round before, warm-started from the last round's;
+  saved after each round as a policy file (``mlp:PATH`` rates it).
+
+    python examples/expert_iteration.py --game pepper_v0 --cpu-minutes 30 --seed 1 --run-dir runs/exit_pepper
+
+The budget is CPU time (``--cpu-minutes``, counted as ``selfplay_ppo.py``
+counts it), printed with the seed at the start; a round that would start
+after the budget does not.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import pathlib
+import sys
+import time
+from typing import Any
+
+import numpy as np
+import torch
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+if (ROOT / "cardenvs").is_dir():  # the checkout this example is in, rather than another installed copy
+    sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+
+from selfplay_ppo import GAME_DEFAULTS, CpuClock  # noqa: E402
+
+import cardenvs.vector as V  # noqa: E402
+from cardenvs.agents.mlp import MLPAgent, build_mlp, save_policy, symlog  # noqa: E402
+from cardenvs.agents.pimc import PIMCAgent, searched  # noqa: E402
+
+#: the games it plays: those PIMC searches (it needs their samplers)
+EXIT_GAMES = sorted(g for g in GAME_DEFAULTS if searched(g) is not None)
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--game", default="pepper_v0", choices=EXIT_GAMES)
+    p.add_argument("--config", default="{}", help="game options as JSON, merged over the game's defaults")
+    p.add_argument("--cpu-minutes", type=float, default=None, help="stop when training has used this much CPU")
+    p.add_argument("--rounds", type=int, default=None, help="stop after this many rounds")
+    p.add_argument("--run-dir", default=None, help="where each round's policy and run.json go")
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--worlds", type=int, default=16, help="worlds the search samples per decision")
+    p.add_argument("--num-envs", type=int, default=64, help="games the search plays at once")
+    p.add_argument("--decisions", type=int, default=40_000, help="decisions labelled by the search per round")
+    p.add_argument("--hidden", type=int, default=256)
+    p.add_argument("--epochs", type=int, default=6, help="passes over the labels per round")
+    p.add_argument("--lr", type=float, default=1e-3)
+    p.add_argument("--torch-threads", type=int, default=1)
+    p.add_argument("--quiet", action="store_true")
+    p.add_argument("--snapshot-every", type=float, default=None, help="(accepted for the retrain command: a policy is saved every round)")
+    args = p.parse_args(argv)
+    args.config = {**GAME_DEFAULTS[args.game], **json.loads(args.config)}
+    if args.cpu_minutes is None and args.rounds is None:
+        args.rounds = 3
+    for name in ("cpu_minutes", "rounds", "worlds", "num_envs", "decisions", "hidden", "epochs"):
+        value = getattr(args, name)
+        if value is not None and value <= 0:
+            p.error(f"--{name.replace('_', '-')} must be positive, got {value}")
+    return args
+
+
+def label(args: argparse.Namespace, teacher: PIMCAgent, rng: np.random.Generator) -> tuple[np.ndarray, ...]:
+    """The search's (observation, mask, action) at ``args.decisions``
+    decisions of games it plays in every seat (new deals as games end)."""
+    engine = V.make(args.game, args.num_envs, seed=int(rng.integers(2**31)), rng="per_game", **args.config)
+    engine.reset(seed=int(rng.integers(2**31)))
+    rules, state = engine.rules, engine.state
+    xs, ms, ys, total = [], [], [], 0
+    while total < args.decisions:
+        rows = np.flatnonzero(~state.done)
+        if not len(rows):
+            engine.reset(seed=int(rng.integers(2**31)))
+            state = engine.state
+            continue
+        obs, mask = rules.observe(state, state.current[rows], rows), state.legal[rows]
+        actions = teacher.act_states(rules, state, rows)
+        choice = mask.sum(axis=1) > 1  # (a forced move teaches nothing)
+        xs.append(np.asarray(obs[choice], np.float32)), ms.append(mask[choice].copy()), ys.append(actions[choice])
+        total += int(choice.sum())
+        full = np.zeros(args.num_envs, np.int64)
+        full[rows] = actions
+        if len(rows) == args.num_envs:
+            rules.step(state, full)
+        else:
+            part = state.select(rows)
+            rules.step(part, actions)
+            state.assign(rows, part)
+    engine.close()
+    return np.concatenate(xs), np.concatenate(ms), np.concatenate(ys)
+
+
+def fit(net: torch.nn.Module, data: list[tuple[np.ndarray, ...]], args: argparse.Namespace, seed: int) -> float:
+    """Masked cross-entropy on the search's choices; returns the last epoch's mean loss."""
+    x = symlog(np.concatenate([d[0] for d in data]))
+    m = torch.as_tensor(np.concatenate([d[1] for d in data]).astype(bool))
+    y = torch.as_tensor(np.concatenate([d[2] for d in data]))
+    opt = torch.optim.Adam(net.parameters(), lr=args.lr)
+    rng = np.random.default_rng(seed)
+    mean = math.nan
+    for _ in range(args.epochs):
+        order, total = rng.permutation(len(x)), 0.0
+        for start in range(0, len(x), 512):
+            idx = torch.as_tensor(order[start : start + 512])
+            logits = net(x[idx]).masked_fill(~m[idx], -1e9)
+            loss = torch.nn.functional.cross_entropy(logits, y[idx])
+            opt.zero_grad(), loss.backward(), opt.step()
+            total += float(loss.detach()) * len(idx)
+        mean = total / len(x)
+    return mean
+
+
+def train(args: argparse.Namespace) -> dict[str, Any]:
+    """Run the rounds; returns the run's record (also ``run.json`` in ``--run-dir``)."""
+    torch.manual_seed(args.seed)
+    torch.set_num_threads(args.torch_threads)
+    rng = np.random.default_rng(args.seed)
+    probe = V.make(args.game, 1, seed=0, **args.config)
+    obs_size, num_actions = probe.single_observation_space.shape[-1], probe.single_action_space.n
+    probe.close()
+    net = build_mlp(obs_size, [args.hidden, args.hidden], num_actions)
+    meta = {"game": args.game, "config": args.config, "obs_size": obs_size, "num_actions": num_actions}
+    print(
+        f"expert iteration on {args.game} {json.dumps(args.config)}: seed {args.seed}, budget "
+        + (f"{args.cpu_minutes:g} CPU-minutes" if args.cpu_minutes else f"{args.rounds} rounds")
+        + f", PIMC over every decision with {args.worlds} worlds, {args.decisions:,} decisions a round",
+        flush=True,
+    )
+    run_dir = pathlib.Path(args.run_dir) if args.run_dir else None
+    if run_dir:
+        run_dir.mkdir(parents=True, exist_ok=True)
+    clock, budget = CpuClock(), (args.cpu_minutes * 60 if args.cpu_minutes else math.inf)
+    data: list[tuple[np.ndarray, ...]] = []
+    snaps, rounds, steps, start = [], 0, 0, time.perf_counter()
+    while (args.rounds is None or rounds < args.rounds) and clock.seconds() < budget:
+        rollout: Any = "random" if rounds == 0 else MLPAgent(net, meta, name=f"exit{rounds}")
+        teacher = PIMCAgent(
+            args.game, worlds=args.worlds, rollout=rollout, search="all", score="margin",
+            seed=int(rng.integers(2**31)), **args.config,
+        )
+        data = data[-1:] + [label(args, teacher, rng)]
+        steps += len(data[-1][0])
+        loss = fit(net, data, args, args.seed + rounds)
+        rounds += 1
+        cpu = clock.seconds()
+        if not args.quiet:
+            print(f"round {rounds}: {len(data[-1][0]):,} labels, loss {loss:.3f}, cpu {cpu:,.0f}s", flush=True)
+        if run_dir:
+            snaps.append(save(args, net, meta, run_dir, cpu, steps, rounds, final=False))
+    cpu = clock.seconds()
+    reason = "cpu_budget" if cpu >= budget else "rounds"
+    record = {"game": args.game, "config": args.config, "algorithm": "expert_iteration", "seed": args.seed}
+    record.update(rounds=rounds, steps=steps, cpu_seconds=round(cpu, 3), stop_reason=reason, args=vars(args))
+    if run_dir:
+        if snaps:
+            snaps[-1]["final"] = True
+            last = json.loads((run_dir / snaps[-1]["file"]).read_text())
+            last["training"]["final"] = True
+            (run_dir / snaps[-1]["file"]).write_text(json.dumps(last, indent=1) + "\n")
+        record["snapshots"] = snaps
+        (run_dir / "run.json").write_text(json.dumps(record, indent=1) + "\n")
+    print(f"done: {rounds} rounds, {steps:,} labelled decisions, {cpu:.0f} CPU-s ({reason}) "
+          f"in {time.perf_counter() - start:.0f}s", flush=True)
+    record["net"] = net
+    return record
+
+
+def save(args, net, meta, run_dir: pathlib.Path, cpu: float, steps: int, rounds: int, final: bool) -> dict:
+    """One round's policy as ``policy_<cpu seconds>`` (the learners' file format)."""
+    stem = run_dir / f"policy_{int(cpu):06d}"
+    training = {"algorithm": "expert_iteration", "seed": args.seed, "steps": steps, "rounds": rounds}
+    training.update(cpu_seconds=round(cpu, 3), final=final, worlds=args.worlds)
+    save_policy(stem, net, hidden=[args.hidden, args.hidden], training=training, **meta)
+    return {"file": stem.name + ".json", "cpu_seconds": round(cpu, 3), "steps": steps, "final": final}
+
+
+if __name__ == "__main__":
+    train(parse_args())

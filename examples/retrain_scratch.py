@@ -1,0 +1,94 @@
+"""Retrain a game's policy learned from scratch: the agent ``"scratch"``.
+
+One command per game, with the learner, options and budget that made the
+committed policy (``RECIPES`` below, the one place they are written):
+
+    python examples/retrain_scratch.py --game cancellation_hearts_v0
+    python examples/retrain_scratch.py --game cancellation_hearts_v0 --seed 2 --install
+
+It prints the learner, its budget (CPU-minutes) and its seed before it
+starts, trains with no rule advice and no imitation (every seat is the
+learner itself), and writes its snapshots to ``--run-dir`` (default
+``runs/scratch_<game>_s<seed>``).  With ``--install`` the final policy is
+copied to ``agents/checkpoints/`` under the name the game's GameSpec gives
+(``scratch``), where ``make_agent(game, "scratch")`` reads it.  Rate it
+with ``python benchmarks/learning/rate.py --game GAME --agents scratch``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import pathlib
+import shlex
+import sys
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+sys.path[:0] = [str(ROOT), str(ROOT / "examples")]
+
+from cardenvs.registry import GAMES  # noqa: E402
+
+BUDGET_MINUTES = 30.0
+SNAPSHOT_EVERY = 300.0  # CPU-seconds: the points of the learning curves
+
+#: per game: the learner (a module of examples/) and its options, less the
+#: budget, the seed, the snapshots and the run folder, which this script adds
+RECIPES: dict[str, tuple[str, list[str]]] = {
+    "cancellation_hearts_v0": (
+        "selfplay_ppo",
+        ["--game", "cancellation_hearts_v0", "--config", '{"num_players": 6}', "--critic", "obs", "--eval-games", "0"],
+    ),
+}
+
+
+def learner_argv(game: str, seed: int, minutes: float, run_dir: str) -> tuple[str, list[str]]:
+    """The learner module and the command line it runs with."""
+    module, options = RECIPES[game]
+    budget = ["--cpu-minutes", f"{minutes:g}", "--snapshot-every", f"{SNAPSHOT_EVERY:g}"]
+    return module, [*options, *budget, "--seed", str(seed), "--run-dir", run_dir, "--quiet"]
+
+
+def install(game: str, run_dir: pathlib.Path, recipe: list[str]) -> pathlib.Path:
+    """Copy the run's final policy to agents/checkpoints/ under the game's
+    ``scratch`` name (read back and checked first); returns its JSON path."""
+    from cardenvs.agents.mlp import read_policy, save_policy
+
+    run = json.loads((run_dir / "run.json").read_text())
+    final = [s for s in run["snapshots"] if s.get("final")] or run["snapshots"][-1:]
+    actor, meta = read_policy(run_dir / final[-1]["file"])
+    training = {**meta["training"], "recipe": recipe}
+    stem = ROOT / "agents" / "checkpoints" / GAMES[game].scratch.removesuffix(".json")
+    keys = ("game", "config", "obs_size", "num_actions", "hidden")
+    return save_policy(stem, actor, training=training, **{k: meta[k] for k in keys})
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--game", required=True, choices=sorted(RECIPES))
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--cpu-minutes", type=float, default=BUDGET_MINUTES, help="the training budget")
+    p.add_argument("--run-dir", default=None, help="default: runs/scratch_<game>_s<seed>")
+    p.add_argument("--install", action="store_true", help="copy the final policy to agents/checkpoints/")
+    args = p.parse_args(argv)
+    if args.cpu_minutes <= 0:
+        p.error(f"--cpu-minutes must be positive, got {args.cpu_minutes:g}")
+    if args.install and GAMES[args.game].scratch is None:
+        p.error(f"--install: {args.game}'s GameSpec names no scratch file")
+    run_dir = args.run_dir or f"runs/scratch_{args.game}_s{args.seed}"
+    module, learner = learner_argv(args.game, args.seed, args.cpu_minutes, run_dir)
+    print(
+        f"retraining {args.game} from scratch with {module}: budget {args.cpu_minutes:g} CPU-minutes, "
+        f"seed {args.seed}, run folder {run_dir}",
+        flush=True,
+    )
+    print(f"  python examples/{module}.py {shlex.join(learner)}", flush=True)
+    trainer = importlib.import_module(module)
+    trainer.train(trainer.parse_args(learner))
+    if args.install:
+        print(f"installed {install(args.game, pathlib.Path(run_dir), learner)}", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,148 @@
+"""The agents ``"scratch"`` (a game's committed policy learned from scratch)
+and ``"best"`` (its strongest agent, by its GameSpec), PIMC's options that
+let search use them, and the one command that retrains a from-scratch
+policy (no strength asserted: that is the results page's)."""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib.util
+import json
+import pathlib
+import sys
+
+import numpy as np
+import pytest
+
+pytest.importorskip("torch")
+
+from cardenvs import registry  # noqa: E402
+from cardenvs.agents import builtin  # noqa: E402
+from cardenvs.agents.mlp import MLPAgent, read_policy  # noqa: E402
+from cardenvs.agents.pimc import PIMCAgent  # noqa: E402
+from cardenvs.agents.registry import make_agent  # noqa: E402
+from cardenvs.agents.specs import AgentSpecError, agent_factory, is_built_in  # noqa: E402
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+POLICY = ROOT / "benchmarks/league/pepper_v0/policies/selfplay/policy_001200.json"
+
+
+def load_example(name: str):
+    sys.path.insert(0, str(ROOT / "examples"))
+    spec = importlib.util.spec_from_file_location(f"{name}_scratch_test", ROOT / "examples" / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture
+def pepper_scratch(monkeypatch):
+    """Pepper's GameSpec naming a scratch file (the league's self-play policy) and a best spec."""
+    spec = dataclasses.replace(registry.GAMES["pepper_v0"], best="pimc:worlds=2,fallback=scratch")
+    monkeypatch.setitem(registry.GAMES, "pepper_v0", spec)
+    monkeypatch.setitem(builtin.SCRATCH, "pepper_v0", POLICY)
+    return spec
+
+
+def test_scratch_loads_the_committed_policy_file_by_name(pepper_scratch):
+    agent = make_agent("pepper_v0", "scratch")
+    assert isinstance(agent, MLPAgent) and agent.name == "scratch"
+    assert agent.meta["sha256"] == json.loads(POLICY.read_text())["sha256"]
+    obs, mask = np.zeros((3, agent.obs_size), np.float32), np.zeros((3, agent.num_actions), np.int8)
+    mask[:, [2, 5]] = 1
+    assert set(agent.act_batch(obs, mask).tolist()) <= {2, 5}
+
+
+def test_scratch_without_a_file_says_how_to_train_one(monkeypatch, tmp_path):
+    monkeypatch.setitem(builtin.SCRATCH, "pepper_v0", tmp_path / "pepper_scratch.json")
+    with pytest.raises(ValueError, match=r"retrain_scratch.py --game pepper_v0 --install"):
+        make_agent("pepper_v0", "scratch")
+    monkeypatch.delitem(builtin.SCRATCH, "pepper_v0")
+    with pytest.raises(ValueError, match=r"no from-scratch policy for 'pepper_v0'"):
+        make_agent("pepper_v0", "scratch")
+
+
+def test_best_is_the_spec_the_game_names(pepper_scratch):
+    agent = make_agent("pepper_v0", "best", num_players=2)
+    assert isinstance(agent, PIMCAgent) and agent.worlds == 2
+    assert agent.fallback.name == "scratch"  # the fallback is the scratch policy, not the rule agent
+    assert is_built_in("best") and is_built_in("scratch")
+
+
+@pytest.mark.parametrize("best", [None, "best", "mlp:/tmp/x.json", "mymodule:Agent"])
+def test_best_must_name_a_built_in_agent(monkeypatch, best):
+    monkeypatch.setitem(registry.GAMES, "pepper_v0", dataclasses.replace(registry.GAMES["pepper_v0"], best=best))
+    with pytest.raises(AgentSpecError, match="agent 'best'"):
+        make_agent("pepper_v0", "best")
+
+
+@pytest.mark.parametrize(
+    "spec, message",
+    [
+        ("pimc:search=cards", "search must be 'default' or 'all'"),
+        ("pimc:score=total", "score must be 'default', 'side' or 'margin'"),
+        ("pimc:fallback=random", "fallback must be 'rule', 'scratch' or an Agent"),
+        ("pimc:rollout=ppo", "rollout must be"),
+        ("pimc:worlds=0", "worlds must be a whole number"),
+    ],
+)
+def test_pimc_options_are_checked(spec, message):
+    with pytest.raises(AgentSpecError, match=message):
+        agent_factory("pepper_v0", spec, {"num_players": 2})
+
+
+def test_pimc_searching_every_decision_bids_and_names_trump_by_search():
+    """``search=all``: the bids and the trump go to the search, not to the fallback."""
+    from cardenvs.agents.duplicate import play_duplicate
+
+    agent = PIMCAgent("pepper_v0", worlds=2, search="all", score="margin", num_players=2, max_hands=1)
+    calls = []
+    real = agent.fallback.act_batch
+    agent.fallback.act_batch = lambda obs, mask: calls.append(len(obs)) or real(obs, mask)
+    play_duplicate("pepper_v0", [agent, make_agent("pepper_v0", "rule")], 2, 5, num_players=2, max_hands=1)
+    assert agent.searched > 0 and calls == []
+    # the margin: a seat's side's score less the other sides' mean
+    rules = agent.rules
+    state_scores = np.array([[3.0, -6.0]])
+    assert (state_scores @ agent._margin_matrix(rules).T).tolist() == [[9.0, -9.0]]
+
+
+def test_the_retrain_recipes_take_no_rule_advice():
+    """The from-scratch row: every seat is the learner (no --opponents, no
+    teacher), and the command prints its budget and seed first."""
+    retrain = load_example("retrain_scratch")
+    for game in retrain.RECIPES:
+        module, argv = retrain.learner_argv(game, 7, 30, "runs/x")
+        assert "--opponents" not in argv and not any("rule" in a or "advice" in a for a in argv)
+        trainer = load_example(module)
+        args = trainer.parse_args(argv)
+        assert args.seed == 7 and args.cpu_minutes == 30
+        assert getattr(args, "opponent_mix", {}) == {}
+
+
+def test_retrain_prints_budget_and_seed_and_installs_a_policy_that_loads(tmp_path, monkeypatch, capsys):
+    retrain = load_example("retrain_scratch")
+    game = "cancellation_hearts_v0"
+    monkeypatch.setitem(
+        retrain.RECIPES,
+        game,
+        (retrain.RECIPES[game][0], [*retrain.RECIPES[game][1], "--num-envs", "4", "--num-steps", "8", "--hidden", "8"]),
+    )
+    monkeypatch.setattr(retrain, "ROOT", tmp_path)
+    (tmp_path / "agents" / "checkpoints").mkdir(parents=True)
+    run = tmp_path / "run"
+    argv = ["--game", game, "--seed", "3", "--cpu-minutes", "0.02", "--run-dir", str(run), "--install"]
+    assert retrain.main(argv) == 0
+    out = capsys.readouterr().out
+    assert "budget 0.02 CPU-minutes, seed 3" in out.splitlines()[0]
+    installed = tmp_path / "agents" / "checkpoints" / "hearts_scratch.json"
+    actor, meta = read_policy(installed)
+    assert meta["training"]["seed"] == 3 and "--seed" in meta["training"]["recipe"]
+    assert MLPAgent.load(installed, game=game, num_players=6).num_actions == meta["num_actions"]
+
+
+def test_retrain_refuses_a_bad_budget(capsys):
+    retrain = load_example("retrain_scratch")
+    with pytest.raises(SystemExit) as stop:
+        retrain.main(["--game", "cancellation_hearts_v0", "--cpu-minutes", "0"])
+    assert stop.value.code == 2 and "--cpu-minutes must be positive" in capsys.readouterr().err
