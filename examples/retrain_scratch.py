@@ -35,6 +35,10 @@ SNAPSHOT_EVERY = 300.0  # CPU-seconds: the points of the learning curves
 #: per game: the learner (a module of examples/) and its options, less the
 #: budget, the seed, the snapshots and the run folder, which this script adds
 RECIPES: dict[str, tuple[str, list[str]]] = {
+    "pepper_v0": (
+        "expert_iteration",
+        ["--game", "pepper_v0", "--worlds", "8", "--decisions", "10000", "--num-envs", "64"],
+    ),
     "cancellation_hearts_v0": (
         "selfplay_ppo",
         ["--game", "cancellation_hearts_v0", "--config", '{"num_players": 6}', "--critic", "obs", "--eval-games", "0"],

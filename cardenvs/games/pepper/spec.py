@@ -15,6 +15,7 @@ SPEC = GameSpec(
     short_config=({"max_hands": 2},),
     rule_agent="cardenvs.games.pepper.agent:PepperRuleAgent",
     baseline="pepper_ppo.npz",
+    scratch="pepper_scratch.json",
     sampler="cardenvs.games.pepper.sampler",
     scene="cardenvs.games.pepper.scene:scene",
 )
