@@ -48,8 +48,26 @@ COMPILED = _numba is not None and not _numba.config.DISABLE_JIT
 #: :mod:`cardenvs.core.compiling` when kernels are compiled and this numba has the internals it
 #: uses, else None (without numba, or plain numba kernels: :mod:`cardenvs.core.numba_internals`).
 _compiling: Any = None
+
+
+def _compiler() -> Any:
+    """:mod:`cardenvs.core.compiling` when this numba has the internals it
+    uses (:func:`~cardenvs.core.numba_internals.problem`), else None after
+    one warning saying what differs (kernels are then plain numba functions)."""
+    why = _internals.problem()
+    if why is None:
+        try:
+            from . import compiling
+
+            return compiling
+        except Exception as error:  # (a difference the checks missed: the import says which)
+            why = f"importing cardenvs.core.compiling failed ({type(error).__name__}: {error})"
+    _internals.fall_back(why)
+    return None
+
+
 if COMPILED:  # pragma: no branch - which branch runs depends on the environment
-    from .numba_internals import compiler as _compiler
+    from . import numba_internals as _internals
 
     _compiling = _compiler()
 

@@ -12,8 +12,8 @@ So before :mod:`cardenvs.core.compiling` is imported, :func:`problem` checks
 what this numba has: every module, class and attribute used, the parameters
 of each method overridden or called, and the kind of value of the few it
 reads (without compiling, and without touching the disk).  When anything
-differs, :func:`compiler` says so in one :class:`NumbaInternalsWarning` line
-and kernels are plain numba functions instead (``numba.njit(cache=True)``:
+differs, :func:`fall_back` says so in one :class:`NumbaInternalsWarning` line
+and kernels are plain numba functions instead (:mod:`cardenvs.core.jit`) (``numba.njit(cache=True)``:
 compiled on first use, in numba's own cache), with the same results.
 """
 
@@ -25,6 +25,8 @@ import os
 import types
 import warnings
 from typing import Any
+
+from .messages import cut
 
 #: Set in the environment once the fallback was said, so that the processes started (workers) do not say it again.
 WARNED = "_CARDENVS_NUMBA_WARNED"
@@ -85,27 +87,17 @@ def say_once(message: str, category: type[Warning], flag: str) -> None:
         warnings.warn_explicit(message, category, category.__module__, 1)  # (one line: no source line shown)
 
 
-def compiler() -> types.ModuleType | None:
-    """:mod:`cardenvs.core.compiling` when this numba has what it uses
-    (:func:`problem`), else None after one :class:`NumbaInternalsWarning`
-    saying what differs (kernels are then plain numba functions)."""
-    why = problem()
-    if why is None:
-        try:
-            from . import compiling
-
-            return compiling
-        except Exception as error:  # (a difference the checks missed: the import says which)
-            why = f"importing cardenvs.core.compiling failed ({type(error).__name__}: {error})"
+def fall_back(why: str) -> None:
+    """Say once (:class:`NumbaInternalsWarning`) that kernels are plain numba
+    functions, because of ``why`` (what :func:`problem` found)."""
     import numba
 
     say_once(
-        f"numba {numba.__version__} is not what cardenvs's compiler expects: {why}; "
+        f"numba {numba.__version__} is not what cardenvs's compiler expects: {cut(why)}; "
         "kernels are compiled on first use, in numba's own cache",
         NumbaInternalsWarning,
         WARNED,
     )
-    return None
 
 
 def problem() -> str | None:
