@@ -5,7 +5,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 PY     := $(BIN)/python
 
-.PHONY: demo test test-under-load test-full lint format playthroughs docs wheel-smoke contract bench clean
+.PHONY: demo test test-under-load test-full test-deps lint format playthroughs docs wheel-smoke contract bench clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -55,6 +55,15 @@ test-under-load: $(VENV)/.installed-dev
 ## test-full: every test, the slow ones included
 test-full: $(VENV)/.installed-dev
 	$(PY) -m pytest -q -m "slow or not slow"
+
+## test-deps: the oldest and the newest numba and numpy that pip installs, on
+## each Python 3.10-3.13 this machine has: a fresh venv each (no torch), the
+## engine's and the games' tests (tools/test_deps.sh says which passed).
+## DEPS_SETS: PYTHON:NUMBA:NUMPY pins, or PYTHON:newest (what pip picks).
+DEPS_OLDEST := 3.10:0.60.0:2.0.0 3.11:0.60.0:2.0.0 3.12:0.60.0:2.0.0 3.13:0.61.0:2.1.0
+DEPS_SETS ?= $(DEPS_OLDEST) 3.10:newest 3.11:newest 3.12:newest 3.13:newest
+test-deps:
+	tools/test_deps.sh $(DEPS_SETS)
 
 ## lint: ruff's lint and format checks (configured in pyproject.toml)
 lint: $(VENV)/.installed-dev

@@ -31,10 +31,11 @@ import os
 import pickle
 import stat
 import uuid
-import warnings
 from typing import Any
 
 from numba.core import caching
+
+from .numba_internals import say_once
 
 #: What starts a signed file: the format, then its 32-byte signature, then numba's bytes.
 MAGIC = b"cardenvs-signed-1\n"
@@ -170,9 +171,7 @@ def _read_key(path: str) -> bytes | None:
 
 def warn_once(message: str) -> None:
     """Say ``message`` once for this process and the processes it starts (the builder, workers)."""
-    if not os.environ.get(WARNED):
-        os.environ[WARNED] = "1"
-        warnings.warn_explicit(message, UnsafeCacheWarning, __name__, 1)  # (one line: no source line shown)
+    say_once(message, UnsafeCacheWarning, WARNED)
 
 
 # ---------------------------------------------------------------- numba's cache, so judged and signed

@@ -45,15 +45,41 @@ F = TypeVar("F", bound=Callable)
 #: compiled version is ready), False when they run as Python.
 COMPILED = _numba is not None and not _numba.config.DISABLE_JIT
 
+#: :mod:`cardenvs.core.compiling` when kernels are compiled and this numba has the internals it
+#: uses, else None (without numba, or plain numba kernels: :mod:`cardenvs.core.numba_internals`).
+_compiling: Any = None
+
+
+def _compiler() -> Any:
+    """:mod:`cardenvs.core.compiling` when this numba has the internals it
+    uses (:func:`~cardenvs.core.numba_internals.problem`), else None after
+    one warning saying what differs (kernels are then plain numba functions)."""
+    why = _internals.problem()
+    if why is None:
+        try:
+            from . import compiling
+
+            return compiling
+        except Exception as error:  # (a difference the checks missed: the import says which)
+            why = f"importing cardenvs.core.compiling failed ({type(error).__name__}: {error})"
+    _internals.fall_back(why)
+    return None
+
+
 if COMPILED:  # pragma: no branch - which branch runs depends on the environment
-    from . import compiling as _compiling
+    from . import numba_internals as _internals
+
+    _compiling = _compiler()
 
 
 def kernel(fn: F) -> F:
     """Compile ``fn`` with numba (nopython, nogil, cached on disk: a
-    :class:`~cardenvs.core.compiling.Kernel`); identity without numba."""
+    :class:`~cardenvs.core.compiling.Kernel`, or numba's own ``njit`` when
+    this numba's internals are not what that expects); identity without numba."""
     if _numba is None or not COMPILED:
         return fn
+    if _compiling is None:
+        return _numba.njit(nogil=True, cache=True)(fn)
     made = _compiling.Kernel(fn)
     made.enable_caching()
     return made  # type: ignore[return-value]
@@ -64,7 +90,7 @@ def wait_compiled(timeout: float | None = None) -> bool:
     its compiled version, is compiled into the cache (each switches to it on
     its next call); False if ``timeout`` seconds passed first.  For timings
     of the compiled kernels after a first use with a cold cache."""
-    if not COMPILED:
+    if _compiling is None:  # (no builder: plain numba compiles on first use)
         return True
     return _compiling.wait(timeout)
 
@@ -202,7 +228,10 @@ if COMPILED:  # pragma: no branch - which branch runs depends on the environment
         return _types.voidptr(_types.int64), codegen
 
     def _inline(python: Callable) -> Callable:
-        """A pack view compiled into its callers (inlined); ``python``: itself run as Python."""
+        """A pack view compiled into its callers (inlined); ``python``: itself run as Python
+        (with plain numba kernels, never: they are compiled before they first run)."""
+        if _compiling is None:
+            return lambda fn: _numba.njit(nogil=True, inline="always")(fn)
         return lambda fn: _compiling.InlineKernel(fn, python)
 
     @_inline(lambda packed, k, dtype: _memory(packed, k, 1, dtype))
@@ -282,8 +311,9 @@ def entry(fn: Any, *arg_kinds: str) -> Any:
     a Pepper step at batch 1); the entry point skips it, and reads its
     arguments as those kinds whatever they are: only for callers whose
     argument kinds are fixed by construction (the one-call steps: an int
-    checked in range, or a bool, and a pack).  Without numba, ``fn``."""
-    if not COMPILED:
+    checked in range, or a bool, and a pack).  Without numba, or with
+    plain numba kernels, ``fn`` (numba's dispatch types them so)."""
+    if _compiling is None:
         return fn
     made = _ENTRIES.get((fn, arg_kinds))
     if made is None:  # (numba's compile() of a known signature still costs: asked with every new game)
