@@ -98,14 +98,12 @@ class ZeroSum:
     on other sides (partners share a side): what a seat gains on the others."""
 
     def __init__(self, venv: Any, game: str, config: dict):
-        from cardenvs.agents.duplicate import sides_of
+        from cardenvs.agents.sides import margin_matrix
         from cardenvs.registry import rules_class
 
         self.venv = venv
         rules = rules_class(game)(**{k: v for k, v in config.items() if k not in ("illegal_action", "obs_dtype")})
-        sides = sides_of(rules)
-        other = (sides[:, None] != sides[None, :]).astype(np.float64)
-        self.matrix = np.eye(len(sides)) - other / other.sum(1, keepdims=True)  # rewards @ matrix.T
+        self.matrix = margin_matrix(rules)  # rewards @ matrix.T
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.venv, name)

@@ -69,7 +69,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--lr", type=float, default=1e-3)
     p.add_argument("--torch-threads", type=int, default=1)
     p.add_argument("--quiet", action="store_true")
-    p.add_argument("--snapshot-every", type=float, default=None, help="(accepted for the retrain command: a policy is saved every round)")
+    p.add_argument(
+        "--snapshot-every",
+        type=float,
+        default=None,
+        help="(accepted for the retrain command: a policy is saved every round)",
+    )
     args = p.parse_args(argv)
     args.config = {**GAME_DEFAULTS[args.game], **json.loads(args.config)}
     if args.cpu_minutes is None and args.rounds is None:
@@ -156,8 +161,13 @@ def train(args: argparse.Namespace) -> dict[str, Any]:
     while (args.rounds is None or rounds < args.rounds) and clock.seconds() < budget:
         rollout: Any = "random" if rounds == 0 else MLPAgent(net, meta, name=f"exit{rounds}")
         teacher = PIMCAgent(
-            args.game, worlds=args.worlds, rollout=rollout, search="all", score="margin",
-            seed=int(rng.integers(2**31)), **args.config,
+            args.game,
+            worlds=args.worlds,
+            rollout=rollout,
+            search="all",
+            score="margin",
+            seed=int(rng.integers(2**31)),
+            **args.config,
         )
         data = data[-1:] + [label(args, teacher, rng)]
         steps += len(data[-1][0])
@@ -180,8 +190,11 @@ def train(args: argparse.Namespace) -> dict[str, Any]:
             (run_dir / snaps[-1]["file"]).write_text(json.dumps(last, indent=1) + "\n")
         record["snapshots"] = snaps
         (run_dir / "run.json").write_text(json.dumps(record, indent=1) + "\n")
-    print(f"done: {rounds} rounds, {steps:,} labelled decisions, {cpu:.0f} CPU-s ({reason}) "
-          f"in {time.perf_counter() - start:.0f}s", flush=True)
+    print(
+        f"done: {rounds} rounds, {steps:,} labelled decisions, {cpu:.0f} CPU-s ({reason}) "
+        f"in {time.perf_counter() - start:.0f}s",
+        flush=True,
+    )
     record["net"] = net
     return record
 

@@ -21,6 +21,7 @@ from cardenvs.agents import builtin  # noqa: E402
 from cardenvs.agents.mlp import MLPAgent, read_policy  # noqa: E402
 from cardenvs.agents.pimc import PIMCAgent  # noqa: E402
 from cardenvs.agents.registry import make_agent  # noqa: E402
+from cardenvs.agents.sides import margin_matrix  # noqa: E402
 from cardenvs.agents.specs import AgentSpecError, agent_factory, is_built_in  # noqa: E402
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
@@ -102,9 +103,10 @@ def test_pimc_searching_every_decision_bids_and_names_trump_by_search():
     play_duplicate("pepper_v0", [agent, make_agent("pepper_v0", "rule")], 2, 5, num_players=2, max_hands=1)
     assert agent.searched > 0 and calls == []
     # the margin: a seat's side's score less the other sides' mean
-    rules = agent.rules
-    state_scores = np.array([[3.0, -6.0]])
-    assert (state_scores @ agent._margin_matrix(rules).T).tolist() == [[9.0, -9.0]]
+    # the margin: a seat's side's score less the other sides' mean (partners share a side)
+    assert (np.array([[3.0, -6.0]]) @ margin_matrix(agent.rules).T).tolist() == [[9.0, -9.0]]
+    four = PIMCAgent("pepper_v0", worlds=2, search="all", score="margin", num_players=4).rules
+    assert (np.array([[2.0, -6.0, 2.0, -6.0]]) @ margin_matrix(four).T).tolist() == [[8.0, -8.0, 8.0, -8.0]]
 
 
 def test_the_retrain_recipes_take_no_rule_advice():

@@ -230,7 +230,7 @@ SECTIONS: list[tuple[str, str, str, list[Column]]] = [
     (
         "strongest",
         "The strongest agents against PIMC with 32 worlds",
-        "Each game's strongest agent (`make_agent(game, \"best\")`) against `pimc:worlds=32,rollout=rule` in "
+        'Each game\'s strongest agent (`make_agent(game, "best")`) against `pimc:worlds=32,rollout=rule` in '
         "duplicate deals of the whole game, on deal seeds used for nothing else (not for choosing it): the "
         "win-share edge and the points-per-hand edge with 95% intervals, and its CPU time per searched decision.",
         [

@@ -45,8 +45,20 @@ def records(curves: dict) -> list[dict]:
     return out
 
 
-def rated_runs(game: str, runs: list[pathlib.Path], deals: int, seed: int, old: dict) -> dict:
-    """Per run folder: its seed, learner and every snapshot's rating."""
+def picked(snapshots: list[dict], every: float | None) -> list[dict]:
+    """The snapshots to rate: all, or with ``every`` CPU-seconds the last
+    one within each multiple of it, and the final one."""
+    if not every:
+        return snapshots
+    last: dict[int, dict] = {}
+    for snap in snapshots:
+        last[int(snap["cpu_seconds"] // every)] = snap
+    keep = {id(s) for s in last.values()} | {id(s) for s in snapshots if s.get("final")}
+    return [s for s in snapshots if id(s) in keep]
+
+
+def rated_runs(game: str, runs: list[pathlib.Path], deals: int, seed: int, old: dict, every: float | None) -> dict:
+    """Per run folder: its seed, learner and its (picked) snapshots' ratings."""
     out = dict(old)
     for run_dir in runs:
         run = json.loads((run_dir / "run.json").read_text())
@@ -54,7 +66,7 @@ def rated_runs(game: str, runs: list[pathlib.Path], deals: int, seed: int, old: 
         key = run_dir.name
         before = {p["file"]: p for p in old.get(key, {}).get("points", [])}
         points = []
-        for snap in run["snapshots"]:
+        for snap in picked(run["snapshots"], every):
             meta = json.loads((run_dir / snap["file"]).read_text())
             kept = before.get(snap["file"])
             if kept is None or kept.get("sha256") != meta["sha256"] or kept.get("deals") != deals:
@@ -101,12 +113,13 @@ def main(argv: list[str] | None = None) -> dict:
     p.add_argument("--deals", type=int, default=100)
     p.add_argument("--seed", type=int, default=777_000, help="deal seeds never used in training")
     p.add_argument("--out", required=True, help="the JSON to write (and to resume from)")
+    p.add_argument("--every", type=float, default=None, help="rate a snapshot per this many CPU-seconds")
     p.add_argument("--json", action="store_true", help="also write benchmarks/results/learning_curves-<game>.json")
     args = p.parse_args(argv)
     out = pathlib.Path(args.out)
     old = json.loads(out.read_text())["runs"] if out.exists() else {}
     runs = [pathlib.Path(r) for r in args.runs.split(",") if r]
-    curves = rated_runs(args.game, runs, args.deals, args.seed, old)
+    curves = rated_runs(args.game, runs, args.deals, args.seed, old, args.every)
     summary = {"game": args.game, "deals": args.deals, "deal_seed": args.seed, "against": "rule", "runs": curves}
     out.write_text(json.dumps(summary, indent=1) + "\n")
     image = IMAGES / f"learning-curves-{args.game}.png"

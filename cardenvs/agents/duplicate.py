@@ -84,10 +84,11 @@ import numpy as np
 
 from ..core.agent import Agent
 from ..vector import rules_class
-
-# AgentError: what a strict match raises (defined beside the loop that raises it), re-exported here
 from .duplicate_play import AgentError as AgentError
 from .duplicate_play import play_chunk
+
+# AgentError: what a strict match raises (defined beside the loop that raises it), re-exported here
+from .sides import sides_of
 
 #: a policy: an Agent, or a plain function ``(obs, mask) -> actions`` on batches
 Policy = Agent | Callable[[np.ndarray, np.ndarray], np.ndarray]
@@ -112,12 +113,6 @@ def as_agent(policy: Policy, name: str | None = None) -> Agent:
     if callable(policy):
         return CallableAgent(policy, name)
     raise TypeError(f"an agent must be a cardenvs Agent or a function (obs, mask) -> actions, got {policy!r}")
-
-
-def sides_of(rules: Any) -> np.ndarray:
-    """The side of each seat: partners share one (seat % 2), else one side per seat."""
-    n = rules.num_players
-    return np.arange(n) % 2 if getattr(rules, "partnerships", False) else np.arange(n)
 
 
 def duplicate_seatings(rules: Any) -> np.ndarray:

@@ -35,6 +35,7 @@ from ..core.agent import Agent
 from ..registry import GAMES, rules_class
 from ..search import sample_worlds, sampler
 from .builtin import builtin_agent
+from .sides import margin_matrix
 
 
 def searched(game: str) -> dict[int, np.ndarray | None] | None:
@@ -219,19 +220,8 @@ class PIMCAgent(Agent):
         less the other sides' mean with ``margin``, negated where low wins."""
         scores = rules.seat_scores(runs).astype(float)
         if self.margin:
-            scores = scores @ self._margin_matrix(rules).T
+            scores = scores @ margin_matrix(rules).T
         return -scores if rules.low_score_wins else scores
-
-    def _margin_matrix(self, rules) -> np.ndarray:
-        """``scores @ M.T``: each seat's side's score less the mean of the
-        seats on other sides (partners share a side)."""
-        if getattr(self, "_matrix", None) is None:
-            from .duplicate import sides_of
-
-            sides = sides_of(rules)
-            other = (sides[:, None] != sides[None, :]).astype(float)
-            self._matrix = np.eye(len(sides)) - other / other.sum(1, keepdims=True)
-        return self._matrix
 
     def _rollout_actions(self, rules, runs) -> np.ndarray:
         """The rollout policy's move in every game of ``runs`` that has one."""
