@@ -1,5 +1,6 @@
-"""benchmarks/league/run.py: its tables and README section from a given
-league.json (no training, no games), and its refusal of bad arguments."""
+"""benchmarks/league/run.py: its tables and docs page from a given
+league.json (no training, no games), the committed page being what it
+writes, and its refusal of bad arguments."""
 
 from __future__ import annotations
 
@@ -73,36 +74,38 @@ def test_league_table_sorts_and_formats(run_mod):
     assert table[-1] == "| pimc | - | - | 0 |"
 
 
-def test_tables_and_readme_section_rewritten(run_mod, tmp_path):
+def test_tables_and_league_page_rewritten(run_mod, tmp_path):
     out = tmp_path / "league"
     write_league(out)
-    readme = tmp_path / "README.md"
-    readme.write_text("# x\n\nintro\n\n## Baseline results\n\nold\n\n## Speed\n\nfast\n")
-    run_mod.write_tables(out, readme)
-    text = readme.read_text()
-    # inserted once, before "## Speed", self-contained between the markers
-    assert text.count(run_mod.START) == 1 and text.count(run_mod.END) == 1
-    assert text.index("## Baseline results") < text.index(run_mod.START) < text.index(run_mod.END)
-    assert text.index(run_mod.END) < text.index("## Speed")
-    section = text[text.index(run_mod.START) : text.index(run_mod.END)]
-    assert "### Pepper (4 players) (partial: 3/6 pairs)" in section
-    assert "| rule | +412 | [+350, +471] | 192 |" in section
-    assert "4 CPU-minutes on this 2-core machine" in section and "`0123456789`" in section
-    assert "seed 20261310" in section
-    assert "Cancellation Hearts" not in section  # no league.json: no table
-    # rewritten in place: a second run replaces the section, nothing else changes
+    page = tmp_path / "league.md"
+    run_mod.write_tables(out, page)
+    text = page.read_text()
+    assert text.startswith("# League\n") and "do not edit by hand" in text
+    assert "## Pepper (4 players) (partial: 3/6 pairs)" in text
+    assert "| rule | +412 | [+350, +471] | 192 |" in text
+    assert "4 CPU-minutes on this 2-core machine" in text and "`0123456789`" in text
+    assert "seed 20261310" in text
+    assert "Cancellation Hearts" not in text  # no league.json: no table
+    # rewritten whole: a second run replaces the tables
     doc = league_doc()
     doc["agents"][1]["rating"] = 500.0
     (out / "pepper_v0" / "league.json").write_text(json.dumps(doc))
-    run_mod.write_tables(out, readme)
-    again = readme.read_text()
-    assert again.count(run_mod.START) == 1
+    run_mod.write_tables(out, page)
+    again = page.read_text()
+    assert again.count("## Pepper") == 1
     assert "| rule | +500 |" in again and "| rule | +412 |" not in again
-    outside = lambda t: t[: t.index(run_mod.START)] + t[t.index(run_mod.END) :]  # noqa: E731
-    assert outside(again) == outside(text)
     bench = (out / "README.md").read_text()
     assert "## Pepper (4 players)" in bench and "| rule | +500 |" in bench
     assert "--cpu-minutes 4 --snapshots 4 --deals 48 --curve-deals 32 --seed 20261310" in bench
+
+
+def test_the_league_page_is_the_league_files(run_mod):
+    """docs/league.md and benchmarks/league/README.md are what run.py writes from the committed league files."""
+    run = run_mod.load_run(run_mod.OUT)
+    fix = "run `python benchmarks/league/run.py --tables-only`"
+    assert run_mod.league_page(run_mod.OUT, run) == run_mod.PAGE.read_text(), fix
+    assert run_mod.benchmark_readme(run_mod.OUT, run) == (run_mod.OUT / "README.md").read_text(), fix
+    assert run_mod.PAGE == ROOT / "docs" / "league.md" and "## Pepper (4 players)" in run_mod.PAGE.read_text()
 
 
 def test_games_run_again_one_by_one_give_each_its_budget_and_commit(run_mod, tmp_path):
@@ -116,10 +119,9 @@ def test_games_run_again_one_by_one_give_each_its_budget_and_commit(run_mod, tmp
         "spit_v0": {"settings": old},  # (an older run: no commit of its own)
     }
     (out / "run.json").write_text(json.dumps(run))
-    readme = tmp_path / "README.md"
-    readme.write_text("# x\n")
-    run_mod.write_tables(out, readme)
-    section = readme.read_text()
+    page = tmp_path / "league.md"
+    run_mod.write_tables(out, page)
+    section = page.read_text()
     assert "for the CPU-minutes its game's line gives" in section
     assert "learners 20 CPU-minutes each (5 snapshots), at commit `aaaaaaaaaa`." in section
     assert "learners 2 CPU-minutes each (3 snapshots)." in section
@@ -129,12 +131,11 @@ def test_games_run_again_one_by_one_give_each_its_budget_and_commit(run_mod, tmp
 def test_tables_only_cli_writes_from_league_json(tmp_path):
     out = tmp_path / "league"
     write_league(out, "spit_v0")
-    readme = tmp_path / "README.md"
-    readme.write_text("# x\n")
-    cmd = [sys.executable, str(SCRIPT), "--tables-only", "--out", str(out), "--readme", str(readme)]
+    page = tmp_path / "league.md"
+    cmd = [sys.executable, str(SCRIPT), "--tables-only", "--out", str(out), "--page", str(page)]
     subprocess.run(cmd, check=True, capture_output=True, timeout=120)
-    text = readme.read_text()
-    assert "### Spit" in text and "| rule | +412 |" in text and text.rstrip().endswith("<!-- league:end -->")
+    text = page.read_text()
+    assert "## Spit" in text and text.rstrip().endswith("| pimc | - | - | 0 |")
 
 
 def test_curves_only_without_snapshots_or_league_is_refused_in_one_line(tmp_path):
@@ -146,14 +147,14 @@ def test_curves_only_without_snapshots_or_league_is_refused_in_one_line(tmp_path
     assert "no snapshots of spit_v0" in proc.stderr and not (out / "spit_v0_curve.json").exists()
 
 
-def test_pepper_curves_are_played_on_one_hand_and_the_readme_says_so(run_mod, tmp_path):
+def test_pepper_curves_are_played_on_one_hand_and_their_readme_says_so(run_mod, tmp_path):
     config, deals = run_mod.curve_game("pepper_v0", run_mod.parse_args([]))
     assert config == {"num_players": 4, "max_hands": 1} and deals > 16
     assert run_mod.curve_game("spit_v0", run_mod.parse_args(["--curve-deals", "7"])) == ({}, 7)
     assert run_mod.curve_game("cancellation_hearts_v0", run_mod.parse_args([]))[1] == 8  # (its league's deals)
     out = tmp_path / "league"
     write_league(out)
-    run_mod.write_tables(out, tmp_path / "README.md")
+    run_mod.write_tables(out, tmp_path / "league.md")
     note = f"(`CURVE_GAMES`): Pepper (4 players), one-hand games, {deals} deals per pair."
     assert note in (out / "README.md").read_text()
 
