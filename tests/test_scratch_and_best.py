@@ -148,3 +148,10 @@ def test_retrain_refuses_a_bad_budget(capsys):
     with pytest.raises(SystemExit) as stop:
         retrain.main(["--game", "cancellation_hearts_v0", "--cpu-minutes", "0"])
     assert stop.value.code == 2 and "--cpu-minutes must be positive" in capsys.readouterr().err
+
+
+def test_play_refuses_a_best_that_searches_clearly(pepper_scratch):
+    from cardenvs.app.agents import load_agent
+
+    with pytest.raises(ValueError, match=r"'best' searches the engine's state.*pimc2"):
+        load_agent("pepper_v0", "best", config={"num_players": 2})
