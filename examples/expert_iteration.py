@@ -200,8 +200,9 @@ def train(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def save(args, net, meta, run_dir: pathlib.Path, cpu: float, steps: int, rounds: int, final: bool) -> dict:
-    """One round's policy as ``policy_<cpu seconds>`` (the learners' file format)."""
-    stem = run_dir / f"policy_{int(cpu):06d}"
+    """One round's policy as ``policy_<cpu seconds>_r<round>`` (the learners'
+    file format; the round keeps two short rounds in one CPU-second apart)."""
+    stem = run_dir / f"policy_{int(cpu):06d}_r{rounds:03d}"
     training = {"algorithm": "expert_iteration", "seed": args.seed, "steps": steps, "rounds": rounds}
     training.update(cpu_seconds=round(cpu, 3), final=final, worlds=args.worlds)
     save_policy(stem, net, hidden=[args.hidden, args.hidden], training=training, **meta)

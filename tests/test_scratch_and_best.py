@@ -148,3 +148,54 @@ def test_retrain_refuses_a_bad_budget(capsys):
     with pytest.raises(SystemExit) as stop:
         retrain.main(["--game", "cancellation_hearts_v0", "--cpu-minutes", "0"])
     assert stop.value.code == 2 and "--cpu-minutes must be positive" in capsys.readouterr().err
+
+
+def test_play_refuses_a_best_that_searches_clearly(pepper_scratch):
+    from cardenvs.app.agents import load_agent
+
+    with pytest.raises(ValueError, match=r"'best' searches the engine's state.*pimc2"):
+        load_agent("pepper_v0", "best", config={"num_players": 2})
+
+
+def load_benchmark(name: str):
+    sys.path[:0] = [str(ROOT / "benchmarks"), str(ROOT / "benchmarks" / "learning")]
+    spec = importlib.util.spec_from_file_location(
+        f"{name}_scratch_test", ROOT / "benchmarks" / "learning" / f"{name}.py"
+    )
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_expert_iteration_learns_from_search_alone_and_its_curve_is_rated(tmp_path, monkeypatch):
+    """Two tiny rounds: the first search plays random roll-outs, the second
+    the first round's network (never the rule agent); every round's policy
+    is saved, and curves.py rates each against the rule agent for the page."""
+    exit_ = load_example("expert_iteration")
+    made = []
+    real = exit_.PIMCAgent
+
+    def spy(*args, **kwargs):
+        made.append(kwargs)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(exit_, "PIMCAgent", spy)
+    argv = ["--game", "pepper_v0", "--rounds", "2", "--decisions", "150", "--worlds", "2", "--num-envs", "8"]
+    record = exit_.train(exit_.parse_args([*argv, "--hidden", "16", "--run-dir", str(tmp_path / "run"), "--quiet"]))
+    assert record["rounds"] == 2 and [s["final"] for s in record["snapshots"]] == [False, True]
+    assert made[0]["rollout"] == "random" and isinstance(made[1]["rollout"], MLPAgent)
+    assert all(m["search"] == "all" and m.get("fallback", "rule") == "rule" for m in made)  # (search=all: never asked)
+
+    curves = load_benchmark("curves")
+    monkeypatch.setattr(curves, "IMAGES", tmp_path)
+    monkeypatch.setattr(curves.report, "RESULTS", tmp_path)
+    out = tmp_path / "curves.json"
+    argv = ["--game", "pepper_v0", "--runs", str(tmp_path / "run"), "--deals", "2", "--out", str(out), "--json"]
+    summary = curves.main(argv)
+    points = summary["runs"]["run"]["points"]
+    assert [p["file"] for p in points] == [s["file"] for s in record["snapshots"]]
+    assert all(len(p["win"]) == 3 and p["win"][1] <= p["win"][0] <= p["win"][2] for p in points)
+    page = json.loads((tmp_path / "learning_curves-pepper_v0.json").read_text())
+    assert len(page["results"]) == 2 and page["images"] == ["images/learning-curves-pepper_v0.png"]
+    assert (tmp_path / "learning-curves-pepper_v0.png").stat().st_size > 0
+    assert curves.main(argv) == summary  # rated snapshots are not rated again

@@ -57,11 +57,24 @@ def picked(snapshots: list[dict], every: float | None) -> list[dict]:
     return [s for s in snapshots if id(s) in keep]
 
 
+def read_run(run_dir: pathlib.Path) -> dict:
+    """``run.json``; for a run stopped before it wrote one, its snapshots'
+    own training records (each policy file says its seed, CPU-seconds and steps)."""
+    if (run_dir / "run.json").exists():
+        return json.loads((run_dir / "run.json").read_text())
+    snaps = []
+    for path in sorted(run_dir.glob("policy_*.json")):
+        training = json.loads(path.read_text())["training"]
+        snaps.append({"file": path.name, **{k: training[k] for k in ("cpu_seconds", "steps")}, "final": False})
+    seed = json.loads(path.read_text())["training"].get("seed") if snaps else None
+    return {"args": {"seed": seed}, "snapshots": snaps, "stopped_early": True}
+
+
 def rated_runs(game: str, runs: list[pathlib.Path], deals: int, seed: int, old: dict, every: float | None) -> dict:
     """Per run folder: its seed, learner and its (picked) snapshots' ratings."""
     out = dict(old)
     for run_dir in runs:
-        run = json.loads((run_dir / "run.json").read_text())
+        run = read_run(run_dir)
         args = run.get("args", {})
         key = run_dir.name
         before = {p["file"]: p for p in old.get(key, {}).get("points", [])}

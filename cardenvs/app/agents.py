@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-AGENT_NAMES = ("random", "rule", "ppo")
+AGENT_NAMES = ("random", "rule", "ppo", "scratch", "best")
 
 
 class AgentsUnavailableError(RuntimeError):
@@ -64,11 +64,14 @@ def load_agent(game: str, spec: str, seed: int = 0, config: dict[str, Any] | Non
         return RandomPlayer(seed)
     if spec not in AGENT_NAMES and ":" not in spec:
         if not os.path.exists(spec):
-            raise ValueError(f"unknown agent {spec!r}: use random, rule, ppo, ppo:PATH, mlp:PATH or a path")
+            raise ValueError(f"unknown agent {spec!r}: use random, rule, ppo, scratch, ppo:PATH, mlp:PATH or a path")
         spec = ("mlp:" if spec.endswith(".json") else "ppo:") + spec
+    searches = f"{spec!r} searches the engine's state: play and serve take agents that read observations"
     if spec.split(":")[0] == "pimc":
-        raise ValueError(f"{spec!r} searches the engine's state: play and serve take agents that read observations")
+        raise ValueError(searches)
     agent = _make_agent(game, spec, seed, config)
+    if hasattr(agent, "act_states"):  # e.g. "best" where the game's strongest agent is a search
+        raise ValueError(f"{searches} (it is {getattr(agent, 'name', type(agent).__name__)})")
     if not getattr(agent, "name", None):
         agent.name = spec
     return agent
