@@ -53,7 +53,7 @@ def learner_argv(game: str, seed: int, minutes: float, run_dir: str) -> tuple[st
     return module, [*options, *budget, "--seed", str(seed), "--run-dir", run_dir, "--quiet"]
 
 
-def install(game: str, run_dir: pathlib.Path, recipe: list[str]) -> pathlib.Path:
+def install(game: str, run_dir: pathlib.Path, recipe: list[str] | dict) -> pathlib.Path:
     """Copy the run's final policy to agents/checkpoints/ under the game's
     ``scratch`` name (read back and checked first); returns its JSON path."""
     from cardenvs.agents.mlp import read_policy, save_policy
@@ -61,6 +61,8 @@ def install(game: str, run_dir: pathlib.Path, recipe: list[str]) -> pathlib.Path
     run = json.loads((run_dir / "run.json").read_text())
     final = [s for s in run["snapshots"] if s.get("final")] or run["snapshots"][-1:]
     actor, meta = read_policy(run_dir / final[-1]["file"])
+    if meta["game"] != game:
+        raise SystemExit(f"{run_dir}: a run of {meta['game']}, not {game}")
     training = {**meta["training"], "recipe": recipe}
     stem = ROOT / "agents" / "checkpoints" / GAMES[game].scratch.removesuffix(".json")
     keys = ("game", "config", "obs_size", "num_actions", "hidden")
@@ -74,11 +76,21 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--cpu-minutes", type=float, default=BUDGET_MINUTES, help="the training budget")
     p.add_argument("--run-dir", default=None, help="default: runs/scratch_<game>_s<seed>")
     p.add_argument("--install", action="store_true", help="copy the final policy to agents/checkpoints/")
+    p.add_argument(
+        "--install-from", default=None, metavar="RUN_DIR", help="install a finished run's policy; no training"
+    )
     args = p.parse_args(argv)
     if args.cpu_minutes <= 0:
         p.error(f"--cpu-minutes must be positive, got {args.cpu_minutes:g}")
     if args.install and GAMES[args.game].scratch is None:
         p.error(f"--install: {args.game}'s GameSpec names no scratch file")
+    if args.install_from:
+        run = pathlib.Path(args.install_from)
+        if not (run / "run.json").is_file():
+            p.error(f"--install-from: {run} holds no finished run (no run.json)")
+        recipe = json.loads((run / "run.json").read_text()).get("args", {})
+        print(f"installed {install(args.game, run, recipe)}", flush=True)
+        return 0
     run_dir = args.run_dir or f"runs/scratch_{args.game}_s{args.seed}"
     module, learner = learner_argv(args.game, args.seed, args.cpu_minutes, run_dir)
     print(

@@ -199,3 +199,20 @@ def test_expert_iteration_learns_from_search_alone_and_its_curve_is_rated(tmp_pa
     assert len(page["results"]) == 2 and page["images"] == ["images/learning-curves-pepper_v0.png"]
     assert (tmp_path / "learning-curves-pepper_v0.png").stat().st_size > 0
     assert curves.main(argv) == summary  # rated snapshots are not rated again
+
+
+def test_install_from_a_finished_run_checks_it(tmp_path, monkeypatch, capsys):
+    retrain = load_example("retrain_scratch")
+    monkeypatch.setattr(retrain, "ROOT", tmp_path)
+    (tmp_path / "agents" / "checkpoints").mkdir(parents=True)
+    with pytest.raises(SystemExit) as stop:
+        retrain.main(["--game", "pepper_v0", "--install-from", str(tmp_path)])
+    assert stop.value.code == 2 and "holds no finished run" in capsys.readouterr().err
+    exit_ = load_example("expert_iteration")
+    argv = ["--game", "pepper_v0", "--rounds", "1", "--decisions", "50", "--worlds", "2", "--num-envs", "4"]
+    exit_.train(exit_.parse_args([*argv, "--hidden", "8", "--run-dir", str(tmp_path / "run"), "--quiet"]))
+    with pytest.raises(SystemExit, match="a run of pepper_v0, not cancellation_hearts_v0"):
+        retrain.main(["--game", "cancellation_hearts_v0", "--install-from", str(tmp_path / "run")])
+    assert retrain.main(["--game", "pepper_v0", "--install-from", str(tmp_path / "run")]) == 0
+    installed = tmp_path / "agents" / "checkpoints" / "pepper_scratch.json"
+    assert MLPAgent.load(installed, game="pepper_v0").meta["training"]["algorithm"] == "expert_iteration"
