@@ -59,7 +59,7 @@ FORMAT, VERSION, RESULTS = "cardenvs-compare", 1, "compare.json"
 POOL = ("random", "rule", "ppo")  # the reference pool, rated with every trained agent
 CANDIDATE = "trained"  # the trained agent's name among the pool's
 EVAL_SEED = 777_000  # the evaluation deals' seed; training seeds are 0 .. MAX_SEEDS - 1
-MAX_SEEDS, CURVE_POINTS, MAX_RESULTS = 1000, 8, 1 << 26
+MAX_SEEDS, MAX_CURVE_POINTS, MAX_RESULTS = 1000, 100, 1 << 26
 EXAMPLES = pathlib.Path(__file__).resolve().parents[2] / "examples"  # the project's learners, in a checkout
 #: the project's learners: their script in examples/ and the options that make them
 LEARNERS = {
@@ -69,7 +69,8 @@ LEARNERS = {
 }
 #: the settings a resumed comparison must repeat, and the option each comes from
 IDENTITY = {"algorithms": "--algorithms", "games": "--games", "seeds": "--seeds", "cpu_minutes": "--cpu-minutes"}
-IDENTITY |= {"deals": "--deals", "batch": "--batch", "reps": "--reps", "pool": "the pool", "eval_seed": "the deals"}
+IDENTITY |= {"deals": "--deals", "batch": "--batch", "reps": "--reps", "curve_points": "--curve-points"}
+IDENTITY |= {"pool": "the pool", "eval_seed": "the deals"}
 
 Algorithm = Callable[[str, int, float, str], Any]
 
@@ -107,7 +108,7 @@ def learner(name: str) -> tuple[Algorithm, set[str]]:
     games = set(getattr(module, "DMC_DEFAULTS", None) or module.GAME_DEFAULTS)
 
     def train(game: str, seed: int, cpu_minutes: float, run_dir: str) -> Any:
-        every = max(1.0, cpu_minutes * 60 / CURVE_POINTS)  # (selfplay_ppo takes snapshots at least 1 s apart)
+        every = max(1.0, cpu_minutes * 6)  # ten snapshots (selfplay_ppo takes them at least 1 s apart)
         argv = ["--game", game, "--seed", str(seed), "--cpu-minutes", repr(cpu_minutes), "--run-dir", run_dir]
         module.train(module.parse_args([*argv, "--snapshot-every", repr(every), "--quiet", *options]))
         from .mlp import MLPAgent
@@ -209,14 +210,14 @@ class Pool:
         return {"score": rating[CANDIDATE] / rating["rule"], "rating": rating[CANDIDATE], "rule_rating": rating["rule"],
                 "forfeits": forfeits}  # fmt: skip
 
-    def curve(self, run_dir: pathlib.Path) -> list[dict[str, float]]:
-        """Scores of at most :data:`CURVE_POINTS` of the run's snapshots, spread over it (the last always)."""
+    def curve(self, run_dir: pathlib.Path, most: int) -> list[dict[str, float]]:
+        """Scores of at most ``most`` of the run's snapshots, spread over it (the last always)."""
         from .mlp import MLPAgent
 
         found = snapshots(run_dir)
-        if len(found) > CURVE_POINTS:
-            step = (len(found) - 1) / (CURVE_POINTS - 1)
-            found = [found[round(k * step)] for k in range(CURVE_POINTS)]
+        if len(found) > most:
+            step = (len(found) - 1) / (most - 1) if most > 1 else 0
+            found = [found[len(found) - 1 - round(k * step)] for k in range(most)][::-1]
         points = []
         for path, cpu, steps, _ in found:
             try:
@@ -251,7 +252,14 @@ def train_run(
 
 
 def settings(
-    algorithms: Sequence[str], games: Sequence[str], seeds: int, cpu_minutes: float, deals: int, batch: int, reps: int
+    algorithms: Sequence[str],
+    games: Sequence[str],
+    seeds: int,
+    cpu_minutes: float,
+    deals: int,
+    batch: int,
+    reps: int,
+    curve_points: int,
 ) -> dict[str, Any]:
     """The comparison's settings, checked (CompareError naming the option)."""
     algorithms, games = list(algorithms), list(games)
@@ -272,6 +280,11 @@ def settings(
         numbers["reps"] = bounded(reps, "--reps", "resamples")
     except ValueError as e:
         raise CompareError(str(e)) from None
+    if not is_int(curve_points) or not 0 <= curve_points <= MAX_CURVE_POINTS:
+        raise CompareError(
+            f"--curve-points must be at least 0 and at most {MAX_CURVE_POINTS}, got {show(curve_points)}"
+        )
+    numbers["curve_points"] = curve_points
     return {"algorithms": algorithms, "games": games, "seeds": seeds, "cpu_minutes": float(cpu_minutes), **numbers,
             "pool": list(POOL), "eval_seed": EVAL_SEED}  # fmt: skip
 
@@ -374,15 +387,17 @@ def compare(
     deals: int = 100,
     batch: int = 64,
     reps: int = 2000,
+    curve_points: int = 8,
     progress: Callable[[str], None] | None = None,
 ) -> dict[str, Any]:
     """Train every algorithm (specs) on every game (registry names) with
     seeds ``0 .. seeds - 1``, each for ``cpu_minutes``, rate each result
-    against the pool in ``deals`` duplicate deals, and write
+    against the pool in ``deals`` duplicate deals (and at most
+    ``curve_points`` of its snapshots, for the curves), and write
     ``out/compare.json`` (resuming what ``out`` holds) and the plots; returns
     the document.  ``progress(line)`` hears what trains and what it scored."""
     say = progress or (lambda line: None)
-    wanted = settings(algorithms, games, seeds, cpu_minutes, deals, batch, reps)
+    wanted = settings(algorithms, games, seeds, cpu_minutes, deals, batch, reps, curve_points)
     fns = _resolved(wanted)
     pools = {game: Pool(game, wanted["deals"], wanted["batch"]) for game in wanted["games"]}
     out = pathlib.Path(out)
@@ -439,7 +454,7 @@ def one_run(
     agent, used = train_run(fn, spec, game, seed, wanted["cpu_minutes"], run_dir)
     result = pool.score(agent)
     run = {"algorithm": spec, "game": game, "seed": seed, **result, "cpu_minutes_used": used}
-    run["curve"] = pool.curve(run_dir)
+    run["curve"] = pool.curve(run_dir, wanted["curve_points"]) if wanted["curve_points"] else []
     rating, rule = result["rating"], result["rule_rating"]
     say(f"compare: {where}: score {result['score']:+.3f} (rating {rating:+.0f}, the rule agent {rule:+.0f})")
     return run

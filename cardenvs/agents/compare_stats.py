@@ -115,7 +115,7 @@ def plot_profiles(matrices: dict[str, np.ndarray], path: pathlib.Path, reps: int
     plot_utils.plot_performance_profiles(
         profiles, taus, performance_profile_cis=bands, ax=ax, xlabel="rule-normalised score (random 0, rule 1)"
     )
-    ax.legend(list(matrices), loc="upper right")
+    ax.legend(loc="upper right")
     fig.tight_layout()
     fig.savefig(path, dpi=100)
     plt.close(fig)

@@ -44,6 +44,7 @@ def add_parser(sub: Any) -> None:
     sp.add_argument("--deals", type=int, default=100, help="duplicate deals per match against the pool (default 100)")
     sp.add_argument("--batch", type=int, default=64, help="deals played at once (part of what keys the deals)")
     sp.add_argument("--reps", type=int, default=2000, help="bootstrap resamples of the intervals (default 2000)")
+    sp.add_argument("--curve-points", type=int, default=8, help="snapshots rated per run for the curves (default 8)")
     sp.set_defaults(func=cmd_compare)
 
 
@@ -74,7 +75,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
         games = _games(args.games)
         doc = compare(
             split_specs(args.algorithms), games, args.seeds, args.cpu_minutes, args.out,
-            args.deals, args.batch, args.reps, say,
+            args.deals, args.batch, args.reps, args.curve_points, say,
         )  # fmt: skip
     except ValueError as e:  # (CompareError, an unknown game)
         return _fail(" ".join(str(e).split()))
