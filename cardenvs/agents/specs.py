@@ -112,21 +112,23 @@ def _is_policy(fn: Any) -> bool:
     return len(needed) == 2 and not {p.name for p in needed} & {"game", "seed"}
 
 
-def _imported(spec: str) -> Any:
+def imported(spec: str, what: str = "agent") -> Any:
+    """The object ``package.module:Name`` names (AgentSpecError in one line,
+    ``what`` the spec names -- an agent, an algorithm --, if it cannot be had)."""
     module, _, name = spec.partition(":")
     try:
         mod = importlib.import_module(module)
     except Exception as e:  # noqa: BLE001 (whatever the user's module raises on import)
-        raise AgentSpecError(f"agent {spec!r}: cannot import {module} ({type(e).__name__}: {e})") from None
+        raise AgentSpecError(f"{what} {spec!r}: cannot import {module} ({type(e).__name__}: {e})") from None
     try:
         return getattr(mod, name)
     except AttributeError:
-        raise AgentSpecError(f"agent {spec!r}: module {module} has no {name!r}") from None
+        raise AgentSpecError(f"{what} {spec!r}: module {module} has no {name!r}") from None
 
 
 def _user_factory(game: str, spec: str, config: dict) -> Callable[[int], Agent]:
     """``package.module:Name`` (see the module docstring)."""
-    obj = _imported(spec)
+    obj = imported(spec)
     if isinstance(obj, Agent) or (not isinstance(obj, type) and hasattr(obj, "act_batch")):
         return lambda seed: obj
     if isinstance(obj, type) and not (issubclass(obj, Agent) or hasattr(obj, "act_batch")):

@@ -6,6 +6,8 @@
     cardenvs replay view game.json -o game.html      # the replay viewer (one HTML file)
     cardenvs replay picture game.json --step 40 --viewpoint 1 -o table.svg
     cardenvs arena pepper --agents random,rule,ppo  # a league in duplicate deals, rated
+    cardenvs compare --algorithms ppo,dmc --games pepper --seeds 5 --cpu-minutes 10 --out bench
+                                                     # training algorithms compared, with intervals
     cardenvs eval | bench | train GAME               # the repository's scripts (from a checkout)
     cardenvs new-game card_duel                      # a new game: a copy of the template (from a checkout)
 
@@ -378,9 +380,11 @@ def parser() -> argparse.ArgumentParser:
 def _own_modules(sub: argparse._SubParsersAction) -> None:
     """The commands whose options and code live in modules of their own."""
     from .arena import add_parser as add_arena  # (cardenvs/app/arena.py)
+    from .compare import add_parser as add_compare  # (cardenvs/app/compare.py)
     from .new_game import add_parser as add_new_game  # (cardenvs/app/new_game.py)
 
     add_arena(sub, Progress)
+    add_compare(sub)
     add_new_game(sub)
 
 

@@ -1,0 +1,271 @@
+"""``cardenvs compare`` through the real command (subprocesses, real files,
+a real Ctrl-C): the JSON's shape, resuming without retraining, refusing a
+changed setting, each bad input (exit 2, one line, nothing written), an
+algorithm that fails, the docs' own algorithm, and the aggregates against
+rliable's functions called directly.  Toy algorithms, Spit, one deal a
+match: no test asserts strength or speed."""
+
+from __future__ import annotations
+
+import json
+import os
+import pathlib
+import re
+import shutil
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+pytest.importorskip("torch")
+pytest.importorskip("rliable")
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+GAME = "spit"  # the quickest game to play out
+SMALL = ["--games", GAME, "--cpu-minutes", "0.02", "--deals", "1", "--reps", "200", "--curve-points", "2"]
+TOYS = textwrap.dedent(
+    '''
+    """Toy algorithms: a fixed policy per seed, two snapshots with their training records, a log of each call."""
+    import os, pathlib, signal
+    import numpy as np
+    from cardenvs.agents.mlp import build_mlp, save_policy
+    import cardenvs.vector as V
+
+    def _log(what, game, seed):
+        with open(os.environ["TOY_LOG"], "a") as f:
+            f.write(f"{what} {game} {seed}\\n")
+
+    def _snapshots(game, run_dir):
+        venv = V.make(game, num_envs=1, seed=0)
+        obs, info = venv.reset()
+        size, n = obs.shape[-1], info["action_mask"].shape[-1]
+        for k, cpu in enumerate((0.3, 1.2)):
+            training = {"cpu_seconds": cpu, "steps": 100 * (k + 1), "final": k == 1}
+            save_policy(pathlib.Path(run_dir) / f"policy_{k:06d}", build_mlp(size, [4], n), game=game, config={},
+                        obs_size=size, num_actions=n, hidden=[4], training=training)
+
+    def first_legal(game, seed, cpu_minutes, run_dir):
+        _log("start", game, seed)
+        if os.environ.get("TOY_INTERRUPT") and seed == 1:
+            os.kill(os.getpid(), signal.SIGINT)  # a real Ctrl-C, in the middle of a run
+        _snapshots(game, run_dir)
+        _log("done", game, seed)
+        pick = (lambda m: m.argmax(axis=1)) if seed == 0 else (lambda m: m.shape[1] - 1 - m[:, ::-1].argmax(axis=1))
+        return lambda obs, mask: pick(np.asarray(mask))
+
+    def last_legal(game, seed, cpu_minutes, run_dir):
+        _log("start", game, seed)
+        _log("done", game, seed)
+        return lambda obs, mask: np.asarray(mask).shape[1] - 1 - np.asarray(mask)[:, ::-1].argmax(axis=1)
+
+    def boom(game, seed, cpu_minutes, run_dir):
+        raise RuntimeError("the toy failed on purpose")
+
+    def not_a_trainer(game):
+        return None
+    '''
+)
+
+
+@pytest.fixture(scope="module")
+def toys(tmp_path_factory) -> pathlib.Path:
+    folder = tmp_path_factory.mktemp("toys")
+    (folder / "toy_algos.py").write_text(TOYS)
+    return folder
+
+
+def cardenvs(args: list[str], cwd: pathlib.Path, toys: pathlib.Path, **env: str) -> subprocess.CompletedProcess:
+    """``python -m cardenvs.app.cli ARGS`` with the toys importable."""
+    path = os.pathsep.join([str(ROOT), str(toys), os.environ.get("PYTHONPATH", "")])
+    environment = {**os.environ, "PYTHONPATH": path, "OMP_NUM_THREADS": "1", "MPLBACKEND": "Agg", **env}
+    command = [sys.executable, "-m", "cardenvs.app.cli", "compare", *args]
+    return subprocess.run(command, cwd=cwd, env=environment, capture_output=True, text=True, timeout=900)
+
+
+def tree(folder: pathlib.Path) -> dict[str, bytes]:
+    """Every file under ``folder`` and its bytes."""
+    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+@pytest.fixture(scope="module")
+def finished(tmp_path_factory, toys):
+    """A comparison interrupted by a real SIGINT during its second run, then
+    resumed by the same command: (folder, its compare.json, the training log)."""
+    work = tmp_path_factory.mktemp("compare")
+    log = work / "train.log"
+    args = ["--algorithms", "toy_algos:first_legal,toy_algos:last_legal", "--seeds", "2", *SMALL, "--out", "out"]
+    stopped = cardenvs(args, work, toys, TOY_LOG=str(log), TOY_INTERRUPT="1")
+    assert stopped.returncode == 130, stopped.stderr[-3000:]
+    assert "interrupted" in stopped.stderr.splitlines()[-1]
+    partial = json.loads((work / "out" / "compare.json").read_text())
+    assert partial["complete"] is False and [r["seed"] for r in partial["runs"]] == [0]
+    done = cardenvs(args, work, toys, TOY_LOG=str(log))
+    assert done.returncode == 0, done.stderr[-3000:]
+    return work / "out", json.loads((work / "out" / "compare.json").read_text()), log.read_text().split("\n"), done
+
+
+def test_the_json_has_every_run_aggregate_and_pair(finished):
+    out, doc, _, done = finished
+    algorithms = ["toy_algos:first_legal", "toy_algos:last_legal"]
+    assert doc["complete"] is True
+    assert doc["settings"]["algorithms"] == algorithms and doc["settings"]["games"] == ["spit_v0"]
+    assert doc["settings"]["seeds"] == 2 and doc["settings"]["cpu_minutes"] == 0.02
+    assert doc["settings"]["pool"] == ["random", "rule", "ppo"] and doc["settings"]["eval_seed"] == 777000
+    keys = [(r["algorithm"], r["game"], r["seed"]) for r in doc["runs"]]
+    assert keys == [(a, "spit_v0", s) for a in algorithms for s in (0, 1)]
+    for run in doc["runs"]:
+        assert {"algorithm", "game", "seed", "score"} <= set(run) and np.isfinite(run["score"])
+        assert run["rule_rating"] > 0 and run["score"] == pytest.approx(run["rating"] / run["rule_rating"])
+    assert set(doc["aggregates"]) == set(algorithms)
+    for agg in doc["aggregates"].values():
+        for key in ("iqm", "mean"):
+            point, low, high = agg[key]
+            assert low <= point <= high
+    assert [(p["a"], p["b"]) for p in doc["improvement"]] == [tuple(algorithms)]
+    point, low, high = doc["improvement"][0]["probability"]
+    assert 0 <= low <= point <= high <= 1
+    for name in ("profiles.png", "curves_cpu.png", "curves_steps.png"):
+        assert name in doc["plots"] and (out / name).read_bytes()[:4] == b"\x89PNG"
+    assert "IQM" in done.stdout and "P(toy_algos:first_legal > toy_algos:last_legal)" in done.stdout
+    assert re.search(r"\[\d/4\] toy_algos:last_legal on spit_v0, seed 1: training for 0.02 CPU-minutes", done.stderr)
+
+
+def test_the_curves_come_from_the_snapshots(finished):
+    _, doc, _, _ = finished
+    first = [r for r in doc["runs"] if r["algorithm"] == "toy_algos:first_legal"]
+    for run in first:
+        assert [(p["cpu_minutes"], p["steps"]) for p in run["curve"]] == [(0.3 / 60, 100), (1.2 / 60, 200)]
+        assert all(np.isfinite(p["score"]) for p in run["curve"])
+    assert all(r["curve"] == [] for r in doc["runs"] if r["algorithm"] == "toy_algos:last_legal")
+
+
+def test_resuming_does_not_retrain_finished_runs(finished):
+    _, _, log, _ = finished
+    assert log.count("start spit_v0 0") == 2  # one per algorithm: the first run was finished before the Ctrl-C
+    assert log.count("start spit_v0 1") == 3  # the interrupted run trained again, the other once
+    assert log.count("done spit_v0 0") == 2 and log.count("done spit_v0 1") == 2
+
+
+def test_the_aggregates_are_rliables(finished):
+    """The JSON's numbers are rliable's functions on the runs' scores, called here directly."""
+    from rliable import library, metrics
+
+    _, doc, _, _ = finished
+    algorithms = doc["settings"]["algorithms"]
+    scores = {a: np.array([[r["score"]] for r in doc["runs"] if r["algorithm"] == a]) for a in algorithms}
+    points, intervals = library.get_interval_estimates(
+        scores,
+        lambda x: np.array([metrics.aggregate_iqm(x), metrics.aggregate_mean(x)]),
+        reps=200,
+        random_state=np.random.RandomState(0),
+    )
+    for a in algorithms:
+        assert doc["aggregates"][a]["iqm"] == pytest.approx([points[a][0], *intervals[a][:, 0]])
+        assert doc["aggregates"][a]["mean"] == pytest.approx([points[a][1], *intervals[a][:, 1]])
+    pair = f"{algorithms[0]},{algorithms[1]}"
+    points, intervals = library.get_interval_estimates(
+        {pair: [scores[algorithms[0]], scores[algorithms[1]]]},
+        metrics.probability_of_improvement,
+        reps=200,
+        random_state=np.random.RandomState(0),
+    )
+    assert doc["improvement"][0]["probability"] == pytest.approx([points[pair], *intervals[pair][:, 0]])
+
+
+@pytest.mark.parametrize(
+    "change, named",
+    [
+        (["--seeds", "3"], "--seeds"),
+        (["--cpu-minutes", "0.05"], "--cpu-minutes"),
+        (["--deals", "2"], "--deals"),
+        (["--algorithms", "toy_algos:last_legal,toy_algos:first_legal"], "--algorithms"),
+    ],
+)
+def test_a_changed_setting_is_refused(finished, toys, change, named):
+    out = finished[0]
+    before = tree(out)
+    args = ["--algorithms", "toy_algos:first_legal,toy_algos:last_legal", "--seeds", "2", *SMALL, "--out", str(out)]
+    for i in range(0, len(change), 2):
+        args[args.index(change[i]) + 1] = change[i + 1]
+    got = cardenvs(args, out.parent, toys, TOY_LOG=str(out.parent / "refused.log"))
+    assert got.returncode == 2, got.stderr[-2000:]
+    assert len(got.stderr.strip().splitlines()) == 1 and named in got.stderr
+    assert tree(out) == before and not (out.parent / "refused.log").exists()
+
+
+BAD = {
+    "unknown algorithm": (["--algorithms", "nope"], "unknown algorithm 'nope'"),
+    "module that does not import": (["--algorithms", "no_such_module_here:train"], "cannot import"),
+    "not a trainer": (["--algorithms", "toy_algos:not_a_trainer"], "train(game, seed, cpu_minutes, run_dir)"),
+    "unknown game": (["--games", "chess"], "chess"),
+    "a game without a pool": (["--games", "high_card"], "reference pool"),
+    "a learner on a game it does not train": (["--algorithms", "ppo", "--games", "high_card"], "does not train"),
+    "no seeds": (["--seeds", "0"], "--seeds"),
+    "a zero budget": (["--cpu-minutes", "0"], "--cpu-minutes"),
+    "a negative budget": (["--cpu-minutes", "-1"], "--cpu-minutes"),
+    "no budget at all": (["--cpu-minutes", "nan"], "--cpu-minutes"),
+    "no deals": (["--deals", "0"], "--deals"),
+    "an --out under a file": (["--out", "a_file/out"], "not a folder"),
+    "an --out that cannot be written": (["--out", "/proc/cardenvs-compare/out"], "cannot"),
+    "an --out holding other files": (["--out", "other"], "holds other files"),
+    "a compare.json that is not one": (["--out", "garbled"], "compare.json"),
+}
+
+
+@pytest.mark.parametrize("name", list(BAD))
+def test_bad_input_exits_2_in_one_line_and_writes_nothing(tmp_path, toys, name):
+    change, message = BAD[name]
+    (tmp_path / "a_file").write_text("a file\n")
+    (tmp_path / "other").mkdir()
+    (tmp_path / "other" / "notes.txt").write_text("mine\n")
+    (tmp_path / "garbled").mkdir()
+    (tmp_path / "garbled" / "compare.json").write_text('{"format": "something else"}')
+    args = ["--algorithms", "toy_algos:first_legal", "--seeds", "1", *SMALL, "--out", "out"]
+    for i in range(0, len(change), 2):
+        args[args.index(change[i]) + 1] = change[i + 1]
+    before = tree(tmp_path)
+    got = cardenvs(args, tmp_path, toys, TOY_LOG=str(tmp_path / "train.log"))
+    assert got.returncode == 2, got.stderr[-2000:]
+    lines = got.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("cardenvs compare: ") and message in lines[0], lines
+    assert tree(tmp_path) == before and not (tmp_path / "out").exists()
+    assert not pathlib.Path("/proc/cardenvs-compare").exists()
+
+
+def test_an_algorithm_that_fails_stops_with_one_line(tmp_path, toys):
+    got = cardenvs(["--algorithms", "toy_algos:boom", "--seeds", "1", *SMALL, "--out", "out"], tmp_path, toys)
+    assert got.returncode == 1, got.stderr[-2000:]
+    assert "the toy failed on purpose" in got.stderr.strip().splitlines()[-1]
+    doc = json.loads((tmp_path / "out" / "compare.json").read_text())
+    assert doc["complete"] is False and doc["runs"] == []
+
+
+def test_the_learners_need_the_checkout(tmp_path, toys):
+    """The package without the repository's examples/ beside it: the learners are refused, saying why."""
+    shutil.copytree(ROOT / "cardenvs", tmp_path / "site" / "cardenvs", ignore=shutil.ignore_patterns("__pycache__"))
+    environment = {**os.environ, "PYTHONPATH": str(tmp_path / "site"), "OMP_NUM_THREADS": "1"}
+    command = [sys.executable, "-m", "cardenvs.app.cli", "compare", "--algorithms", "ppo", "--seeds", "1", *SMALL]
+    got = subprocess.run([*command, "--out", "out"], cwd=tmp_path, env=environment, capture_output=True, text=True)
+    assert got.returncode == 2, got.stderr[-2000:]
+    lines = got.stderr.strip().splitlines()
+    assert len(lines) == 1 and "examples/selfplay_ppo.py" in lines[0] and "checkout" in lines[0], lines
+    assert not (tmp_path / "out").exists()
+
+
+def doc_algorithm() -> str:
+    """The algorithm of docs/benchmark.md, as it is on the page."""
+    page = (ROOT / "docs" / "benchmark.md").read_text()
+    section = page[page.index("## Your own algorithm") :]
+    return re.search(r"^```python\n(.*?)^```$", section, re.M | re.S).group(1)
+
+
+def test_the_docs_algorithm_runs_as_written(tmp_path):
+    (tmp_path / "my_reinforce.py").write_text(doc_algorithm())
+    args = ["--algorithms", "my_reinforce:train", "--seeds", "1", *SMALL, "--out", "out"]
+    got = cardenvs(args, tmp_path, tmp_path)
+    assert got.returncode == 0, got.stderr[-3000:]
+    (run,) = json.loads((tmp_path / "out" / "compare.json").read_text())["runs"]
+    assert run["algorithm"] == "my_reinforce:train" and np.isfinite(run["score"])
+    assert len(run["curve"]) == 2 and run["curve"][-1]["steps"] > 0
