@@ -241,7 +241,7 @@ SECTIONS: list[tuple[str, str, str, list[Column]]] = [
             ("deal_seed", "deal seed", "int"),
             ("win_edge", "win edge", "str"),
             ("hand_edge", "hand edge", "str"),
-            ("ms_per_decision", "CPU-ms per searched decision", "f1"),
+            ("ms_per_decision", "CPU-ms per decision", "f2"),
         ],
     ),
     (

@@ -1,6 +1,7 @@
 """The strongest agent of a game (``make_agent(game, "best")``) against PIMC
 with 32 worlds and rule roll-outs, in duplicate deals of the whole game on
-deal seeds used for nothing else, with its CPU time per searched decision.
+deal seeds used for nothing else, with its own CPU time per searched decision (the time in its calls over
+the decisions its search made).
 
     python benchmarks/learning/strongest.py --game pepper_v0 --deals 100 --seed 4200000 --json
 """
@@ -32,32 +33,52 @@ def edge(point) -> str:
 def measure(game: str, spec: str, against: str, deals: int, seed: int) -> dict:
     config = EVAL_CONFIG.get(game, {})
     mine, other = agent_factory(game, spec, config)(seed), agent_factory(game, against, config)(seed + 1)
-    before = time.process_time()
+    spent = timed(mine)
     record = play_duplicate(game, [mine, other], deals, seed, names=[spec, against], **config)
-    cpu = time.process_time() - before
-    searched = getattr(mine, "searched", 0) + getattr(other, "searched", 0)
     out = {"game": game, "agent": spec, "against": against, "deals": deals, "deal_seed": seed}
     out.update(win_edge=edge(summarise_pair(record, "win")), hand_edge=edge(summarise_pair(record, "hand")))
-    # (both agents' searched decisions share the match's CPU time: the mean cost of one)
-    out.update(ms_per_decision=1000 * cpu / max(1, searched), cpu_seconds=cpu, searched=searched)
+    out.update(ms_per_decision=1000 * spent[0] / max(1, spent[1]), cpu_seconds=spent[0], decisions=spent[1])
     return out
+
+
+def timed(agent) -> list[float]:
+    """Count the CPU time of ``agent``'s decisions (its ``act_states``, else
+    ``act_batch``) and their number into the returned ``[seconds, decisions]``."""
+    spent = [0.0, 0]
+    name = "act_states" if hasattr(agent, "act_states") else "act_batch"
+    real = getattr(agent, name)
+
+    def act(*args, **kwargs):
+        start = time.process_time()
+        try:
+            return real(*args, **kwargs)
+        finally:
+            spent[0] += time.process_time() - start
+            spent[1] += len(args[2] if name == "act_states" else args[0])
+
+    setattr(agent, name, act)
+    return spent
 
 
 def main(argv: list[str] | None = None) -> dict:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--game", required=True)
-    p.add_argument("--agent", default=None, help="default: the game's best (its GameSpec)")
+    p.add_argument("--agent", default="best", help="best (the game's, by its GameSpec), scratch or any spec")
     p.add_argument("--against", default=PIMC32)
     p.add_argument("--deals", type=int, default=100)
     p.add_argument("--seed", type=int, default=4_200_000, help="deal seeds used for nothing else")
-    p.add_argument("--json", action="store_true", help="write benchmarks/results/strongest-<game>.json")
+    p.add_argument("--json", action="store_true", help="write benchmarks/results/strongest-<game>-<agent>.json")
     args = p.parse_args(argv)
-    spec = args.agent or best_spec(args.game)
+    spec = best_spec(args.game) if args.agent == "best" else args.agent
     info = report.machine()
     result = measure(args.game, spec, args.against, args.deals, args.seed)
+    if args.agent in ("best", "scratch"):
+        result["agent"] = f"{args.agent}: {spec}" if spec != args.agent else spec
     print(json.dumps(result), flush=True)
     if args.json:
-        report.write(report.RESULTS / f"strongest-{args.game}.json", "learning/strongest", [result], info)
+        name = args.agent if args.agent in ("best", "scratch") else "other"
+        path = report.RESULTS / f"strongest-{args.game}-{name}.json"
+        report.write(path, "learning/strongest", [result], info)
     return result
 
 
