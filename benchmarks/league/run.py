@@ -427,7 +427,7 @@ def plot_curve(doc: dict, path: pathlib.Path) -> str:
         )
     if any_held:
         ax.plot([], [], "o", color="grey", mfc="white", label="held by the prior: a bound")
-    ax.set_xlim(left=0)
+    ax.set_xlim(0, longest * 1.06)
     ax.set_xlabel("training CPU-minutes")
     ax.set_ylabel("rating against random, rule, ppo (random = 0)")
     one_hand = ", one-hand games" if doc["config"].get("max_hands") == 1 else ""
