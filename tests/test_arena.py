@@ -27,7 +27,7 @@ LEAGUES = [
     ("push", {}, 10),
     ("spit", {}, 40),
 ]
-AGENT_KEYS = {"name", "spec", "rating", "low", "high", "games", "forfeits"}
+AGENT_KEYS = {"name", "spec", "rating", "low", "high", "held", "games", "forfeits"}
 PAIR_KEYS = {"a", "b", "mean", "low", "high", "deals", "games", "forfeits"}
 
 

@@ -179,3 +179,75 @@ def test_bad_arguments_refused(argv, tmp_path):
     assert proc.returncode == 2
     assert "error:" in proc.stderr
     assert not out.exists() and not (tmp_path / "runs").exists()  # nothing written
+
+
+def curve_records(seed: int = 0) -> tuple[list, dict]:
+    """Synthetic duplicate records (8 deals, 2 seatings): the pool's pairs (random swept by rule and ppo) and two
+    snapshots of one learner against the pool."""
+    import numpy as np
+
+    from cardenvs.agents.duplicate import DuplicateRecord
+
+    rng = np.random.default_rng(seed)
+
+    def record(a: str, b: str, p_a: float) -> DuplicateRecord:
+        won = rng.random((8, 2)) < p_a  # a's win in each deal and seating; a sits at seat s in seating s
+        a_seat = np.arange(2)[None, :, None] == np.arange(2)[None, None, :]
+        scores = np.where(a_seat == won[..., None], 1.0, -1.0)
+        return DuplicateRecord("spit_v0", {}, 0, 8, [a, b], np.array([[0, 1], [1, 0]]), np.array([0, 1]), False,
+                               scores, scores > 0, np.zeros_like(scores, bool))  # fmt: skip
+
+    pool = [record("random", "rule", 0.0), record("random", "ppo", 0.0), record("rule", "ppo", 0.5)]
+
+    def snap(minutes: int, final: bool, p_random: float) -> tuple[dict, list]:
+        meta = {"cpu_seconds": 60.0 * minutes, "steps": minutes, "file": str(ROOT / f"s{minutes}.json"), "final": final}
+        label = f"selfplay@{minutes:.2f}"
+        return meta, [record(label, o, p) for o, p in (("random", p_random), ("rule", 0.3), ("ppo", 0.4))]
+
+    return pool, {"selfplay": [snap(1, False, 0.5), snap(2, True, 1.0)]}
+
+
+def test_a_curve_is_one_fit_and_a_mixed_one_is_refused(run_mod, tmp_path):
+    """The pool's lines and the snapshots' points come from one fit (its id on each); a chart whose pool is from
+    another fit is refused, and a rating the prior holds is flagged."""
+    pool, snaps = curve_records()
+    args = run_mod.parse_args(["--resamples", "200"])
+    doc = run_mod.fit_curve("spit_v0", pool, snaps, args)
+    fid = doc["fit"]["id"]
+    assert doc["fit"]["agents"] == ["random", "rule", "ppo", "selfplay@1.00", "selfplay@2.00"]
+    assert {e["fit"] for e in [*doc["pool"], *doc["learners"]["selfplay"]]} == {fid}
+    # the same numbers as the one joint fit of all the games
+    from cardenvs.agents.ratings import rate_records
+
+    joint = rate_records(pool + [r for _, recs in snaps["selfplay"] for r in recs], doc["fit"]["agents"],
+                         resamples=200, seed=args.seed)  # fmt: skip
+    assert [p["rating"] for p in doc["pool"]] == [r.rating for r in joint[:3]]
+    assert [p["rating"] for p in doc["learners"]["selfplay"]] == [r.rating for r in joint[3:]]
+    # the first snapshot lost to random: every rating relative to random is estimated; the pool-only fit (rule and
+    # ppo sweep random) is held at the prior's floor
+    assert all(not e["held"] for e in doc["pool"])
+    alone = run_mod.fit_curve("spit_v0", pool, {}, args)
+    assert [p["held"] for p in alone["pool"]] == ["", "at least", "at least"] and alone["fit"]["id"] != fid
+    run_mod.plot_curve(doc, tmp_path / "one.png")
+    assert (tmp_path / "one.png").stat().st_size > 0
+    mixed = {**doc, "pool": alone["pool"]}  # the pool's lines from another fit than the points
+    with pytest.raises(ValueError, match="not from one fit"):
+        run_mod.plot_curve(mixed, tmp_path / "mixed.png")
+    assert not (tmp_path / "mixed.png").exists()
+
+
+def test_the_committed_curves_are_one_fit_each(run_mod):
+    """Each committed chart's JSON: pool and points carry the one fit's id."""
+    for game in run_mod.GAMES:
+        doc = json.loads((run_mod.OUT / f"{game}_curve.json").read_text())
+        run_mod.check_one_fit(doc)
+        assert len(doc["fit"]["agents"]) == len(run_mod.POOL) + sum(map(len, doc["learners"].values()))
+
+
+def test_a_rating_held_by_the_prior_is_marked_in_the_table(run_mod):
+    doc = league_doc()
+    doc["agents"][1]["held"] = "at least"
+    table = run_mod.league_table(doc)
+    assert "| rule | +412 † at least | [+350, +471] | 192 |" in table
+    assert table.rstrip().endswith("read it as the bound it says (at least / at most).")
+    assert "†" not in run_mod.league_table(league_doc())  # nothing held: no mark, no note

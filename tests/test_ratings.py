@@ -104,3 +104,26 @@ def test_anchor():
         anchor_index(["rule"], "random")
     with pytest.raises(ValueError, match="wins must be"):
         rate(["a", "b"], np.zeros((0, 2, 2)))
+
+
+def test_held_by_the_prior_follows_the_comparisons():
+    """A clean sweep separates an agent from the anchor ("at least" / "at most"); one loss joins it; agents never
+    compared are "apart"; and agents that never met get no prior draw between them."""
+    from cardenvs.agents.ratings import held_by_prior, met_pairs
+
+    sweep = np.array([[0, 0, 0], [8, 0, 3], [8, 5, 0]], float)  # random (0) lost every comparison
+    assert held_by_prior(sweep[None], 0) == ["", "at least", "at least"]
+    assert held_by_prior(sweep.T[None], 0) == ["", "at most", "at most"]
+    joined = sweep.copy()
+    joined[0, 1] = 1.0  # random beat agent 1 once: 1 and, through it, 2 are estimated
+    assert held_by_prior(joined[None], 0) == ["", "", ""]
+    # in 1 resample of 10 the win is missing: more than the 2.5% tail, so the interval's end is the prior's
+    assert held_by_prior(np.stack([joined] * 9 + [sweep]), 0) == ["", "at least", "at least"]
+    assert held_by_prior(np.stack([joined] * 99 + [sweep]), 0, tail=0.025) == ["", "", ""]
+    apart = np.zeros((3, 3))
+    apart[1, 0] = apart[0, 1] = 2.0
+    assert held_by_prior(apart[None], 0) == ["", "", "apart"]
+    # two snapshots that each met only the pool (agent 0): no draw invented between them
+    star = np.array([[0, 3, 3], [4, 0, 0], [2, 0, 0]], float)
+    assert met_pairs(star).tolist() == [[0, 1, 1], [1, 0, 0], [1, 0, 0]]
+    assert met_pairs(apart).tolist() == [[0, 1, 1], [1, 0, 1], [1, 1, 0]]  # not joined: every pair

@@ -118,6 +118,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument(
         "--tables-only", action="store_true", help="only rewrite the tables (and redraw the curves) from the files"
     )
+    p.add_argument(
+        "--rerate", action="store_true", help="rate the leagues of --games again from their saved pairs (no games)"
+    )
     p.add_argument("--commit", action="store_true", help="git commit each game's files as it finishes")
     p.add_argument(
         "--curves-only",
@@ -213,7 +216,7 @@ def run_league(game: str, specs: dict[str, str], args: argparse.Namespace):
     from cardenvs.agents.league import league
 
     out = pathlib.Path(args.out) / game
-    for stale in ("arena.json", "pairs", "league.json", "league.md", "league.png"):
+    for stale in ("arena.json", "pairs", "curve_pairs", "league.json", "league.md", "league.png"):
         path = out / stale
         shutil.rmtree(path) if path.is_dir() else path.unlink(missing_ok=True)
     last = [0.0]
@@ -252,31 +255,100 @@ def curve_game(game: str, args: argparse.Namespace) -> tuple[dict[str, Any], int
     return CURVE_GAMES.get(game, (GAMES[game], args.curve_deals or args.game_deals[game]))
 
 
-def curve_point(game: str, snap: dict, pool_records: list, league_records: dict, args: argparse.Namespace, label: str):
-    """A snapshot's rating against the fixed pool (its pool games: played, or the league's for the final one)."""
-    from cardenvs.agents.duplicate import play_duplicate
+def curve_label(name: str, snap: dict) -> str:
+    """A snapshot's name in the curve's fit: its learner and CPU-minutes (unique within a run)."""
+    return f"{name}@{snap['cpu_seconds'] / 60:.2f}"
+
+
+def snapshot_records(game: str, snap: dict, name: str, league_records: dict, saved: pathlib.Path, args) -> list:
+    """A snapshot's games against the fixed pool, named by :func:`curve_label`: the league's for the final one,
+    else those saved in ``saved`` (``<game>/curve_pairs``), else played now (and saved)."""
+    import dataclasses
+
+    from cardenvs.agents.duplicate import DuplicateRecord, play_duplicate
     from cardenvs.agents.league import agent_seed
     from cardenvs.agents.mlp import MLPAgent
-    from cardenvs.agents.ratings import rate_records
     from cardenvs.agents.specs import agent_factory
 
     config, deals = curve_game(game, args)
-    records = []
+    label, records = curve_label(name, snap), []
     for j, opponent in enumerate(POOL):
-        key = (label, opponent)
-        if snap.get("final") and key in league_records:
-            records.append(league_records[key])
+        file = saved / f"{label}-{opponent}.json"
+        if snap.get("final") and (name, opponent) in league_records:
+            record = league_records[(name, opponent)]
+            records.append(dataclasses.replace(record, names=[label if n == name else n for n in record.names]))
+            continue
+        if file.exists():
+            records.append(DuplicateRecord.from_json(json.loads(file.read_text())))
             continue
         seed = agent_seed(args.seed, (1000 + int(snap["cpu_seconds"]), j), 0)
         mine = MLPAgent.load(snap["file"], game=game, **config)
         other = agent_factory(game, opponent, config)(seed)
-        records.append(
-            play_duplicate(game, [mine, other], deals, args.seed, batch=args.batch, names=[label, opponent], **config)
+        record = play_duplicate(
+            game, [mine, other], deals, args.seed, batch=args.batch, names=[label, opponent], **config
         )
-    ratings = rate_records(pool_records + records, [*POOL, label], resamples=args.resamples, seed=args.seed)
-    r = ratings[-1]
-    return {"cpu_minutes": snap["cpu_seconds"] / 60, "steps": snap["steps"], "rating": r.rating, "low": r.low,
-            "high": r.high, "file": os.path.relpath(snap["file"], ROOT), "final": bool(snap.get("final"))}  # fmt: skip
+        saved.mkdir(parents=True, exist_ok=True)
+        file.write_text(json.dumps(record.to_json()) + "\n")
+        records.append(record)
+    return records
+
+
+def fit_id(names: list[str], records: list) -> str:
+    """A fit's identity: the hash of its agents and its games (the same games, the same fit)."""
+    import hashlib
+
+    text = json.dumps([names, [r.to_json() for r in records]], sort_keys=True, default=str)
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def fit_curve(game: str, pool_records: list, learners: dict[str, list[tuple[dict, list]]], args) -> dict:
+    """The chart's document from ONE fit: the pool's pairs and every snapshot's games against the pool, rated
+    together (random = 0), so the pool's lines and the snapshots' points share a scale.
+
+    Why one joint fit rather than the pool drawn from each point's own fit: each point's fit places the pool
+    anew (a different line per point, and the prior's draws weigh differently in each), so no one line could be
+    drawn; a pool-only fit leaves out what the snapshots' games say about the pool, and a pair the pool sweeps
+    (ppo over random in Spit) sits at the prior's floor there but not in the points' fits: the two fits' scales
+    differed by some 250 points in Spit.  One fit of all the games is the maximum-likelihood placement of every
+    agent on one scale; snapshots never meet, and the fit adds no draw between agents that never met
+    (:mod:`cardenvs.agents.ratings`), so a snapshot's rating is not pulled towards the others'.  ``learners``:
+    name -> [(snapshot, its records)]."""
+    from cardenvs.agents.ratings import rate_records
+
+    config, deals = curve_game(game, args)
+    labels = [curve_label(name, snap) for name, points in learners.items() for snap, _ in points]
+    records = pool_records + [r for points in learners.values() for _, recs in points for r in recs]
+    names = [*POOL, *labels]
+    ratings = dict(zip(names, rate_records(records, names, resamples=args.resamples, seed=args.seed)))
+    fid = fit_id(names, records)
+
+    def entry(r) -> dict:
+        return {"rating": r.rating, "low": r.low, "high": r.high, "held": r.held, "fit": fid}
+
+    doc = {"game": game, "config": config, "seed": args.seed, "deals": deals, "fit": {"id": fid, "agents": names}}
+    doc["pool"] = [{"name": n, **entry(ratings[n])} for n in POOL]
+    doc["learners"] = {
+        name: [
+            {
+                "cpu_minutes": snap["cpu_seconds"] / 60,
+                "steps": snap["steps"],
+                **entry(ratings[curve_label(name, snap)]),
+                "file": os.path.relpath(snap["file"], ROOT),
+                "final": bool(snap.get("final")),
+            }  # fmt: skip
+            for snap, _ in points
+        ]
+        for name, points in learners.items()
+    }
+    return doc
+
+
+def check_one_fit(doc: dict) -> None:
+    """Refuse a chart whose pool and points are not all from the document's one fit (ValueError, one line)."""
+    fid = doc.get("fit", {}).get("id")
+    entries = [*doc["pool"], *(p for points in doc["learners"].values() for p in points)]
+    if not fid or any(e.get("fit") != fid for e in entries):
+        raise ValueError(f"{doc['game']}: the curve's pool and points are not from one fit (fit id {fid!r})")
 
 
 def pool_games(game: str, config: dict, deals: int, args: argparse.Namespace) -> list:
@@ -297,10 +369,9 @@ def saved_records(game: str, out: pathlib.Path) -> list:
     return [DuplicateRecord.from_json(json.loads(f.read_text())) for f in pairs]
 
 
-def curves(game: str, runs: dict[str, pathlib.Path], records: list, args: argparse.Namespace) -> dict:
-    """Each learner's rating against the fixed pool at each snapshot; ``records``: the league's games."""
-    from cardenvs.agents.ratings import rate_records
-
+def curves(game: str, snaps: dict[str, list[dict]], records: list, args: argparse.Namespace) -> dict:
+    """Each learner's rating against the fixed pool at each snapshot (``snaps``: name -> its snapshots), all in
+    one fit (:func:`fit_curve`); ``records``: the league's games."""
     config, deals = curve_game(game, args)
     league_records = {}
     if game in CURVE_GAMES:  # (another game than the league's: the pool's games played on it)
@@ -310,25 +381,26 @@ def curves(game: str, runs: dict[str, pathlib.Path], records: list, args: argpar
         for r in records:
             a, b = r.names
             league_records[(a, b)] = league_records[(b, a)] = r  # (a learner's games against the pool, either order)
-    pool = rate_records(pool_records, list(POOL), resamples=args.resamples, seed=args.seed)
-    doc = {
-        "game": game,
-        "config": config,
-        "seed": args.seed,
-        "deals": deals,
-        "pool": [{"name": r.name, "rating": r.rating, "low": r.low, "high": r.high} for r in pool],
-        "learners": {},
-    }
-    for name, run_dir in runs.items():
-        points = []
-        for snap in snapshots(run_dir):
-            points.append(curve_point(game, snap, pool_records, league_records, args, name))
-            log(f"{game} curve {name} @ {points[-1]['cpu_minutes']:.2f} CPU-min: {points[-1]['rating']:+.0f}")
-        doc["learners"][name] = points
+    saved = pathlib.Path(args.out) / game / "curve_pairs"
+    learners = {}
+    for name, points in snaps.items():
+        learners[name] = []
+        for snap in points:
+            learners[name].append((snap, snapshot_records(game, snap, name, league_records, saved, args)))
+            log(f"{game} curve {name} @ {snap['cpu_seconds'] / 60:.2f} CPU-min: games ready")
+    doc = fit_curve(game, pool_records, learners, args)
+    for name, points in doc["learners"].items():
+        log(
+            f"{game} curve {name}: "
+            + ", ".join(f"{p['rating']:+.0f}{' ' + p['held'] if p['held'] else ''}" for p in points)
+        )
     return doc
 
 
 def plot_curve(doc: dict, path: pathlib.Path) -> str:
+    """Draw a curve's document: refused (ValueError) unless its pool and points are from one fit; a rating held by
+    the prior (:func:`cardenvs.agents.ratings.held_by_prior`) is a hollow marker, with a legend entry."""
+    check_one_fit(doc)
     try:
         from matplotlib.backends.backend_agg import FigureCanvasAgg
         from matplotlib.figure import Figure
@@ -337,40 +409,96 @@ def plot_curve(doc: dict, path: pathlib.Path) -> str:
     fig = Figure(figsize=(6.5, 4))
     FigureCanvasAgg(fig)
     ax = fig.add_subplot()
+    longest = max((p["cpu_minutes"] for points in doc["learners"].values() for p in points), default=1.0)
+    any_held = False
     for k, (name, points) in enumerate(doc["learners"].items()):
-        x = [p["cpu_minutes"] + (k - 0.5) * 0.02 * max(q["cpu_minutes"] for q in points) for p in points]
+        x = [p["cpu_minutes"] + (k - 0.5) * 0.02 * longest for p in points]
         y = [p["rating"] for p in points]
         err = [[p["rating"] - p["low"] for p in points], [p["high"] - p["rating"] for p in points]]
-        ax.errorbar(x, y, yerr=err, fmt="o-", capsize=3, label=name)
+        line = ax.errorbar(x, y, yerr=err, fmt="-", capsize=3, label=name)
+        color = line.lines[0].get_color()
+        for xi, yi, p in zip(x, y, points):
+            ax.plot([xi], [yi], "o", color=color, mfc="white" if p.get("held") else color)
+            any_held |= bool(p.get("held"))
     for r, style in zip(doc["pool"], ("-", "--", ":")):
-        ax.axhline(r["rating"], color="grey", linestyle=style, linewidth=0.8, label=f"{r['name']} ({r['rating']:+.0f})")
-    ax.set_xlim(left=0)
+        mark = f" {r['held']}" if r.get("held") else ""
+        ax.axhline(
+            r["rating"], color="grey", linestyle=style, linewidth=0.8, label=f"{r['name']} ({r['rating']:+.0f}{mark})"
+        )
+    if any_held:
+        ax.plot([], [], "o", color="grey", mfc="white", label="held by the prior: a bound")
+    ax.set_xlim(0, longest * 1.06)
     ax.set_xlabel("training CPU-minutes")
     ax.set_ylabel("rating against random, rule, ppo (random = 0)")
     one_hand = ", one-hand games" if doc["config"].get("max_hands") == 1 else ""
     title = f"{TITLES[doc['game']]}: learners against the fixed pool{one_hand}, {doc['deals']} deals per pair"
+    title += f", one fit\n{doc['note']}" if doc.get("note") else ", one fit"
     ax.set_title(title, fontsize=9)
-    ax.legend(fontsize=8)
+    ax.legend(fontsize=7)
     fig.tight_layout()
     fig.savefig(path, dpi=100)
     return str(path)
 
 
+def final_snapshots(game: str, out: pathlib.Path) -> dict[str, list[dict]]:
+    """The league's final snapshots (where --runs-dir has none): their files as the league names them."""
+    doc = json.loads((out / game / "league.json").read_text())
+    trained = load_run(out).get("games", {}).get(game, {}).get("learners", {})
+    specs = {a["name"]: a["spec"] for a in doc["agents"]}
+    if missing := [n for n in LEARNERS if n not in trained or not str(specs.get(n, "")).startswith("mlp:")]:
+        fail(f"no snapshots of {game} ({', '.join(missing)}): train them first")
+    return {
+        name: [
+            {
+                "file": str(ROOT / specs[name][4:]),
+                "cpu_seconds": trained[name]["cpu_seconds"],
+                "steps": trained[name]["steps"],
+                "final": True,
+            }
+        ]  # fmt: skip
+        for name in LEARNERS
+    }
+
+
 def play_curves(game: str, args: argparse.Namespace) -> None:
-    """``--curves-only``: the curves of ``game`` again, from its learners' snapshots and its saved league."""
+    """``--curves-only``: the curves of ``game`` again, from its learners' snapshots (those in --runs-dir, else the
+    league's final ones), its saved league and the snapshots' saved games (played where missing)."""
     out = pathlib.Path(args.out)
     runs = {name: pathlib.Path(args.runs_dir) / f"{game}-{critic}" for name, critic in LEARNERS.items()}
-    if missing := [str(d) for d in runs.values() if not (d / "run.json").exists()]:
-        fail(f"no snapshots of {game} in {', '.join(missing)}: train them first")
+    note = ""
+    if all((d / "run.json").exists() for d in runs.values()):
+        snaps = {name: snapshots(d) for name, d in runs.items()}
+    else:
+        snaps = final_snapshots(game, out)
+        note = "the final snapshots only (the earlier ones' games were not kept)"
+        log(f"{game}: no snapshots in {args.runs_dir}: {note}")
+    records = saved_records(game, out)
     log(f"{game}: curves")
     t0 = time.time()
-    doc = curves(game, runs, saved_records(game, out), args)
+    doc = curves(game, snaps, records, args)
+    if note:
+        doc["note"] = note
     (out / f"{game}_curve.json").write_text(json.dumps(doc, indent=1) + "\n")
     plot_curve(doc, out / f"{game}_curve.png")
     run = load_run(out)
     if game in run.get("games", {}):
         run["games"][game].setdefault("wall_seconds", {})["curve"] = time.time() - t0
         (out / "run.json").write_text(json.dumps(run, indent=1) + "\n")
+
+
+def rerate(game: str, out: pathlib.Path, resamples: int) -> None:
+    """``--rerate``: the league of ``game`` rated again from its saved pairs (no games): league.json|md|png."""
+    from cardenvs.agents.league import _result
+
+    doc = json.loads((out / game / "league.json").read_text())
+    names, specs = [a["name"] for a in doc["agents"]], [a["spec"] for a in doc["agents"]]
+    records = {
+        tuple(int(i) for i in f.stem.split("-")): r
+        for f, r in zip(sorted((out / game / "pairs").glob("*.json")), saved_records(game, out))
+    }
+    result = _result(game, doc["config"], doc["seed"], doc["deals"], doc["batch"], names, specs, records,
+                     doc["pairs_total"], resamples)  # fmt: skip
+    result.save(out / game)
 
 
 def run_game(game: str, args: argparse.Namespace) -> dict:
@@ -395,7 +523,7 @@ def run_game(game: str, args: argparse.Namespace) -> dict:
     t_league = time.time() - t1
     log(f"{game}: curves")
     t2 = time.time()
-    doc = curves(game, runs, result.records, args)
+    doc = curves(game, {name: snapshots(d) for name, d in runs.items()}, result.records, args)
     (out / f"{game}_curve.json").write_text(json.dumps(doc, indent=1) + "\n")
     plot_curve(doc, out / f"{game}_curve.png")
     t_curve = time.time() - t2
@@ -413,14 +541,19 @@ def run_game(game: str, args: argparse.Namespace) -> dict:
 
 
 def league_table(doc: dict) -> str:
-    """A league.json's ratings as a markdown table, best first."""
+    """A league.json's ratings as a markdown table, best first; a rating held by the prior marked, with the note."""
+    from cardenvs.agents.ratings import HELD_NOTE, held_mark
+
     rows = ["| agent | rating | 95% interval | games |", "| --- | ---: | --- | ---: |"]
     rated = sorted((a for a in doc["agents"] if a["rating"] is not None), key=lambda a: -a["rating"])
     for a in rated:
-        rows.append(f"| {a['name']} | {a['rating']:+.0f} | [{a['low']:+.0f}, {a['high']:+.0f}] | {a['games']} |")
+        rating = f"{a['rating']:+.0f}{held_mark(a.get('held', ''))}"
+        rows.append(f"| {a['name']} | {rating} | [{a['low']:+.0f}, {a['high']:+.0f}] | {a['games']} |")
     for a in doc["agents"]:
         if a["rating"] is None:
             rows.append(f"| {a['name']} | - | - | 0 |")
+    if any(a.get("held") for a in rated):
+        rows += ["", HELD_NOTE]
     return "\n".join(rows)
 
 
@@ -515,16 +648,20 @@ def benchmark_readme(out: pathlib.Path, run: dict) -> str:
         "(its critic reads `state()`, `--critic state`). The learners train on short games (the script's "
         "`GAME_DEFAULTS`) and play the league's game as they are (the observation's size and bounds do not "
         "depend on those options). Each learner's rating against the fixed pool (random, rule, ppo) as its "
-        "training goes on: `<game>_curve.png` (data in `<game>_curve.json`). A curve's point is fitted with the "
-        "pool's own games and that snapshot's games against the pool, so its scale is not the league table's; and "
-        "where a snapshot wins or loses every game of a pair the rating sits at the floor the fit's prior sets "
-        '(docs/arena.md, Ratings): read it as "at least". The win share of a whole game saturates this way when '
-        "the learners beat random every time and lose to rule every time, as in Pepper" + curve_games_note() + ".\n\n"
+        "training goes on: `<game>_curve.png` (data in `<game>_curve.json`). A chart is one fit: the pool's own "
+        "games and every snapshot's games against the pool rated together, its lines and points alike (the JSON "
+        "names the fit; the snapshots' games are kept in `<game>/curve_pairs/`), so its scale is not the league "
+        "table's. A rating the fit's prior holds (docs/arena.md, Ratings) is a hollow marker in the charts and "
+        "marked † in the tables: read it as the bound it names. The win share of a whole game saturates (every "
+        "snapshot held at the prior's floor) when the learners beat random every time and lose to rule every "
+        "time, as in Pepper" + curve_games_note() + ".\n\n"
         f"Regenerate all of it (the learners' snapshots go to `runs/league/`, not committed; a final snapshot "
         "under 1 MB is copied to `<game>/policies/<learner>/` and the league names that copy, so it can be rated "
         "again without training: Push's, about 8 MB, are not):\n\n"
         f"```sh\n{cmd}\n```\n\n"
-        "`--tables-only` rewrites this page and `docs/league.md` from the league.json files. A "
+        "`--tables-only` rewrites this page and `docs/league.md` from the league.json files; `--rerate` rates the "
+        "leagues again from their saved pairs and `--curves-only` fits the charts again (the snapshots' saved "
+        "games reused, the missing ones played). A "
         "budgeted run does not replay exactly from its seed (where training stops follows the CPU clock); "
         "the leagues and curves of given snapshots do.\n\n"
         + settings(run)
@@ -581,12 +718,15 @@ def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     out, page = pathlib.Path(args.out), pathlib.Path(args.page)
     out.mkdir(parents=True, exist_ok=True)
+    if args.rerate:
+        for game in args.games:
+            rerate(game, out, args.resamples)
     if args.curves_only:
         for game in args.games:
             play_curves(game, args)
         write_tables(out, page)
         return 0
-    if args.tables_only:
+    if args.tables_only or args.rerate:
         for game in GAMES:  # (the curves redrawn from their data too)
             data = out / f"{game}_curve.json"
             if data.exists():

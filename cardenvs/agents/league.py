@@ -42,7 +42,7 @@ from ..core.agent import Agent
 from ..registry import spec as game_spec
 from .duplicate import AgentError, DuplicateRecord, Policy, as_agent, duplicate_seatings, play_duplicate, summarise_pair
 from .duplicate_play import check_agent
-from .ratings import Rating, anchor_index, rate_records
+from .ratings import HELD_NOTE, Rating, anchor_index, held_mark, rate_records
 from .run_dir import FORMAT, VERSION, RunDir, bounded, check_agents, game_rules
 from .run_dir import MANIFEST as MANIFEST
 from .run_dir import PAIRS as PAIRS
@@ -88,6 +88,7 @@ class LeagueResult:
                     "rating": r.rating if played else None,
                     "low": r.low if played else None,
                     "high": r.high if played else None,
+                    "held": r.held if played else "",
                     "games": r.games,
                     "forfeits": lost,
                 }
@@ -120,8 +121,11 @@ class LeagueResult:
                 lines.append(f"| {r.name} | - | - | 0 | 0 |")
                 continue
             lines.append(
-                f"| {r.name} | {r.rating:+.0f} | [{r.low:+.0f}, {r.high:+.0f}] | {r.games} | {self.forfeits[i]} |"
+                f"| {r.name} | {r.rating:+.0f}{held_mark(r.held)} | [{r.low:+.0f}, {r.high:+.0f}] | {r.games} | "
+                f"{self.forfeits[i]} |"
             )
+        if any(r.held and r.games for r in self.ratings):
+            lines += ["", HELD_NOTE]
         lines += [
             "",
             "| a | b | a's edge | 95% interval | deals | forfeits (a, b) |",
@@ -177,7 +181,12 @@ def plot_ratings(result: LeagueResult, path: pathlib.Path) -> str:
     y = np.arange(len(rated))
     x = np.array([r.rating for r in rated])
     err = np.array([[r.rating - r.low for r in rated], [r.high - r.rating for r in rated]]).reshape(2, -1)
-    ax.errorbar(x, y, xerr=err, fmt="o", capsize=4)
+    ax.errorbar(x, y, xerr=err, fmt="none", capsize=4)
+    held = np.array([bool(r.held) for r in rated], bool)
+    ax.plot(x[~held], y[~held], "o", color="C0")
+    if held.any():
+        ax.plot(x[held], y[held], "o", mfc="white", color="C0", label="held by the prior (a bound)")
+        ax.legend(fontsize=8)
     ax.set_yticks(y, [r.name for r in rated])
     ax.axvline(0, color="grey", linewidth=0.5)
     ax.set_xlabel(f"rating ({result.anchor} = 0; 95% bootstrap interval)")

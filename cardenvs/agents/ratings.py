@@ -19,9 +19,20 @@ intervals come from a bootstrap over deals, which keeps them together.
 The scale: ``rating = 400 · log10(strength)``, so an agent 400 points
 above another finishes ahead of it 10 times out of 11, anchored at the
 agent ``random`` = 0 (or at the first agent when there is no ``random``).
-The fit adds one virtual drawn game between every two agents (``prior``):
-an agent that won every comparison gets a large, finite rating rather than
-an infinite one.
+The fit adds one virtual drawn game between every two agents that met
+(``prior``; between every two when the pairs that met do not join them
+all): an agent that won every comparison gets a large, finite rating
+rather than an infinite one.  Two agents that never met get no invented
+draw (a learning curve's snapshots, each rated against the same pool, are
+not pulled towards each other).
+
+Held by the prior (:func:`held_by_prior`, the one rule the league's tables
+and charts mark): where the comparisons give no path from an agent to the
+anchor (it never lost, directly or through others, to the anchor's side:
+"at least") or from the anchor to it ("at most"), its rating relative to
+the anchor has no finite estimate without the prior; the prior sets it
+and its interval's far end.  An interval is held when more than its tail
+(2.5% of the resamples at 95%) are so separated.
 
 The bootstrap: resample the deals of each pair (a stratum) with
 replacement, refit, and take the 2.5th and 97.5th percentiles of each
@@ -73,14 +84,16 @@ def deal_wins(record: DuplicateRecord, agent_ids: Sequence[int] | None = None, n
     return per_game.sum(axis=1)
 
 
-def fit_bradley_terry(wins: np.ndarray, prior: float = 1.0, tol: float = 1e-10, max_iter: int = 200) -> np.ndarray:
+def fit_bradley_terry(
+    wins: np.ndarray, prior: float | np.ndarray = 1.0, tol: float = 1e-10, max_iter: int = 200
+) -> np.ndarray:
     """Bradley-Terry log-strengths ``(..., K)`` (mean 0) from wins
     ``(..., K, K)`` (any leading shape: fitted together), by Newton's
     method on the log-likelihood, with ``prior`` virtual drawn games
-    between every two agents."""
+    between every two agents (a ``(K, K)`` array: between each two, as it says)."""
     w = np.asarray(wins, np.float64)
     k = w.shape[-1]
-    w = w + (prior / 2) * (1 - np.eye(k))
+    w = w + (np.asarray(prior, np.float64) / 2) * (1 - np.eye(k))
     n = w + np.swapaxes(w, -1, -2)
     theta = np.zeros(w.shape[:-1])
     ones = np.ones((k, k)) / k
@@ -107,6 +120,8 @@ class Rating:
     low: float
     high: float
     games: int
+    #: "" (estimated), "at least" / "at most" (held by the prior from below / above), "apart" (never compared)
+    held: str = ""
 
 
 def anchor_index(names: Sequence[str], anchor: str | int | None = None) -> int:
@@ -143,15 +158,69 @@ def rate(
         raise ValueError(f"wins must be (deals, {k}, {k}) with at least one deal, got {wins.shape}")
     strata_arr = np.zeros(len(wins), np.int64) if strata is None else np.asarray(strata, np.int64)
     a = anchor_index(names, anchor)
-    theta = fit_bradley_terry(wins.sum(axis=0), prior)
+    total = wins.sum(axis=0)
+    pairs = prior * met_pairs(total)
+    theta = fit_bradley_terry(total, pairs)
     point = ELO * (theta - theta[a])
     weights = bootstrap_weights(strata_arr, resamples, np.random.default_rng(seed))
-    boot = fit_bradley_terry(np.einsum("bc,cij->bij", weights, wins), prior)
+    resampled = np.einsum("bc,cij->bij", weights, wins)
+    boot = fit_bradley_terry(resampled, pairs)
     boot = ELO * (boot - boot[:, a : a + 1])
     tail = (1 - confidence) / 2 * 100
     low, high = np.percentile(boot, [tail, 100 - tail], axis=0)
+    held = held_by_prior(resampled, a, (1 - confidence) / 2)
     played = np.zeros(k, np.int64) if games is None else np.asarray(games, np.int64)
-    return [Rating(names[i], float(point[i]), float(low[i]), float(high[i]), int(played[i])) for i in range(k)]
+    return [Rating(names[i], float(point[i]), float(low[i]), float(high[i]), int(played[i]), held[i]) for i in range(k)]
+
+
+#: the tables' mark of a rating held by the prior, and the footnote that explains it (one wording everywhere)
+HELD_MARK = "†"
+HELD_NOTE = (
+    f"{HELD_MARK} held by the prior: the games never separate this agent from the anchor both ways (it never "
+    "lost, or never won, to the anchor's side in enough resamples), so the fit's one virtual draw per pair sets "
+    "the rating and that end of its interval: read it as the bound it says (at least / at most)."
+)
+
+
+def held_mark(held: str) -> str:
+    """A table cell's suffix for :attr:`Rating.held` (``" †"`` and the bound, or nothing)."""
+    return f" {HELD_MARK} {held}" if held else ""
+
+
+def reach(edges: np.ndarray) -> np.ndarray:
+    """``(..., K, K)`` booleans -> which agent reaches which along them (itself included)."""
+    k = edges.shape[-1]
+    r = edges | np.eye(k, dtype=bool)
+    for _ in range(max(1, int(np.ceil(np.log2(max(k, 2)))))):
+        r = (r.astype(np.int64) @ r.astype(np.int64)) > 0
+    return r
+
+
+def met_pairs(total: np.ndarray) -> np.ndarray:
+    """``(K, K)`` 1.0 where two agents met in ``total`` comparisons, else 0;
+    all 1.0 (off the diagonal) when the pairs that met do not join every agent
+    (a fit needs its agents joined: the prior's draws then join them)."""
+    met = (total + total.T) > 0
+    if not reach(met).all():
+        met = ~np.eye(len(total), dtype=bool)
+    return met.astype(np.float64)
+
+
+def held_by_prior(wins: np.ndarray, anchor: int, tail: float = 0.025) -> list[str]:
+    """The rule of the module docstring, over fits ``wins`` ``(B, K, K)``
+    (the resamples, or the point's one): per agent "" when its rating
+    relative to ``anchor`` is estimated in all but ``tail`` of them, else
+    "at least" / "at most" (the data separate it above / below the anchor:
+    the prior sets the rating and that end of its interval) or "apart"."""
+    r = reach(np.asarray(wins).reshape(-1, *np.shape(wins)[-2:]) > 0)  # r[b, i, j]: i beat j, through others too
+    up, down = r[:, :, anchor], r[:, anchor, :]  # up[b, i]: i reaches the anchor (it beat it, through others)
+    above, below, apart = (up & ~down).mean(0), (down & ~up).mean(0), (~up & ~down).mean(0)
+    out = []
+    for i in range(len(above)):
+        share = {"at least": above[i], "at most": below[i], "apart": apart[i]}
+        worst = max(share, key=share.get)
+        out.append(worst if share[worst] > tail else "")
+    return out
 
 
 def bootstrap_weights(strata: np.ndarray, resamples: int, rng: np.random.Generator) -> np.ndarray:
