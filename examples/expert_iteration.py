@@ -46,7 +46,7 @@ sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 from selfplay_ppo import GAME_DEFAULTS, CpuClock  # noqa: E402
 
 import cardenvs.vector as V  # noqa: E402
-from cardenvs.agents.mlp import MLPAgent, build_mlp, save_policy, symlog  # noqa: E402
+from cardenvs.agents.mlp import MLPAgent, build_mlp, imitate, save_policy  # noqa: E402
 from cardenvs.agents.pimc import PIMCAgent, searched  # noqa: E402
 
 #: the games it plays: those PIMC searches (it needs their samplers)
@@ -117,23 +117,9 @@ def label(args: argparse.Namespace, teacher: PIMCAgent, rng: np.random.Generator
 
 
 def fit(net: torch.nn.Module, data: list[tuple[np.ndarray, ...]], args: argparse.Namespace, seed: int) -> float:
-    """Masked cross-entropy on the search's choices; returns the last epoch's mean loss."""
-    x = symlog(np.concatenate([d[0] for d in data]))
-    m = torch.as_tensor(np.concatenate([d[1] for d in data]).astype(bool))
-    y = torch.as_tensor(np.concatenate([d[2] for d in data]))
-    opt = torch.optim.Adam(net.parameters(), lr=args.lr)
-    rng = np.random.default_rng(seed)
-    mean = math.nan
-    for _ in range(args.epochs):
-        order, total = rng.permutation(len(x)), 0.0
-        for start in range(0, len(x), 512):
-            idx = torch.as_tensor(order[start : start + 512])
-            logits = net(x[idx]).masked_fill(~m[idx], -1e9)
-            loss = torch.nn.functional.cross_entropy(logits, y[idx])
-            opt.zero_grad(), loss.backward(), opt.step()
-            total += float(loss.detach()) * len(idx)
-        mean = total / len(x)
-    return mean
+    """The search's choices of the kept rounds, imitated; returns the last epoch's mean loss."""
+    x, m, y = (np.concatenate([d[k] for d in data]) for k in range(3))
+    return imitate(net, x, m, y, epochs=args.epochs, lr=args.lr, batch=512, seed=seed)[-1]
 
 
 def train(args: argparse.Namespace) -> dict[str, Any]:

@@ -4,7 +4,13 @@ turn-based game's property tests run."""
 
 from __future__ import annotations
 
+import importlib.util
 import json
+import os
+import pathlib
+import signal
+import sys
+from types import ModuleType
 
 import numpy as np
 import pytest
@@ -144,3 +150,41 @@ def vector_trajectory_digest(game: str, batch: int, steps: int, seed: int, **con
 SHORT_GAMES = {name: dict(game.short_config[0]) for name, game in GAMES.items()}
 #: (game, short config) of every variant of every game (Spit, then Speed).
 SHORT_VARIANTS = [(name, dict(config)) for name, game in GAMES.items() for config in game.short_config]
+
+
+# --- the repository's scripts, loaded as modules ------------------------------
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+
+
+def load_script(path: str, name: str | None = None) -> ModuleType:
+    """A script of the checkout (``"examples/dmc.py"``, a benchmark) as a
+    fresh module, its folder on the path (the scripts import their neighbours)."""
+    file = ROOT / path
+    sys.path.insert(0, str(file.parent))
+    spec = importlib.util.spec_from_file_location(name or f"{file.stem}_under_test", file)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+# --- real Ctrl-Cs -------------------------------------------------------------
+@pytest.fixture
+def python_sigint_handler():
+    """Python's own SIGINT handler (raises KeyboardInterrupt), whatever an
+    earlier test or library installed (test files use it with autouse)."""
+    before = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, before)
+
+
+def ctrl_c() -> None:
+    """A real Ctrl-C: SIGINT to this process; Python's handler raises KeyboardInterrupt in the main thread."""
+    os.kill(os.getpid(), signal.SIGINT)
+    for _ in range(10**6):  # (the handler runs between bytecodes: within a few)
+        pass
+    raise AssertionError("SIGINT was not delivered")
+
+
+def legal_random(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """A uniformly random legal action per row (the last axis is the mask)."""
+    return ((rng.random(mask.shape) + 0.01) * mask).argmax(-1)

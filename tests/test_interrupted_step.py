@@ -4,7 +4,6 @@ the one-process engine or the env: every later call says why, instead of
 playing on with games half-stepped; reset() starts afresh."""
 
 import os
-import signal
 import subprocess
 import sys
 import textwrap
@@ -19,24 +18,9 @@ from cardenvs.core.errors import IllegalActionError
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
-@pytest.fixture(autouse=True)
-def python_sigint_handler():
-    """Python's own SIGINT handler (raises KeyboardInterrupt), whatever an earlier test or library installed."""
-    before = signal.signal(signal.SIGINT, signal.default_int_handler)
-    yield
-    signal.signal(signal.SIGINT, before)
+from helpers import ctrl_c, legal_random, python_sigint_handler  # noqa: E402, F401 (a fixture, used by every test here)
 
-
-def ctrl_c() -> None:
-    """A real Ctrl-C: SIGINT to this process; Python's handler raises KeyboardInterrupt in the main thread."""
-    os.kill(os.getpid(), signal.SIGINT)
-    for _ in range(10**6):  # (the handler runs between bytecodes: within a few)
-        pass
-    raise AssertionError("SIGINT was not delivered")
-
-
-def legal_random(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    return ((rng.random(mask.shape) + 0.01) * mask).argmax(-1)
+pytestmark = pytest.mark.usefixtures("python_sigint_handler")
 
 
 def interrupt_next_step(monkeypatch, module, name: str) -> None:

@@ -26,24 +26,9 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CUT_SHORT = "cut short.*half-stepped"
 
 
-@pytest.fixture(autouse=True)
-def python_sigint_handler():
-    """Python's own SIGINT handler (raises KeyboardInterrupt), whatever an earlier test or library installed."""
-    before = signal.signal(signal.SIGINT, signal.default_int_handler)
-    yield
-    signal.signal(signal.SIGINT, before)
+from helpers import ctrl_c, legal_random, python_sigint_handler  # noqa: E402, F401 (a fixture, used by every test here)
 
-
-def ctrl_c() -> None:
-    """A real Ctrl-C: SIGINT to this process; Python's handler raises KeyboardInterrupt in the main thread."""
-    os.kill(os.getpid(), signal.SIGINT)
-    for _ in range(10**6):  # (the handler runs between bytecodes: within a few)
-        pass
-    raise AssertionError("SIGINT was not delivered")
-
-
-def legal_random(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    return ((rng.random(mask.shape) + 0.01) * mask).argmax(-1)
+pytestmark = pytest.mark.usefixtures("python_sigint_handler")
 
 
 def after_then_ctrl_c(monkeypatch, owner, name: str, when=lambda: True) -> list:

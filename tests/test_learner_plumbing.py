@@ -4,13 +4,12 @@ teacher; Deep Monte-Carlo's targets are each seat's own returns."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import pathlib
-import sys
 
 import numpy as np
 import pytest
+from helpers import load_script
 
 torch = pytest.importorskip("torch")
 
@@ -18,11 +17,7 @@ ROOT = pathlib.Path(__file__).resolve().parents[1]
 
 
 def load(name: str):
-    sys.path.insert(0, str(ROOT / "examples"))
-    spec = importlib.util.spec_from_file_location(f"{name}_plumbing", ROOT / "examples" / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script(f"examples/{name}.py", f"{name}_plumbing")
 
 
 @pytest.fixture(scope="module")

@@ -6,13 +6,13 @@ policy (no strength asserted: that is the results page's)."""
 from __future__ import annotations
 
 import dataclasses
-import importlib.util
 import json
 import pathlib
 import sys
 
 import numpy as np
 import pytest
+from helpers import load_script
 
 pytest.importorskip("torch")
 
@@ -29,11 +29,7 @@ POLICY = ROOT / "benchmarks/league/pepper_v0/policies/selfplay/policy_001200.jso
 
 
 def load_example(name: str):
-    sys.path.insert(0, str(ROOT / "examples"))
-    spec = importlib.util.spec_from_file_location(f"{name}_scratch_test", ROOT / "examples" / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script(f"examples/{name}.py")
 
 
 @pytest.fixture
@@ -158,13 +154,8 @@ def test_play_refuses_a_best_that_searches_clearly(pepper_scratch):
 
 
 def load_benchmark(name: str):
-    sys.path[:0] = [str(ROOT / "benchmarks"), str(ROOT / "benchmarks" / "learning")]
-    spec = importlib.util.spec_from_file_location(
-        f"{name}_scratch_test", ROOT / "benchmarks" / "learning" / f"{name}.py"
-    )
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    return load_script(f"benchmarks/learning/{name}.py")
 
 
 def test_expert_iteration_learns_from_search_alone_and_its_curve_is_rated(tmp_path, monkeypatch):

@@ -26,7 +26,7 @@ sys.path.insert(0, str(ROOT))
 
 import cardenvs.vector as V  # noqa: E402
 from cardenvs.agents.duplicate import duplicate_match  # noqa: E402
-from cardenvs.agents.mlp import MLPAgent, build_mlp, symlog  # noqa: E402
+from cardenvs.agents.mlp import MLPAgent, build_mlp, imitate, symlog  # noqa: E402
 from cardenvs.agents.registry import make_agent  # noqa: E402
 
 PHASES = {  # action ids -> phase name, per game (the first id of a mask's legal set names its phase)
@@ -64,19 +64,8 @@ def phase_of(game: str, mask: np.ndarray) -> np.ndarray:
 def fit(x: np.ndarray, m: np.ndarray, y: np.ndarray, hidden: int, epochs: int, seed: int) -> torch.nn.Module:
     torch.manual_seed(seed)
     net = build_mlp(x.shape[1], [hidden, hidden], m.shape[1])
-    opt = torch.optim.Adam(net.parameters(), lr=1e-3)
-    xt, mt, yt = symlog(x), torch.as_tensor(m), torch.as_tensor(y)
-    rng = np.random.default_rng(seed)
-    for epoch in range(epochs):
-        order = rng.permutation(len(x))
-        total = 0.0
-        for start in range(0, len(x), 1024):
-            idx = torch.as_tensor(order[start : start + 1024])
-            logits = net(xt[idx]).masked_fill(~mt[idx], -1e9)
-            loss = torch.nn.functional.cross_entropy(logits, yt[idx])
-            opt.zero_grad(), loss.backward(), opt.step()
-            total += float(loss.detach()) * len(idx)
-        print(f"epoch {epoch + 1}/{epochs}: loss {total / len(x):.4f}", flush=True)
+    for epoch, loss in enumerate(imitate(net, x, m, y, epochs=epochs, seed=seed)):
+        print(f"epoch {epoch + 1}/{epochs}: loss {loss:.4f}", flush=True)
     return net
 
 

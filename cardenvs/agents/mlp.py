@@ -48,7 +48,7 @@ try:
 except ImportError as exc:  # pragma: no cover - only without the train extra
     raise ImportError(TRAIN_EXTRA) from exc
 
-__all__ = ["FORMAT", "VERSION", "MLPAgent", "build_mlp", "layer", "read_policy", "save_policy", "symlog"]
+__all__ = ["FORMAT", "VERSION", "MLPAgent", "build_mlp", "imitate", "layer", "read_policy", "save_policy", "symlog"]
 
 FORMAT, VERSION = "cardenvs-mlp-policy", 1
 MAX_BYTES = 2**31  # the largest weights file read (a policy of these sizes is a few MB)
@@ -79,6 +79,28 @@ def build_mlp(n_in: int, hidden: Sequence[int], n_out: int, out_std: float = 0.0
         parts += [layer(n_in, width), nn.Tanh()]
         n_in = width
     return nn.Sequential(*parts, layer(n_in, n_out, out_std))
+
+
+def imitate(
+    net: nn.Module, x: Any, mask: Any, choice: Any, *, epochs: int, lr: float = 1e-3, batch: int = 1024, seed: int = 0
+) -> list[float]:
+    """Fit ``net`` to pick ``choice`` (an action per row) among the legal
+    actions of ``mask`` from the observations ``x`` (squashed here by
+    :func:`symlog`): masked cross-entropy, Adam, shuffled minibatches.
+    Returns each epoch's mean loss.  Behaviour cloning and expert iteration
+    both fit this way."""
+    x, m, y = symlog(x), torch.as_tensor(np.asarray(mask, bool)), torch.as_tensor(np.asarray(choice, np.int64))
+    opt = torch.optim.Adam(net.parameters(), lr=lr)
+    rng, losses = np.random.default_rng(seed), []
+    for _ in range(epochs):
+        order, total = rng.permutation(len(x)), 0.0
+        for start in range(0, len(x), batch):
+            idx = torch.as_tensor(order[start : start + batch])
+            loss = nn.functional.cross_entropy(net(x[idx]).masked_fill(~m[idx], -1e9), y[idx])
+            opt.zero_grad(), loss.backward(), opt.step()
+            total += float(loss.detach()) * len(idx)
+        losses.append(total / max(1, len(x)))
+    return losses
 
 
 def _sha256(path: pathlib.Path) -> str:
