@@ -216,7 +216,9 @@ SECTIONS: list[tuple[str, str, str, list[Column]]] = [
         "Each snapshot of each from-scratch training run (no rule advice, no imitation: "
         "`examples/retrain_scratch.py`), rated in duplicate deals of the whole game against the rule agent on deal "
         "seeds never used in training: the win-share edge (+1: every game won) and the points-per-hand edge, with "
-        "95% intervals. The goal: above 0, interval apart, by 30 CPU-minutes, for every seed.",
+        "95% intervals. The goal: above 0, interval apart, by 30 CPU-minutes, for every seed. Learner steps: "
+        "games' steps for self-play PPO, decisions labelled by the search for expert iteration. Runs stopped "
+        "early to free the machine end where they stopped.",
         [
             ("learner", "learner", "str"),
             ("seed", "seed", "int"),
