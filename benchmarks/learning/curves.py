@@ -108,7 +108,8 @@ def plot(game: str, curves: dict, path: pathlib.Path) -> None:
             (line,) = ax.plot(x, [p["win"][0] for p in pts], marker="o", label=label)
             low, high = [p["win"][1] for p in pts], [p["win"][2] for p in pts]
             ax.fill_between(x, low, high, alpha=0.15, color=line.get_color())
-    for ax, xlabel in zip(axes, ("CPU-minutes of training", "learner steps (games x engine steps)")):
+    steps = "learner steps (PPO: games x engine steps; expert iteration: labelled decisions)"
+    for ax, xlabel in zip(axes, ("CPU-minutes of training", steps)):
         ax.axhline(0, color="grey", lw=1, ls="--")
         ax.set_xlabel(xlabel)
     axes[0].set_ylabel("win-share edge over the rule agent")
