@@ -70,13 +70,19 @@ def add_json_option(parser: Any, name: str) -> None:
 
 
 def write(
-    path: str | os.PathLike, name: str, results: list[dict[str, Any]], info: dict | None = None, **extra: Any
+    path: str | os.PathLike,
+    name: str,
+    results: list[dict[str, Any]],
+    info: dict | None = None,
+    script: str | None = None,
+    **extra: Any,
 ) -> None:
     """Write ``results`` (flat records) with the commit and the machine
-    (``info``: :func:`machine` as it was when the run started; default now)."""
+    (``info``: :func:`machine` as it was when the run started; default now).
+    ``script``: the script that ran, when it is not ``benchmarks/<name>.py``."""
     document = {
         "benchmark": name,
-        "command": " ".join(shlex.quote(a) for a in ["python", f"benchmarks/{name}.py", *sys.argv[1:]]),
+        "command": " ".join(shlex.quote(a) for a in ["python", script or f"benchmarks/{name}.py", *sys.argv[1:]]),
         **(info or machine()),
         **extra,
         "results": results,

@@ -231,10 +231,11 @@ SECTIONS: list[tuple[str, str, str, list[Column]]] = [
     ),
     (
         "strongest",
-        "The strongest agents against PIMC with 32 worlds",
-        'Each game\'s strongest agent (`make_agent(game, "best")`) against `pimc:worlds=32,rollout=rule` in '
-        "duplicate deals of the whole game, on deal seeds used for nothing else (not for choosing it): the "
-        "win-share edge and the points-per-hand edge with 95% intervals, and its CPU time per searched decision.",
+        "The built-in best and scratch agents on deals used for nothing else",
+        'Each game\'s strongest agent (`make_agent(game, "best")`) against `pimc:worlds=32,rollout=rule`, and its '
+        'agent learned from scratch (`"scratch"`) against the rule agent, in duplicate deals of the whole game on '
+        "deal seeds used for nothing else (not for training, not for choosing them): the win-share edge and the "
+        "points-per-hand edge with 95% intervals, and the agent's own CPU time per decision.",
         [
             ("game", "game", "str"),
             ("agent", "agent", "str"),

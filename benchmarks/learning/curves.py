@@ -140,7 +140,13 @@ def main(argv: list[str] | None = None) -> dict:
     plot(args.game, curves, image)
     if args.json:
         path = report.RESULTS / f"learning_curves-{args.game}.json"
-        report.write(path, "learning/curves", records(curves), images=[f"images/{image.name}"])
+        report.write(
+            path,
+            "learning_curves",
+            records(curves),
+            script="benchmarks/learning/curves.py",
+            images=[f"images/{image.name}"],
+        )
     return summary
 
 

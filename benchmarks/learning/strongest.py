@@ -78,7 +78,7 @@ def main(argv: list[str] | None = None) -> dict:
     if args.json:
         name = args.agent if args.agent in ("best", "scratch") else "other"
         path = report.RESULTS / f"strongest-{args.game}-{name}.json"
-        report.write(path, "learning/strongest", [result], info)
+        report.write(path, "strongest", [result], info, script="benchmarks/learning/strongest.py")
     return result
 
 
