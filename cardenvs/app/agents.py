@@ -17,7 +17,8 @@ from typing import Any
 
 import numpy as np
 
-AGENT_NAMES = ("random", "rule", "ppo", "scratch", "best")
+AGENT_NAMES = ("random", "rule", "ppo")  # what a play server offers by name
+BY_NAME = (*AGENT_NAMES, "scratch", "best")  # what play takes by name (best may search: refused below)
 
 
 class AgentsUnavailableError(RuntimeError):
@@ -62,7 +63,7 @@ def load_agent(game: str, spec: str, seed: int = 0, config: dict[str, Any] | Non
     config = {k: v for k, v in (config or {}).items() if k not in ("render_mode", "illegal_action", "obs_dtype")}
     if spec == "random":
         return RandomPlayer(seed)
-    if spec not in AGENT_NAMES and ":" not in spec:
+    if spec not in BY_NAME and ":" not in spec:
         if not os.path.exists(spec):
             raise ValueError(f"unknown agent {spec!r}: use random, rule, ppo, scratch, ppo:PATH, mlp:PATH or a path")
         spec = ("mlp:" if spec.endswith(".json") else "ppo:") + spec
