@@ -24,13 +24,9 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 sys.path[:0] = [str(ROOT), str(ROOT / "benchmarks"), str(pathlib.Path(__file__).resolve().parent)]
 
 import report  # noqa: E402
-from rate import rate  # noqa: E402
+from rate import edge_text, rate  # noqa: E402
 
 IMAGES = ROOT / "docs" / "images"
-
-
-def edge(point: list[float]) -> str:
-    return f"{point[0]:+.3f} [{point[1]:+.3f}, {point[2]:+.3f}]"
 
 
 def records(curves: dict) -> list[dict]:
@@ -40,7 +36,12 @@ def records(curves: dict) -> list[dict]:
         for p in sorted(run["points"], key=lambda p: p["cpu_seconds"]):
             out.append(
                 {"run": name, "learner": run["learner"], "seed": run["seed"], "cpu_minutes": p["cpu_seconds"] / 60}
-                | {"steps": p["steps"], "win_edge": edge(p["win"]), "hand_edge": edge(p["hand"]), "deals": p["deals"]}
+                | {
+                    "steps": p["steps"],
+                    "win_edge": edge_text(p["win"]),
+                    "hand_edge": edge_text(p["hand"]),
+                    "deals": p["deals"],
+                }
             )
     return out
 

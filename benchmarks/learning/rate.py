@@ -22,14 +22,26 @@ from cardenvs.agents.specs import agent_factory, split_specs  # noqa: E402
 EVAL_CONFIG = {"pepper_v0": {"num_players": 4}, "cancellation_hearts_v0": {"num_players": 6}}
 
 
-def rate(game: str, spec: str, deals: int, seed: int, against: str = "rule") -> dict:
-    config = EVAL_CONFIG.get(game, {})
-    mine, other = agent_factory(game, spec, config)(0), agent_factory(game, against, config)(1)
-    record = play_duplicate(game, [mine, other], deals, seed, names=[spec, against], **config)
+def edges(game: str, mine, other, deals: int, seed: int, names: list[str], config: dict) -> dict:
+    """``mine`` against ``other`` in ``deals`` duplicate deals: the win and
+    per-hand edges, each ``[mean, low, high]`` (95%)."""
+    record = play_duplicate(game, [mine, other], deals, seed, names=names, **config)
     out = {}
     for measure in ("win", "hand"):
         pair = summarise_pair(record, measure)
         out[measure] = [round(pair.mean, 4), round(pair.low, 4), round(pair.high, 4)]
+    return out
+
+
+def edge_text(point: list[float]) -> str:
+    """``[mean, low, high]`` as ``+0.123 [+0.045, +0.201]``."""
+    return f"{point[0]:+.3f} [{point[1]:+.3f}, {point[2]:+.3f}]"
+
+
+def rate(game: str, spec: str, deals: int, seed: int, against: str = "rule") -> dict:
+    config = EVAL_CONFIG.get(game, {})
+    mine, other = agent_factory(game, spec, config)(0), agent_factory(game, against, config)(1)
+    out = edges(game, mine, other, deals, seed, [spec, against], config)
     out["deals"], out["against"] = deals, against
     return out
 

@@ -15,28 +15,23 @@ import sys
 import time
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
-sys.path[:0] = [str(ROOT), str(ROOT / "benchmarks")]
+sys.path[:0] = [str(ROOT), str(ROOT / "benchmarks"), str(pathlib.Path(__file__).resolve().parent)]
 
 import report  # noqa: E402
+from rate import EVAL_CONFIG, edge_text, edges  # noqa: E402
 
-from cardenvs.agents.duplicate import play_duplicate, summarise_pair  # noqa: E402
 from cardenvs.agents.specs import agent_factory, best_spec  # noqa: E402
 
-EVAL_CONFIG = {"pepper_v0": {"num_players": 4}, "cancellation_hearts_v0": {"num_players": 6}}
 PIMC32 = "pimc:worlds=32,rollout=rule"
-
-
-def edge(point) -> str:
-    return f"{point.mean:+.3f} [{point.low:+.3f}, {point.high:+.3f}]"
 
 
 def measure(game: str, spec: str, against: str, deals: int, seed: int) -> dict:
     config = EVAL_CONFIG.get(game, {})
     mine, other = agent_factory(game, spec, config)(seed), agent_factory(game, against, config)(seed + 1)
     spent = timed(mine)
-    record = play_duplicate(game, [mine, other], deals, seed, names=[spec, against], **config)
+    rated = edges(game, mine, other, deals, seed, [spec, against], config)
     out = {"game": game, "agent": spec, "against": against, "deals": deals, "deal_seed": seed}
-    out.update(win_edge=edge(summarise_pair(record, "win")), hand_edge=edge(summarise_pair(record, "hand")))
+    out.update(win_edge=edge_text(rated["win"]), hand_edge=edge_text(rated["hand"]))
     out.update(ms_per_decision=1000 * spent[0] / max(1, spent[1]), cpu_seconds=spent[0], decisions=spent[1])
     return out
 
