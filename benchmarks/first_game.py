@@ -28,6 +28,17 @@ once per signature.
     python benchmarks/first_game.py                       # every game
     python benchmarks/first_game.py --games pepper_v0 --json out.json
 
+``--at-scale`` measures instead what a user who starts training at scale
+waits for: the wall time from the start of ``import cardenvs`` to the end
+of 10M game steps at 4,096 games (``--steps``, ``--num-envs``; random legal
+moves) with an empty cache, in ``background`` (the default) and ``now``,
+interleaved in ``--pairs`` pairs, on a quiet machine and beside a CPU hog
+(a busy process per core). The medians and the default's ratio to ``now``
+(with the range over pairs) are printed; with ``--json``,
+``benchmarks/results/first_use_at_scale.json``.
+
+    python benchmarks/first_game.py --at-scale --games pepper_v0 --json
+
 ``--json`` writes the figures with the commit and the machine (alone:
 ``benchmarks/results/first_game.json``, from which ``docs/results.md`` is
 generated).
@@ -43,6 +54,8 @@ import subprocess
 import sys
 import tempfile
 import textwrap
+
+import numpy as np
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -108,6 +121,24 @@ CHILD = textwrap.dedent(
 )
 
 
+# The child at scale: a large batch from an empty cache, to the end of its steps.
+SCALE_CHILD = textwrap.dedent(
+    """
+    import json, sys, time
+    t0, c0 = time.perf_counter(), time.process_time()
+    import numpy as np
+    import cardenvs.vector as V
+    game, games, steps = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+    venv, rng = V.make(game, games, seed=0), np.random.default_rng(0)
+    _, info = venv.reset()
+    for _ in range(-(-steps // games)):
+        mask = info["action_mask"]
+        _, _, _, _, info = venv.step((rng.random(mask.shape) * mask).argmax(-1))
+    print(json.dumps({"wall": time.perf_counter() - t0, "cpu": time.process_time() - c0}))
+    """
+)
+
+
 def run_child(game: str, path: str, cache: str, mode: str) -> dict:
     """One fresh process: its stage times and compiles."""
     env = {**os.environ, "NUMBA_CACHE_DIR": cache, "CARDENVS_COMPILE": mode}
@@ -147,6 +178,51 @@ def measure(game: str, mode: str) -> dict:
     return result
 
 
+def at_scale(game: str, modes: list[str], pairs: int, games: int, steps: int, hog: bool) -> list[dict]:
+    """``pairs`` rounds of one cold run per mode (the order alternating),
+    beside a busy process per core if ``hog``: a record per mode, its
+    median wall time, and its ratio to the first mode's (median, range)."""
+    hogs = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(os.cpu_count() or 1) if hog]
+    runs: dict[str, list[dict]] = {mode: [] for mode in modes}
+    try:
+        for n in range(pairs):
+            for mode in modes if n % 2 == 0 else modes[::-1]:
+                with tempfile.TemporaryDirectory(prefix="numba-cache-") as cache:
+                    env = {**os.environ, "NUMBA_CACHE_DIR": cache, "CARDENVS_COMPILE": mode}
+                    args = [sys.executable, "-c", SCALE_CHILD, game, str(games), str(steps)]
+                    out = subprocess.run(args, capture_output=True, text=True, env=env, cwd=ROOT)
+                if out.returncode:
+                    raise SystemExit(f"{game} at scale ({mode}): the child failed:\n{out.stderr}")
+                runs[mode].append(json.loads(out.stdout.strip().splitlines()[-1]))
+                load = "with a CPU hog" if hog else "quiet"
+                print(f"    {load:14} {mode:10} {runs[mode][-1]['wall']:6.1f} s", flush=True)
+    finally:
+        for process in hogs:
+            process.kill()
+            process.wait()
+    base = [r["wall"] for r in runs[modes[0]]]
+    records = []
+    for mode in modes:
+        walls = [r["wall"] for r in runs[mode]]
+        ratios = [w / b for w, b in zip(walls, base)]
+        records.append(
+            {
+                "game": game,
+                "load": "with a CPU hog" if hog else "quiet",
+                "mode": mode,
+                "games": games,
+                "steps": steps,
+                "pairs": pairs,
+                "wall": float(np.median(walls)),
+                "cpu": float(np.median([r["cpu"] for r in runs[mode]])),
+                "walls": walls,
+                "ratio": float(np.median(ratios)),
+                "ratio_range": f"{min(ratios):.2f} to {max(ratios):.2f}",
+            }
+        )
+    return records
+
+
 #: The stages printed, by the run they are read from.
 STAGES = (
     ("import", "import (aec)"),
@@ -179,22 +255,48 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--games", default=",".join(GAMES), help="comma-separated game names (default: every game)")
     p.add_argument("--top", type=int, default=8, help="kernels listed per game")
     p.add_argument("--modes", default="now,background", help="CARDENVS_COMPILE ways to compare (A/B, same run)")
-    report.add_json_option(p, "first_game")
+    p.add_argument("--at-scale", action="store_true", help="time to --steps game steps at --num-envs games instead")
+    p.add_argument("--num-envs", type=int, default=4096, help="games at once, with --at-scale")
+    p.add_argument("--steps", type=int, default=10_000_000, help="game steps, with --at-scale")
+    p.add_argument("--pairs", type=int, default=3, help="runs per mode and load, interleaved, with --at-scale")
+    p.add_argument("--json", nargs="?", const="", default=None, metavar="PATH", help=JSON_HELP)
     args = p.parse_args(argv)
     games = args.games.split(",")
     unknown = [g for g in games if g not in GAMES]
     if unknown:
         p.error(f"unknown game(s) {unknown}; have {sorted(GAMES)}")
+    if min(args.num_envs, args.steps, args.pairs) < 1:
+        p.error("--num-envs, --steps and --pairs must be positive")
+    name = "first_use_at_scale" if args.at_scale else "first_game"
+    path = args.json or (report.default_path(name) if args.json == "" else None)
     info = report.machine()
     print(f"# commit {info['commit'][:10]}, {info['cpus']} CPUs, load average {info['load_average'][0]:.2f}\n")
     results = []
+    if args.at_scale:
+        modes = args.modes.split(",")
+        for game in games:
+            print(f"{game}: {args.steps:,} steps at {args.num_envs:,} games, empty cache, wall s from `import`")
+            for hog in (False, True):
+                results += at_scale(game, modes, args.pairs, args.num_envs, args.steps, hog)
+            for r in results[-2 * len(modes) :]:
+                ratio = f"x{r['ratio']:.2f} ({r['ratio_range']})"
+                print(f"  {r['load']:14} {r['mode']:10} median {r['wall']:6.1f} s, {ratio} of {modes[0]}")
+        if path:
+            report.write(path, name, results, info, script="benchmarks/first_game.py")
+        return 0
     for game in games:
         for mode in args.modes.split(","):
             results.append(measure(game, mode))
             print_result(results[-1], args.top)
-    if args.json:
-        report.write(args.json, "first_game", results)
+    if path:
+        report.write(path, name, results, info)
     return 0
+
+
+JSON_HELP = (
+    "also write the results as JSON, with the commit and the machine (alone: benchmarks/results/first_game.json, "
+    "with --at-scale first_use_at_scale.json)"
+)
 
 
 if __name__ == "__main__":

@@ -220,6 +220,41 @@ def test_what_the_builder_cannot_build_is_compiled_where_it_is_run(tmp_path):
     assert run(code, "background", tmp_path / "cache", tmp_path) == [4, 1, "object", "TypingError"]
 
 
+def test_a_call_for_many_games_runs_compiled_at_once(tmp_path):
+    # (a small call runs as Python and asks the builder; a call of WAIT_ROWS games waits for it or compiles)
+    (tmp_path / "first_use_kernels.py").write_text(KERNELS)
+    code = """
+        import json, numpy as np
+        from cardenvs.core import compiling
+        from first_use_kernels import count_positive
+        small, large = np.array([3, -1, 0, 7, 2]), np.ones(compiling.WAIT_ROWS, np.int64)
+        few, compiled_few = int(count_positive(small)), len(count_positive.signatures)
+        many, compiled_many = int(count_positive(large)), len(count_positive.signatures)
+        fewer = int(count_positive(large[: compiling.WAIT_ROWS - 1].astype(np.int32)))
+        print(json.dumps([few, compiled_few, many, compiled_many, fewer, len(count_positive.signatures)]))
+    """
+    few, compiled_few, many, compiled_many, fewer, compiled_fewer = run(
+        code, "background", tmp_path / "cache", tmp_path
+    )
+    from cardenvs.core import compiling
+
+    rows = compiling.WAIT_ROWS
+    assert (few, compiled_few) == (3, 0)  # as Python, while the builder compiles it
+    assert (many, compiled_many) == (rows, 1)  # compiled (waited for) before it ran
+    assert (fewer, compiled_fewer) == (rows - 1, 1)  # another signature, below the line: as Python
+
+
+def test_many_games_are_told_by_arrays_and_by_the_arrays_of_packs():
+    from cardenvs.core.compiling import _PACK_WIDTH, rows_of
+
+    assert _PACK_WIDTH == 1 + jit.PACK_DIMS
+    state = (np.zeros((300, 4), np.int8), np.zeros(7, np.int64), 5)
+    kinds = ((np.int8, 2), (np.int64, 1), (None, 0))
+    assert rows_of((jit.pack(state, kinds),)) == 300
+    assert rows_of((np.zeros(12), 3, np.zeros((40, 2)))) == 40
+    assert rows_of((1, 2.5, np.float64(3))) == 0
+
+
 # ---------------------------------------------------------------- stale and foreign caches
 TABLES = """
 import numpy as np

@@ -96,6 +96,25 @@ SECTIONS: list[tuple[str, str, str, list[Column]]] = [
         ],
     ),
     (
+        "first_use_at_scale",
+        "First use at scale: 10M steps at 4,096 games",
+        "Seconds from the start of `import cardenvs` to the end of 10M game steps (random legal moves) at 4,096 "
+        "games in one process, with an empty compile cache: the median of runs of each compile mode interleaved "
+        "in pairs, on a quiet machine and beside a busy process per core (`--at-scale`). A call for 256 games or "
+        "more compiles what it needs before it runs rather than run as Python. The ratio is the mode's time over "
+        "`now`'s in the same pair (median, and its range over the pairs).",
+        [
+            ("game", "game", "str"),
+            ("load", "machine", "str"),
+            ("mode", "compile", "str"),
+            ("pairs", "runs", "int"),
+            ("wall", "10M steps, s", "f1"),
+            ("cpu", "its CPU, s", "f1"),
+            ("ratio", "over `now`", "x"),
+            ("ratio_range", "range", "str"),
+        ],
+    ),
+    (
         "agents",
         "Rule agents: batched against per row",
         "Milliseconds to decide a batch of reachable decision states, by the rule agents' per-row reference "

@@ -161,6 +161,13 @@ class Builder:
         with self.lock:
             return self.lock.wait_for(lambda: BUILDING not in self.status.values(), timeout)
 
+    def wait_for(self, key: Any) -> None:
+        """Wait until ``key`` is answered (built, failed, or given back by a
+        builder that ended); in short waits, so that Ctrl-C is seen."""
+        with self.lock:
+            while self.status.get(key) == BUILDING:
+                self.lock.wait(0.25)
+
 
 #: This process's builder.
 BUILDER = Builder()

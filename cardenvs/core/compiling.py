@@ -14,8 +14,15 @@ kernels and pack views bound to their Python versions, as
 (:mod:`cardenvs.core.builder`) to compile it into the cache.  Once the
 builder is done, the next call loads the compiled version and runs it: a
 game may switch mid-way, with the same results (one implementation,
-either way).  ``CARDENVS_COMPILE=now`` compiles on first use in the
-calling process, as plain numba does (the builder itself runs so).
+either way).  A call of :data:`WAIT_ROWS` games or more is the exception:
+there a kernel's Python version would take seconds a step, for steps the
+compiled one makes in milliseconds, while competing with the builder for
+the cores.  Such a call compiles the kernel (or waits for the builder if it
+is building it already), then runs it compiled (:func:`built`): a large
+batch costs what it costs with ``now``, small batches and the first game
+keep the Python start.
+``CARDENVS_COMPILE=now`` compiles on first use in the calling process, as
+plain numba does (the builder itself runs so).
 
 The cache's check is made stricter (:class:`StampedCache`): numba keys
 a cached kernel on its own source file only, so a kernel whose callee in
@@ -67,6 +74,10 @@ MODE = os.environ.get("CARDENVS_COMPILE", "background")
 if MODE not in ("background", "now", "python"):
     raise ValueError(f"CARDENVS_COMPILE must be 'background', 'now' or 'python', got {MODE!r}")
 
+#: From how many games (the longest first dimension of a call's arrays, those in its packs
+#: included) a kernel not yet compiled is waited for (:func:`built`) rather than run as Python.
+WAIT_ROWS = 256
+
 #: What a cached kernel's stamp covers besides its code: the libraries the compiled code was made against.
 _ENVIRONMENT = f"cardenvs-stamp-2 numpy {np.__version__} llvmlite {llvmlite.__version__}".encode()
 
@@ -90,7 +101,8 @@ class Kernel(registry.CPUDispatcher):
         key = _fingerprint(args)
         waiting = self.__dict__.setdefault("_cardenvs_waiting", {})
         sig, generation = waiting.get(key, (None, None))
-        if generation == _builder.BUILDER.generation:  # (nothing built since this call last ran as Python)
+        large = MODE == "background" and rows_of(args) >= WAIT_ROWS
+        if generation == _builder.BUILDER.generation and not large:  # (nothing built since it last ran as Python)
             return run_python(self)
         if sig is None:
             try:
@@ -99,7 +111,7 @@ class Kernel(registry.CPUDispatcher):
                 sig = None
             if sig is None or any(t is None for t in sig):
                 return super()._compile_for_args(*args, **kws)
-        made = first_call(self, sig)
+        made = built(self, sig) if large else first_call(self, sig)
         if made is not None:
             return made
         if key is not None:
@@ -150,6 +162,37 @@ def _fingerprint(args: tuple) -> tuple | None:
         return tuple(compute_fingerprint(arg) if type(arg) is not int else arg.bit_length() < 64 for arg in args)
     except Exception:
         return None
+
+
+def rows_of(args: tuple) -> int:
+    """How many games a call is for, as far as its arguments tell: the longest
+    first dimension of its arrays, and of the arrays a pack stands for (a
+    pack's rows hold each packed array's shape from column 1; see
+    :func:`cardenvs.core.jit.pack`)."""
+    rows = 0
+    for arg in args:
+        if isinstance(arg, np.ndarray) and arg.ndim:
+            if arg.ndim == 2 and arg.dtype == np.int64 and arg.shape[1] == _PACK_WIDTH and len(arg):
+                rows = max(rows, int(arg[:, 1].max()))
+            rows = max(rows, arg.shape[0])
+    return rows
+
+
+_PACK_WIDTH = 5  # (1 + jit.PACK_DIMS: an address or scalar, then up to 4 dimensions)
+
+
+def built(kernel: Kernel, sig: tuple) -> Any:
+    """The compiled version of ``kernel`` for ``sig``, had now: loaded from
+    the cache, waited for if the builder is building it, else compiled here,
+    as ``now`` compiles it (a builder asked now would only add its start and
+    a load to the same compile, while this process waits idle); None only if
+    ``CARDENVS_COMPILE=python``.  Ctrl-C ends the wait."""
+    if MODE == "python":
+        return None
+    key = (kernel, sig)
+    if _builder.BUILDER.status.get(key) == _builder.BUILDING:
+        _builder.BUILDER.wait_for(key)
+    return kernel.load_cached(sig) or Dispatcher.compile(kernel, sig)
 
 
 def first_call(kernel: Kernel, sig: tuple) -> Any:
