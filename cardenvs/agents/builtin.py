@@ -1,10 +1,12 @@
 """The built-in agents, per game: ``"random"``, ``"rule"`` (the game's
 rule-based agent), ``"ppo"`` (the committed baseline policy), ``"scratch"``
-(the committed policy learned from scratch) or ``"ppo:PATH"`` (a saved
-policy: a cardenvs policy file or an SB3 zip; see :func:`builtin_agent`).  Every other spec, and the public
+(the agent learned from scratch), ``"scratch-policy"`` (its policy) or
+``"ppo:PATH"`` (a saved policy: a cardenvs policy file or an SB3 zip; see
+:func:`builtin_agent`).  Every other spec, and the public
 :func:`~cardenvs.agents.registry.make_agent`, is in
-:mod:`cardenvs.agents.registry` (this module imports neither it nor
-:mod:`.specs`, which both use it)."""
+:mod:`cardenvs.agents.registry` (this module does not import it nor
+:mod:`.specs`, which both use it, when it is imported: ``"scratch"`` reads
+its search's spec with :func:`.specs.pimc_options` when it is made)."""
 
 from __future__ import annotations
 
@@ -40,9 +42,29 @@ def rule_agent(game: str, **config) -> Agent:
 
 
 def scratch_agent(game: str, seed: int = 0, **config) -> Agent:
-    """The game's committed policy learned from scratch (``"scratch"``): an
-    MLP policy file (:mod:`cardenvs.agents.mlp`: JSON and a torch state
-    dict read with ``weights_only=True``, no pickle), trained by
+    """The game's agent learned from scratch (``"scratch"``): its policy
+    (:func:`scratch_policy`), played through the search its GameSpec names
+    (``scratch_search``: PIMC whose roll-outs and fallback are that policy,
+    as expert iteration trained it), else the policy alone.  Nothing in it
+    comes from the rule agent."""
+    spec = GAMES[game].scratch_search if game in GAMES else None
+    policy = scratch_policy(game, seed, **config)
+    if spec is None:
+        return policy
+    from .pimc import PIMCAgent
+    from .specs import PIMC_OPTIONS, pimc_options
+
+    options = pimc_options(spec, {k: v for k, v in PIMC_OPTIONS.items() if k not in ("rollout", "fallback")})
+    agent = PIMCAgent(game, rollout=policy, fallback=policy, seed=seed, **options, **config)
+    agent.name = "scratch"
+    return agent
+
+
+def scratch_policy(game: str, seed: int = 0, **config) -> Agent:
+    """The game's committed policy learned from scratch (``"scratch-policy"``;
+    ``"scratch"`` unless the game plays it through a search): an MLP policy
+    file (:mod:`cardenvs.agents.mlp`: JSON and a torch state dict read with
+    ``weights_only=True``, no pickle), trained by
     ``examples/retrain_scratch.py`` with no rule advice and no imitation.
     It needs the ``train`` extra (torch)."""
     path = SCRATCH.get(game)
@@ -56,12 +78,14 @@ def scratch_agent(game: str, seed: int = 0, **config) -> Agent:
         )
     from .mlp import MLPAgent
 
-    return MLPAgent.load(path, game=game, seed=seed, name="scratch", **config)
+    name = "scratch" if GAMES[game].scratch_search is None else "scratch-policy"
+    return MLPAgent.load(path, game=game, seed=seed, name=name, **config)
 
 
 def builtin_agent(game: str, spec: str, seed: int = 0, **config) -> Agent:
     """A built-in agent: ``"random"``, ``"rule"``, ``"ppo"``, ``"scratch"``
-    (:func:`scratch_agent`) or ``"ppo:PATH"``.
+    (:func:`scratch_agent`), ``"scratch-policy"`` (:func:`scratch_policy`)
+    or ``"ppo:PATH"``.
 
     ``"ppo"`` is the game's committed baseline, a cardenvs policy file:
     weights read by numpy with ``allow_pickle=False`` and the policy's
@@ -84,6 +108,8 @@ def builtin_agent(game: str, spec: str, seed: int = 0, **config) -> Agent:
         return rule_agent(game, **config)
     if spec == "scratch":
         return scratch_agent(game, seed, **config)
+    if spec == "scratch-policy":
+        return scratch_policy(game, seed, **config)
     if spec == "ppo" or spec.startswith("ppo:"):
         if spec == "ppo":
             path = BASELINES.get(game)
@@ -106,7 +132,7 @@ def builtin_agent(game: str, spec: str, seed: int = 0, **config) -> Agent:
         # an advised model plays with its teacher: the rule agent with the options it was trained with
         advisor = rule_agent(game, **config, **advisor_options(model)) if advice_size(model) else None
         return PolicyAgent(model, advisor=advisor, name="ppo" if spec == "ppo" else f"ppo({path.name})")
-    raise ValueError(f"{spec!r} is not a built-in agent: random, rule, ppo, scratch or ppo:PATH")
+    raise ValueError(f"{spec!r} is not a built-in agent: random, rule, ppo, scratch, scratch-policy or ppo:PATH")
 
 
 def _check_fits(game: str, model: Any, path: pathlib.Path, config: dict) -> None:

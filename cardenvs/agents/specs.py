@@ -3,14 +3,16 @@
 A spec is one of:
 
 - ``random``, ``rule``, ``ppo`` (the committed baseline), ``scratch``
-  (the committed policy learned from scratch), ``ppo:PATH``
-  (:func:`cardenvs.agents.builtin.builtin_agent`);
+  (the agent learned from scratch: its committed policy, played through
+  the search its GameSpec names, if any), ``scratch-policy`` (that policy
+  alone), ``ppo:PATH`` (:func:`cardenvs.agents.builtin.builtin_agent`);
 - ``best``: the game's strongest agent, the spec its GameSpec names
   (``best``), whatever it is;
 - ``pimc`` or ``pimc:OPTION=VALUE,...``: :class:`~cardenvs.agents.pimc.PIMCAgent`
   with ``worlds`` (worlds sampled per decision, default 32), ``rollout``
-  (``random``, ``rule`` or ``scratch``), ``fallback`` (who takes the
-  decisions PIMC does not search: ``rule`` or ``scratch``), ``search``
+  (``random``, ``rule`` or ``scratch``: the policy learned from scratch),
+  ``fallback`` (who takes the decisions PIMC does not search: ``rule`` or
+  ``scratch``), ``search``
   (``default``: the game's searched decisions, or ``all``), ``score``
   (``default``, ``side`` or ``margin``) and ``budget`` (seconds per
   decision batch), e.g. ``pimc:worlds=8,rollout=rule`` (Pepper,
@@ -49,7 +51,7 @@ PIMC_OPTIONS: dict[str, Callable[[str], Any]] = {
     "score": str,
     "budget": float,
 }
-BUILT_IN = ("random", "rule", "ppo", "scratch")
+BUILT_IN = ("random", "rule", "ppo", "scratch", "scratch-policy")
 
 
 class AgentSpecError(ValueError):
@@ -76,6 +78,14 @@ def split_specs(text: str) -> list[str]:
         else:
             specs.append(piece)
     return specs
+
+
+def pimc_options(spec: str, allowed: dict[str, Callable[[str], Any]] = PIMC_OPTIONS) -> dict[str, Any]:
+    """The options of ``spec``, a ``pimc`` or ``pimc:...`` spec, among ``allowed``."""
+    head, _, rest = spec.partition(":")
+    if head != "pimc":
+        raise AgentSpecError(f"agent {spec!r}: not a pimc spec")
+    return _options(spec, rest, allowed)
 
 
 def _options(spec: str, text: str, allowed: dict[str, Callable[[str], Any]]) -> dict[str, Any]:
@@ -181,7 +191,7 @@ def agent_factory(game: str, spec: str, config: dict | None = None) -> Callable[
             return builtin_agent(game, spec, seed=seed, **config)
 
     elif head == "pimc":
-        options = _options(spec, rest, PIMC_OPTIONS)
+        options = pimc_options(spec)
 
         def make(seed: int) -> Agent:
             from .pimc import PIMCAgent
@@ -198,7 +208,7 @@ def agent_factory(game: str, spec: str, config: dict | None = None) -> Callable[
     elif colon and rest:
         make = _user_factory(game, spec, config)
     else:
-        known = "random, rule, ppo, scratch, best, ppo:PATH, mlp:PATH"
+        known = "random, rule, ppo, scratch, scratch-policy, best, ppo:PATH, mlp:PATH"
         known += ", pimc[:worlds=N,rollout=random|rule|scratch,fallback=rule|scratch,search=default|all"
         known += ",score=default|side|margin,budget=S]"
         known += ", package.module:Name"

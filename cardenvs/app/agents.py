@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 AGENT_NAMES = ("random", "rule", "ppo")  # what a play server offers by name
-BY_NAME = (*AGENT_NAMES, "scratch", "best")  # what play takes by name (best may search: refused below)
+BY_NAME = (*AGENT_NAMES, "scratch", "scratch-policy", "best")  # what play takes by name (a search: refused below)
 
 
 class AgentsUnavailableError(RuntimeError):
