@@ -41,14 +41,15 @@ def rule_agent(game: str, **config) -> Agent:
     return cls(**{k: v for k, v in config.items() if k in params})
 
 
-def scratch_agent(game: str, seed: int = 0, **config) -> Agent:
+def scratch_agent(game: str, seed: int = 0, path: str | pathlib.Path | None = None, **config) -> Agent:
     """The game's agent learned from scratch (``"scratch"``): its policy
     (:func:`scratch_policy`), played through the search its GameSpec names
     (``scratch_search``: PIMC whose roll-outs and fallback are that policy,
     as expert iteration trained it), else the policy alone.  Nothing in it
-    comes from the rule agent."""
+    comes from the rule agent.  ``path``: another policy file of the game's
+    learner (a training seed's) in place of the committed one."""
     spec = GAMES[game].scratch_search if game in GAMES else None
-    policy = scratch_policy(game, seed, **config)
+    policy = scratch_policy(game, seed, path, **config)
     if spec is None:
         return policy
     from .pimc import PIMCAgent
@@ -60,14 +61,14 @@ def scratch_agent(game: str, seed: int = 0, **config) -> Agent:
     return agent
 
 
-def scratch_policy(game: str, seed: int = 0, **config) -> Agent:
+def scratch_policy(game: str, seed: int = 0, path: str | pathlib.Path | None = None, **config) -> Agent:
     """The game's committed policy learned from scratch (``"scratch-policy"``;
     ``"scratch"`` unless the game plays it through a search): an MLP policy
     file (:mod:`cardenvs.agents.mlp`: JSON and a torch state dict read with
     ``weights_only=True``, no pickle), trained by
     ``examples/retrain_scratch.py`` with no rule advice and no imitation.
-    It needs the ``train`` extra (torch)."""
-    path = SCRATCH.get(game)
+    It needs the ``train`` extra (torch); ``path``: another policy file."""
+    path = SCRATCH.get(game) if path is None else pathlib.Path(path)
     if path is None:
         why = "its GameSpec names none (scratch=None)" if game in GAMES else f"unknown game; have {list(GAMES)}"
         raise ValueError(f"no from-scratch policy for {game!r}: {why}")
