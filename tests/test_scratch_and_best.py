@@ -81,9 +81,19 @@ def test_scratch_plays_its_policy_through_the_search_its_game_names(pepper_scrat
 
 
 def test_the_committed_pepper_scratch_is_a_search_over_its_policy_with_no_rule_agent():
+    from cardenvs.app.agents import load_agent
+
     agent = make_agent("pepper_v0", "scratch", num_players=4)
     assert isinstance(agent, PIMCAgent) and registry.GAMES["pepper_v0"].scratch_search.startswith("pimc:")
     assert {type(agent.rollout), type(agent.fallback)} == {MLPAgent}
+    with pytest.raises(ValueError, match="searches the engine's state.*its policy alone is scratch-policy"):
+        load_agent("pepper_v0", "scratch")  # (play and serve)
+    assert load_agent("pepper_v0", "scratch-policy").name == "scratch-policy"
+
+
+def test_scratch_made_of_another_policy_file_plays_that_policy(pepper_scratch):
+    agent = builtin.scratch_agent("pepper_v0", path=POLICY)
+    assert isinstance(agent, MLPAgent) and agent.meta["sha256"] == json.loads(POLICY.read_text())["sha256"]
 
 
 def test_best_is_the_spec_the_game_names(pepper_scratch):
