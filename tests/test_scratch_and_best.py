@@ -22,7 +22,7 @@ from cardenvs.agents.mlp import MLPAgent, read_policy  # noqa: E402
 from cardenvs.agents.pimc import PIMCAgent  # noqa: E402
 from cardenvs.agents.registry import make_agent  # noqa: E402
 from cardenvs.agents.sides import margin_matrix  # noqa: E402
-from cardenvs.agents.specs import AgentSpecError, agent_factory, is_built_in  # noqa: E402
+from cardenvs.agents.specs import AgentSpecError, agent_factory, is_built_in, scratch_agent  # noqa: E402
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 POLICY = ROOT / "benchmarks/league/pepper_v0/policies/selfplay/policy_001200.json"
@@ -89,10 +89,12 @@ def test_the_committed_pepper_scratch_is_a_search_over_its_policy_with_no_rule_a
     with pytest.raises(ValueError, match="searches the engine's state.*its policy alone is scratch-policy"):
         load_agent("pepper_v0", "scratch")  # (play and serve)
     assert load_agent("pepper_v0", "scratch-policy").name == "scratch-policy"
+    with pytest.raises(ValueError, match="plays its policy through a search: make it with make_agent"):
+        builtin.builtin_agent("pepper_v0", "scratch")
 
 
 def test_scratch_made_of_another_policy_file_plays_that_policy(pepper_scratch):
-    agent = builtin.scratch_agent("pepper_v0", path=POLICY)
+    agent = scratch_agent("pepper_v0", path=POLICY)
     assert isinstance(agent, MLPAgent) and agent.meta["sha256"] == json.loads(POLICY.read_text())["sha256"]
 
 

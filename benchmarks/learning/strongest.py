@@ -20,8 +20,7 @@ sys.path[:0] = [str(ROOT), str(ROOT / "benchmarks"), str(pathlib.Path(__file__).
 import report  # noqa: E402
 from rate import EVAL_CONFIG, edge_text, edges  # noqa: E402
 
-from cardenvs.agents.builtin import scratch_agent  # noqa: E402
-from cardenvs.agents.specs import agent_factory, best_spec  # noqa: E402
+from cardenvs.agents.specs import agent_factory, best_spec, scratch_agent  # noqa: E402
 from cardenvs.registry import GAMES  # noqa: E402
 
 PIMC32 = "pimc:worlds=32,rollout=rule"

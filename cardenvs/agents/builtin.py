@@ -1,12 +1,13 @@
 """The built-in agents, per game: ``"random"``, ``"rule"`` (the game's
 rule-based agent), ``"ppo"`` (the committed baseline policy), ``"scratch"``
-(the agent learned from scratch), ``"scratch-policy"`` (its policy) or
+(the policy learned from scratch), ``"scratch-policy"`` (the same) or
 ``"ppo:PATH"`` (a saved policy: a cardenvs policy file or an SB3 zip; see
 :func:`builtin_agent`).  Every other spec, and the public
 :func:`~cardenvs.agents.registry.make_agent`, is in
-:mod:`cardenvs.agents.registry` (this module does not import it nor
-:mod:`.specs`, which both use it, when it is imported: ``"scratch"`` reads
-its search's spec with :func:`.specs.pimc_options` when it is made)."""
+:mod:`cardenvs.agents.registry` (this module imports neither it nor
+:mod:`.specs`, which both use it; where a game plays its from-scratch
+policy through a search, the agent ``"scratch"`` is made there:
+:func:`cardenvs.agents.specs.scratch_agent`)."""
 
 from __future__ import annotations
 
@@ -41,26 +42,6 @@ def rule_agent(game: str, **config) -> Agent:
     return cls(**{k: v for k, v in config.items() if k in params})
 
 
-def scratch_agent(game: str, seed: int = 0, path: str | pathlib.Path | None = None, **config) -> Agent:
-    """The game's agent learned from scratch (``"scratch"``): its policy
-    (:func:`scratch_policy`), played through the search its GameSpec names
-    (``scratch_search``: PIMC whose roll-outs and fallback are that policy,
-    as expert iteration trained it), else the policy alone.  Nothing in it
-    comes from the rule agent.  ``path``: another policy file of the game's
-    learner (a training seed's) in place of the committed one."""
-    spec = GAMES[game].scratch_search if game in GAMES else None
-    policy = scratch_policy(game, seed, path, **config)
-    if spec is None:
-        return policy
-    from .pimc import PIMCAgent
-    from .specs import PIMC_OPTIONS, pimc_options
-
-    options = pimc_options(spec, {k: v for k, v in PIMC_OPTIONS.items() if k not in ("rollout", "fallback")})
-    agent = PIMCAgent(game, rollout=policy, fallback=policy, seed=seed, **options, **config)
-    agent.name = "scratch"
-    return agent
-
-
 def scratch_policy(game: str, seed: int = 0, path: str | pathlib.Path | None = None, **config) -> Agent:
     """The game's committed policy learned from scratch (``"scratch-policy"``;
     ``"scratch"`` unless the game plays it through a search): an MLP policy
@@ -79,14 +60,15 @@ def scratch_policy(game: str, seed: int = 0, path: str | pathlib.Path | None = N
         )
     from .mlp import MLPAgent
 
-    name = "scratch" if GAMES[game].scratch_search is None else "scratch-policy"
+    name = "scratch-policy" if game in GAMES and GAMES[game].scratch_search else "scratch"
     return MLPAgent.load(path, game=game, seed=seed, name=name, **config)
 
 
 def builtin_agent(game: str, spec: str, seed: int = 0, **config) -> Agent:
-    """A built-in agent: ``"random"``, ``"rule"``, ``"ppo"``, ``"scratch"``
-    (:func:`scratch_agent`), ``"scratch-policy"`` (:func:`scratch_policy`)
-    or ``"ppo:PATH"``.
+    """A built-in agent: ``"random"``, ``"rule"``, ``"ppo"``,
+    ``"scratch-policy"`` (:func:`scratch_policy`), ``"scratch"`` (the same
+    where the game names no search for it: else see
+    :func:`cardenvs.agents.specs.scratch_agent`) or ``"ppo:PATH"``.
 
     ``"ppo"`` is the game's committed baseline, a cardenvs policy file:
     weights read by numpy with ``allow_pickle=False`` and the policy's
@@ -107,9 +89,12 @@ def builtin_agent(game: str, spec: str, seed: int = 0, **config) -> Agent:
         return RandomAgent(seed)
     if spec == "rule":
         return rule_agent(game, **config)
-    if spec == "scratch":
-        return scratch_agent(game, seed, **config)
-    if spec == "scratch-policy":
+    if spec == "scratch" and game in GAMES and GAMES[game].scratch_search is not None:
+        raise ValueError(
+            f"'scratch' of {game} plays its policy through a search: make it with make_agent "
+            "(cardenvs.agents.specs.scratch_agent); its policy alone is 'scratch-policy'"
+        )
+    if spec in ("scratch", "scratch-policy"):
         return scratch_policy(game, seed, **config)
     if spec == "ppo" or spec.startswith("ppo:"):
         if spec == "ppo":

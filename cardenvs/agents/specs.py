@@ -159,6 +159,28 @@ def _user_factory(game: str, spec: str, config: dict) -> Callable[[int], Agent]:
     return make
 
 
+def scratch_agent(game: str, seed: int = 0, path: str | None = None, **config: Any) -> Agent:
+    """The game's agent learned from scratch (``"scratch"``): its policy
+    (:func:`~cardenvs.agents.builtin.scratch_policy`; ``path``: another
+    policy file of the game's learner, a training seed's), played through
+    the search its GameSpec names (``scratch_search``: PIMC whose roll-outs
+    and fallback are that policy, as expert iteration trained it), else the
+    policy alone.  Nothing in it comes from the rule agent."""
+    from ..registry import GAMES
+    from .builtin import scratch_policy
+
+    search = GAMES[game].scratch_search if game in GAMES else None
+    policy = scratch_policy(game, seed, path, **config)
+    if search is None:
+        return policy
+    from .pimc import PIMCAgent
+
+    options = pimc_options(search, {k: v for k, v in PIMC_OPTIONS.items() if k not in ("rollout", "fallback")})
+    agent = PIMCAgent(game, rollout=policy, fallback=policy, seed=seed, **options, **config)
+    agent.name = "scratch"
+    return agent
+
+
 def best_spec(game: str) -> str:
     """The spec of ``game``'s strongest agent (its GameSpec's ``best``), a
     built-in spec other than ``"best"``; AgentSpecError when it has none."""
@@ -184,7 +206,12 @@ def agent_factory(game: str, spec: str, config: dict | None = None) -> Callable[
     if spec == "best":
         return agent_factory(game, best_spec(game), config)
     head, colon, rest = spec.partition(":")
-    if spec in BUILT_IN or head == "ppo" and colon:
+    if spec == "scratch":
+
+        def make(seed: int) -> Agent:
+            return scratch_agent(game, seed, **config)
+
+    elif spec in BUILT_IN or head == "ppo" and colon:
         from .builtin import builtin_agent
 
         def make(seed: int) -> Agent:
