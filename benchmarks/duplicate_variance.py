@@ -183,7 +183,7 @@ PROTOCOLS = (
     # Pepper's other table sizes (last, so the rows above keep their seeds): two sides of one seat each, and three
     # seats rotated
     Protocol("pepper_2p", "pepper_v0", {"num_players": 2}, 192, ("win", "score", "hand"), "2p, to 30 points"),
-    Protocol("pepper_2p_1hand", "pepper_v0", {"num_players": 2, "max_hands": 1}, 1024, note="2p, a game of one hand"),
+    Protocol("pepper_2p_1hand", "pepper_v0", {"num_players": 2, "max_hands": 1}, 12288, note="2p, a game of one hand"),
     Protocol(
         "pepper_3p_1hand",
         "pepper_v0",

@@ -22,7 +22,7 @@ from cardenvs.agents.mlp import MLPAgent, read_policy  # noqa: E402
 from cardenvs.agents.pimc import PIMCAgent  # noqa: E402
 from cardenvs.agents.registry import make_agent  # noqa: E402
 from cardenvs.agents.sides import margin_matrix  # noqa: E402
-from cardenvs.agents.specs import AgentSpecError, agent_factory, is_built_in  # noqa: E402
+from cardenvs.agents.specs import AgentSpecError, agent_factory, is_built_in, scratch_agent  # noqa: E402
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 POLICY = ROOT / "benchmarks/league/pepper_v0/policies/selfplay/policy_001200.json"
@@ -35,7 +35,7 @@ def load_example(name: str):
 @pytest.fixture
 def pepper_scratch(monkeypatch):
     """Pepper's GameSpec naming a scratch file (the league's self-play policy) and a best spec."""
-    spec = dataclasses.replace(registry.GAMES["pepper_v0"], best="pimc:worlds=2,fallback=scratch")
+    spec = dataclasses.replace(registry.GAMES["pepper_v0"], best="pimc:worlds=2,fallback=scratch", scratch_search=None)
     monkeypatch.setitem(registry.GAMES, "pepper_v0", spec)
     monkeypatch.setitem(builtin.SCRATCH, "pepper_v0", POLICY)
     return spec
@@ -57,6 +57,45 @@ def test_scratch_without_a_file_says_how_to_train_one(monkeypatch, tmp_path):
     monkeypatch.delitem(builtin.SCRATCH, "pepper_v0")
     with pytest.raises(ValueError, match=r"no from-scratch policy for 'pepper_v0'"):
         make_agent("pepper_v0", "scratch")
+
+
+def test_scratch_plays_its_policy_through_the_search_its_game_names(pepper_scratch, monkeypatch):
+    spec = dataclasses.replace(pepper_scratch, scratch_search="pimc:worlds=3,search=all,score=side")
+    monkeypatch.setitem(registry.GAMES, "pepper_v0", spec)
+    agent = make_agent("pepper_v0", "scratch", num_players=2)
+    assert isinstance(agent, PIMCAgent) and agent.name == "scratch"
+    assert (agent.worlds, agent.search_all, agent.margin) == (3, True, False)
+    policy = make_agent("pepper_v0", "scratch-policy")
+    assert isinstance(policy, MLPAgent) and policy.name == "scratch-policy"
+    for inner in (agent.rollout, agent.fallback):  # the policy, not the rule agent, everywhere in the search
+        assert isinstance(inner, MLPAgent) and inner.meta["sha256"] == policy.meta["sha256"]
+    # a PIMC spec naming scratch gets the policy, not the search over it
+    assert make_agent("pepper_v0", "pimc:worlds=2,rollout=scratch", num_players=2).rollout.name == "scratch-policy"
+    for search, error in (
+        ("pimc:worlds=3,rollout=rule", "options are worlds=.*not 'rollout=rule'"),
+        ("mlp:x", "not a pimc"),
+    ):
+        monkeypatch.setitem(registry.GAMES, "pepper_v0", dataclasses.replace(spec, scratch_search=search))
+        with pytest.raises(AgentSpecError, match=error):
+            make_agent("pepper_v0", "scratch")
+
+
+def test_the_committed_pepper_scratch_is_a_search_over_its_policy_with_no_rule_agent():
+    from cardenvs.app.agents import load_agent
+
+    agent = make_agent("pepper_v0", "scratch", num_players=4)
+    assert isinstance(agent, PIMCAgent) and registry.GAMES["pepper_v0"].scratch_search.startswith("pimc:")
+    assert {type(agent.rollout), type(agent.fallback)} == {MLPAgent}
+    with pytest.raises(ValueError, match="searches the engine's state.*its policy alone is scratch-policy"):
+        load_agent("pepper_v0", "scratch")  # (play and serve)
+    assert load_agent("pepper_v0", "scratch-policy").name == "scratch-policy"
+    with pytest.raises(ValueError, match="plays its policy through a search: make it with make_agent"):
+        builtin.builtin_agent("pepper_v0", "scratch")
+
+
+def test_scratch_made_of_another_policy_file_plays_that_policy(pepper_scratch):
+    agent = scratch_agent("pepper_v0", path=POLICY)
+    assert isinstance(agent, MLPAgent) and agent.meta["sha256"] == json.loads(POLICY.read_text())["sha256"]
 
 
 def test_best_is_the_spec_the_game_names(pepper_scratch):

@@ -237,7 +237,9 @@ SECTIONS: list[tuple[str, str, str, list[Column]]] = [
         "seeds never used in training: the win-share edge (+1: every game won) and the points-per-hand edge, with "
         "95% intervals. The goal: above 0, interval apart, by 30 CPU-minutes, for every seed. Learner steps: "
         "games' steps for self-play PPO, decisions labelled by the search for expert iteration. Runs stopped "
-        "early to free the machine end where they stopped.",
+        "early to free the machine end where they stopped. Expert iteration's points are its network alone "
+        "(`scratch-policy`); the agent it trains, the network with its search (`scratch`), is rated for every "
+        "seed in the next table.",
         [
             ("learner", "learner", "str"),
             ("seed", "seed", "int"),
@@ -253,7 +255,8 @@ SECTIONS: list[tuple[str, str, str, list[Column]]] = [
         "The built-in best and scratch agents on deals used for nothing else",
         'Each game\'s strongest agent (`make_agent(game, "best")`) against `pimc:worlds=32,rollout=rule`, and its '
         'agent learned from scratch (`"scratch"`) against the rule agent, in duplicate deals of the whole game on '
-        "deal seeds used for nothing else (not for training, not for choosing them): the win-share edge and the "
+        "deal seeds used for nothing else (not for training, not for choosing them; Pepper's scratch for each "
+        "training seed's final network): the win-share edge and the "
         "points-per-hand edge with 95% intervals, and the agent's own CPU time per decision.",
         [
             ("game", "game", "str"),

@@ -20,14 +20,18 @@ sys.path[:0] = [str(ROOT), str(ROOT / "benchmarks"), str(pathlib.Path(__file__).
 import report  # noqa: E402
 from rate import EVAL_CONFIG, edge_text, edges  # noqa: E402
 
-from cardenvs.agents.specs import agent_factory, best_spec  # noqa: E402
+from cardenvs.agents.specs import agent_factory, best_spec, scratch_agent  # noqa: E402
+from cardenvs.registry import GAMES  # noqa: E402
 
 PIMC32 = "pimc:worlds=32,rollout=rule"
 
 
-def measure(game: str, spec: str, against: str, deals: int, seed: int) -> dict:
+def measure(game: str, spec: str, against: str, deals: int, seed: int, policy: str | None = None) -> dict:
+    """``spec`` against ``against``; with ``policy``, ``spec`` is ``scratch``
+    made of that policy file (a training seed's) instead of the committed one."""
     config = EVAL_CONFIG.get(game, {})
-    mine, other = agent_factory(game, spec, config)(seed), agent_factory(game, against, config)(seed + 1)
+    mine = scratch_agent(game, seed, policy, **config) if policy else agent_factory(game, spec, config)(seed)
+    other = agent_factory(game, against, config)(seed + 1)
     spent = timed(mine)
     rated = edges(game, mine, other, deals, seed, [spec, against], config)
     out = {"game": game, "agent": spec, "against": against, "deals": deals, "deal_seed": seed}
@@ -62,16 +66,37 @@ def main(argv: list[str] | None = None) -> dict:
     p.add_argument("--against", default=PIMC32)
     p.add_argument("--deals", type=int, default=100)
     p.add_argument("--seed", type=int, default=4_200_000, help="deal seeds used for nothing else")
-    p.add_argument("--json", action="store_true", help="write benchmarks/results/strongest-<game>-<agent>.json")
+    p.add_argument(
+        "--policy", default=None, help="with --agent scratch: a training seed's policy file, not the committed one"
+    )
+    p.add_argument(
+        "--label",
+        default=None,
+        help="with --policy: its name in the results (e.g. s2: strongest-<game>-scratch-s2.json)",
+    )
+    p.add_argument(
+        "--json", action="store_true", help="write benchmarks/results/strongest-<game>-<agent>[-<label>].json"
+    )
     args = p.parse_args(argv)
+    if args.policy and args.agent != "scratch":
+        p.error("--policy goes with --agent scratch")
     spec = best_spec(args.game) if args.agent == "best" else args.agent
     info = report.machine()
-    result = measure(args.game, spec, args.against, args.deals, args.seed)
+    result = measure(args.game, spec, args.against, args.deals, args.seed, args.policy)
     if args.agent in ("best", "scratch"):
         result["agent"] = f"{args.agent}: {spec}" if spec != args.agent else spec
+    search = GAMES[args.game].scratch_search if args.agent == "scratch" else None
+    if search:
+        result["agent"] = f"scratch: {search} over its policy"
+    if args.policy:
+        result["agent"] = (
+            f"scratch: {search or 'the policy'} over {args.label or pathlib.Path(args.policy).name}'s policy"
+        )
+        result["policy"] = str(args.policy)
     print(json.dumps(result), flush=True)
     if args.json:
         name = args.agent if args.agent in ("best", "scratch") else "other"
+        name += f"-{args.label}" if args.label else ""
         path = report.RESULTS / f"strongest-{args.game}-{name}.json"
         report.write(path, "strongest", [result], info, script="benchmarks/learning/strongest.py")
     return result

@@ -1,10 +1,13 @@
 """The built-in agents, per game: ``"random"``, ``"rule"`` (the game's
 rule-based agent), ``"ppo"`` (the committed baseline policy), ``"scratch"``
-(the committed policy learned from scratch) or ``"ppo:PATH"`` (a saved
-policy: a cardenvs policy file or an SB3 zip; see :func:`builtin_agent`).  Every other spec, and the public
+(the policy learned from scratch), ``"scratch-policy"`` (the same) or
+``"ppo:PATH"`` (a saved policy: a cardenvs policy file or an SB3 zip; see
+:func:`builtin_agent`).  Every other spec, and the public
 :func:`~cardenvs.agents.registry.make_agent`, is in
 :mod:`cardenvs.agents.registry` (this module imports neither it nor
-:mod:`.specs`, which both use it)."""
+:mod:`.specs`, which both use it; where a game plays its from-scratch
+policy through a search, the agent ``"scratch"`` is made there:
+:func:`cardenvs.agents.specs.scratch_agent`)."""
 
 from __future__ import annotations
 
@@ -39,13 +42,14 @@ def rule_agent(game: str, **config) -> Agent:
     return cls(**{k: v for k, v in config.items() if k in params})
 
 
-def scratch_agent(game: str, seed: int = 0, **config) -> Agent:
-    """The game's committed policy learned from scratch (``"scratch"``): an
-    MLP policy file (:mod:`cardenvs.agents.mlp`: JSON and a torch state
-    dict read with ``weights_only=True``, no pickle), trained by
+def scratch_policy(game: str, seed: int = 0, path: str | pathlib.Path | None = None, **config) -> Agent:
+    """The game's committed policy learned from scratch (``"scratch-policy"``;
+    ``"scratch"`` unless the game plays it through a search): an MLP policy
+    file (:mod:`cardenvs.agents.mlp`: JSON and a torch state dict read with
+    ``weights_only=True``, no pickle), trained by
     ``examples/retrain_scratch.py`` with no rule advice and no imitation.
-    It needs the ``train`` extra (torch)."""
-    path = SCRATCH.get(game)
+    It needs the ``train`` extra (torch); ``path``: another policy file."""
+    path = SCRATCH.get(game) if path is None else pathlib.Path(path)
     if path is None:
         why = "its GameSpec names none (scratch=None)" if game in GAMES else f"unknown game; have {list(GAMES)}"
         raise ValueError(f"no from-scratch policy for {game!r}: {why}")
@@ -56,12 +60,15 @@ def scratch_agent(game: str, seed: int = 0, **config) -> Agent:
         )
     from .mlp import MLPAgent
 
-    return MLPAgent.load(path, game=game, seed=seed, name="scratch", **config)
+    name = "scratch-policy" if game in GAMES and GAMES[game].scratch_search else "scratch"
+    return MLPAgent.load(path, game=game, seed=seed, name=name, **config)
 
 
 def builtin_agent(game: str, spec: str, seed: int = 0, **config) -> Agent:
-    """A built-in agent: ``"random"``, ``"rule"``, ``"ppo"``, ``"scratch"``
-    (:func:`scratch_agent`) or ``"ppo:PATH"``.
+    """A built-in agent: ``"random"``, ``"rule"``, ``"ppo"``,
+    ``"scratch-policy"`` (:func:`scratch_policy`), ``"scratch"`` (the same
+    where the game names no search for it: else see
+    :func:`cardenvs.agents.specs.scratch_agent`) or ``"ppo:PATH"``.
 
     ``"ppo"`` is the game's committed baseline, a cardenvs policy file:
     weights read by numpy with ``allow_pickle=False`` and the policy's
@@ -82,8 +89,13 @@ def builtin_agent(game: str, spec: str, seed: int = 0, **config) -> Agent:
         return RandomAgent(seed)
     if spec == "rule":
         return rule_agent(game, **config)
-    if spec == "scratch":
-        return scratch_agent(game, seed, **config)
+    if spec == "scratch" and game in GAMES and GAMES[game].scratch_search is not None:
+        raise ValueError(
+            f"'scratch' of {game} plays its policy through a search: make it with make_agent "
+            "(cardenvs.agents.specs.scratch_agent); its policy alone is 'scratch-policy'"
+        )
+    if spec in ("scratch", "scratch-policy"):
+        return scratch_policy(game, seed, **config)
     if spec == "ppo" or spec.startswith("ppo:"):
         if spec == "ppo":
             path = BASELINES.get(game)
@@ -106,7 +118,7 @@ def builtin_agent(game: str, spec: str, seed: int = 0, **config) -> Agent:
         # an advised model plays with its teacher: the rule agent with the options it was trained with
         advisor = rule_agent(game, **config, **advisor_options(model)) if advice_size(model) else None
         return PolicyAgent(model, advisor=advisor, name="ppo" if spec == "ppo" else f"ppo({path.name})")
-    raise ValueError(f"{spec!r} is not a built-in agent: random, rule, ppo, scratch or ppo:PATH")
+    raise ValueError(f"{spec!r} is not a built-in agent: random, rule, ppo, scratch, scratch-policy or ppo:PATH")
 
 
 def _check_fits(game: str, model: Any, path: pathlib.Path, config: dict) -> None:

@@ -127,8 +127,8 @@ class PIMCAgent(Agent):
         def agent(name: str | Agent) -> Agent:
             if isinstance(name, Agent):
                 return name
-            if name not in made:
-                made[name] = builtin_agent(game, name, seed=seed, **config)
+            if name not in made:  # ("scratch": the policy; the agent "scratch" may be a search over it)
+                made[name] = builtin_agent(game, "scratch-policy" if name == "scratch" else name, seed=seed, **config)
             return made[name]
 
         self.fallback = agent(fallback)

@@ -17,7 +17,8 @@ __all__ = ["BASELINES", "CHECKPOINTS", "RULE_AGENTS", "make_agent", "rule_agent"
 def make_agent(game: str, spec: str, seed: int = 0, **config) -> Agent:
     """An agent from its spec, as the arena, leagues, duplicate, match, play
     and serve name agents: ``"random"``, ``"rule"``, ``"ppo"``,
-    ``"scratch"`` (the game's policy learned from scratch), ``"best"`` (its
+    ``"scratch"`` (the game's agent learned from scratch: its policy, through
+    its search if it has one), ``"scratch-policy"`` (that policy), ``"best"`` (its
     strongest agent, whatever its spec), ``"ppo:PATH"`` (:func:`~cardenvs.agents.builtin.builtin_agent`: a saved
     SB3 zip is rebuilt without unpickling), ``"mlp:PATH"``,
     ``"pimc[:worlds=N,rollout=...]"`` or ``"package.module:Name"``
@@ -29,6 +30,6 @@ def make_agent(game: str, spec: str, seed: int = 0, **config) -> Agent:
     unpickles one (``ppo:PATH`` rebuilds the policy from the zip's readable
     parts), and a ``.npz`` policy file or an ``mlp:PATH`` policy holds no
     pickle at all."""
-    if spec in BUILT_IN or spec.startswith("ppo:"):
+    if spec in BUILT_IN and spec != "scratch" or spec.startswith("ppo:"):  # (scratch may search: specs makes it)
         return builtin_agent(game, spec, seed, **config)
     return agent_factory(game, spec, config)(seed)

@@ -3,14 +3,16 @@
 A spec is one of:
 
 - ``random``, ``rule``, ``ppo`` (the committed baseline), ``scratch``
-  (the committed policy learned from scratch), ``ppo:PATH``
-  (:func:`cardenvs.agents.builtin.builtin_agent`);
+  (the agent learned from scratch: its committed policy, played through
+  the search its GameSpec names, if any), ``scratch-policy`` (that policy
+  alone), ``ppo:PATH`` (:func:`cardenvs.agents.builtin.builtin_agent`);
 - ``best``: the game's strongest agent, the spec its GameSpec names
   (``best``), whatever it is;
 - ``pimc`` or ``pimc:OPTION=VALUE,...``: :class:`~cardenvs.agents.pimc.PIMCAgent`
   with ``worlds`` (worlds sampled per decision, default 32), ``rollout``
-  (``random``, ``rule`` or ``scratch``), ``fallback`` (who takes the
-  decisions PIMC does not search: ``rule`` or ``scratch``), ``search``
+  (``random``, ``rule`` or ``scratch``: the policy learned from scratch),
+  ``fallback`` (who takes the decisions PIMC does not search: ``rule`` or
+  ``scratch``), ``search``
   (``default``: the game's searched decisions, or ``all``), ``score``
   (``default``, ``side`` or ``margin``) and ``budget`` (seconds per
   decision batch), e.g. ``pimc:worlds=8,rollout=rule`` (Pepper,
@@ -49,7 +51,7 @@ PIMC_OPTIONS: dict[str, Callable[[str], Any]] = {
     "score": str,
     "budget": float,
 }
-BUILT_IN = ("random", "rule", "ppo", "scratch")
+BUILT_IN = ("random", "rule", "ppo", "scratch", "scratch-policy")
 
 
 class AgentSpecError(ValueError):
@@ -76,6 +78,14 @@ def split_specs(text: str) -> list[str]:
         else:
             specs.append(piece)
     return specs
+
+
+def pimc_options(spec: str, allowed: dict[str, Callable[[str], Any]] = PIMC_OPTIONS) -> dict[str, Any]:
+    """The options of ``spec``, a ``pimc`` or ``pimc:...`` spec, among ``allowed``."""
+    head, _, rest = spec.partition(":")
+    if head != "pimc":
+        raise AgentSpecError(f"agent {spec!r}: not a pimc spec")
+    return _options(spec, rest, allowed)
 
 
 def _options(spec: str, text: str, allowed: dict[str, Callable[[str], Any]]) -> dict[str, Any]:
@@ -149,6 +159,28 @@ def _user_factory(game: str, spec: str, config: dict) -> Callable[[int], Agent]:
     return make
 
 
+def scratch_agent(game: str, seed: int = 0, path: str | None = None, **config: Any) -> Agent:
+    """The game's agent learned from scratch (``"scratch"``): its policy
+    (:func:`~cardenvs.agents.builtin.scratch_policy`; ``path``: another
+    policy file of the game's learner, a training seed's), played through
+    the search its GameSpec names (``scratch_search``: PIMC whose roll-outs
+    and fallback are that policy, as expert iteration trained it), else the
+    policy alone.  Nothing in it comes from the rule agent."""
+    from ..registry import GAMES
+    from .builtin import scratch_policy
+
+    search = GAMES[game].scratch_search if game in GAMES else None
+    policy = scratch_policy(game, seed, path, **config)
+    if search is None:
+        return policy
+    from .pimc import PIMCAgent
+
+    options = pimc_options(search, {k: v for k, v in PIMC_OPTIONS.items() if k not in ("rollout", "fallback")})
+    agent = PIMCAgent(game, rollout=policy, fallback=policy, seed=seed, **options, **config)
+    agent.name = "scratch"
+    return agent
+
+
 def best_spec(game: str) -> str:
     """The spec of ``game``'s strongest agent (its GameSpec's ``best``), a
     built-in spec other than ``"best"``; AgentSpecError when it has none."""
@@ -174,14 +206,19 @@ def agent_factory(game: str, spec: str, config: dict | None = None) -> Callable[
     if spec == "best":
         return agent_factory(game, best_spec(game), config)
     head, colon, rest = spec.partition(":")
-    if spec in BUILT_IN or head == "ppo" and colon:
+    if spec == "scratch":
+
+        def make(seed: int) -> Agent:
+            return scratch_agent(game, seed, **config)
+
+    elif spec in BUILT_IN or head == "ppo" and colon:
         from .builtin import builtin_agent
 
         def make(seed: int) -> Agent:
             return builtin_agent(game, spec, seed=seed, **config)
 
     elif head == "pimc":
-        options = _options(spec, rest, PIMC_OPTIONS)
+        options = pimc_options(spec)
 
         def make(seed: int) -> Agent:
             from .pimc import PIMCAgent
@@ -198,7 +235,7 @@ def agent_factory(game: str, spec: str, config: dict | None = None) -> Callable[
     elif colon and rest:
         make = _user_factory(game, spec, config)
     else:
-        known = "random, rule, ppo, scratch, best, ppo:PATH, mlp:PATH"
+        known = "random, rule, ppo, scratch, scratch-policy, best, ppo:PATH, mlp:PATH"
         known += ", pimc[:worlds=N,rollout=random|rule|scratch,fallback=rule|scratch,search=default|all"
         known += ",score=default|side|margin,budget=S]"
         known += ", package.module:Name"

@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 AGENT_NAMES = ("random", "rule", "ppo")  # what a play server offers by name
-BY_NAME = (*AGENT_NAMES, "scratch", "best")  # what play takes by name (best may search: refused below)
+BY_NAME = (*AGENT_NAMES, "scratch", "scratch-policy", "best")  # what play takes by name (a search: refused below)
 
 
 class AgentsUnavailableError(RuntimeError):
@@ -65,14 +65,18 @@ def load_agent(game: str, spec: str, seed: int = 0, config: dict[str, Any] | Non
         return RandomPlayer(seed)
     if spec not in BY_NAME and ":" not in spec:
         if not os.path.exists(spec):
-            raise ValueError(f"unknown agent {spec!r}: use random, rule, ppo, scratch, ppo:PATH, mlp:PATH or a path")
+            raise ValueError(
+                f"unknown agent {spec!r}: use random, rule, ppo, scratch, scratch-policy, best, ppo:PATH, "
+                "mlp:PATH or a path"
+            )
         spec = ("mlp:" if spec.endswith(".json") else "ppo:") + spec
     searches = f"{spec!r} searches the engine's state: play and serve take agents that read observations"
     if spec.split(":")[0] == "pimc":
         raise ValueError(searches)
     agent = _make_agent(game, spec, seed, config)
     if hasattr(agent, "act_states"):  # e.g. "best" where the game's strongest agent is a search
-        raise ValueError(f"{searches} (it is {getattr(agent, 'name', type(agent).__name__)})")
+        alone = "; its policy alone is scratch-policy" if spec == "scratch" else ""
+        raise ValueError(f"{searches} (it is {getattr(agent, 'name', type(agent).__name__)}{alone})")
     if not getattr(agent, "name", None):
         agent.name = spec
     return agent

@@ -40,7 +40,12 @@ class GameSpec:
     policy file, ``<name>_ppo.npz``: see ``cardenvs/agents/checkpoint.py``);
     ``scratch``: the file name of its committed policy learned from scratch
     (no rule advice, no imitation: ``<name>_scratch.json``, an MLP policy
-    file of :mod:`cardenvs.agents.mlp`, the agent ``"scratch"``);
+    file of :mod:`cardenvs.agents.mlp`, the agent ``"scratch-policy"``);
+    ``scratch_search``: the search the agent ``"scratch"`` plays that policy
+    with, when its learner is a search distilled into a policy (expert
+    iteration): a ``pimc:`` spec without ``rollout`` and ``fallback``, which
+    are the policy itself, e.g. ``"pimc:worlds=16,search=all"`` (None: the
+    agent ``"scratch"`` is the policy alone);
     ``best``: the agent spec of its strongest agent (the agent ``"best"``;
     any built-in spec, e.g. ``"pimc:worlds=32,rollout=scratch"``);
     ``sampler``: the module of its information-set sampler (its
@@ -62,6 +67,7 @@ class GameSpec:
     rule_agent: str | None = None
     baseline: str | None = None
     scratch: str | None = None
+    scratch_search: str | None = None
     best: str | None = None
     sampler: str | None = None
     scene: str | None = None

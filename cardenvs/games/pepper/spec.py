@@ -16,6 +16,7 @@ SPEC = GameSpec(
     rule_agent="cardenvs.games.pepper.agent:PepperRuleAgent",
     baseline="pepper_ppo.npz",
     scratch="pepper_scratch.json",
+    scratch_search="pimc:worlds=16,search=all",
     best="pimc:worlds=32,rollout=rule,search=all,score=margin",
     sampler="cardenvs.games.pepper.sampler",
     scene="cardenvs.games.pepper.scene:scene",
