@@ -89,9 +89,8 @@ def main(argv: list[str] | None = None) -> dict:
     if search:
         result["agent"] = f"scratch: {search} over its policy"
     if args.policy:
-        result["agent"] = (
-            f"scratch: {search or 'the policy'} over {args.label or pathlib.Path(args.policy).name}'s policy"
-        )
+        whose = f"{args.label or pathlib.Path(args.policy).name}'s policy"
+        result["agent"] = f"scratch: {search} over {whose}" if search else f"scratch: {whose}"
         result["policy"] = str(args.policy)
     print(json.dumps(result), flush=True)
     if args.json:
