@@ -58,7 +58,7 @@ test-full: $(VENV)/.installed-dev
 
 ## test-deps: the oldest and the newest numba and numpy that pip installs, on
 ## each Python 3.10-3.13 this machine has: a fresh venv each (no torch), the
-## engine's and the games' tests (tools/test_deps.sh says which passed).
+## engine's, the games' and the compiler's tests (tools/test_deps.sh says which).
 ## DEPS_SETS: PYTHON:NUMBA:NUMPY pins, or PYTHON:newest (what pip picks).
 DEPS_OLDEST := 3.10:0.60.0:2.0.0 3.11:0.60.0:2.0.0 3.12:0.60.0:2.0.0 3.13:0.61.0:2.1.0
 DEPS_SETS ?= $(DEPS_OLDEST) 3.10:newest 3.11:newest 3.12:newest 3.13:newest

@@ -2,7 +2,8 @@
 # The declared dependency range, tried: for each SET (PYTHON:NUMBA:NUMPY, e.g.
 # 3.10:0.60.0:2.0.0, or PYTHON:newest for what pip picks unpinned), a fresh
 # venv with that Python, `pip install -e .` with numba and numpy so pinned,
-# plus pytest and hypothesis (no torch), then the tests in DEPS_TESTS, with a
+# plus pytest and hypothesis (no torch), then the tests in DEPS_TESTS (the
+# engine, the games, and the compile machinery: builder, cache, first use), with a
 # numba cache and a private cache folder of its own (cold: kernels run as
 # Python while the builder compiles them, then compiled). Prints the versions
 # installed and the verdict of each set, and a closing count; exits non-zero
@@ -11,7 +12,7 @@
 # Run by `make test-deps` (.ci/run runs it; DEPS_SETS chooses the sets).
 set -uo pipefail
 cd "$(dirname "$0")/.."
-tests=${DEPS_TESTS:-cardenvs/games tests/test_numba_internals.py tests/test_core_jit.py tests/test_playthroughs.py}
+tests=${DEPS_TESTS:-cardenvs/games tests/test_numba_internals.py tests/test_core_jit.py tests/test_playthroughs.py tests/test_first_use.py tests/test_builder_process.py tests/test_compile_cache.py}
 work=$(mktemp -d /tmp/cardenvs-deps.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 passed=0 failed=0 skipped=0 summary=()
