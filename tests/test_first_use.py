@@ -244,6 +244,38 @@ def test_a_call_for_many_games_runs_compiled_at_once(tmp_path):
     assert (fewer, compiled_fewer) == (rows - 1, 1)  # another signature, below the line: as Python
 
 
+def test_a_helper_that_asks_no_builder_runs_as_python_until_a_large_call_compiles_it(tmp_path):
+    # (jit._address, packing's helper: a builder started for it alone would compete with a run at scale)
+    (tmp_path / "first_use_kernels.py").write_text(KERNELS)
+    code = """
+        import json, numpy as np
+        from cardenvs.core import builder, compiling, jit
+        from first_use_kernels import count_positive
+        count_positive.asks_builder = False
+        few = int(count_positive(np.array([3, -1, 0, 7, 2])))
+        started, compiled_few = builder.BUILDER._process is not None, len(count_positive.signatures)
+        many = int(count_positive(np.ones(compiling.WAIT_ROWS, np.int64)))
+        started_after, compiled = builder.BUILDER._process is not None, len(count_positive.signatures)
+        from first_use_kernels import not_compilable
+        not_compilable(np.arange(3))  # (a kernel that asks: a builder starts, and the helper uses it too)
+        small = np.array([1, 2], np.int16)
+        count_positive(small)
+        jit.wait_compiled(timeout=900)
+        count_positive(small)
+        print(json.dumps([few, started, compiled_few, many, started_after, compiled,
+                          len(count_positive.signatures), jit._address.asks_builder]))
+    """
+    from cardenvs.core import compiling
+
+    few, started, compiled_few, many, started_after, compiled, later, address = run(
+        code, "background", tmp_path / "cache", tmp_path
+    )
+    assert (few, started, compiled_few) == (3, False, 0)  # as Python, no builder asked
+    assert (many, started_after, compiled) == (compiling.WAIT_ROWS, False, 1)  # compiled here, still no builder
+    assert later == 2  # asked of the builder another kernel started, then loaded
+    assert address is False
+
+
 def test_many_games_are_told_by_arrays_and_by_the_arrays_of_packs():
     from cardenvs.core.compiling import _PACK_WIDTH, rows_of
 

@@ -69,6 +69,11 @@ class Builder:
         self.generation = 0
         self._process: Any = None
 
+    @property
+    def running(self) -> bool:
+        """Whether a builder process is up (started for a kernel, not yet ended idle)."""
+        return self._process is not None
+
     def forked(self) -> None:
         """In a child forked from this process: its own builder (the parent's
         answers never reach it), and what was being built asked again."""

@@ -87,6 +87,11 @@ class Kernel(registry.CPUDispatcher):
     on disk with :class:`StampedCache`; a call for argument types it has
     no compiled version of goes to :func:`first_call`."""
 
+    #: False for a helper too small to start a builder for (:func:`cardenvs.core.jit._address`): below
+    #: :data:`WAIT_ROWS` it is asked of a builder other kernels started, else it runs as Python (unless
+    #: the cache has it) or a large call compiles it
+    asks_builder = True
+
     def __init__(self, py_func: Callable, locals: Any = None, targetoptions: Any = None, **kws: Any):
         options = {"nogil": True, "nopython": True, "boundscheck": None} if targetoptions is None else targetoptions
         super().__init__(py_func, locals or {}, options, **kws)
@@ -111,7 +116,12 @@ class Kernel(registry.CPUDispatcher):
                 sig = None
             if sig is None or any(t is None for t in sig):
                 return super()._compile_for_args(*args, **kws)
-        made = built(self, sig) if large else first_call(self, sig)
+        if large:
+            made = built(self, sig)
+        elif self.asks_builder or _builder.BUILDER.running:
+            made = first_call(self, sig)
+        else:  # (looked for in the cache again only when the builder has answered something)
+            made = None if MODE == "python" else self.load_cached(sig)
         if made is not None:
             return made
         if key is not None:

@@ -218,6 +218,10 @@ if COMPILED:  # pragma: no branch - which branch runs depends on the environment
         """The address of ``array``'s data (``array.ctypes.data`` is slow: it makes an object)."""
         return array.ctypes.data
 
+    # (packing runs before any kernel: a builder started for this helper alone would only compete, at scale,
+    # with the calls that compile what they need in this process; at batch 1 its Python version is fine)
+    _address.asks_builder = False
+
     @_intrinsic
     def _pointer(typingctx, address):  # noqa: ARG001 - numba's intrinsic signature
         """The int64 ``address`` as a pointer (for ``numba.carray``)."""
