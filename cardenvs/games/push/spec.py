@@ -15,6 +15,7 @@ SPEC = GameSpec(
     short_config=({"rounds": [1, 2], "max_turns": 12},),
     rule_agent="cardenvs.games.push.agent:PushRuleAgent",
     baseline="push_ppo.npz",
+    scratch="push_scratch.json",
     sampler="cardenvs.games.push.sampler",
     scene="cardenvs.games.push.scene:scene",
 )
