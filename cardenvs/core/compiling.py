@@ -87,9 +87,8 @@ class Kernel(registry.CPUDispatcher):
     on disk with :class:`StampedCache`; a call for argument types it has
     no compiled version of goes to :func:`first_call`."""
 
-    #: False for a helper too small to start a builder for (:func:`cardenvs.core.jit._address`): below
-    #: :data:`WAIT_ROWS` it is asked of a builder other kernels started, else it runs as Python (unless
-    #: the cache has it) or a large call compiles it
+    #: False for a helper too small to start a builder for (:func:`cardenvs.core.jit._address`): it is
+    #: asked of a builder other kernels started, else it runs as Python (unless the cache has it), at any size
     asks_builder = True
 
     def __init__(self, py_func: Callable, locals: Any = None, targetoptions: Any = None, **kws: Any):
@@ -106,7 +105,7 @@ class Kernel(registry.CPUDispatcher):
         key = _fingerprint(args)
         waiting = self.__dict__.setdefault("_cardenvs_waiting", {})
         sig, generation = waiting.get(key, (None, None))
-        large = MODE == "background" and rows_of(args) >= WAIT_ROWS
+        large = MODE == "background" and self.asks_builder and rows_of(args) >= WAIT_ROWS
         if generation == _builder.BUILDER.generation and not large:  # (nothing built since it last ran as Python)
             return run_python(self)
         if sig is None:
@@ -175,17 +174,23 @@ def _fingerprint(args: tuple) -> tuple | None:
 
 
 def rows_of(args: tuple) -> int:
-    """How many games a call is for, as far as its arguments tell: the longest
-    first dimension of its arrays, and of the arrays a pack stands for (a
-    pack's rows hold each packed array's shape from column 1; see
-    :func:`cardenvs.core.jit.pack`)."""
-    rows = 0
+    """How many games a call is for, as far as its arguments tell: the most
+    common first dimension among its arrays and the arrays its packs stand
+    for (a pack's rows hold each packed array's shape from column 1; see
+    :func:`cardenvs.core.jit.pack`), the larger on a tie.  The most common,
+    not the longest: a game's lookup tables (thousands of rows) go with
+    arrays of one row per game."""
+    dims: list[int] = []
     for arg in args:
         if isinstance(arg, np.ndarray) and arg.ndim:
             if arg.ndim == 2 and arg.dtype == np.int64 and arg.shape[1] == _PACK_WIDTH and len(arg):
-                rows = max(rows, int(arg[:, 1].max()))
-            rows = max(rows, arg.shape[0])
-    return rows
+                dims += [int(d) for d in arg[:, 1] if d]  # (0: a scalar's row)
+            else:
+                dims.append(arg.shape[0])
+    if not dims:
+        return 0
+    values, counts = np.unique(dims, return_counts=True)
+    return int(values[counts == counts.max()].max())
 
 
 _PACK_WIDTH = 5  # (1 + jit.PACK_DIMS: an address or scalar, then up to 4 dimensions)

@@ -219,7 +219,8 @@ if COMPILED:  # pragma: no branch - which branch runs depends on the environment
         return array.ctypes.data
 
     # (packing runs before any kernel: a builder started for this helper alone would only compete, at scale,
-    # with the calls that compile what they need in this process; at batch 1 its Python version is fine)
+    # with the calls that compile what they need in this process; its Python version is fine at any batch,
+    # and it is never a large call: it is handed one array at a time, a game's tables among them)
     _address.asks_builder = False
 
     @_intrinsic
