@@ -60,6 +60,17 @@ TOYS = textwrap.dedent(
         _log("done", game, seed)
         return lambda obs, mask: np.asarray(mask).shape[1] - 1 - np.asarray(mask)[:, ::-1].argmax(axis=1)
 
+    def spit_only(game, seed, cpu_minutes, run_dir):
+        _log("start", game, seed)
+        return lambda obs, mask: np.asarray(mask).argmax(axis=1)
+
+    spit_only.games = {"spit_v0"}  # the games it trains: the others are not applicable
+
+    def games_misdeclared(game, seed, cpu_minutes, run_dir):
+        return None
+
+    games_misdeclared.games = "spit_v0"  # a string, not a collection of names
+
     def boom(game, seed, cpu_minutes, run_dir):
         raise RuntimeError("the toy failed on purpose")
 
@@ -202,6 +213,7 @@ BAD = {
     "unknown game": (["--games", "chess"], "chess"),
     "a game without a pool": (["--games", "high_card"], "reference pool"),
     "a learner on a game it does not train": (["--algorithms", "ppo", "--games", "high_card"], "does not train"),
+    "a games attribute that is not a list": (["--algorithms", "toy_algos:games_misdeclared"], "'games' attribute"),
     "no seeds": (["--seeds", "0"], "--seeds"),
     "a zero budget": (["--cpu-minutes", "0"], "--cpu-minutes"),
     "a negative budget": (["--cpu-minutes", "-1"], "--cpu-minutes"),
@@ -232,6 +244,59 @@ def test_bad_input_exits_2_in_one_line_and_writes_nothing(tmp_path, toys, name):
     assert len(lines) == 1 and lines[0].startswith("cardenvs compare: ") and message in lines[0], lines
     assert tree(tmp_path) == before and not (tmp_path / "out").exists()
     assert not pathlib.Path("/proc/cardenvs-compare").exists()
+
+
+def test_a_game_an_algorithm_does_not_train_is_not_applicable(tmp_path, toys):
+    """An algorithm limited to some games (``fn.games``; the project's exit
+    learner has no Spit): its other cells are listed, not run, and left out
+    of its aggregates and of its pairs, whose P(a > b) is rliable's on the
+    games both train."""
+    from rliable import library, metrics
+
+    algorithms = ["toy_algos:first_legal", "toy_algos:spit_only"]
+    args = ["--algorithms", ",".join(algorithms), "--seeds", "2", *SMALL, "--out", "out"]
+    args[args.index("--games") + 1] = "spit,pepper"
+    log = tmp_path / "train.log"
+    got = cardenvs(args, tmp_path, toys, TOY_LOG=str(log))
+    assert got.returncode == 0, got.stderr[-3000:]
+    assert "toy_algos:spit_only on pepper_v0: not applicable" in got.stderr
+    doc = json.loads((tmp_path / "out" / "compare.json").read_text())
+    assert doc["not_applicable"] == [
+        {
+            "algorithm": "toy_algos:spit_only",
+            "game": "pepper_v0",
+            "reason": "toy_algos:spit_only does not train pepper_v0",
+        }
+    ]
+    assert {(r["algorithm"], r["game"]) for r in doc["runs"]} == {
+        (algorithms[0], "spit_v0"), (algorithms[0], "pepper_v0"), (algorithms[1], "spit_v0")
+    }  # fmt: skip
+    assert log.read_text().count("start pepper_v0") == 2  # first_legal's two seeds only
+    scores = {
+        a: np.array([[r["score"] for r in doc["runs"] if r["algorithm"] == a and r["seed"] == s] for s in (0, 1)])
+        for a in algorithms
+    }
+    assert scores[algorithms[0]].shape == (2, 2) and scores[algorithms[1]].shape == (2, 1)
+    points, intervals = library.get_interval_estimates(
+        scores, lambda x: np.array([metrics.aggregate_iqm(x), metrics.aggregate_mean(x)]), reps=200,
+        random_state=np.random.RandomState(0),
+    )  # fmt: skip
+    for a in algorithms:
+        assert doc["aggregates"][a]["iqm"] == pytest.approx([points[a][0], *intervals[a][:, 0]])
+    on_spit = [scores[algorithms[0]][:, :1], scores[algorithms[1]]]  # (the runs list spit first: --games order)
+    points, intervals = library.get_interval_estimates(
+        {"pair": on_spit}, metrics.probability_of_improvement, reps=200, random_state=np.random.RandomState(0)
+    )
+    (pair,) = doc["improvement"]
+    assert pair["games"] == ["spit_v0"]
+    assert pair["probability"] == pytest.approx([points["pair"], *intervals["pair"][:, 0]])
+
+
+def test_the_exit_learner_trains_the_games_pimc_searches():
+    from cardenvs.agents.compare import algorithm
+
+    _, games = algorithm("exit")
+    assert games == {"pepper_v0", "cancellation_hearts_v0", "push_v0"}
 
 
 def test_an_algorithm_that_fails_stops_with_one_line(tmp_path, toys):

@@ -5,9 +5,14 @@ An *algorithm* is a training function ``train(game, seed, cpu_minutes,
 run_dir) -> Agent`` named by spec, as the arena names agents:
 ``package.module:function`` from your code, or one of the project's learners
 by name -- ``ppo`` (``examples/selfplay_ppo.py``, its critic reading the
-observation), ``ppo-state`` (the same, its critic reading the game's state)
-and ``dmc`` (``examples/dmc.py``), run from the repository checkout (they are
-examples, not installed).  It may save snapshots in ``run_dir`` as
+observation), ``ppo-state`` (the same, its critic reading the game's state),
+``dmc`` (``examples/dmc.py``) and ``exit`` (``examples/expert_iteration.py``:
+PIMC's choices distilled into the network; the games PIMC searches only),
+run from the repository checkout (they are examples, not installed).  A
+learner returns its final network, played alone.  An algorithm x game
+that the algorithm does not train (``exit`` on Spit) is *not applicable*:
+no run, listed as such, and left out of that algorithm's aggregates and of
+its pairs' probabilities of improvement on that game.  It may save snapshots in ``run_dir`` as
 ``policy_*.json`` MLP policy files (:func:`cardenvs.agents.mlp.save_policy`)
 whose ``training`` record holds ``cpu_seconds`` and ``steps``: they give the
 sample-efficiency curves.
@@ -66,7 +71,10 @@ LEARNERS = {
     "ppo": ("selfplay_ppo", ["--critic", "obs", "--eval-games", "0"]),
     "ppo-state": ("selfplay_ppo", ["--critic", "state", "--eval-games", "0"]),
     "dmc": ("dmc", []),
+    "exit": ("expert_iteration", ["--worlds", "8", "--decisions", "10000"]),
 }
+#: where a learner's script lists the games it trains (the first it has)
+GAMES_LISTS = ("EXIT_GAMES", "DMC_DEFAULTS", "GAME_DEFAULTS")
 #: the settings a resumed comparison must repeat, and the option each comes from
 IDENTITY = {"algorithms": "--algorithms", "games": "--games", "seeds": "--seeds", "cpu_minutes": "--cpu-minutes"}
 IDENTITY |= {"deals": "--deals", "batch": "--batch", "reps": "--reps", "curve_points": "--curve-points"}
@@ -105,7 +113,7 @@ def learner(name: str) -> tuple[Algorithm, set[str]]:
     """A project learner as an algorithm, and the games it trains on."""
     script, options = LEARNERS[name]
     module = load_example(script)
-    games = set(getattr(module, "DMC_DEFAULTS", None) or module.GAME_DEFAULTS)
+    games = set(next(getattr(module, name) for name in GAMES_LISTS if hasattr(module, name)))
 
     def train(game: str, seed: int, cpu_minutes: float, run_dir: str) -> Any:
         every = max(1.0, cpu_minutes * 6)  # ten snapshots (selfplay_ppo takes them at least 1 s apart)
@@ -120,7 +128,8 @@ def learner(name: str) -> tuple[Algorithm, set[str]]:
 
 def algorithm(spec: str) -> tuple[Algorithm, set[str] | None]:
     """The training function ``spec`` names and the games it is limited to
-    (None: any); CompareError in one line if it names none."""
+    (None: any; a function may list them in a ``games`` attribute);
+    CompareError in one line if it names none."""
     if spec in LEARNERS:
         return learner(spec)
     if ":" not in spec or not all(spec.partition(":")[::2]):
@@ -135,7 +144,10 @@ def algorithm(spec: str) -> tuple[Algorithm, set[str] | None]:
         raise CompareError(
             f"algorithm {spec!r} is not a function train(game, seed, cpu_minutes, run_dir) -> Agent"
         ) from None
-    return fn, None
+    only = getattr(fn, "games", None)  # optional: the games it trains (registry names), as the learners declare theirs
+    if only is not None and (isinstance(only, str) or not all(isinstance(g, str) for g in only)):
+        raise CompareError(f"algorithm {spec!r}: its 'games' attribute must be a collection of game names")
+    return fn, (None if only is None else set(only))
 
 
 def final_snapshot(run_dir: pathlib.Path) -> pathlib.Path:
@@ -364,18 +376,21 @@ def fresh_dir(out: pathlib.Path, run_dir: pathlib.Path) -> None:
     run_dir.mkdir(parents=True)
 
 
-def _resolved(wanted: dict[str, Any]) -> dict[str, Algorithm]:
-    """Each algorithm's training function, checked against the games (CompareError if one cannot be had)."""
+def _resolved(wanted: dict[str, Any]) -> tuple[dict[str, Algorithm], list[dict[str, str]]]:
+    """Each algorithm's training function, and the algorithm x game cells
+    that are not applicable (a learner on a game it does not train);
+    CompareError if an algorithm cannot be had or trains none of the games."""
     if importlib.util.find_spec("rliable") is None:
         raise CompareError("the statistics need rliable: pip install rliable (the dev extra)")
-    found = {}
+    found, not_applicable = {}, []
     for spec in wanted["algorithms"]:
         fn, only = algorithm(spec)
         unfit = [g for g in wanted["games"] if only is not None and g not in only]
-        if unfit:
+        if len(unfit) == len(wanted["games"]):
             raise CompareError(f"the learner {spec} does not train {unfit[0]}: it trains {', '.join(sorted(only))}")
+        not_applicable += [{"algorithm": spec, "game": g, "reason": f"{spec} does not train {g}"} for g in unfit]
         found[spec] = fn
-    return found
+    return found, not_applicable
 
 
 def compare(
@@ -398,7 +413,7 @@ def compare(
     the document.  ``progress(line)`` hears what trains and what it scored."""
     say = progress or (lambda line: None)
     wanted = settings(algorithms, games, seeds, cpu_minutes, deals, batch, reps, curve_points)
-    fns = _resolved(wanted)
+    fns, not_applicable = _resolved(wanted)
     pools = {game: Pool(game, wanted["deals"], wanted["batch"]) for game in wanted["games"]}
     out = pathlib.Path(out)
     check_out(out)
@@ -406,10 +421,14 @@ def compare(
     from .. import __version__
 
     doc = {"format": FORMAT, "version": VERSION, "cardenvs": __version__, "settings": wanted, "complete": False}
-    doc |= {"runs": done, "aggregates": {}, "improvement": [], "plots": []}
+    doc |= {"runs": done, "not_applicable": not_applicable, "aggregates": {}, "improvement": [], "plots": []}
     write(out, doc)
+    for cell in not_applicable:
+        say(f"compare: {cell['algorithm']} on {cell['game']}: not applicable ({cell['reason']})")
     have = {(r["algorithm"], r["game"], r["seed"]) for r in done}
+    skip = {(c["algorithm"], c["game"]) for c in not_applicable}
     todo = [(a, g, s) for a in wanted["algorithms"] for g in wanted["games"] for s in range(wanted["seeds"])]
+    todo = [key for key in todo if key[:2] not in skip]
     if have:
         say(f"compare: resuming {out}: {len(have)} of {len(todo)} runs finished")
     todo = [key for key in todo if key not in have]

@@ -3,14 +3,14 @@ by **rliable** (Agarwal et al., 2021, "Deep RL at the edge of the
 statistical precipice"): a benchmark has few runs per game, so a point
 estimate alone says little, and the mean is pulled by one lucky run.
 
-- Per algorithm, over every game and seed: the interquartile mean (IQM,
+- Per algorithm, over every game it trains and every seed: the interquartile mean (IQM,
   the mean of the middle half of the scores) and the mean, each with a
   95% stratified percentile bootstrap interval -- the seeds resampled within
   each game (``rliable.library.get_interval_estimates`` with
   ``rliable.metrics.aggregate_iqm`` and ``aggregate_mean``).
 - Per pair of algorithms (a, b): the probability of improvement
   P(a > b) -- the chance that a run of a scores above a run of b on the same
-  game, averaged over the games (Mann-Whitney U) -- with its interval
+  game, averaged over the games both train (Mann-Whitney U) -- with its interval
   (``rliable.metrics.probability_of_improvement``).
 - Performance profiles (the share of runs scoring above each threshold)
   and the sample-efficiency curves (score against CPU-minutes and against
@@ -36,11 +36,20 @@ import numpy as np
 BOOTSTRAP_SEED = 0
 
 
+def games_of(runs: Sequence[dict], algorithms: Sequence[str], games: Sequence[str]) -> dict[str, list[str]]:
+    """The games each algorithm has runs on, in the comparison's order
+    (an algorithm x game that is not applicable has none)."""
+    ran = {(r["algorithm"], r["game"]) for r in runs}
+    return {a: [g for g in games if (a, g) in ran] for a in algorithms}
+
+
 def score_matrices(runs: Sequence[dict], algorithms: Sequence[str], games: Sequence[str], seeds: int) -> dict:
-    """Each algorithm's scores ``(seeds, games)`` from the runs (rliable's layout: runs x tasks)."""
-    matrices = {a: np.full((seeds, len(games)), np.nan) for a in algorithms}
+    """Each algorithm's scores ``(seeds, its games)`` from the runs
+    (rliable's layout: runs x tasks), over the games it has runs on."""
+    played = games_of(runs, algorithms, games)
+    matrices = {a: np.full((seeds, len(played[a])), np.nan) for a in algorithms}
     for run in runs:
-        matrices[run["algorithm"]][run["seed"], list(games).index(run["game"])] = run["score"]
+        matrices[run["algorithm"]][run["seed"], played[run["algorithm"]].index(run["game"])] = run["score"]
     return matrices
 
 
@@ -72,14 +81,24 @@ def aggregates(matrices: dict[str, np.ndarray], reps: int, seed: int = BOOTSTRAP
     }  # fmt: skip
 
 
-def improvement(matrices: dict[str, np.ndarray], reps: int, seed: int = BOOTSTRAP_SEED) -> list[dict]:
+def improvement(
+    matrices: dict[str, np.ndarray], reps: int, seed: int = BOOTSTRAP_SEED, played: dict[str, list[str]] | None = None
+) -> list[dict]:
     """One ``{"a", "b", "probability": [point, low, high]}`` per pair of
-    algorithms (in their order): P(a > b), rliable's, with its interval."""
+    algorithms (in their order): P(a > b), rliable's, with its interval.
+    With ``played`` (each matrix's games), a pair is compared on the games
+    both have (its ``games``); a pair with none in common is left out."""
     library, metrics = _rliable()
-    pairs = list(itertools.combinations(matrices, 2))
-    if not pairs:
+    data, games, pairs = {}, {}, []
+    for a, b in itertools.combinations(matrices, 2):
+        both = [g for g in played[a] if g in played[b]] if played else None
+        if both == []:
+            continue
+        pair = [matrices[x] if both is None else matrices[x][:, [played[x].index(g) for g in both]] for x in (a, b)]
+        data[f"{a},{b}"], games[f"{a},{b}"] = pair, both
+        pairs.append((a, b))
+    if not data:
         return []
-    data = {f"{a},{b}": [matrices[a], matrices[b]] for a, b in pairs}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", FutureWarning)
         points, intervals = library.get_interval_estimates(
@@ -87,6 +106,7 @@ def improvement(matrices: dict[str, np.ndarray], reps: int, seed: int = BOOTSTRA
         )
     return [
         {"a": a, "b": b, "probability": [float(points[k]), float(intervals[k][0][0]), float(intervals[k][1][0])]}
+        | ({"games": games[k]} if played else {})
         for (a, b), k in zip(pairs, data)
     ]
 
@@ -150,8 +170,9 @@ def summarise(doc: dict, out: pathlib.Path) -> None:
     """Fill a finished comparison's ``aggregates``, ``improvement`` and ``plots``."""
     s = doc["settings"]
     matrices = score_matrices(doc["runs"], s["algorithms"], s["games"], s["seeds"])
+    played = games_of(doc["runs"], s["algorithms"], s["games"])
     doc["aggregates"] = aggregates(matrices, s["reps"])
-    doc["improvement"] = improvement(matrices, s["reps"])
+    doc["improvement"] = improvement(matrices, s["reps"], played=played)
     try:
         import matplotlib  # noqa: F401
     except ImportError:
