@@ -70,6 +70,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--torch-threads", type=int, default=1)
     p.add_argument("--quiet", action="store_true")
     p.add_argument(
+        "--cut-rounds",
+        action="store_true",
+        help="stop labelling when the CPU budget runs out and fit what was labelled (an algorithm benchmark's "
+        "budget); without it a round always finishes, as the committed policies trained",
+    )
+    p.add_argument(
         "--snapshot-every",
         type=float,
         default=None,
@@ -86,14 +92,17 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     return args
 
 
-def label(args: argparse.Namespace, teacher: PIMCAgent, rng: np.random.Generator) -> tuple[np.ndarray, ...]:
+def label(
+    args: argparse.Namespace, teacher: PIMCAgent, rng: np.random.Generator, spent: Any = lambda: False
+) -> tuple[np.ndarray, ...]:
     """The search's (observation, mask, action) at ``args.decisions``
-    decisions of games it plays in every seat (new deals as games end)."""
+    decisions of games it plays in every seat (new deals as games end), or
+    fewer when ``spent()`` says the budget ran out (``--cut-rounds``)."""
     engine = V.make(args.game, args.num_envs, seed=int(rng.integers(2**31)), rng="per_game", **args.config)
     engine.reset(seed=int(rng.integers(2**31)))
     rules, state = engine.rules, engine.state
     xs, ms, ys, total = [], [], [], 0
-    while total < args.decisions:
+    while total < args.decisions and not (total and spent()):
         rows = np.flatnonzero(~state.done)
         if not len(rows):
             engine.reset(seed=int(rng.integers(2**31)))
@@ -155,7 +164,8 @@ def train(args: argparse.Namespace) -> dict[str, Any]:
             seed=int(rng.integers(2**31)),
             **args.config,
         )
-        data = data[-1:] + [label(args, teacher, rng)]
+        cut = (lambda: clock.seconds() >= budget) if args.cut_rounds else (lambda: False)
+        data = data[-1:] + [label(args, teacher, rng, cut)]
         steps += len(data[-1][0])
         loss = fit(net, data, args, args.seed + rounds)
         rounds += 1

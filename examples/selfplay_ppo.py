@@ -729,8 +729,10 @@ def train(args: argparse.Namespace) -> dict[str, Any]:
     collector = SelfPlayCollector(venv, agent, args.num_steps, args.seed, opponents)
     eval_before = evaluate(agent, args, args.seed + 1) if args.eval_games else None
     per_iteration = args.num_envs * args.num_steps
+    mix = ", ".join(f"{kind} in {share:.0%}" for kind, share in args.opponent_mix.items())
+    who = f"the policy against {mix} of the games, itself in the rest" if mix else "all played by one policy"
     print(
-        f"{args.game} {json.dumps(args.config)}: {venv.num_players} seats, all played by one policy; "
+        f"{args.game} {json.dumps(args.config)}: {venv.num_players} seats, {who}; "
         f"the critic reads the {'state and the seat' if args.critic == 'state' else 'observation'}; "
         f"{args.num_envs} games x {args.num_steps} steps per rollout, "
         f"{'no step limit' if args.total_steps is None else f'{max(1, args.total_steps // per_iteration)} iterations'}"

@@ -251,6 +251,32 @@ SECTIONS: list[tuple[str, str, str, list[Column]]] = [
         ],
     ),
     (
+        "compare_reference",
+        "The algorithm reference table",
+        "The project's learners compared by `cardenvs compare` ([benchmarks](benchmark.md#the-reference-table)): "
+        "self-play PPO (`ppo`), its state critic (`ppo-state`) and expert iteration (`exit`, which trains the "
+        "games PIMC searches: not applicable to Spit), each on the four games with 3 training seeds (0, 1, 2) at "
+        "the budget stated below (`settings` in the files: CPU-minutes of training per run, duplicate deals per "
+        "rating). Each trained network, played alone, is rated with the pool (random, rule, the PPO baseline) "
+        "on evaluation deals never used in training; its score is rule-normalised: random 0, the rule agent 1. "
+        "Per algorithm, over its games and seeds: the interquartile mean (IQM) and the mean, with rliable's "
+        "stratified bootstrap 95% intervals; per pair, the probability of improvement P(a > b) on the games "
+        "both train; per algorithm and game, the median over the seeds and each seed's score. The pictures: "
+        "the performance profiles and each run's score against its CPU-minutes and its learner steps.",
+        [
+            ("algorithm", "algorithm", "str"),
+            ("iqm", "IQM [95%]", "str"),
+            ("mean", "mean [95%]", "str"),
+            ("pair", "pair", "str"),
+            ("probability", "probability [95%]", "str"),
+            ("games", "on the games", "str"),
+            ("game", "game", "str"),
+            ("seeds", "seeds", "int"),
+            ("median", "median score", "str"),
+            ("scores", "each seed's score", "str"),
+        ],
+    ),
+    (
         "strongest",
         "The built-in best and scratch agents on deals used for nothing else",
         'Each game\'s strongest agent (`make_agent(game, "best")`) against `pimc:worlds=32,rollout=rule`, and its '

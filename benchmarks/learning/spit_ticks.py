@@ -66,17 +66,18 @@ def play_ticks(agent, other, games: int, seed: int, batch: int = 64) -> dict:
 
 def main(argv: list[str] | None = None) -> dict:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--agents", default="rule", help="the agents of seat 0 (specs, comma-separated)")
+    p.add_argument("--agents", default="rule", help="the agents of seat 0: specs or NAME=SPEC, comma-separated")
     p.add_argument("--against", default="rule", help="the agent of seat 1")
     p.add_argument("--games", type=int, default=400)
     p.add_argument("--seed", type=int, default=7_400_000, help="deal seeds never used in training")
     p.add_argument("--out", default=None)
     args = p.parse_args(argv)
     report = {}
-    for spec in split_specs(args.agents):
+    for item in split_specs(args.agents):
+        name, _, spec = item.partition("=") if "=" in item.split(":")[0] else (item, "", item)
         agent, other = agent_factory(GAME, spec)(0), agent_factory(GAME, args.against)(1)
-        report[spec] = play_ticks(agent, other, args.games, args.seed)
-        print(spec, json.dumps(report[spec]), flush=True)
+        report[name] = {"agent": spec, **play_ticks(agent, other, args.games, args.seed)}
+        print(name, json.dumps(report[name]), flush=True)
     if args.out:
         pathlib.Path(args.out).write_text(json.dumps(report, indent=1) + "\n")
     return report

@@ -71,7 +71,7 @@ LEARNERS = {
     "ppo": ("selfplay_ppo", ["--critic", "obs", "--eval-games", "0"]),
     "ppo-state": ("selfplay_ppo", ["--critic", "state", "--eval-games", "0"]),
     "dmc": ("dmc", []),
-    "exit": ("expert_iteration", ["--worlds", "8", "--decisions", "10000"]),
+    "exit": ("expert_iteration", ["--worlds", "8", "--decisions", "10000", "--cut-rounds"]),
 }
 #: where a learner's script lists the games it trains (the first it has)
 GAMES_LISTS = ("EXIT_GAMES", "DMC_DEFAULTS", "GAME_DEFAULTS")

@@ -1,0 +1,88 @@
+"""benchmarks/compare_reference.py at a toy scale: two toy algorithms (one
+trains Spit only) on Spit and Pepper, one seed, one deal.  Its merged table
+is what one ``compare`` of both algorithms gives (rliable's numbers, the
+not-applicable cell), its records flatten that, and ``--json`` writes them
+and the pictures where the results page reads them."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import pathlib
+import sys
+import textwrap
+
+import pytest
+
+pytest.importorskip("torch")
+pytest.importorskip("rliable")
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+TOYS = textwrap.dedent(
+    """
+    import numpy as np
+
+    def first(game, seed, cpu_minutes, run_dir):
+        return lambda obs, mask: np.asarray(mask).argmax(axis=1)
+
+    def last(game, seed, cpu_minutes, run_dir):
+        return lambda obs, mask: np.asarray(mask).shape[1] - 1 - np.asarray(mask)[:, ::-1].argmax(axis=1)
+
+    last.games = {"spit_v0"}
+    """
+)
+SMALL = ["--seeds", "1", "--deals", "1", "--curve-points", "0", "--cpu-minutes", "0.01"]
+
+
+@pytest.fixture(scope="module")
+def reference(tmp_path_factory):
+    """The script as a module, its algorithms and games the toys'."""
+    folder = tmp_path_factory.mktemp("toys")
+    (folder / "reference_toys.py").write_text(TOYS)
+    sys.path.insert(0, str(folder))
+    spec = importlib.util.spec_from_file_location("compare_reference", ROOT / "benchmarks" / "compare_reference.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    module.ALGORITHMS = ("reference_toys:first", "reference_toys:last")
+    module.GAMES = ("spit_v0", "pepper_v0")
+    yield module
+    sys.path.remove(str(folder))
+
+
+def test_the_merged_table_is_one_comparison_of_every_algorithm(reference, tmp_path, monkeypatch):
+    from cardenvs.agents.compare import compare
+
+    monkeypatch.setattr(reference.report, "RESULTS", tmp_path / "results")
+    monkeypatch.setattr(reference, "IMAGES", tmp_path / "images")
+    (tmp_path / "images").mkdir()
+    assert reference.main([*SMALL, "--only", "reference_toys:last", "--out", str(tmp_path / "ref")]) is None
+    assert (tmp_path / "ref" / "reference_toys_last" / "compare.json").exists()
+    assert not (tmp_path / "ref" / "compare.json").exists()  # (--only stops there)
+    doc = reference.main([*SMALL, "--json", "--out", str(tmp_path / "ref")])
+    whole = compare(list(reference.ALGORITHMS), reference.GAMES, 1, 0.01, tmp_path / "whole", 1, curve_points=0)
+    for key in ("aggregates", "improvement", "not_applicable"):
+        assert doc[key] == whole[key], key
+    assert [(r["algorithm"], r["game"], r["score"]) for r in doc["runs"]] == [
+        (r["algorithm"], r["game"], r["score"]) for r in whole["runs"]
+    ]
+    assert json.loads((tmp_path / "ref" / "compare.json").read_text())["aggregates"] == doc["aggregates"]
+
+    parts = {p: json.loads((tmp_path / "results" / f"compare_reference-{p}.json").read_text()) for p in
+             ("aggregates", "pairs", "games")}  # fmt: skip
+    rows = parts["aggregates"]["results"]
+    assert [r["algorithm"] for r in rows] == list(reference.ALGORITHMS)
+    point, low, high = doc["aggregates"]["reference_toys:first"]["iqm"]
+    assert rows[0]["iqm"] == f"{point:+.2f} [{low:+.2f}, {high:+.2f}]"
+    (pair,) = parts["pairs"]["results"]
+    assert pair["pair"] == "P(reference_toys:first > reference_toys:last)" and pair["games"] == "spit"
+    cells = {(r["algorithm"], r["game"]): r for r in parts["games"]["results"]}
+    assert cells[("reference_toys:last", "pepper_v0")] == {
+        "algorithm": "reference_toys:last", "game": "pepper_v0", "seeds": 0, "median": "not applicable"
+    }  # fmt: skip
+    score = next(r["score"] for r in doc["runs"] if r["algorithm"] == "reference_toys:first" and r["game"] == "spit_v0")
+    assert cells[("reference_toys:first", "spit_v0")]["median"] == f"{score:+.2f}"
+    assert parts["games"]["settings"]["cpu_minutes"] == 0.01 and parts["games"]["settings"]["deals"] == 1
+    images = parts["games"]["images"]
+    assert images == [f"images/compare_reference-{n}.png" for n in ("profiles", "curves-cpu", "curves-steps")]
+    for image in images:
+        assert (tmp_path / image).read_bytes()[:4] == b"\x89PNG"
