@@ -53,9 +53,10 @@ def test_match_of_a_state_reader_counts_the_games_it_won():
     assert result.wins == sum(bool(won[g, g % 2]) for g in range(4))
 
 
-def test_play_takes_saved_policies_by_spec_and_refuses_search_clearly():
+def test_play_takes_saved_policies_and_searches_by_spec():
+    from cardenvs.app.agents import SearchPlayer
+
     agent = load_agent("pepper_v0", f"mlp:{POLICY}")
     assert isinstance(agent, MLPAgent)
     assert isinstance(load_agent("pepper_v0", str(POLICY)), MLPAgent)  # a policy's path alone
-    with pytest.raises(ValueError, match="searches the engine's state"):
-        load_agent("pepper_v0", "pimc:worlds=2")
+    assert isinstance(load_agent("pepper_v0", "pimc:worlds=2"), SearchPlayer)  # (tests/test_play_search.py)

@@ -81,13 +81,13 @@ def test_scratch_plays_its_policy_through_the_search_its_game_names(pepper_scrat
 
 
 def test_the_committed_pepper_scratch_is_a_search_over_its_policy_with_no_rule_agent():
-    from cardenvs.app.agents import load_agent
+    from cardenvs.app.agents import SearchPlayer, load_agent
 
     agent = make_agent("pepper_v0", "scratch", num_players=4)
     assert isinstance(agent, PIMCAgent) and registry.GAMES["pepper_v0"].scratch_search.startswith("pimc:")
     assert {type(agent.rollout), type(agent.fallback)} == {MLPAgent}
-    with pytest.raises(ValueError, match="searches the engine's state.*its policy alone is scratch-policy"):
-        load_agent("pepper_v0", "scratch")  # (play and serve)
+    played = load_agent("pepper_v0", "scratch")  # (play and serve: the search, following the env it is attached to)
+    assert isinstance(played, SearchPlayer) and played.agent.name == "scratch"
     assert load_agent("pepper_v0", "scratch-policy").name == "scratch-policy"
     with pytest.raises(ValueError, match="plays its policy through a search: make it with make_agent"):
         builtin.builtin_agent("pepper_v0", "scratch")
@@ -185,11 +185,12 @@ def test_retrain_refuses_a_bad_budget(capsys):
     assert stop.value.code == 2 and "--cpu-minutes must be positive" in capsys.readouterr().err
 
 
-def test_play_refuses_a_best_that_searches_clearly(pepper_scratch):
-    from cardenvs.app.agents import load_agent
+def test_play_takes_a_best_that_searches(pepper_scratch):
+    from cardenvs.agents.pimc import PIMCAgent
+    from cardenvs.app.agents import SearchPlayer, load_agent
 
-    with pytest.raises(ValueError, match=r"'best' searches the engine's state.*pimc2"):
-        load_agent("pepper_v0", "best", config={"num_players": 2})
+    played = load_agent("pepper_v0", "best", config={"num_players": 2})
+    assert isinstance(played, SearchPlayer) and isinstance(played.agent, PIMCAgent) and played.agent.worlds == 2
 
 
 def load_benchmark(name: str):

@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 AGENT_NAMES = ("random", "rule", "ppo")  # what a play server offers by name
-BY_NAME = (*AGENT_NAMES, "scratch", "scratch-policy", "best")  # what play takes by name (a search: refused below)
+BY_NAME = (*AGENT_NAMES, "scratch", "scratch-policy", "best", "pimc")  # what play takes by name
 
 
 class AgentsUnavailableError(RuntimeError):
@@ -55,31 +55,92 @@ def _make_agent(game: str, spec: str, seed: int, config: dict[str, Any]) -> Any:
 def load_agent(game: str, spec: str, seed: int = 0, config: dict[str, Any] | None = None) -> Any:
     """An agent with ``act(obs, mask) -> int`` from its spec, as every
     evaluation path names agents (:func:`cardenvs.agents.registry.make_agent`:
-    ``random``, ``rule``, ``ppo``, ``ppo:PATH``, ``mlp:PATH``,
-    ``package.module:Name``), or the PATH of a checkpoint.  ValueError for an
-    unknown spec or an agent that reads the engine state (PIMC: rate it with
-    ``duplicate``, ``league`` or ``arena``), :class:`AgentsUnavailableError`
-    when the agent code is missing."""
+    ``random``, ``rule``, ``ppo``, ``ppo:PATH``, ``mlp:PATH``, ``pimc:...``,
+    ``best``, ``scratch``, ``package.module:Name``), or the PATH of a
+    checkpoint.  An agent that searches the engine state (PIMC) comes as a
+    :class:`SearchPlayer`, to :func:`attach` to the env after its reset.
+    ValueError for an unknown spec or one that cannot play the game (PIMC in
+    Spit), :class:`AgentsUnavailableError` when the agent code is missing."""
     config = {k: v for k, v in (config or {}).items() if k not in ("render_mode", "illegal_action", "obs_dtype")}
     if spec == "random":
         return RandomPlayer(seed)
     if spec not in BY_NAME and ":" not in spec:
         if not os.path.exists(spec):
             raise ValueError(
-                f"unknown agent {spec!r}: use random, rule, ppo, scratch, scratch-policy, best, ppo:PATH, "
+                f"unknown agent {spec!r}: use random, rule, ppo, scratch, scratch-policy, best, pimc:..., ppo:PATH, "
                 "mlp:PATH or a path"
             )
         spec = ("mlp:" if spec.endswith(".json") else "ppo:") + spec
-    searches = f"{spec!r} searches the engine's state: play and serve take agents that read observations"
-    if spec.split(":")[0] == "pimc":
-        raise ValueError(searches)
     agent = _make_agent(game, spec, seed, config)
-    if hasattr(agent, "act_states"):  # e.g. "best" where the game's strongest agent is a search
-        alone = "; its policy alone is scratch-policy" if spec == "scratch" else ""
-        raise ValueError(f"{searches} (it is {getattr(agent, 'name', type(agent).__name__)}{alone})")
+    if hasattr(agent, "act_states"):  # PIMC, or "best" / "scratch" where they search
+        return SearchPlayer(game, agent)
     if not getattr(agent, "name", None):
         agent.name = spec
     return agent
+
+
+class SearchPlayer:
+    """An agent that searches the game's engine state (PIMC; ``best`` or
+    ``scratch`` where they search) as a player of play, serve and recorded
+    games: :meth:`attach` it to the recording env right after ``reset``.
+
+    It reads the env's state (:meth:`~cardenvs.core.view.RulesView.game_state`)
+    and gives the search what the duplicate engine gives it, no more: in the
+    games whose sampler needs a ``Tracker`` of what the seats saw
+    (Cancellation Hearts, Push) it keeps one, stepped with every action the
+    env recorded (every seat's, the human's too) on a copy of the state,
+    which must stay equal to the env's (RuntimeError otherwise).  It never
+    changes the env."""
+
+    def __init__(self, game: str, agent: Any):
+        from cardenvs.agents.pimc import tracked
+
+        self.game, self.agent, self.name = game, agent, agent_name(agent)
+        self.tracking = tracked(game)
+        self.env: Any = None
+
+    def attach(self, env: Any) -> None:
+        """Follow ``env`` (a recording env of this game, just reset)."""
+        if env.replay.actions:
+            raise ValueError("attach a search player to an env right after its reset")
+        u = env.unwrapped
+        self.env, self.rules, self.seen = env, u.rules, 0
+        self.tracker = None if self.tracking is None else self.tracking.Tracker(u.rules, 1)
+        self.shadow = None if self.tracking is None else u.game_state().copy()
+
+    def act(self, obs: Any, mask: Any) -> int:
+        """The search's action for the seat to act (``obs`` and ``mask`` are its; the search reads the state)."""
+        if self.env is None:
+            raise RuntimeError(f"{self.name} searches the game's state: attach it to the env after reset")
+        u = self.env.unwrapped
+        state, known = u.game_state(), {}
+        if self.tracker is not None:
+            played = self.env.replay.actions
+            for text in played[self.seen :]:
+                self.tracker.step(self.rules, self.shadow, np.array([u.str_to_action(text)], np.int64))
+            self.seen = len(played)
+            if not _same_state(self.shadow, state):
+                raise RuntimeError(f"{self.name}: the game moved in a way its recorded actions do not explain")
+            known["tracker"] = self.tracker
+        action = int(self.agent.act_states(self.rules, state, np.zeros(1, np.int64), **known)[0])
+        if not np.asarray(mask)[action]:
+            raise RuntimeError(f"{self.name} chose {u.action_to_str(action)!r}, not legal for the seat to act")
+        return action
+
+
+def _same_state(a: Any, b: Any) -> bool:
+    """Whether two states' arrays are equal, field by field."""
+    fields = {k for k, v in vars(a).items() if isinstance(v, np.ndarray)}
+    return fields == {k for k, v in vars(b).items() if isinstance(v, np.ndarray)} and all(
+        np.array_equal(getattr(a, k), getattr(b, k)) for k in fields
+    )
+
+
+def attach(agents: Any, env: Any) -> None:
+    """Attach the search players among ``agents`` (a dict or a list) to ``env``, just reset."""
+    for agent in agents.values() if isinstance(agents, dict) else agents:
+        if isinstance(agent, SearchPlayer):
+            agent.attach(env)
 
 
 def agent_name(agent: Any) -> str:
@@ -105,7 +166,9 @@ def parse_agent_option(text: str) -> tuple[str, str]:
 
     NAME: lower-case letters, digits, ``_`` and ``-`` (at most 32), not one
     of ``random``, ``rule``, ``ppo``.  SPEC: ``random``, ``rule``, ``ppo``,
-    ``ppo:PATH`` or the PATH of a saved policy (which must exist; the
+    ``scratch``, ``scratch-policy``, ``best``, ``pimc`` or ``pimc:OPTIONS``
+    (a search: at most 256 worlds and 10 seconds a decision; one per seat,
+    never shared), ``ppo:PATH`` or the PATH of a saved policy (which must exist; the
     server loads it as its own user, and an SB3 zip is a pickle, which can
     run code: name only files you trust).  ValueError otherwise."""
     name, sep, spec = text.partition("=")
@@ -117,12 +180,34 @@ def parse_agent_option(text: str) -> tuple[str, str]:
         )
     if name in AGENT_NAMES:
         raise ValueError(f"--agent {name}=...: {name!r} is built in; choose another name")
-    if spec in AGENT_NAMES:
+    if spec in BY_NAME:
         return name, spec
+    if spec.startswith("pimc:"):
+        return name, _search_spec(name, spec)
     path = spec[4:] if spec.startswith("ppo:") else spec
     if not path or not os.path.isfile(path):
         raise ValueError(f"--agent {name}={spec}: no checkpoint file at {path!r}")
     return name, "ppo:" + os.path.abspath(path)
+
+
+MAX_WORLDS, MAX_BUDGET = 256, 10.0  # a served search's most worlds, and seconds per decision
+
+
+def _search_spec(name: str, spec: str) -> str:
+    """A ``pimc:...`` spec a play server may offer: its options known, at
+    most :data:`MAX_WORLDS` worlds and :data:`MAX_BUDGET` seconds a
+    decision (each move of each session costs the server that much)."""
+    from cardenvs.agents.specs import AgentSpecError, pimc_options
+
+    try:
+        options = pimc_options(spec)
+    except AgentSpecError as e:
+        raise ValueError(f"--agent {name}={spec}: {e}") from None
+    if not 1 <= options.get("worlds", 1) <= MAX_WORLDS:
+        raise ValueError(f"--agent {name}={spec}: worlds must be 1..{MAX_WORLDS} on a server")
+    if not 0 < options.get("budget", 1.0) <= MAX_BUDGET:
+        raise ValueError(f"--agent {name}={spec}: budget must be above 0 and at most {MAX_BUDGET:g} s on a server")
+    return spec
 
 
 class SharedAgent:
@@ -175,15 +260,18 @@ class AgentTable:
         with self._lock:  # one load at a time: a second request for the same policy waits for the first
             shared = self._shared.pop(key, None)
             if shared is None:
-                shared = SharedAgent(self._load(game, name, spec, config))
+                loaded = self._load(game, name, spec, config, seed)
+                if isinstance(loaded, SearchPlayer):  # (it follows one game: one per seat, never shared)
+                    return loaded
+                shared = SharedAgent(loaded)
             self._shared[key] = shared  # the most recently used last
             while len(self._shared) > MAX_SHARED:
                 self._shared.pop(next(iter(self._shared)))
         return shared
 
-    def _load(self, game: str, name: str, spec: str, config: dict[str, Any]) -> Any:
+    def _load(self, game: str, name: str, spec: str, config: dict[str, Any], seed: int = 0) -> Any:
         try:
-            return load_agent(game, spec, 0, config)
+            return load_agent(game, spec, seed, config)
         except AgentsUnavailableError:
             raise
         except Exception as e:  # a missing or unsuitable checkpoint: its path stays on the server

@@ -293,7 +293,8 @@ def cmd_train(args: argparse.Namespace) -> int:
 # ----------------------------------------------------------------------- main
 # the agents `play --vs` and `replay record --agents` take
 AGENTS_HELP = (
-    "random, rule, ppo (the committed baseline) or a saved policy, PATH or ppo:PATH: a cardenvs policy file "
+    "random, rule, ppo (the committed baseline), scratch, best, pimc:OPTIONS (a search, e.g. pimc:worlds=32,"
+    "rollout=rule: Pepper, Hearts, Push) or a saved policy, PATH or ppo:PATH: a cardenvs policy file "
     "(.npz) or an SB3 zip. An SB3 zip holds pickles, and a pickle runs code when it is unpickled "
     "(MaskablePPO.load does): cardenvs reads it without unpickling, but load only files you trust"
 )
@@ -324,7 +325,8 @@ def parser() -> argparse.ArgumentParser:
         "--agent",
         action="append",
         metavar="NAME=SPEC",
-        help="offer another agent by NAME (repeatable): SPEC is random, rule, ppo, ppo:PATH or the PATH of an "
+        help="offer another agent by NAME (repeatable): SPEC is random, rule, ppo, scratch, best, pimc:OPTIONS (a "
+        "search: at most 256 worlds, budget at most 10 s), ppo:PATH or the PATH of an "
         "saved policy (a cardenvs .npz or an SB3 zip). Requests name agents only (random, rule, ppo and these), "
         "never a file. An SB3 zip is a pickle, which can run code: name only files you trust",
     )

@@ -19,7 +19,7 @@ from typing import Any, TextIO
 from cardenvs.registry import GAMES, spec
 
 from . import games, text
-from .agents import act, load_agent
+from .agents import act, attach, load_agent
 from .replay import draw_seed, recording_env, recording_parallel_env
 
 ALIASES = {"hearts": "cancellation_hearts_v0", "speed": "spit_v0"}
@@ -124,6 +124,7 @@ def play(
 def _play_turns(env, name: str, seat: int, others: dict, seed, inp: TextIO, out: TextIO) -> None:
     u = env.unwrapped
     env.reset(seed=seed)
+    attach(others, env)
     for agent in env.agent_iter():
         obs, _, term, trunc, _ = env.last()
         if term or trunc:

@@ -37,7 +37,7 @@ import numpy as np
 import cardenvs
 from cardenvs.registry import spec
 
-from .agents import act, agent_name, load_agent
+from .agents import act, agent_name, attach, load_agent
 from .replay_check import CARD, FORMAT, VERSION, ReplayError, check_fields, check_replay
 
 __all__ = [
@@ -454,6 +454,7 @@ def record_game(
     else:
         env = recording_env(game, **config)
         env.reset(seed=seed, options=options)
+        attach(agents, env)
         for agent in env.agent_iter():
             ob, _, term, trunc, _ = env.last()
             if term or trunc:

@@ -28,7 +28,8 @@ until the game is over.
 ``vs`` names an agent: ``random``, ``rule``, ``ppo`` (the committed
 baseline) or a name the server's owner gave with ``cardenvs serve --agent
 NAME=SPEC``; a request never names a file.  A trained policy is loaded once
-and shared by every seat and game that plays it.  A game without a ``seed``
+and shared by every seat and game that plays it; a search (``pimc:...``) is
+made per seat and follows its game.  A game without a ``seed``
 draws one (its replay records it, so it re-plays).  ``tick`` defaults to the
 server's ``--tick`` (the page's tick field starts there too).
 
@@ -81,7 +82,7 @@ from cardenvs.registry import GAMES, spec
 
 from ..render.canvas import to_text
 from . import games
-from .agents import AgentsUnavailableError, AgentTable
+from .agents import AgentsUnavailableError, AgentTable, attach
 from .agents import act as agent_act
 from .http_checks import ApiError, allowed_hosts, check_host_and_origin, declared_length, read_json_request
 from .play import resolve_game
@@ -138,6 +139,7 @@ class Session:
             self.wait = self.u.str_to_action("wait")
         else:
             self.env.reset(seed=self.seed)
+            attach(self.agents, self.env)
         self.log: list[tuple[int | None, str]] = []
         self.steps = 0
         self.last = time.monotonic()

@@ -171,6 +171,13 @@ class RulesView:
     def str_to_action(self, text: str) -> int:
         return self.rules.str_to_action(text)
 
+    def game_state(self) -> Any:
+        """The engine's state of the game in play: the rules' ``BatchState``
+        of a batch of one, every hand in it (hidden information: for agents
+        that search the game from what their seat saw, as PIMC, and for
+        tools). Read it, never change it: the env steps it."""
+        return self._require_game()
+
     def state_dict(self) -> dict[str, Any]:
         d = self.rules.state_dict(self._require_game(), 0)
         if self._forfeit is not None:  # ended by an illegal action (illegal_action="terminate")
