@@ -1,14 +1,16 @@
 """Retrain a game's policy learned from scratch: the agent ``"scratch"``.
 
 One command per game, with the learner, options and budget that made the
-committed policy (``RECIPES`` below, the one place they are written):
+committed policy (``RECIPES`` and ``BUDGETS`` below, the one place they are
+written):
 
     python examples/retrain_scratch.py --game cancellation_hearts_v0
     python examples/retrain_scratch.py --game cancellation_hearts_v0 --seed 2 --install
 
 It prints the learner, its budget (CPU-minutes) and its seed before it
 starts, trains with no rule advice and no imitation (every seat is the
-learner itself), and writes its snapshots to ``--run-dir`` (default
+learner itself; in Spit, uniformly random play takes one side in half the
+games: never the rule agent), and writes its snapshots to ``--run-dir`` (default
 ``runs/scratch_<game>_s<seed>``).  With ``--install`` the final policy is
 copied to ``agents/checkpoints/`` under the name the game's GameSpec gives
 (``scratch``), where ``make_agent(game, "scratch")`` reads it.  Rate it
@@ -44,8 +46,13 @@ RECIPES: dict[str, tuple[str, list[str]]] = {
         ["--game", "cancellation_hearts_v0", "--config", '{"num_players": 6}', "--critic", "obs", "--eval-games", "0"],
     ),
     "push_v0": ("selfplay_ppo", ["--game", "push_v0", "--critic", "obs", "--eval-games", "0"]),
-    "spit_v0": ("selfplay_ppo", ["--game", "spit_v0", "--critic", "obs", "--eval-games", "0"]),
+    "spit_v0": (
+        "selfplay_ppo",
+        ["--game", "spit_v0", "--critic", "state", "--opponents", "random=0.5", "--eval-games", "0"],
+    ),
 }
+#: the budgets (CPU-minutes) that differ from BUDGET_MINUTES: Spit's recipe needs less
+BUDGETS: dict[str, float] = {"spit_v0": 12.0}
 
 
 def learner_argv(game: str, seed: int, minutes: float, run_dir: str) -> tuple[str, list[str]]:
@@ -75,13 +82,17 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--game", required=True, choices=sorted(RECIPES))
     p.add_argument("--seed", type=int, default=1)
-    p.add_argument("--cpu-minutes", type=float, default=BUDGET_MINUTES, help="the training budget")
+    p.add_argument(
+        "--cpu-minutes", type=float, default=None, help=f"the training budget (default {BUDGET_MINUTES:g}; BUDGETS)"
+    )
     p.add_argument("--run-dir", default=None, help="default: runs/scratch_<game>_s<seed>")
     p.add_argument("--install", action="store_true", help="copy the final policy to agents/checkpoints/")
     p.add_argument(
         "--install-from", default=None, metavar="RUN_DIR", help="install a finished run's policy; no training"
     )
     args = p.parse_args(argv)
+    if args.cpu_minutes is None:
+        args.cpu_minutes = BUDGETS.get(args.game, BUDGET_MINUTES)
     if args.cpu_minutes <= 0:
         p.error(f"--cpu-minutes must be positive, got {args.cpu_minutes:g}")
     if args.install and GAMES[args.game].scratch is None:

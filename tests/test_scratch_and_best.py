@@ -145,16 +145,17 @@ def test_pimc_searching_every_decision_bids_and_names_trump_by_search():
 
 
 def test_the_retrain_recipes_take_no_rule_advice():
-    """The from-scratch row: every seat is the learner (no --opponents, no
-    teacher), and the command prints its budget and seed first."""
+    """The from-scratch row: the learner in every seat, or random play as
+    an opponent (Spit); never the rule agent, as teacher or opponent."""
     retrain = load_example("retrain_scratch")
     for game in retrain.RECIPES:
         module, argv = retrain.learner_argv(game, 7, 30, "runs/x")
-        assert "--opponents" not in argv and not any("rule" in a or "advice" in a for a in argv)
+        assert not any("rule" in a or "advice" in a for a in argv)
         trainer = load_example(module)
         args = trainer.parse_args(argv)
         assert args.seed == 7 and args.cpu_minutes == 30
-        assert getattr(args, "opponent_mix", {}) == {}
+        assert set(getattr(args, "opponent_mix", {})) <= {"random"}
+    assert set(retrain.BUDGETS) <= set(retrain.RECIPES) and all(0 < b <= 30 for b in retrain.BUDGETS.values())
 
 
 def test_retrain_prints_budget_and_seed_and_installs_a_policy_that_loads(tmp_path, monkeypatch, capsys):

@@ -17,6 +17,7 @@ SPEC = GameSpec(
     short_config=({"max_ticks": 60}, {"variant": "speed", "max_ticks": 60}),
     rule_agent="cardenvs.games.spit.agent:SpitRuleAgent",
     baseline="spit_ppo.npz",
+    scratch="spit_scratch.json",
     sampler="cardenvs.games.spit.sampler",
     scene="cardenvs.games.spit.scene:scene",
 )
