@@ -164,8 +164,7 @@ def train(args: argparse.Namespace) -> dict[str, Any]:
             seed=int(rng.integers(2**31)),
             **args.config,
         )
-        cut = (lambda: clock.seconds() >= budget) if args.cut_rounds else (lambda: False)
-        data = data[-1:] + [label(args, teacher, rng, cut)]
+        data = data[-1:] + [label(args, teacher, rng, lambda: args.cut_rounds and clock.seconds() >= budget)]
         steps += len(data[-1][0])
         loss = fit(net, data, args, args.seed + rounds)
         rounds += 1

@@ -36,8 +36,8 @@ def play_ticks(agent, other, games: int, seed: int, batch: int = 64) -> dict:
     ticks_with_play, waits, plays = np.zeros(2), np.zeros(2), np.zeros(2)
     ticks = np.zeros(batch, np.int64)  # of each game being played
     stepped = 0  # games x ticks stepped
-    ends: list[tuple[float, float, bool, int]] = []
-    while len(ends) < games:
+    ends: list[np.ndarray] = []  # per finished game: seat 0's reward, seat 1's, truncated, ticks
+    while sum(map(len, ends)) < games:
         mask = info["action_mask"]
         actions = np.stack([agent.act_batch(obs[:, 0], mask[:, 0]), other.act_batch(obs[:, 1], mask[:, 1])], 1)
         for seat in range(2):
@@ -49,10 +49,10 @@ def play_ticks(agent, other, games: int, seed: int, batch: int = 64) -> dict:
         obs, rewards, term, trunc, info = venv.step(actions)
         ticks += 1
         stepped += batch
-        for i in np.flatnonzero(term | trunc):
-            ends.append((rewards[i, 0], rewards[i, 1], bool(trunc[i]), int(ticks[i])))
-            ticks[i] = 0
-    end = np.array(ends[:games], float)
+        over = np.flatnonzero(term | trunc)
+        ends.append(np.column_stack([rewards[over], trunc[over], ticks[over]]).astype(float))
+        ticks[over] = 0
+    end = np.concatenate(ends)[:games]
     return {
         "games": games,
         "won": round(float((end[:, 0] > 0).mean()), 4),

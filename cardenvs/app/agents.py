@@ -119,21 +119,13 @@ class SearchPlayer:
             for text in played[self.seen :]:
                 self.tracker.step(self.rules, self.shadow, np.array([u.str_to_action(text)], np.int64))
             self.seen = len(played)
-            if not _same_state(self.shadow, state):
+            if not self.shadow.same_arrays(state):
                 raise RuntimeError(f"{self.name}: the game moved in a way its recorded actions do not explain")
             known["tracker"] = self.tracker
         action = int(self.agent.act_states(self.rules, state, np.zeros(1, np.int64), **known)[0])
         if not np.asarray(mask)[action]:
             raise RuntimeError(f"{self.name} chose {u.action_to_str(action)!r}, not legal for the seat to act")
         return action
-
-
-def _same_state(a: Any, b: Any) -> bool:
-    """Whether two states' arrays are equal, field by field."""
-    fields = {k for k, v in vars(a).items() if isinstance(v, np.ndarray)}
-    return fields == {k for k, v in vars(b).items() if isinstance(v, np.ndarray)} and all(
-        np.array_equal(getattr(a, k), getattr(b, k)) for k in fields
-    )
 
 
 def attach(agents: Any, env: Any) -> None:

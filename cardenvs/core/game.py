@@ -197,6 +197,13 @@ class BatchState:
                 setattr(new, k, v.copy())
         return new
 
+    def same_arrays(self, other: BatchState) -> bool:
+        """Whether ``other`` holds the same arrays, field by field (its
+        generator and shards aside): e.g. a copy stepped alongside this state."""
+        mine = {k for k, v in vars(self).items() if isinstance(v, np.ndarray)}
+        theirs = {k for k, v in vars(other).items() if isinstance(v, np.ndarray)}
+        return mine == theirs and all(np.array_equal(getattr(self, k), getattr(other, k)) for k in mine)
+
     # Every ndarray attribute has the batch as its leading dimension, so a
     # subset of games can be cut out, stepped on its own and put back.
     def select(self, rows: np.ndarray) -> BatchState:
