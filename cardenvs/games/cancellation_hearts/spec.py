@@ -16,6 +16,7 @@ SPEC = GameSpec(
     rule_agent="cardenvs.games.cancellation_hearts.agent:HeartsRuleAgent",
     baseline="hearts_ppo.npz",
     scratch="hearts_scratch.json",
+    best="pimc:worlds=32,rollout=rule,search=all,score=margin",
     sampler="cardenvs.games.cancellation_hearts.sampler",
     scene="cardenvs.games.cancellation_hearts.scene:scene",
 )
