@@ -45,7 +45,7 @@ RECIPES: dict[str, tuple[str, list[str]]] = {
         "selfplay_ppo",
         ["--game", "cancellation_hearts_v0", "--config", '{"num_players": 6}', "--critic", "obs", "--eval-games", "0"],
     ),
-    "push_v0": ("selfplay_ppo", ["--game", "push_v0", "--critic", "obs", "--eval-games", "0"]),
+    "push_v0": ("selfplay_ppo", ["--game", "push_v0", "--critic", "obs", "--num-envs", "64", "--eval-games", "0"]),
     "spit_v0": (
         "selfplay_ppo",
         ["--game", "spit_v0", "--critic", "state", "--opponents", "random=0.5", "--eval-games", "0"],
