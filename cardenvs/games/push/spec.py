@@ -16,6 +16,7 @@ SPEC = GameSpec(
     rule_agent="cardenvs.games.push.agent:PushRuleAgent",
     baseline="push_ppo.npz",
     scratch="push_scratch.json",
+    best="pimc:worlds=32,rollout=rule,search=all,score=margin",
     sampler="cardenvs.games.push.sampler",
     scene="cardenvs.games.push.scene:scene",
 )
