@@ -105,6 +105,18 @@ def test_best_is_the_spec_the_game_names(pepper_scratch):
     assert is_built_in("best") and is_built_in("scratch")
 
 
+@pytest.mark.parametrize("game", ["pepper_v0", "cancellation_hearts_v0", "push_v0"])
+def test_the_games_pimc_searches_name_pimc_over_every_decision_as_best(game):
+    agent = make_agent(game, "best")
+    assert isinstance(agent, PIMCAgent) and agent.worlds == 32
+    assert agent.search_all and agent.margin
+
+
+def test_spit_names_no_strongest_agent():
+    with pytest.raises(AgentSpecError, match="spit_v0 names no strongest agent"):
+        make_agent("spit_v0", "best")
+
+
 @pytest.mark.parametrize("best", [None, "best", "mlp:/tmp/x.json", "mymodule:Agent"])
 def test_best_must_name_a_built_in_agent(monkeypatch, best):
     monkeypatch.setitem(registry.GAMES, "pepper_v0", dataclasses.replace(registry.GAMES["pepper_v0"], best=best))
