@@ -119,12 +119,10 @@ class BatchState:
         return saved
 
     def bundle(self, kind: type) -> Any:
-        """The state's arrays named by the fields of ``kind`` (a
-        ``typing.NamedTuple``), as one ``kind``: a named bundle to hand to a
-        compiled kernel instead of dozens of positional arrays.  Made once and
-        kept until an attribute of the state is bound anew (the arrays are
-        updated in place, so the bundle stays true); a copy or a subset of the
-        state makes its own."""
+        """The state's arrays named by the fields of ``kind`` (a ``typing.NamedTuple``), as one ``kind``: a
+        named bundle to hand to a compiled kernel instead of dozens of positional arrays.  Made once and kept
+        until an attribute of the state is bound anew (the arrays are updated in place, so the bundle stays
+        true); a copy or a subset of the state makes its own."""
         made = self._bundles.get(kind)
         if made is None:
             made = self._bundles[kind] = kind(*(getattr(self, f) for f in kind._fields))
@@ -172,7 +170,7 @@ class BatchState:
 
     def _make_view(self, lo: int, hi: int) -> BatchState:
         new = copy.copy(self)
-        fields = {k: v[lo:hi] for k, v in vars(self).items() if isinstance(v, np.ndarray)}
+        fields = {k: v[lo:hi] for k, v in self.arrays().items()}
         fields.update(batch=hi - lo, rng=NO_DRAWS, shards=SERIAL, _bundles={}, _view_of=(lo, hi))
         new.__dict__.update(fields)
         return new
@@ -190,36 +188,32 @@ class BatchState:
     def after_shards(self, views: list[BatchState]) -> None:
         """Called once the row views ``views`` are stepped (see :meth:`before_shards`)."""
 
+    def arrays(self) -> dict[str, np.ndarray]:
+        """The state's arrays by attribute name (not its generator, shards or views). Each has the batch as its
+        leading dimension, so a subset of games can be cut out, stepped on its own and put back."""
+        return {k: v for k, v in vars(self).items() if isinstance(v, np.ndarray)}
+
     def copy(self) -> BatchState:
         new = copy.copy(self)
-        for k, v in vars(self).items():
-            if isinstance(v, np.ndarray):
-                setattr(new, k, v.copy())
+        new.__dict__.update({k: v.copy() for k, v in self.arrays().items()})
         return new
 
     def same_arrays(self, other: BatchState) -> bool:
         """Whether ``other`` holds the same arrays, field by field (its
         generator and shards aside): e.g. a copy stepped alongside this state."""
-        mine = {k for k, v in vars(self).items() if isinstance(v, np.ndarray)}
-        theirs = {k for k, v in vars(other).items() if isinstance(v, np.ndarray)}
-        return mine == theirs and all(np.array_equal(getattr(self, k), getattr(other, k)) for k in mine)
+        mine, theirs = self.arrays(), other.arrays()
+        return mine.keys() == theirs.keys() and all(np.array_equal(v, theirs[k]) for k, v in mine.items())
 
-    # Every ndarray attribute has the batch as its leading dimension, so a
-    # subset of games can be cut out, stepped on its own and put back.
     def select(self, rows: np.ndarray) -> BatchState:
         """A new state holding copies of the games in ``rows`` (same rng)."""
         new = copy.copy(self)
-        for k, v in vars(self).items():
-            if isinstance(v, np.ndarray):
-                setattr(new, k, v[rows])
-        new.batch = len(rows)
+        new.__dict__.update({k: v[rows] for k, v in self.arrays().items()}, batch=len(rows))
         return new
 
     def assign(self, rows: np.ndarray, part: BatchState) -> None:
         """Write the games of ``part`` (from :meth:`select`) back into ``rows``."""
-        for k, v in vars(self).items():
-            if isinstance(v, np.ndarray):
-                v[rows] = getattr(part, k)
+        for k, v in self.arrays().items():
+            v[rows] = getattr(part, k)
 
 
 class GameRules:
