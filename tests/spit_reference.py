@@ -47,8 +47,11 @@ def legal_texts(sd: dict, seat: int, alternate_colors: bool = False) -> set[str]
     return out
 
 
-def stuck(sd: dict, alternate_colors: bool = False) -> bool:
-    """Spit: nobody can play onto a spit pile nor expose a card by a move."""
+def stuck(sd: dict, alternate_colors: bool = False, stall_ticks: int | None = 30) -> bool:
+    """Spit: nobody can play onto a spit pile nor expose a card by a move,
+    or (the stall rule) no card was played for ``stall_ticks`` ticks."""
+    if stall_ticks is not None and sd["stall"] >= stall_ticks:
+        return True
     for seat in (0, 1):
         piles = sd["stockpiles"][seat]
         if any(t.startswith("play") for t in legal_texts(sd, seat, alternate_colors)):

@@ -142,12 +142,14 @@ def test_observation_space_is_the_layouts(cfg):
         layout = speed_observation.speed_layout(speed_observation.score_bound(cfg.get("target_score")))
         high[86:94] = 52
         high[96:98] = (cfg.get("target_score") or 1) + 52
-        high[98] = LEFT_MAX  # ticks left before max_ticks
+        high[98] = LEFT_MAX  # ticks left before stall_ticks (the stall rule)
+        high[99] = LEFT_MAX  # ticks left before max_ticks
     else:
         layout = spit_observation.LAYOUT
         high[17:180:18] = 4  # face-down cards under a stockpile top
         high[197:216:18] = 52  # spit pile sizes
         high[216:218] = 52  # spit cards left
+        high[222] = LEFT_MAX  # ticks left before stall_ticks (the stall rule)
         high[234] = LEFT_MAX  # ticks left before max_ticks
     assert box.shape == (layout.size,)
     np.testing.assert_array_equal(box.low, np.zeros(layout.size))

@@ -198,7 +198,7 @@ def test_vector_engine_shapes_final_obs_and_illegal_actions():
 def test_speed_vector_engine_shapes():
     venv = V.make("spit_v0", num_envs=8, seed=0, variant="speed")
     obs, info = venv.reset()
-    assert obs.shape == (8, 2, 99) and info["action_mask"].shape == (8, 2, 105)
+    assert obs.shape == (8, 2, 100) and info["action_mask"].shape == (8, 2, 105)
     assert obs.dtype == np.int16  # the default max_ticks (5000 ticks left) passes int8
 
 
@@ -211,5 +211,5 @@ def test_speed_observation_dtype_holds_every_score(target_score, max_ticks, dtyp
     obs, _ = env.reset(seed=0)
     box = env.observation_space("player_0")["observation"]
     assert box.dtype == dtype and obs["player_0"]["observation"].dtype == dtype
-    assert box.high[-2] == (target_score or 1) + 52  # the score bound fits: nothing clipped
+    assert box.high[-3] == (target_score or 1) + 52  # the score bound fits: nothing clipped
     assert obs["player_0"]["observation"][-1] == (max_ticks or 0)  # so do the ticks left

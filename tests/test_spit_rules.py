@@ -497,7 +497,8 @@ def test_illegal_action_wait_option_plays_it_as_waiting():
     tick(env, "play 4 0", "slap 1")  # both illegal: both wait
     after = sd(env)
     assert after["tick"] == before["tick"] + 1
-    after["tick"] = before["tick"]
+    assert after["stall"] == before["stall"] + 1  # a tick with no card played
+    after["tick"], after["stall"] = before["tick"], before["stall"]
     assert after == before
 
 

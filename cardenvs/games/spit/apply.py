@@ -19,7 +19,20 @@ from ...core.jit import kernel, raw_draw, scalar, view1, view2, view3
 from .legal import masks
 from .observation import OBS_DTYPE, write_observations
 from .scoring import end_deals, truncate_rows
-from .tables import K_MOVE, K_PLAY, NONE, PLAYING, SLAPPING, unpack_actions, unpack_arrays, unpack_masks, unpack_tick
+from .tables import (
+    K_MOVE,
+    K_PLAY,
+    MAX_TICKS_AT,
+    STALL_TICKS_AT,
+    NONE,
+    PLAYING,
+    SLAPPING,
+    unpack_actions,
+    unpack_arrays,
+    unpack_masks,
+    unpack_stall,
+    unpack_tick,
+)
 
 
 @kernel
@@ -38,7 +51,7 @@ def act(actions, first, active, action_tables, arrays, rewards, end_rows, end_ta
     """
     tables, state = unpack_actions(action_tables), unpack_arrays(arrays)  # named again (see tables' packs)
     slaps = slap(actions, first, active, tables.slap_pile, state.phase, end_rows, end_taker)
-    play_and_move(actions, first, active, tables, state, rewards, went_out)
+    play_and_move(actions, first, active, tables, state, unpack_stall(arrays), rewards, went_out)
     faster = end_deals(True, first, went_out, state, rewards, end_rows, end_taker, slaps)
     return slaps, faster, end_deals(False, first, went_out, state, rewards, end_rows, end_taker, faster)
 
@@ -75,7 +88,7 @@ def tick_one(coin, packs):
     rewards, seen, mask = view2(one, 0, np.float32), view3(one, 1, OBS_DTYPE), view3(one, 2, np.int8)
     actions, end_rows, end_taker = view2(one, 3, np.int64), view1(one, 4, np.int64), view2(one, 5, np.int64)
     stuck, counts, active = view1(one, 6, np.bool_), view1(one, 7, np.int64), view1(one, 8, np.bool_)
-    first, rows, max_ticks = view1(one, 9, np.int64), view1(one, 10, np.int64), scalar(tables, 15)
+    first, rows, max_ticks = view1(one, 9, np.int64), view1(one, 10, np.int64), scalar(tables, MAX_TICKS_AT)
     spat, dry, went_out = view1(one, 11, np.int64), view1(one, 12, np.bool_), view1(one, 13, np.int64)
     rewards[0, :] = 0
     state = unpack_arrays(arrays)
@@ -100,7 +113,7 @@ def tick_one(coin, packs):
         masks(rows, tables, arrays, stuck)
     if max_ticks >= 0:
         truncate_rows(max_ticks, state.done, ticks, truncated, state.phase, legal)
-    write_observations(rows, max(max_ticks, 0), arrays, seen)
+    write_observations(rows, max(max_ticks, 0), max(scalar(tables, STALL_TICKS_AT), 0), arrays, seen)
     for seat in range(2):
         for action in range(mask.shape[2]):
             mask[0, seat, action] = legal[0, seat, action]
@@ -170,11 +183,13 @@ def slap(actions, first, active, slap_pile, phase, end_rows, end_taker):
 
 
 @kernel
-def play_and_move(actions, first, active, tables, state, rewards, went_out):
+def play_and_move(actions, first, active, tables, state, stall, rewards, went_out):
     """Playing games: the faster hand's play or move is applied first; the
     slower one's does nothing when the faster one played the last card of
     its layout, or played onto the same spit pile (both cards fitted the old
     top, so their ranks differ by 0 or 2: the second no longer fits).
+    ``stall`` (B,), the stall rule's count, grows by the tick and starts
+    again at a card played (a move is not a play).
 
     A play or move takes the top card of stockpile I (the card below, if
     any, turns face up at once); ``"move I J"`` puts it into the empty space
@@ -188,6 +203,7 @@ def play_and_move(actions, first, active, tables, state, rewards, went_out):
     for r in range(batch):
         if not active[r] or state.phase[r] != PLAYING:
             continue
+        stall[r] += 1
         fast = first[r]
         fast_action, slow_action = actions[r, fast], actions[r, 1 - fast]
         slow_void = kind[fast_action] == K_PLAY and (
@@ -217,6 +233,7 @@ def play_and_move(actions, first, active, tables, state, rewards, went_out):
             state.centre[r, pile, state.centre_count[r, pile]] = card
             state.centre_count[r, pile] += 1
             state.centre_top[r, pile] = card
+            stall[r] = 0
             if tables.shed != 0:
                 rewards[r, seat] += tables.shed
             state.layout_count[r, seat] -= 1
@@ -231,10 +248,12 @@ def spit_until_playable(rows, fits, arrays, spat, dry):
     spit cards run out (a player whose spit cards run out stops).  The
     layouts do not change meanwhile, so the round is found first, then the
     cards are turned.  Writes the rounds spat ``spat`` (k,) and whether the
-    game is still stuck ``dry`` (k,).  ``arrays``: the state's pack."""
-    state = unpack_arrays(arrays)
+    game is still stuck ``dry`` (k,); a spit starts the stall rule's count
+    again.  ``arrays``: the state's pack."""
+    state, stall = unpack_arrays(arrays), unpack_stall(arrays)
     for k in range(rows.shape[0]):
         r = rows[k]
+        stall[r] = 0
         rounds = max(state.spit_count[r, 0], state.spit_count[r, 1])
         hit = _first_playable_round(r, rounds, fits, state)
         spat[k] = hit if hit > 0 else rounds

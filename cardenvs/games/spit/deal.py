@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...core.jit import kernel
-from .tables import NONE, PLAYING, unpack_arrays, unpack_layout
+from .tables import NONE, PLAYING, unpack_arrays, unpack_layout, unpack_stall
 
 
 @kernel
@@ -72,9 +72,10 @@ def lay_out(rows, cards, counts, layout_tables, arrays):
     slot ``layout_slot[t]`` (piles of 1, 2, 3, ... cards, the last laid on
     a pile its face-up top), as far as the cards go; the rest, in order, are
     the spit cards (first = top), and the top one is turned onto the
-    player's own spit pile at once.  The games are playing again.
+    player's own spit pile at once.  The games are playing again, the
+    stall rule's count from 0.
     ``layout_tables``: the pack of a :class:`~.tables.LayoutTables`."""
-    tables, state = unpack_layout(layout_tables), unpack_arrays(arrays)
+    tables, state, stall = unpack_layout(layout_tables), unpack_arrays(arrays), unpack_stall(arrays)
     size = state.stockpiles.shape[2]
     layout_size = tables.layout_slot.shape[0]
     for k in range(rows.shape[0]):
@@ -108,3 +109,4 @@ def lay_out(rows, cards, counts, layout_tables, arrays):
                 state.centre_count[r, seat] = 0
                 state.centre_top[r, seat] = NONE
         state.phase[r] = PLAYING
+        stall[r] = 0

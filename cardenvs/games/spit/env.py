@@ -14,7 +14,8 @@ Config: ``variant`` (``"spit"``), ``stockpiles`` (5; Spit), ``speed_side_piles``
 (10; Speed), ``target_score`` (None; Speed: the winner of a game scores the
 cards left in the loser's stock, games repeat to the target),
 ``alternate_colors`` (False), ``max_ticks`` (5000; ``max_cycles``, PettingZoo's name
-for it, sets the same limit), ``reward``
+for it, sets the same limit), ``stall_ticks`` (30: that many ticks with no
+card played count as a stalemate; None: the originals), ``reward``
 (``"win_loss"``, ``"cards_shed"`` or, Spit only, ``"cards_held"``), ``illegal_action`` (``"raise"``,
 ``"terminate"``, ``"wait"``), ``obs_dtype``, ``render_mode``.  Reset
 options: ``{"decks": [deck0, ...], "dealer": k}``.

@@ -16,8 +16,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...core.jit import kernel
-from .tables import PLAYING, SLAPPING, unpack_arrays, unpack_masks, unpack_tick
+from ...core.jit import kernel, scalar
+from .tables import PLAYING, SLAPPING, STALL_TICKS_AT, unpack_arrays, unpack_masks, unpack_stall, unpack_tick
 
 
 @kernel
@@ -29,8 +29,9 @@ def masks(rows, mask_tables, arrays, stuck):
     spit pile P), its moves its filled-stockpile bits (from the layout
     shape); ``play_mask[play bits]`` and ``move_mask[filled bits]`` are
     the corresponding parts of the mask.  Also writes ``stuck`` (k,):
-    playing, nobody can play and nobody can expose a card by moving into an
-    empty space.  ``mask_tables``, ``arrays``: the packs of the
+    playing, and nobody can play nor expose a card by moving into an
+    empty space, or (the stall rule) no card was played or spat for the
+    rules' ``stall_ticks`` ticks.  ``mask_tables``, ``arrays``: the packs of the
     :class:`~.tables.MaskTables` and of the state (see :mod:`.tables`).  Returns how many games are stuck (the caller
     looks no further when none is)."""
     tables, state = unpack_masks(mask_tables), unpack_arrays(arrays)
@@ -40,7 +41,7 @@ def masks(rows, mask_tables, arrays, stuck):
         state.layout_shape,
         state.phase,
     )
-    legal = unpack_tick(arrays)[0]
+    legal, stall, stall_ticks = unpack_tick(arrays)[0], unpack_stall(arrays), scalar(mask_tables, STALL_TICKS_AT)
     fits, play_mask, move_mask = tables.fits, tables.play_mask, tables.move_mask
     filled_of_shape, expose_of_shape = tables.filled_of_shape, tables.expose_of_shape
     size = stockpile_top.shape[2]
@@ -74,6 +75,7 @@ def masks(rows, mask_tables, arrays, stuck):
                 mask[1:moves_end] = False
             mask[moves_end] = slapping
             mask[moves_end + np.uint64(1)] = slapping
-        stuck[k] = playing and not anyone_plays and not can_expose
+        stalled = stall_ticks > 0 and stall[r] >= stall_ticks
+        stuck[k] = playing and ((not anyone_plays and not can_expose) or stalled)
         stuck_games += stuck[k]
     return stuck_games

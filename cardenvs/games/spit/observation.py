@@ -24,7 +24,7 @@ import numpy as np
 from ...core.game import BatchState
 from ...core.jit import kernel
 from ...core.layout import Field, Layout, left_before, left_field
-from .tables import NONE, PLAYING, SLAPPING, StatePack, unpack_arrays, unpack_tick
+from .tables import NONE, PLAYING, SLAPPING, StatePack, unpack_arrays, unpack_stall, unpack_tick
 
 # --- the card code (shared with Speed) -----------------------------------------
 CARD = Layout(
@@ -69,7 +69,8 @@ LAYOUT = Layout(
         Field("playing", 1, "the phase is playing"),
         Field("slapping", 1, "the phase is slapping (playing and slapping both 0: game over)"),
         Field("seat", 2, "own seat one-hot"),
-        Field("padding", 12, "always 0: fills the last slot of 18 (bounded 0..1, as it always was)"),
+        left_field("stall_left", "ticks with no card played", "stall_ticks", "the stall (a stalemate: both spit)"),
+        Field("padding", 11, "always 0: fills the last slot of 18 (bounded 0..1, as it always was)"),
         left_field("ticks_left", "ticks", "max_ticks"),
     ]
 )
@@ -85,7 +86,7 @@ SPIT_PILE_SIZE, PILE_SIZE = SPIT_PILE.size, SPIT_PILE["size"].offset
 OWN_SPIT_CARDS = LAYOUT["own_spit_cards"].offset
 OPPONENT_SPIT_CARDS = LAYOUT["opponent_spit_cards"].offset
 PLAYING_AT, SLAPPING_AT, SEAT = LAYOUT["playing"].offset, LAYOUT["slapping"].offset, LAYOUT["seat"].offset
-TICKS_LEFT = LAYOUT["ticks_left"].offset
+TICKS_LEFT, STALL_LEFT = LAYOUT["ticks_left"].offset, LAYOUT["stall_left"].offset
 # (the writer copies player_0's stockpiles into player_1's the other way round: two blocks of one size)
 assert OPPONENT_STOCKPILES - OWN_STOCKPILES == SPIT_PILES - OPPONENT_STOCKPILES
 
@@ -95,7 +96,11 @@ SPIT_PILE_SIZE_AT = SPIT_PILES + SPIT_PILE_SIZE * np.arange(2) + PILE_SIZE
 
 
 def observe(
-    state: BatchState, rows: np.ndarray | None, max_ticks: int | None, out: np.ndarray | None = None
+    state: BatchState,
+    rows: np.ndarray | None,
+    max_ticks: int | None,
+    stall_ticks: int | None,
+    out: np.ndarray | None = None,
 ) -> np.ndarray:
     """Observations ``(k, 2, 235)`` int16 of the games in ``rows`` (all if
     None); written into ``out`` if given (int16, C-contiguous)."""
@@ -103,18 +108,20 @@ def observe(
     if out is None:
         out = np.empty((len(rows), 2, LAYOUT.size), OBS_DTYPE)
     arrays = state.bundle(StatePack)
+    limits = max_ticks or 0, stall_ticks or 0
     state.shards.map(  # (row shards in threads: see cardenvs.core.shards)
-        len(rows), lambda lo, hi: write_observations(rows[lo:hi], max_ticks or 0, arrays, out[lo:hi])
+        len(rows), lambda lo, hi: write_observations(rows[lo:hi], *limits, arrays, out[lo:hi])
     )
     return out
 
 
 @kernel
-def write_observations(rows, max_ticks, arrays, out):
+def write_observations(rows, max_ticks, stall_ticks, arrays, out):
     """Write every number of both players' observations of the games
     ``rows`` into ``out`` (k, 2, 235) (``arrays``: the state's pack, see
-    :mod:`.tables`; a call with the 8 arrays it reads one by one cost more)."""
-    state, ticks = unpack_arrays(arrays), unpack_tick(arrays)[1]
+    :mod:`.tables`; a call with the 8 arrays it reads one by one cost more).
+    ``max_ticks``, ``stall_ticks``: the rules' (0: none)."""
+    state, ticks, stall = unpack_arrays(arrays), unpack_tick(arrays)[1], unpack_stall(arrays)
     stockpile_top, stockpile_count, centre_top = state.stockpile_top, state.stockpile_count, state.centre_top
     centre_count, spit_count, phase = state.centre_count, state.spit_count, state.phase
     size = stockpile_top.shape[2]  # stockpiles; with 4, the fifth slots show no card
@@ -147,6 +154,7 @@ def write_observations(rows, max_ticks, arrays, out):
             obs[SLAPPING_AT] = phase[r] == SLAPPING
             obs[SEAT + viewer] = 1
             obs[TICKS_LEFT] = left_before(max_ticks, ticks[r])
+            obs[STALL_LEFT] = left_before(stall_ticks, stall[r]) if phase[r] == PLAYING else 0
 
 
 @kernel

@@ -118,7 +118,8 @@ class SpitRules(TickRules):
     def make_packs(self) -> None:
         # the tables as the kernels take them (see tables' packs)
         tables = (*self.action_tables, *self.mask_tables, *self.layout_tables)
-        self.tables_pack = pack((*tables, -1 if self.max_ticks is None else self.max_ticks), TABLES_KINDS)
+        limits = (-1 if limit is None else limit for limit in (self.max_ticks, self.stall_ticks))
+        self.tables_pack = pack((*tables, *limits), TABLES_KINDS)
 
     # ------------------------------------------------------------------ state
     def new_state(self, batch: int, rng: np.random.Generator) -> BatchState:
@@ -368,12 +369,12 @@ class SpitRules(TickRules):
 
     # ------------------------------------------------------------ observation
     def observe(self, state: BatchState, rows: np.ndarray | None = None) -> np.ndarray:
-        return observation.observe(state, rows, self.max_ticks)
+        return observation.observe(state, rows, self.max_ticks, self.stall_ticks)
 
     def observe_into(self, state: BatchState, out: np.ndarray) -> None:
         if out.dtype != self.obs_dtype:  # (obs_dtype="float32": the kernel writes int16)
             return super().observe_into(state, out)
-        observation.observe(state, None, self.max_ticks, out)
+        observation.observe(state, None, self.max_ticks, self.stall_ticks, out)
 
     # ------------------------------------------------------------ state_dict / render
     def variant_state_dict(self, state: BatchState, row: int) -> dict[str, Any]:

@@ -204,20 +204,25 @@ class SpitArrays(NamedTuple):
 
 _I64_1, _I64_2, _I8_3 = (np.int64, 1), (np.int64, 2), (np.int8, 3)
 #: The rules' pack (``rules.tables_pack``): the :class:`ActionTables` (values 0-6), the
-#: :class:`MaskTables` (7-11), the :class:`LayoutTables` (12-14), then ``max_ticks`` (15; -1: none).
+#: :class:`MaskTables` (7-11), the :class:`LayoutTables` (12-14), then ``max_ticks`` (15; -1: none) and
+#: ``stall_ticks`` (16; -1: none).
 TABLES_KINDS = (
     *(*(_I64_1,) * 6, (float, 0)),
     *((np.bool_, 2), (np.bool_, 2), (np.bool_, 2), _I64_1, (np.bool_, 1)),
     *(_I64_1, _I64_2, _I64_1),
     (None, 0),
+    (None, 0),
 )
-#: The state's pack: the :class:`SpitArrays`, then what a tick reads besides (the masks, ticks, truncation).
-STATE_FIELDS = (*SpitArrays._fields, "legal", "ticks", "truncated")
+#: Where ``max_ticks`` and ``stall_ticks`` are in the rules' pack (``scalar(tables, ...)``).
+MAX_TICKS_AT, STALL_TICKS_AT = 15, 16
+#: The state's pack: the :class:`SpitArrays`, then what a tick reads besides (the masks, ticks, truncation,
+#: and the ticks since a card was last played or spat: the stall rule's count).
+STATE_FIELDS = (*SpitArrays._fields, "legal", "ticks", "truncated", "stall")
 STATE_KINDS = (
     *((np.int8, 4), _I8_3, _I8_3, _I64_2, _I64_2),  # stockpiles, stockpile_count, stockpile_top, layout_count, shape
     *(_I8_3, _I64_2, _I8_3, _I64_2, _I64_2),  # spit_cards, spit_count, centre, centre_count, centre_top
     *(_I64_1, (np.bool_, 1), _I64_1, _I64_2),  # phase, done, winner, scores
-    *((np.bool_, 3), _I64_1, (np.bool_, 1)),  # legal, ticks, truncated
+    *((np.bool_, 3), _I64_1, (np.bool_, 1), _I64_1),  # legal, ticks, truncated, stall
 )
 #: ``state.bundle(StatePack)``: the state's arrays as one pack (made once per state).
 StatePack = pack_kind(STATE_FIELDS, STATE_KINDS)
@@ -281,3 +286,10 @@ def unpack_tick(p):
     """What a tick reads of a state's pack besides its :class:`SpitArrays`:
     ``legal``, ``ticks``, ``truncated``."""
     return view3(p, 14, np.bool_), view1(p, 15, np.int64), view1(p, 16, np.bool_)
+
+
+@kernel
+def unpack_stall(p):
+    """The stall rule's count of a state's pack (``state.stall`` (B,)): ticks
+    of play since a card was last played onto a spit pile or spat."""
+    return view1(p, 17, np.int64)

@@ -43,7 +43,9 @@ class TickRules(GameRules, SimultaneousRules):
 
     Shared options (defaults from the rules file): ``alternate_colors``
     (False), ``max_ticks`` (5000; None = no limit), ``reward``
-    ``"win_loss"``/``"cards_shed"``.  (An illegal action never reaches the
+    ``"win_loss"``/``"cards_shed"``/``"cards_held"``, ``stall_ticks`` (30;
+    None = the originals' stalemate only: a player who can play may wait
+    for ever).  (An illegal action never reaches the
     rules: the views play it as ``illegal_action`` says, :mod:`cardenvs.core.illegal`.)
     """
 
@@ -60,11 +62,14 @@ class TickRules(GameRules, SimultaneousRules):
         alternate_colors: bool = False,
         max_ticks: int | None = 5000,
         reward: str = "win_loss",
+        stall_ticks: int | None = 30,
     ):
         if not isinstance(alternate_colors, (bool, np.bool_)):
             raise ValueError(f"alternate_colors must be one of [False, True], got {alternate_colors!r}")
         self.alternate_colors = bool(alternate_colors)
         self.max_ticks = positive_int("max_ticks", max_ticks, allow_none=True)
+        # the stall rule: this many ticks of play with no card played (or spat) count as a stalemate
+        self.stall_ticks = positive_int("stall_ticks", stall_ticks, allow_none=True)
         self.reward = choice("reward", reward, ("win_loss", "cards_shed", "cards_held"))
         if self.reward == "cards_held" and self.variant != "spit":
             # (a Speed match of several games deals every player new cards: no one potential)
@@ -91,6 +96,9 @@ class TickRules(GameRules, SimultaneousRules):
         state.scores = np.zeros((batch, 2), np.int64)
         state.winner = np.full(batch, -1, np.int64)
         state.ticks = np.zeros(batch, np.int64)
+        # the stall rule's count: ticks of play since a card was last played onto a centre pile (or spat,
+        # or turned from a side pile); at stall_ticks the position counts as a stalemate
+        state.stall = np.zeros(batch, np.int64)
         state.centre = np.full((batch, 2, 52), NONE, np.int8)
         state.centre_count = np.zeros((batch, 2), np.int64)
         state.centre_top = np.full((batch, 2), NONE, np.int64)
@@ -108,6 +116,7 @@ class TickRules(GameRules, SimultaneousRules):
         state.scores[rows] = 0
         state.winner[rows] = -1
         state.ticks[rows] = 0
+        state.stall[rows] = 0
         self.start_game(state, rows)
 
     def start_game(self, state: BatchState, rows: np.ndarray) -> None:
@@ -194,6 +203,7 @@ class TickRules(GameRules, SimultaneousRules):
             "truncated": bool(state.truncated[b]),
             "winner": None if state.winner[b] < 0 else int(state.winner[b]),
             "tick": int(state.ticks[b]),
+            "stall": int(state.stall[b]),
             "spit_piles": [card_texts(state.centre[b, p], state.centre_count[b, p]) for p in range(2)],
         }
         out.update(self.variant_state_dict(state, b))

@@ -38,6 +38,7 @@ def play_cards(
     state.centre[rows, pile, state.centre_count[rows, pile]] = card
     state.centre_count[rows, pile] += 1
     state.centre_top[rows, pile] = card
+    state.stall[rows] = 0
     if shed:
         rewards[rows, seats] += shed
     draw = state.stock_count[rows, seats] > 0
@@ -53,7 +54,8 @@ def play_cards(
 
 def flip_side_piles(state: BatchState, rows: np.ndarray) -> None:
     """Each non-empty side pile of ``rows`` turns its top card onto the
-    centre pile beside it."""
+    centre pile beside it; the stall rule's count starts again."""
+    state.stall[rows] = 0
     game, pile = np.nonzero(state.side_count[rows] > 0)
     game = rows[game]
     left = state.side_count[game, pile] - 1

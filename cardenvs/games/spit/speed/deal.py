@@ -21,6 +21,7 @@ def deal_games(state: BatchState, rows: np.ndarray, order: np.ndarray, stock_siz
     the two middle cards (the centre piles); each player then takes a hand
     of five from the top of their stock."""
     state.phase[rows] = PLAYING
+    state.stall[rows] = 0
     state.side_rebuilt[rows] = False
     blocks = (
         (state.stock, state.stock_count, 0, stock_size),

@@ -29,6 +29,17 @@ def stuck(state: BatchState, rows: np.ndarray | None, plays: np.ndarray) -> np.n
     return (phase == PLAYING) & ~plays.any(axis=(1, 2, 3))
 
 
+def stalled(state: BatchState, rows: np.ndarray | None, stall_ticks: int | None) -> np.ndarray:
+    """``(k,)`` bool: the game is in play and no card was played onto a
+    centre pile (nor turned from a side pile) for ``stall_ticks`` ticks (the
+    stall rule; None: never)."""
+    phase = state.phase if rows is None else state.phase[rows]
+    if stall_ticks is None:
+        return np.zeros(len(phase), bool)
+    stall = state.stall if rows is None else state.stall[rows]
+    return (phase == PLAYING) & (stall >= stall_ticks)
+
+
 def write_masks(state: BatchState, rows: np.ndarray | None, plays: np.ndarray) -> None:
     """Write the legal masks of the games ``rows`` (None: all) from their
     ``plays`` (:func:`playable`)."""

@@ -4,7 +4,7 @@
 the scores depends on ``target_score``; :data:`LAYOUT` is the default
 config's, and ``LAYOUT.markdown()`` the docs table); every offset the writer
 uses is derived from it.  "Own" is the observing player, "opponent" the
-other one; the centre piles keep their absolute numbers.  99 numbers, all
+other one; the centre piles keep their absolute numbers.  100 numbers, all
 small integers: ``int8`` unless the scores or the ticks left can pass 127
 (a ``target_score`` above 75, a ``max_ticks`` above 127: the default
 5000), then ``int16`` (``int32`` past 32715; see :func:`obs_dtype`).
@@ -23,6 +23,7 @@ import numpy as np
 from ....core.game import BatchState
 from ....core.layout import LEFT_MAX, Field, Layout, left_before_rows, left_field
 from ..observation import CARD, CARD_CODE
+from ..tables import PLAYING
 
 
 def speed_layout(max_score: int) -> Layout:
@@ -40,6 +41,9 @@ def speed_layout(max_score: int) -> Layout:
             Field("seat", 2, "own seat one-hot"),
             Field("own_score", 1, "own score in points (bound: target_score + 52)", high=max_score),
             Field("opponent_score", 1, "the opponent's score in points", high=max_score),
+            left_field(
+                "stall_left", "ticks with no card played", "stall_ticks", "the stall (a stalemate: the side piles turn)"
+            ),
             left_field("ticks_left", "ticks", "max_ticks"),
         ]
     )
@@ -65,14 +69,14 @@ CENTRE_COUNTS = LAYOUT["centre_counts"].offset
 SEAT = LAYOUT["seat"].offset
 OWN_SCORE = LAYOUT["own_score"].offset
 OPPONENT_SCORE = LAYOUT["opponent_score"].offset
-TICKS_LEFT = LAYOUT["ticks_left"].offset
+TICKS_LEFT, STALL_LEFT = LAYOUT["ticks_left"].offset, LAYOUT["stall_left"].offset
 
 
-def obs_dtype(max_score: int, max_ticks: int | None) -> type:
+def obs_dtype(max_score: int, max_ticks: int | None, stall_ticks: int | None = None) -> type:
     """The smallest integer dtype that holds every number (scores up to
-    ``max_score``, ticks left up to ``max_ticks`` shown at most LEFT_MAX;
-    every other number is at most 52)."""
-    largest = max(max_score, min(max_ticks or 0, LEFT_MAX))
+    ``max_score``, ticks left up to ``max_ticks`` and ``stall_ticks``, each
+    shown at most LEFT_MAX; every other number is at most 52)."""
+    largest = max(max_score, min(max(max_ticks or 0, stall_ticks or 0), LEFT_MAX))
     for dtype in (np.int8, np.int16, np.int32):
         if largest <= np.iinfo(dtype).max:
             return dtype
@@ -80,22 +84,31 @@ def obs_dtype(max_score: int, max_ticks: int | None) -> type:
 
 
 def observe(
-    state: BatchState, rows: np.ndarray | None, dtype: type, max_ticks: int | None, out: np.ndarray | None = None
+    state: BatchState,
+    rows: np.ndarray | None,
+    dtype: type,
+    limits: tuple[int | None, int | None],
+    out: np.ndarray | None = None,
 ) -> np.ndarray:
-    """Observations ``(k, 2, 99)`` in ``dtype`` of the games in ``rows`` (all
-    if None); written into ``out`` if given (of any dtype)."""
+    """Observations ``(k, 2, 100)`` in ``dtype`` of the games in ``rows`` (all
+    if None); written into ``out`` if given (of any dtype).  ``limits``: the
+    rules' ``max_ticks`` and ``stall_ticks``."""
     k = state.batch if rows is None else len(rows)
     if out is None:
         out = np.empty((k, 2, LAYOUT.size), dtype)
     state.shards.map(  # (row shards in threads: see cardenvs.core.shards)
         k,
-        lambda lo, hi: write_observations(state, slice(lo, hi) if rows is None else rows[lo:hi], max_ticks, out[lo:hi]),
+        lambda lo, hi: write_observations(state, slice(lo, hi) if rows is None else rows[lo:hi], limits, out[lo:hi]),
     )
     return out
 
 
-def write_observations(state: BatchState, rows: slice | np.ndarray, max_ticks: int | None, out: np.ndarray) -> None:
-    """Write the observations of the games ``rows`` into ``out``."""
+def write_observations(
+    state: BatchState, rows: slice | np.ndarray, limits: tuple[int | None, int | None], out: np.ndarray
+) -> None:
+    """Write the observations of the games ``rows`` into ``out``
+    (``limits``: ``max_ticks`` and ``stall_ticks``)."""
+    max_ticks, stall_ticks = limits
     pick = lambda a: a[rows]  # noqa: E731
     hand, centre_top = pick(state.hand), pick(state.centre_top)
     k = hand.shape[0]
@@ -115,3 +128,5 @@ def write_observations(state: BatchState, rows: slice | np.ndarray, max_ticks: i
     out[:, :, OWN_SCORE] = scores
     out[:, :, OPPONENT_SCORE] = scores[:, ::-1]
     out[:, :, TICKS_LEFT] = left_before_rows(max_ticks, pick(state.ticks))[:, None]
+    playing = pick(state.phase) == PLAYING
+    out[:, :, STALL_LEFT] = np.where(playing, left_before_rows(stall_ticks, pick(state.stall)), 0)[:, None]

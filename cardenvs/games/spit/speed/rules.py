@@ -19,7 +19,7 @@ import numpy as np
 from ....core.game import NO_ROWS, BatchState, choice, positive_int
 from ....core.shards import deal_in_shards
 from ..scoring import finish_games
-from ..tables import NONE, WAIT, adjacency
+from ..tables import NONE, PLAYING, WAIT, adjacency
 from ..tick import TickRules, card_texts
 from . import apply, deal, legal, observation, scoring
 from .tables import SIDE_PILE_CHOICES, SPEED_ACTIONS, fitting_cards, stock_size
@@ -57,7 +57,7 @@ class SpeedRules(TickRules):
         self.fits = fitting_cards(self.alternate_colors)  # (53, 52)
         self.fits_flat = adjacency(self.alternate_colors).ravel()  # [top * 53 + card]
         max_score = observation.score_bound(self.target_score)
-        self.obs_dtype = observation.obs_dtype(max_score, self.max_ticks)
+        self.obs_dtype = observation.obs_dtype(max_score, self.max_ticks, self.stall_ticks)
         self.obs_low, self.obs_high = (b.astype(np.float32) for b in observation.speed_layout(max_score).bounds())
 
     # ------------------------------------------------------------------ state
@@ -104,6 +104,7 @@ class SpeedRules(TickRules):
         won by the faster hands, then by the slower, that go on to the next
         game (a target score not reached)."""
         ended = np.zeros(state.batch, bool)  # the game ended during this tick
+        state.stall[active & (state.phase == PLAYING)] += 1  # (a card played starts it again: apply.play_cards)
         flat_actions, base = actions.reshape(-1), 2 * np.arange(state.batch)
         next_games = [NO_ROWS, NO_ROWS]
         for k in (0, 1):
@@ -147,7 +148,7 @@ class SpeedRules(TickRules):
         those where nobody can play (stuck)."""
         plays = legal.playable(self.fits, state, rows)
         legal.write_masks(state, rows, plays)
-        stuck = legal.stuck(state, rows, plays)
+        stuck = legal.stuck(state, rows, plays) | legal.stalled(state, rows, self.stall_ticks)
         return np.flatnonzero(stuck) if rows is None else rows[stuck]
 
     def _unstick(self, state: BatchState, rows: np.ndarray) -> None:
@@ -194,10 +195,10 @@ class SpeedRules(TickRules):
 
     # ------------------------------------------------------------ observation
     def observe(self, state: BatchState, rows: np.ndarray | None = None) -> np.ndarray:
-        return observation.observe(state, rows, self.obs_dtype, self.max_ticks)
+        return observation.observe(state, rows, self.obs_dtype, (self.max_ticks, self.stall_ticks))
 
     def observe_into(self, state: BatchState, out: np.ndarray) -> None:
-        observation.observe(state, None, out.dtype, self.max_ticks, out)
+        observation.observe(state, None, out.dtype, (self.max_ticks, self.stall_ticks), out)
 
     # ------------------------------------------------------------ state_dict / render
     def variant_state_dict(self, state: BatchState, row: int) -> dict[str, Any]:
