@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from test_spit_rules import CORNER, legal, make, sd, speed_deck, tick
 
 import cardenvs.vector as V
 from cardenvs import spit_v0
 from cardenvs.games.spit.observation import LAYOUT as SPIT_LAYOUT
 from cardenvs.games.spit.speed.observation import LAYOUT as SPEED_LAYOUT
-from test_spit_rules import CORNER, legal, make, sd, speed_deck, tick
 
 
 def wait_ticks(env, n: int) -> None:
