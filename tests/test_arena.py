@@ -27,8 +27,8 @@ LEAGUES = [
     ("push", {}, 10),
     ("spit", {}, 40),
 ]
-AGENT_KEYS = {"name", "spec", "rating", "low", "high", "held", "games", "forfeits"}
-PAIR_KEYS = {"a", "b", "mean", "low", "high", "deals", "games", "forfeits"}
+AGENT_KEYS = {"name", "spec", "rating", "low", "high", "held", "games", "forfeits", "ends"}
+PAIR_KEYS = {"a", "b", "mean", "low", "high", "deals", "games", "forfeits", "ends", "field"}
 
 
 def arena(out: pathlib.Path, *args: str) -> int:
@@ -55,7 +55,17 @@ def test_a_league_in_every_game(tmp_path, capsys, game, config, deals):
     assert pairs[("random", "rule")]["mean"] < 0  # random's edge over rule
     assert "| rule |" in (out / "league.md").read_text()
     printed = capsys.readouterr()
-    assert "| agent | rating | 95% interval | games | forfeits |" in printed.out
+    assert "| agent | rating | 95% interval | games | won-lost-drawn | forfeits |" in printed.out
+    # every game ends counted: won + lost + drawn + truncated = the games an agent played
+    assert all(sum(a["ends"].values()) == a["games"] for a in doc["agents"])
+    # free-for-all (Hearts): the user's agent is measured alone among copies of a reference agent, never
+    # the other way round; two sides: each agent holds each side
+    fields = {(p["a"], p["b"]): p["field"] for p in doc["pairs"]}
+    if game == "hearts":
+        assert fields == {("random", "rule"): "mirror", ("random", "arena_agents:Weakened"): "b outsider",
+                          ("rule", "arena_agents:Weakened"): "b outsider"}  # fmt: skip
+    else:
+        assert set(fields.values()) == {"sides"}
     assert "games played" in printed.err  # the progress line
     assert (out / "league.png").exists() or "league.png skipped" in printed.out
 

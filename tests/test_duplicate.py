@@ -95,10 +95,13 @@ def test_seatings_per_game():
     assert pepper4.tolist() == [[0, 1, 0, 1], [1, 0, 1, 0]]
     assert duplicate_seatings(rules_class("spit_v0")()).tolist() == [[0, 1], [1, 0]]
     assert duplicate_seatings(rules_class("pepper_v0")(num_players=2)).tolist() == [[0, 1], [1, 0]]
-    hearts = duplicate_seatings(rules_class("cancellation_hearts_v0")(num_players=7))
-    assert hearts.shape == (14, 7)
-    # each agent alone at every seat once, the other everywhere else
-    assert (hearts[:7] == 1 - np.eye(7)).all() and (hearts[7:] == np.eye(7)).all()
+    hearts_rules = rules_class("cancellation_hearts_v0")(num_players=7)
+    hearts = duplicate_seatings(hearts_rules)
+    # free-for-all: agent 0 alone at every seat once among copies of agent 1, never the other way round
+    assert hearts.shape == (7, 7) and (hearts == 1 - np.eye(7)).all()
+    mirror = duplicate_seatings(hearts_rules, mirror=True)  # (two agents that cannot collude: both ways)
+    assert mirror.shape == (14, 7)
+    assert (mirror[:7] == 1 - np.eye(7)).all() and (mirror[7:] == np.eye(7)).all()
 
 
 def test_a_run_replays_from_its_seed():
@@ -108,7 +111,7 @@ def test_a_run_replays_from_its_seed():
 
     a, b, c = run(3), run(3), run(4)
     assert a.to_json() == b.to_json()
-    assert a.scores.shape == (6, 6, 3)
+    assert a.scores.shape == (6, 3, 3)  # (free-for-all: agent 0 alone at each of the 3 seats)
     assert not np.array_equal(a.scores, c.scores)
     assert DuplicateRecord.from_json(a.to_json()).to_json() == a.to_json()
 

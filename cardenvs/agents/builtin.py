@@ -1,5 +1,7 @@
 """The built-in agents, per game: ``"random"``, ``"rule"`` (the game's
-rule-based agent), ``"ppo"`` (the committed baseline policy), ``"scratch"``
+rule-based agent), ``"rule:noise=P"`` (the rule agent with a share P of its
+moves random: graded anchors), ``"lowest"`` and ``"highest"`` (always the
+lowest or the highest legal action id: the trivial policies), ``"ppo"`` (the committed baseline policy), ``"scratch"``
 (the policy learned from scratch), ``"scratch-policy"`` (the same) or
 ``"ppo:PATH"`` (a saved policy: a cardenvs policy file or an SB3 zip; see
 :func:`builtin_agent`).  Every other spec, and the public
@@ -13,12 +15,16 @@ from __future__ import annotations
 
 import importlib
 import inspect
+import math
 import pathlib
 from typing import Any
 
 from cardenvs.registry import GAMES
 
-from ..core.agent import Agent, RandomAgent
+from ..core.agent import Agent, HighestLegalAgent, LowestLegalAgent, NoisyAgent, RandomAgent
+
+#: the trivial policies, the floor every result is shown beside (no game, seed or file)
+TRIVIAL = {"lowest": LowestLegalAgent, "highest": HighestLegalAgent}
 
 # The committed baselines: the repository's agents/checkpoints/, installed as
 # the package cardenvs.baselines (see pyproject.toml), as cardenvs policy files.
@@ -89,6 +95,10 @@ def builtin_agent(game: str, spec: str, seed: int = 0, **config) -> Agent:
         return RandomAgent(seed)
     if spec == "rule":
         return rule_agent(game, **config)
+    if spec in TRIVIAL:
+        return TRIVIAL[spec]()
+    if spec.startswith("rule:"):
+        return NoisyAgent(rule_agent(game, **config), noise_of(spec), seed, name=spec)
     if spec == "scratch" and game in GAMES and GAMES[game].scratch_search is not None:
         raise ValueError(
             f"'scratch' of {game} plays its policy through a search: make it with make_agent "
@@ -118,7 +128,22 @@ def builtin_agent(game: str, spec: str, seed: int = 0, **config) -> Agent:
         # an advised model plays with its teacher: the rule agent with the options it was trained with
         advisor = rule_agent(game, **config, **advisor_options(model)) if advice_size(model) else None
         return PolicyAgent(model, advisor=advisor, name="ppo" if spec == "ppo" else f"ppo({path.name})")
-    raise ValueError(f"{spec!r} is not a built-in agent: random, rule, ppo, scratch, scratch-policy or ppo:PATH")
+    raise ValueError(
+        f"{spec!r} is not a built-in agent: random, rule, rule:noise=P, lowest, highest, ppo, scratch, "
+        "scratch-policy or ppo:PATH"
+    )
+
+
+def noise_of(spec: str) -> float:
+    """The share of random moves of ``rule:noise=P`` (ValueError in one line otherwise)."""
+    key, eq, value = spec.removeprefix("rule:").partition("=")
+    try:
+        noise = float(value) if key == "noise" and eq else math.nan
+    except ValueError:
+        noise = math.nan
+    if not 0.0 <= noise <= 1.0:
+        raise ValueError(f"{spec!r}: the rule agent's one option is noise=P, its share of random moves from 0 to 1")
+    return noise
 
 
 def _check_fits(game: str, model: Any, path: pathlib.Path, config: dict) -> None:

@@ -8,10 +8,17 @@ duplicate seatings of two agents A (0) and B (1) (:func:`duplicate_seatings`):
   Speed): A on one side and B on the other, then the sides swapped -- each
   agent holds each side's cards once per deal;
 - three or more sides (Pepper 3p, Cancellation Hearts 6-11p): A alone at
-  seat k with B at every other seat, and B alone at seat k with A at every
-  other seat, k = 0 .. n-1 (2n games a deal): each agent holds every seat's
-  cards as the lone player and as one of the field, so the pair is played
-  symmetrically (its result for (A, B) is minus that for (B, A)).
+  seat k with B at every other seat, k = 0 .. n-1 (n games a deal): A's
+  strength in B's field, A holding every seat's cards once.  Never the
+  other way round by default: B alone among copies of A measures A's
+  copies as much as B (copies of a self-play policy share conventions and
+  gang up on the outsider: alone among five rule agents the self-play
+  Cancellation Hearts policy of 2026-12 won 2.5% of its games, chance
+  16.7%, while five copies of it left the one rule agent 0.0%), so a pair
+  that averaged both would credit A for its copies.  ``seatings="mirror"``
+  plays both ways (2n games a deal), for two agents that cannot collude
+  (:func:`is_reference`: random, the rule agents); the pair is then
+  symmetric (its result for (A, B) is minus that for (B, A)).
 
 *The same deal* means the same cards to the same seat positions in every
 seating, and the same later deals: each copy of a deal is a game of its own
@@ -115,14 +122,50 @@ def as_agent(policy: Policy, name: str | None = None) -> Agent:
     raise TypeError(f"an agent must be a cardenvs Agent or a function (obs, mask) -> actions, got {policy!r}")
 
 
-def duplicate_seatings(rules: Any) -> np.ndarray:
-    """The seatings of a duplicate pair (see the module docstring): ``(S, P)``, agent 0 or 1 per seat."""
+def duplicate_seatings(rules: Any, mirror: bool = False) -> np.ndarray:
+    """The seatings of a duplicate pair (see the module docstring): ``(S, P)``,
+    agent 0 or 1 per seat.  Two sides: each agent on each side once.  Three
+    or more: agent 0 alone at each seat among copies of agent 1 (its
+    strength in agent 1's field); ``mirror``: also agent 1 alone among
+    copies of agent 0 (both agents make a field: only for agents that
+    cannot collude, see :func:`is_reference`)."""
     sides = sides_of(rules)
     if sides.max() == 1:  # two sides
         return np.stack([sides, 1 - sides])
     n = len(sides)
     alone = np.ones((n, n), np.int64) - np.eye(n, dtype=np.int64)  # agent 0 alone at seat k
-    return np.concatenate([alone, 1 - alone])
+    return np.concatenate([alone, 1 - alone]) if mirror else alone
+
+
+def pair_seatings(rules: Any, reference_a: bool, reference_b: bool) -> np.ndarray | None:
+    """The seatings a league plays agents a (0) and b (1) in: two sides,
+    each agent on each; in a free-for-all game a learner alone in the
+    field of a reference agent (:func:`is_reference`), two reference agents
+    each alone among the other, and None for two learners (no field holds
+    no copies of either: the pair is not played)."""
+    if not free_for_all(rules):
+        return duplicate_seatings(rules)
+    if reference_a and reference_b:
+        return duplicate_seatings(rules, mirror=True)
+    if reference_a or reference_b:
+        alone = duplicate_seatings(rules)  # agent 0 alone among agent 1
+        return alone if reference_b else 1 - alone
+    return None
+
+
+def free_for_all(rules: Any) -> bool:
+    """Whether a table has three sides or more (Cancellation Hearts, Pepper
+    with 3 players): where copies of one agent could play together against
+    the others, so an agent is measured alone in a field of others."""
+    return int(sides_of(rules).max()) >= 2
+
+
+def is_reference(agent: Any) -> bool:
+    """Whether ``agent`` may make a field in a free-for-all game: a fixed,
+    untrained policy (random, the rule agents, the trivial and noisy agents:
+    ``reference_field = True``), whose copies share no learned convention
+    to use against an outsider."""
+    return bool(getattr(agent, "reference_field", False))
 
 
 def chunk_key(seed: int, chunk: int, copy: int = 0) -> int:
@@ -154,14 +197,29 @@ class DuplicateRecord:
     independent: bool = False
     streams: bool = True
     hands: np.ndarray | None = None
+    truncated: np.ndarray | None = None  # (D, S): the game was truncated (Spit's max_ticks); None: none was
 
     @property
     def deals(self) -> int:
         return len(self.scores)
 
+    def truncations(self) -> np.ndarray:
+        """``(D, S)``: which games were truncated (no game of a record without them)."""
+        return np.zeros(self.scores.shape[:2], bool) if self.truncated is None else self.truncated
+
     def ranks(self) -> np.ndarray:
-        """Each seat's finishing place ``(D, S, P)`` (0 first, ties share), see the module docstring."""
-        return finishing_ranks(self.scores, self.winners, self.forfeits, self.sides, self.low_score_wins)
+        """Each seat's finishing place ``(D, S, P)`` (0 first, ties share), see the module docstring;
+        a truncated game has no winner (all tied)."""
+        winners = self.winners & ~self.truncations()[..., None]
+        return finishing_ranks(self.scores, winners, self.forfeits, self.sides, self.low_score_wins)
+
+    def ends(self) -> np.ndarray:
+        """How each agent's games ended ``(K, 4)``: won, lost, drawn,
+        truncated (:data:`ENDS`), a game counted once per agent at its table:
+        won when one of its sides placed ahead of every other agent's,
+        drawn when level with the best of them, truncated whatever the
+        scores (never a win)."""
+        return game_ends(self.ranks(), self.seatings, self.truncations(), len(self.names))
 
     def win_shares(self) -> np.ndarray:
         """Each seat's win share ``(D, S, P)``: 1/k for each of the k sides placed first, else 0."""
@@ -191,6 +249,7 @@ class DuplicateRecord:
             "independent": self.independent,
             "streams": self.streams,
             **({} if self.hands is None else {"hands": self.hands.tolist()}),
+            **({} if self.truncated is None else {"truncated": self.truncated.astype(int).tolist()}),
             "scores": self.scores.tolist(),
             "winners": self.winners.astype(int).tolist(),
             "forfeits": self.forfeits.astype(int).tolist(),
@@ -215,7 +274,42 @@ class DuplicateRecord:
             bool(data.get("independent", False)),
             bool(data.get("streams", False)),  # (records written before common random numbers: without)
             None if "hands" not in data else np.asarray(data["hands"], np.int64).reshape(shape[:2]),
+            None if "truncated" not in data else np.asarray(data["truncated"], bool).reshape(shape[:2]),
         )
+
+
+#: the ways a game ends for an agent, in the order of :meth:`DuplicateRecord.ends`
+ENDS = ("won", "lost", "drawn", "truncated")
+#: a share of truncated games above this is flagged wherever results are shown
+TRUNCATION_FLAG = 0.01
+
+
+def game_ends(ranks: np.ndarray, seatings: np.ndarray, truncated: np.ndarray, num_agents: int) -> np.ndarray:
+    """:meth:`DuplicateRecord.ends` from the places ``(D, S, P)``, the
+    seatings ``(S, P)`` and the truncations ``(D, S)``."""
+    out = np.zeros((num_agents, len(ENDS)), np.int64)
+    for k in range(num_agents):
+        mine = seatings == k  # (S, P)
+        sat = mine.any(axis=1)
+        if not sat.any():
+            continue
+        best = np.where(mine, ranks, np.iinfo(np.int64).max).min(axis=-1)  # (D, S)
+        others = np.where(~mine, ranks, np.iinfo(np.int64).max).min(axis=-1)
+        ended = ~truncated & sat
+        out[k] = [(ended & (best < others)).sum(), (ended & (best > others)).sum(),
+                  (ended & (best == others)).sum(), (truncated & sat).sum()]  # fmt: skip
+    return out
+
+
+def ends_text(ends: Sequence[int]) -> str:
+    """``won-lost-drawn`` and the truncations, flagged above :data:`TRUNCATION_FLAG` of the games."""
+    won, lost, drawn, cut = (int(x) for x in ends)
+    games = won + lost + drawn + cut
+    text = f"{won}-{lost}-{drawn}"
+    if cut:
+        share = cut / games
+        text += f", {cut} truncated ({share:.1%}{' > 1%: FLAGGED' if share > TRUNCATION_FLAG else ''})"
+    return text
 
 
 def finishing_ranks(
@@ -371,12 +465,24 @@ class PairResult:
     games: int
     forfeits: tuple[int, int] = (0, 0)
     measure: str = "win"
+    #: how each agent's games ended: won, lost, drawn, truncated (:data:`ENDS`)
+    ends: tuple[tuple[int, ...], tuple[int, ...]] = ((0, 0, 0, 0), (0, 0, 0, 0))
+    #: "sides" (each agent holds each side), "outsider" (a alone among copies of b), "b outsider" or "mirror"
+    field: str = "sides"
+
+    @property
+    def truncated_share(self) -> float:
+        """The share of the games that were truncated (above 1%: flagged)."""
+        return self.ends[0][3] / self.games if self.games else 0.0
 
     def __str__(self) -> str:
         what = {"win": "win share", "score": "score", "hand": "score per hand"}.get(self.measure, self.measure)
+        how = {"outsider": f", {self.a} alone among {self.b}", "b outsider": f", {self.b} alone among {self.a}"}
+        how["mirror"] = ", each alone among the other"
         return (
             f"{self.a} vs {self.b}: {what} difference {self.mean:+.3f} [95% CI {self.low:+.3f}, {self.high:+.3f}] "
-            f"over {self.deals} duplicate deals ({self.games} games)"
+            f"over {self.deals} duplicate deals ({self.games} games{how.get(self.field, '')}); "
+            f"{self.a} won-lost-drawn {ends_text(self.ends[0])}"
         )
 
 
@@ -384,6 +490,7 @@ def summarise_pair(record: DuplicateRecord, measure: str = "win") -> PairResult:
     """The :class:`PairResult` of a two-agent record."""
     mean, low, high = paired_interval(pair_values(record, measure))
     forfeits = record.forfeited()
+    ends = record.ends()
     return PairResult(
         record.names[0],
         record.names[1],
@@ -394,7 +501,20 @@ def summarise_pair(record: DuplicateRecord, measure: str = "win") -> PairResult:
         record.deals * len(record.seatings),
         (int(forfeits[0]), int(forfeits[1])),
         measure,
+        (tuple(int(x) for x in ends[0]), tuple(int(x) for x in ends[1])),
+        field_of(record.seatings),
     )
+
+
+def field_of(seatings: np.ndarray) -> str:
+    """What a pair's seatings measure: ``"sides"`` (two sides, each agent on
+    each), ``"outsider"`` (a alone among copies of b), ``"b outsider"`` (b
+    alone among a) or ``"mirror"`` (both)."""
+    seatings = np.asarray(seatings)
+    a_alone, b_alone = (((seatings == k).sum(axis=1) == 1).any() and seatings.shape[1] > 2 for k in (0, 1))
+    if a_alone and b_alone:
+        return "mirror"
+    return "outsider" if a_alone else "b outsider" if b_alone else "sides"
 
 
 def play_duplicate(
@@ -416,7 +536,9 @@ def play_duplicate(
     agents) on the batched engine, ``batch`` deals at a time.  ``agents``:
     :class:`Agent` instances or plain functions ``(obs, mask) -> actions``
     (an agent with ``act_states(rules, state, rows, **known)``, as PIMC,
-    reads the engine state instead).  ``independent``: every seating gets
+    reads the engine state instead).  ``seatings`` may also be
+    ``"outsider"`` (the default's) or ``"mirror"`` (:func:`duplicate_seatings`).
+    ``independent``: every seating gets
     deals of its own (the control a duplicate match is measured against).
     ``progress(games_done, games)`` is called as games finish.
     ``streams``: common random numbers for the agents that take them
@@ -428,7 +550,12 @@ def play_duplicate(
         raise ValueError(f"batch must be a positive integer, got {batch!r}")
     players = [as_agent(a) for a in agents]
     rules = rules_class(game)(**{k: v for k, v in config.items() if k not in ("illegal_action", "obs_dtype")})
-    table = duplicate_seatings(rules) if seatings is None else np.asarray(seatings, np.int64)
+    if seatings is None or isinstance(seatings, str):
+        if seatings not in (None, "outsider", "mirror"):
+            raise ValueError(f"seatings must be 'outsider', 'mirror' or an (S, P) array, got {seatings!r}")
+        table = duplicate_seatings(rules, mirror=seatings == "mirror")
+    else:
+        table = np.asarray(seatings, np.int64)
     if table.ndim != 2 or table.shape[1] != rules.num_players or table.min() < 0 or table.max() >= len(players):
         raise ValueError(f"seatings must be (S, {rules.num_players}) indices of the {len(players)} agents")
     names = list(names) if names is not None else [getattr(a, "name", f"agent{i}") for i, a in enumerate(players)]
@@ -445,7 +572,7 @@ def play_duplicate(
         part = play_chunk(game, config, players, names, table, count, keys, start, strict, tick, streams)
         parts.append(part)
         done += count * len(table)
-    scores, winners, forfeits, hands = (np.concatenate([p[i] for p in parts]) for i in range(4))
+    scores, winners, forfeits, hands, truncated = (np.concatenate([p[i] for p in parts]) for i in range(5))
     return DuplicateRecord(
         game,
         dict(config),
@@ -461,6 +588,7 @@ def play_duplicate(
         independent,
         streams,
         hands,
+        truncated,
     )
 
 

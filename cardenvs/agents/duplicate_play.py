@@ -115,16 +115,22 @@ class Copy:
                 getattr(tracker, name)[rows] = value
         state.assign(rows, part)
 
-    def results(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """Final scores, winners and forfeits ``(count, P)`` each, and the
-        hands (Push: rounds) each game played ``(count,)`` (-1: a game without them)."""
+    def results(self) -> tuple[np.ndarray, ...]:
+        """Final scores, winners and forfeits ``(count, P)`` each, the
+        hands (Push: rounds) each game played ``(count,)`` (-1: a game
+        without them) and whether it was truncated ``(count,)`` (Spit's
+        ``max_ticks``: never a win)."""
         n = self.rules.num_players
         winners = np.zeros((self.count, n), bool)
         for row in range(self.count):
             winners[row, self.rules.winners(self.state, row)] = True
         hands = getattr(self.state, "hand_number", None)
         hands = np.full(self.count, -1, np.int64) if hands is None else np.asarray(hands, np.int64).copy()
-        return self.rules.seat_scores(self.state).astype(np.float64), winners, self.forfeits.copy(), hands
+        truncated = getattr(self.state, "truncated", None)
+        truncated = np.zeros(self.count, bool) if truncated is None else np.asarray(truncated, bool).copy()
+        winners[truncated] = False
+        scores = self.rules.seat_scores(self.state).astype(np.float64)
+        return scores, winners, self.forfeits.copy(), hands, truncated
 
     def close(self) -> None:
         self.engine.close()
@@ -256,11 +262,12 @@ def play_chunk(
     strict: bool,
     tick: Callable[[int], None],
     streams: bool = True,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+) -> tuple[np.ndarray, ...]:
     """Play ``count`` deals (numbered from ``first``) once per seating, the
     copy of seating s keyed by ``keys[s]``; ``tick(games finished)``;
     ``streams``: common random numbers (the module docstring).
-    Returns the scores, winners and forfeits ``(count, S, P)`` and the hands ``(count, S)``."""
+    Returns the scores, winners and forfeits ``(count, S, P)``, the hands
+    and the truncations ``(count, S)``."""
     track = any(hasattr(a, "act_states") for a in agents)
     copies = [Copy(game, config, count, key, track) for key in keys]
     try:
@@ -280,7 +287,7 @@ def play_chunk(
     finally:
         for copy in copies:
             copy.close()
-    return tuple(np.stack([r[i] for r in results], axis=1) for i in range(4))  # type: ignore[return-value]
+    return tuple(np.stack([r[i] for r in results], axis=1) for i in range(5))  # type: ignore[return-value]
 
 
 def check_agent(game: str, agent: Agent, name: str, seed: int = 0, **config: Any) -> None:

@@ -4,9 +4,14 @@ seats rotated, and report win rates with 95% confidence intervals.
 A *match* between agent A and agent B: in partnership games A plays one
 team and B the other, the teams swapping sides every other game; otherwise A
 sits at one seat (rotated over the table, game by game) and B plays every
-other seat.  A's win rate counts the games A's seat won (ties at the top
-count as wins for everyone tied, as in the rules), against the share a
-seat would win by chance.
+other seat: A is measured alone among strangers, never with copies of
+itself at the table (in Cancellation Hearts and 3-player Pepper copies of a
+self-play policy can gang up on an outsider).  A's win rate counts the
+games A's seat won (ties at the top count as wins for everyone tied, as in
+the rules), against the share a seat would win by chance.  Every result
+counts how its games ended -- won, lost, drawn, truncated -- and a
+truncated game is never a win (Spit's ``max_ticks``); a share of
+truncations above 1% is flagged.
 """
 
 from __future__ import annotations
@@ -21,6 +26,7 @@ import numpy as np
 import cardenvs.vector as V
 
 from ..core.agent import Agent
+from .duplicate import ends_text
 
 
 def wilson_interval(wins: float, n: int, z: float = 1.96) -> tuple[float, float]:
@@ -40,10 +46,23 @@ class MatchResult:
     opponent: str
     games: int
     wins: int
-    draws: int  # games where every seat won or lost alike (all tied)
+    draws: int  # games that ended with every seat alike (all tied), truncations apart
     mean_score: float  # A's seat's final score, mean over games
     mean_opponent_score: float
     chance: float = 0.5  # the share of games a seat wins by chance (1/2 for teams or two players, else 1/n)
+    truncated: int = 0  # games cut short (Spit's max_ticks): never a win, nor a draw
+
+    @property
+    def losses(self) -> int:
+        return self.games - self.wins - self.draws - self.truncated
+
+    @property
+    def truncated_share(self) -> float:
+        return self.truncated / self.games if self.games else 0.0
+
+    def ends_text(self) -> str:
+        """won-lost-drawn and the truncations (flagged above 1%)."""
+        return ends_text((self.wins, self.losses, self.draws, self.truncated))
 
     @property
     def win_rate(self) -> float:
@@ -58,6 +77,7 @@ class MatchResult:
         Wilson 95% interval lies wholly above chance."""
         lo, hi = self.ci
         span = f"{self.win_rate:.1%} [{lo:.1%}, {hi:.1%}] over {self.games} games, chance {self.chance:.1%}"
+        span += f"; won-lost-drawn {self.ends_text()}"
         if lo > self.chance:
             return f"{self.agent} beats {self.opponent}: {span} (the 95% interval lies above chance)"
         if hi < self.chance:
@@ -68,7 +88,8 @@ class MatchResult:
         lo, hi = self.ci
         return (
             f"{self.agent} vs {self.opponent}: won {self.wins}/{self.games} = {self.win_rate:.1%} "
-            f"[95% CI {lo:.1%}, {hi:.1%}], mean score {self.mean_score:.1f} vs {self.mean_opponent_score:.1f}"
+            f"[95% CI {lo:.1%}, {hi:.1%}], mean score {self.mean_score:.1f} vs {self.mean_opponent_score:.1f}; "
+            f"won-lost-drawn {self.ends_text()}"
         )
 
 
@@ -83,7 +104,8 @@ def play_games(
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Play ``num_games`` games; ``seat_agents(game_index)`` (or a fixed list)
     gives the agent of each seat.  Returns per game: the seat-assignment index,
-    terminal rewards ``(num_games, P)`` and final scores ``(num_games, P)``."""
+    terminal rewards ``(num_games, P)``, final scores ``(num_games, P)`` and
+    whether it was truncated ``(num_games,)``."""
     num_envs = min(num_envs, num_games)
     engine = V.make(game, num_envs=num_envs, seed=seed, **config)
     n = engine.num_players
@@ -95,6 +117,7 @@ def play_games(
     totals = np.zeros((num_games, n))
     rewards_out = np.zeros((num_games, n))
     scores_out = np.zeros((num_games, n))
+    truncated_out = np.zeros(num_games, bool)
     finished = 0
     active = np.ones(num_envs, bool)
     while finished < num_games:
@@ -125,13 +148,14 @@ def play_games(
             g = slot_game[i]
             rewards_out[g] = totals[g]
             scores_out[g] = info["final_scores"][i]
+            truncated_out[g] = trunc[i]
             finished += 1
             if next_game < num_games:
                 slot_game[i] = next_game
                 next_game += 1
             else:
                 active[i] = False
-    return np.arange(num_games), rewards_out, scores_out
+    return np.arange(num_games), rewards_out, scores_out, truncated_out
 
 
 def _group(rows: np.ndarray, agent_of) -> list[tuple[Agent, np.ndarray]]:
@@ -162,33 +186,39 @@ def match(game: str, agent: Agent, opponent: Agent, num_games: int = 200, seed: 
     a_seat = np.array([seat_of_agent(g) for g in idx])
     opp_seat = (a_seat + 1) % n
     if hasattr(agent, "act_states") or hasattr(opponent, "act_states"):  # PIMC reads the engine state
-        won, scores = _state_reading_games(game, agent, opponent, seats, num_games, seed, config)
+        won, scores, truncated = _state_reading_games(game, agent, opponent, seats, num_games, seed, config)
         a_won = won[idx, a_seat]
-        draws = int(np.sum(np.all(won == won[:, :1], axis=1)))
+        tied = np.all(won == won[:, :1], axis=1)
     else:
-        _, rewards, scores = play_games(game, seats, num_games, seed=seed, **config)
-        a_won = rewards[idx, a_seat] > 0
-        draws = int(np.sum(np.all(rewards == rewards[:, :1], axis=1)))
+        _, _, scores, truncated = play_games(game, seats, num_games, seed=seed, **config)
+        # the rules' winners: the best final score, ties all winning (a positive reward is not a win:
+        # with margin rewards every seat below the table's mean points gains)
+        best = scores.min(axis=1) if getattr(rules, "low_score_wins", False) else scores.max(axis=1)
+        at_top = scores == best[:, None]
+        tied = at_top.all(axis=1)
+        a_won = at_top[idx, a_seat] & ~tied
+    a_won &= ~truncated  # a truncated game is never a win
     return MatchResult(
         agent.name,
         opponent.name,
         num_games,
         int(np.sum(a_won)),
-        draws,
+        int(np.sum(tied & ~truncated)),
         float(scores[idx, a_seat].mean()),
         float(scores[idx, opp_seat].mean()),
         chance=seat_chance(rules),
+        truncated=int(np.sum(truncated)),
     )
 
 
 def _state_reading_games(
     game: str, agent: Agent, opponent: Agent, seats: Any, num_games: int, seed: int, config: dict
-) -> tuple[np.ndarray, np.ndarray]:
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The games of a match where an agent reads the engine state (PIMC):
     played by the duplicate engine (which gives such agents the state and
     what the seats saw), each game on deals of its own (``independent``), in
     the match's seat rotation.  Returns per game whether each seat won and
-    the final scores, ``(num_games, P)`` each."""
+    the final scores, ``(num_games, P)`` each, and whether it was truncated."""
     from .duplicate import play_duplicate
 
     rotation = [seats(g) for g in range(min(num_games, 2 * len(seats(0))))]
@@ -202,7 +232,7 @@ def _state_reading_games(
     record = play_duplicate(game, [agent, opponent], deals, seed, seatings=table, independent=True, **config)
     won = record.winners.reshape(-1, record.winners.shape[-1])[:num_games]
     scores = record.scores.reshape(-1, record.scores.shape[-1])[:num_games]
-    return won.astype(bool), scores
+    return won.astype(bool), scores, record.truncations().reshape(-1)[:num_games]
 
 
 def tournament(

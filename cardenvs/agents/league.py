@@ -40,7 +40,19 @@ import numpy as np
 
 from ..core.agent import Agent
 from ..registry import spec as game_spec
-from .duplicate import AgentError, DuplicateRecord, Policy, as_agent, duplicate_seatings, play_duplicate, summarise_pair
+from .duplicate import (
+    ENDS,
+    AgentError,
+    DuplicateRecord,
+    Policy,
+    as_agent,
+    ends_text,
+    free_for_all,
+    is_reference,
+    pair_seatings,
+    play_duplicate,
+    summarise_pair,
+)
 from .duplicate_play import check_agent
 from .ratings import HELD_NOTE, Rating, anchor_index, held_mark, rate_records
 from .run_dir import FORMAT, VERSION, RunDir, bounded, check_agents, game_rules
@@ -73,13 +85,20 @@ class LeagueResult:
     pairs_total: int = 0
     records: list[DuplicateRecord] = field(default_factory=list, repr=False)
     written: list[str] = field(default_factory=list)  # what :meth:`save` wrote (or skipped, and why)
+    #: what the ratings rest on (:func:`field_text`): two sides, or each learner alone in a reference field
+    protocol: str = ""
+    #: the pairs a free-for-all league does not play (two learners), with why
+    not_played: list[dict] = field(default_factory=list)
+    #: how each agent's games ended (won, lost, drawn, truncated), over every pair it played
+    ends: list[dict] = field(default_factory=list)
 
     def to_json(self) -> dict:
         """The league.json document (see docs/arena.md)."""
         from .. import __version__
 
         agents = []
-        for r, spec, lost in zip(self.ratings, self.specs, self.forfeits):
+        ends = self.ends or [dict.fromkeys(ENDS, 0) for _ in self.ratings]
+        for r, spec, lost, ended in zip(self.ratings, self.specs, self.forfeits, ends):
             played = r.games > 0
             agents.append(
                 {
@@ -91,6 +110,7 @@ class LeagueResult:
                     "held": r.held if played else "",
                     "games": r.games,
                     "forfeits": lost,
+                    "ends": ended,
                 }
             )
         return {
@@ -101,12 +121,14 @@ class LeagueResult:
             "batch": self.batch,
             "anchor": self.anchor,
             "measure": MEASURE,
+            "protocol": self.protocol,
             "complete": self.complete,
             "pairs_done": len(self.pairs),
             "pairs_total": self.pairs_total,
             "cardenvs": __version__,
             "agents": agents,
             "pairs": self.pairs,
+            "not_played": self.not_played,
         }
 
     def table(self) -> str:
@@ -114,15 +136,17 @@ class LeagueResult:
         order = sorted(
             range(len(self.ratings)), key=lambda i: -self.ratings[i].rating if self.ratings[i].games else 1e18
         )
-        lines = ["| agent | rating | 95% interval | games | forfeits |", "| --- | ---: | --- | ---: | ---: |"]
+        lines = ["| agent | rating | 95% interval | games | won-lost-drawn | forfeits |"]
+        lines.append("| --- | ---: | --- | ---: | --- | ---: |")
+        ends = self.ends or [dict.fromkeys(ENDS, 0) for _ in self.ratings]
         for i in order:
             r = self.ratings[i]
             if not r.games:
-                lines.append(f"| {r.name} | - | - | 0 | 0 |")
+                lines.append(f"| {r.name} | - | - | 0 | - | 0 |")
                 continue
             lines.append(
                 f"| {r.name} | {r.rating:+.0f}{held_mark(r.held)} | [{r.low:+.0f}, {r.high:+.0f}] | {r.games} | "
-                f"{self.forfeits[i]} |"
+                f"{ends_text([ends[i][k] for k in ENDS])} | {self.forfeits[i]} |"
             )
         if any(r.held and r.games for r in self.ratings):
             lines += ["", HELD_NOTE]
@@ -137,7 +161,9 @@ class LeagueResult:
                 f"| {p['a']} | {p['b']} | {p['mean']:+.3f} | [{low:+.3f}, {high:+.3f}] | {p['deals']} | "
                 f"{p['forfeits'][0]}, {p['forfeits'][1]} |"
             )
-        return "\n".join(lines)
+        lines += ["", f"Who met whom: {self.protocol}" if self.protocol else ""]
+        lines += [f"Not played: {p['a']} and {p['b']} ({p['why']})" for p in self.not_played]
+        return "\n".join(lines).rstrip()
 
     def __str__(self) -> str:
         return self.table()
@@ -215,9 +241,44 @@ def _factories(game: str, agents: Mapping[str, Any] | Sequence[Any], config: dic
     if len(names) < 2:
         raise ValueError(f"a league needs at least two agents, got {names}")
     check_agents(names, specs)  # (what a manifest may hold: a run can be resumed)
+    reference = []
     for name, make in zip(names, makers):  # an agent for another game's actions: refused before anything is played
-        check_agent(game, make(0), name, **config)
-    return names, specs, makers
+        made = make(0)
+        check_agent(game, made, name, **config)
+        reference.append(is_reference(made))
+    return names, specs, makers, reference
+
+
+def pair_plan(rules: Any, names: Sequence[str], reference: Sequence[bool]) -> dict[tuple[int, int], np.ndarray]:
+    """The pairs a league plays and their seatings (:func:`~.duplicate.pair_seatings`):
+    every pair in a game of two sides; in a free-for-all game only the pairs
+    with a reference agent, so that no rating rests on a table holding
+    copies of a rated learner.  ValueError when an agent would meet none."""
+    plan = {}
+    for i, j in itertools.combinations(range(len(names)), 2):
+        table = pair_seatings(rules, reference[i], reference[j])
+        if table is not None:
+            plan[(i, j)] = table
+    alone = [names[k] for k in range(len(names)) if not any(k in pair for pair in plan)]
+    if alone:
+        raise ValueError(
+            f"{rules.name} is free-for-all: an agent is rated alone among copies of a reference agent (random, rule, "
+            f"lowest, highest, rule:noise=P), never at a table with copies of a learner; {', '.join(alone)} would "
+            "meet none: add 'rule' or 'random' to the league"
+        )
+    return plan
+
+
+def field_text(rules: Any, names: Sequence[str], reference: Sequence[bool]) -> str:
+    """What the league's ratings rest on, for its tables."""
+    if not free_for_all(rules):
+        return "two sides: each agent holds each side's cards against the other agent"
+    field = ", ".join(n for n, r in zip(names, reference) if r)
+    return (
+        f"free-for-all: each learner alone among copies of a reference agent ({field}), seats rotated; "
+        "reference agents also each alone among the other; two learners never meet (a table with copies of a "
+        "rated agent would credit it for its copies)"
+    )
 
 
 def agent_seed(seed: int, pair: tuple[int, int], agent: int) -> int:
@@ -247,52 +308,58 @@ def league(
     deals, seed = bounded(deals, "deals", "deals"), bounded(seed, "seed", "seed")
     batch, resamples = bounded(batch, "batch", "batch"), bounded(resamples, "resamples", "resamples")
     rules = game_rules(game, config)  # (a bad config: ValueError)
-    seatings = len(duplicate_seatings(rules))
-    names, specs, makers = _factories(game, agents, config)
-    pairs = list(itertools.combinations(range(len(names)), 2))
+    names, specs, makers, reference = _factories(game, agents, config)
+    plan = pair_plan(rules, names, reference)
+    pairs = list(plan)
     manifest = {"format": FORMAT, "version": VERSION, "game": game, "config": config, "seed": seed, "deals": deals}
     manifest |= {"batch": batch, "agents": names, "specs": specs}  # (specs: how to make them; names: labels)
+    manifest |= {"reference": reference}  # (which agents make a field: the seatings of each pair)
     run = RunDir(out, manifest, rules) if out is not None else None
     finished = run.check(resume) if run is not None else {}  # (every file checked before anything is written)
     if run is not None:
         run.start()
     records: dict[tuple[int, int], DuplicateRecord] = {}
-    total = len(pairs) * deals * seatings
+    numbers = (seed, deals, batch)
+    total = sum(len(table) for table in plan.values()) * deals
     try:
         for i, j in pairs:
             record = finished.get((i, j))
             if record is None:
                 a, b = makers[i](agent_seed(seed, (i, j), 0)), makers[j](agent_seed(seed, (i, j), 1))
-                before = len(records) * deals * seatings
+                before = sum(len(plan[pair]) for pair in records) * deals
 
                 def tick(done: int, _: int, before: int = before) -> None:
                     if progress is not None:
                         progress(before + done, total)
 
                 record = play_duplicate(
-                    game, [a, b], deals, seed, None, batch, strict, False, tick, [names[i], names[j]], **config
+                    game, [a, b], deals, seed, plan[(i, j)], batch, strict, False, tick, [names[i], names[j]], **config
                 )
                 if run is not None:
                     run.save(i, j, record)
             elif progress is not None:  # (a pair played reported its own games as they finished)
-                progress((len(records) + 1) * deals * seatings, total)
+                progress(sum(len(plan[pair]) for pair in [*records, (i, j)]) * deals, total)
             records[(i, j)] = record
     except (KeyboardInterrupt, AgentError):  # (keep what finished, then stop)
         if run is not None:
-            _result(game, config, seed, deals, batch, names, specs, records, len(pairs), resamples).save(run.path)
+            _result(game, config, numbers, names, specs, records, plan, resamples, reference).save(run.path)
         raise
-    result = _result(game, config, seed, deals, batch, names, specs, records, len(pairs), resamples)
+    result = _result(game, config, numbers, names, specs, records, plan, resamples, reference)
     if run is not None:
         result.save(run.path)
     return result
 
 
-def _result(game, config, seed, deals, batch, names, specs, records, pairs_total, resamples) -> LeagueResult:
-    """The :class:`LeagueResult` of the finished pairs ``records``."""
+def _result(game, config, numbers, names, specs, records, plan, resamples, reference) -> LeagueResult:
+    """The :class:`LeagueResult` of the finished pairs ``records`` of the
+    ``plan`` (``numbers``: the run's seed, deals and batch)."""
+    seed, deals, batch = numbers
     done = list(records.values())
     forfeits = np.zeros(len(names), np.int64)
+    ends = np.zeros((len(names), len(ENDS)), np.int64)
     for (i, j), record in records.items():
         forfeits[[i, j]] += record.forfeited()
+        ends[[i, j]] += record.ends()
     if done:
         ratings = rate_records(done, names, resamples=resamples, seed=seed)
     else:
@@ -301,23 +368,20 @@ def _result(game, config, seed, deals, batch, names, specs, records, pairs_total
     for record in done:
         p = summarise_pair(record)
         row = asdict(p)
-        row["forfeits"] = list(p.forfeits)
+        row["forfeits"], row["ends"] = list(p.forfeits), [dict(zip(ENDS, e)) for e in p.ends]
         del row["measure"]
         pair_rows.append(row)
+    rules = game_rules(game, config)
+    skipped = [
+        {"a": names[i], "b": names[j], "why": "two learners in a free-for-all game: no field without copies of one"}
+        for i, j in itertools.combinations(range(len(names)), 2)
+        if (i, j) not in plan
+    ]
     anchor = names[anchor_index(names)]
-    return LeagueResult(
-        game,
-        config,
-        seed,
-        deals,
-        batch,
-        names,
-        specs,
-        ratings,
-        pair_rows,
-        [int(f) for f in forfeits],
-        len(done) == pairs_total,
-        anchor,
-        pairs_total,
-        done,
-    )
+    result = LeagueResult(
+        game, config, seed, deals, batch, names, specs, ratings, pair_rows, [int(f) for f in forfeits],
+        len(done) == len(plan), anchor, len(plan), done,
+    )  # fmt: skip
+    result.protocol, result.not_played = field_text(rules, names, reference), skipped
+    result.ends = [dict(zip(ENDS, (int(x) for x in e))) for e in ends]
+    return result

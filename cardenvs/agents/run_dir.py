@@ -31,20 +31,21 @@ import numpy as np
 from ..core.messages import cut, is_int, kind, show
 from ..registry import GAMES
 from ..vector import rules_class
-from .duplicate import DuplicateRecord, duplicate_seatings, sides_of
+from .duplicate import DuplicateRecord, pair_seatings, sides_of
 
 MANIFEST, PAIRS = "arena.json", "pairs"
 LEAGUE_FILES = ("league.json", "league.md", "league.png")  # (written by :meth:`.league.LeagueResult.save`)
-FORMAT, VERSION = "cardenvs-arena", 2
+FORMAT, VERSION = "cardenvs-arena", 3  # (3: free-for-all pairs seated by the reference agents)
 #: A run's numbers are integers in these ranges (inclusive), from the command line or a manifest.
 BOUNDS = {"deals": (1, 10**7), "seed": (0, 2**63 - 1), "batch": (1, 10**5), "resamples": (1, 10**5)}
 MAX_AGENTS, MAX_TEXT = 64, 500  # agents in a league; characters in a name or a spec
 MAX_MANIFEST = 1 << 20  # bytes (a manifest is a few hundred)
-IDENTITY = ("format", "version", "game", "config", "seed", "deals", "batch", "agents", "specs")
+IDENTITY = ("format", "version", "game", "config", "seed", "deals", "batch", "agents", "specs", "reference")
 DIGEST = re.compile(r"^[0-9a-f]{64}$")
 #: a pair file's keys, and the type of the optional ones
 PAIR_KEYS = {"game", "config", "seed", "batch", "names", "seatings", "sides", "low_score_wins"}
-PAIR_KEYS |= {"independent", "streams", "hands", "scores", "winners", "forfeits"}
+PAIR_KEYS |= {"independent", "streams", "hands", "scores", "winners", "forfeits", "truncated"}
+OPTIONAL_PAIR_KEYS = {"hands", "truncated"}
 
 
 class RunDirError(ValueError):
@@ -115,6 +116,11 @@ def check_manifest(m: Any, file: pathlib.Path) -> dict:
         for key in ("seed", "deals", "batch"):
             bounded(m[key], f"'{key}'", key)
         check_agents(m["agents"], m["specs"])
+        reference = m["reference"]
+        if not isinstance(reference, list) or len(reference) != len(m["agents"]):
+            raise ValueError(f"'reference' must be a list of true/false per agent, got {show(reference)}")
+        if not all(isinstance(r, bool) for r in reference):
+            raise ValueError(f"'reference' must hold true or false only, got {show(reference)}")
         _check_digests(m["pairs"], len(m["agents"]))
     except RunDirError:
         raise
@@ -166,12 +172,18 @@ def expected_pair(manifest: dict, i: int, j: int, rules: Any) -> dict[str, Any]:
     return {
         **json.loads(json.dumps({k: manifest[k] for k in keys})),
         "names": [manifest["agents"][i], manifest["agents"][j]],
-        "seatings": duplicate_seatings(rules).tolist(),
+        "seatings": _seatings(rules, manifest["reference"], i, j),
         "sides": sides_of(rules).tolist(),
         "low_score_wins": bool(getattr(rules, "low_score_wins", False)),
         "independent": False,
         "streams": True,
     }
+
+
+def _seatings(rules: Any, reference: list[bool], i: int, j: int) -> list:
+    """The pair's seatings as JSON has them ([] for a pair a league does not play)."""
+    table = pair_seatings(rules, reference[i], reference[j])
+    return [] if table is None else table.tolist()
 
 
 def check_pair(data: Any, expected: dict[str, Any], deals: int) -> DuplicateRecord:
@@ -180,7 +192,7 @@ def check_pair(data: Any, expected: dict[str, Any], deals: int) -> DuplicateReco
     ValueError saying what is wrong otherwise."""
     if not isinstance(data, dict):
         raise ValueError(f"a pair file is a JSON object, this is {kind(data)}")
-    missing, unknown = PAIR_KEYS - {"hands"} - set(data), set(data) - PAIR_KEYS
+    missing, unknown = PAIR_KEYS - OPTIONAL_PAIR_KEYS - set(data), set(data) - PAIR_KEYS
     if missing or unknown:
         raise ValueError(f"keys {show(sorted(map(str, data)), 200)}; a pair file has {sorted(PAIR_KEYS)}")
     for key, want in expected.items():
@@ -191,6 +203,8 @@ def check_pair(data: Any, expected: dict[str, Any], deals: int) -> DuplicateReco
     winners, forfeits = (_array(data, key, shape, "iu") for key in ("winners", "forfeits"))
     if "hands" in data and (_array(data, "hands", shape[:2], "iu") < -1).any():
         raise ValueError("'hands' must be -1 or more")
+    if "truncated" in data and not np.isin(_array(data, "truncated", shape[:2], "iu"), (0, 1)).all():
+        raise ValueError("'truncated' must be 0 or 1")
     flags = np.concatenate([winners.ravel(), forfeits.ravel()])
     if not np.isfinite(scores).all() or ((flags != 0) & (flags != 1)).any():
         raise ValueError("scores must be finite, winners and forfeits 0 or 1")

@@ -2,7 +2,9 @@
 
 A spec is one of:
 
-- ``random``, ``rule``, ``ppo`` (the committed baseline), ``scratch``
+- ``random``, ``rule``, ``rule:noise=P`` (the rule agent with a share P
+  of its moves random), ``lowest`` and ``highest`` (always the lowest or
+  highest legal action: the trivial policies), ``ppo`` (the committed baseline), ``scratch``
   (the agent learned from scratch: its committed policy, played through
   the search its GameSpec names, if any), ``scratch-policy`` (that policy
   alone), ``ppo:PATH`` (:func:`cardenvs.agents.builtin.builtin_agent`);
@@ -51,7 +53,7 @@ PIMC_OPTIONS: dict[str, Callable[[str], Any]] = {
     "score": str,
     "budget": float,
 }
-BUILT_IN = ("random", "rule", "ppo", "scratch", "scratch-policy")
+BUILT_IN = ("random", "rule", "lowest", "highest", "ppo", "scratch", "scratch-policy")
 
 
 class AgentSpecError(ValueError):
@@ -63,7 +65,7 @@ def is_built_in(spec: str) -> bool:
     ``rule``, ``ppo`` (the committed baseline), ``pimc[:options]`` --,
     importing no module and reading no file it names: the specs a run
     folder may supply when it is resumed (it may come from anyone)."""
-    return spec in BUILT_IN or spec in ("best", "pimc") or spec.startswith("pimc:")
+    return spec in BUILT_IN or spec in ("best", "pimc") or spec.startswith(("pimc:", "rule:"))
 
 
 def split_specs(text: str) -> list[str]:
@@ -211,7 +213,7 @@ def agent_factory(game: str, spec: str, config: dict | None = None) -> Callable[
         def make(seed: int) -> Agent:
             return scratch_agent(game, seed, **config)
 
-    elif spec in BUILT_IN or head == "ppo" and colon:
+    elif spec in BUILT_IN or head in ("ppo", "rule") and colon:
         from .builtin import builtin_agent
 
         def make(seed: int) -> Agent:
@@ -235,7 +237,7 @@ def agent_factory(game: str, spec: str, config: dict | None = None) -> Callable[
     elif colon and rest:
         make = _user_factory(game, spec, config)
     else:
-        known = "random, rule, ppo, scratch, scratch-policy, best, ppo:PATH, mlp:PATH"
+        known = "random, rule, rule:noise=P, lowest, highest, ppo, scratch, scratch-policy, best, ppo:PATH, mlp:PATH"
         known += ", pimc[:worlds=N,rollout=random|rule|scratch,fallback=rule|scratch,search=default|all"
         known += ",score=default|side|margin,budget=S]"
         known += ", package.module:Name"

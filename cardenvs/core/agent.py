@@ -14,6 +14,11 @@ class Agent:
     """Base class: implement :meth:`act_batch` (or :meth:`act`)."""
 
     name = "agent"
+    #: A fixed policy no training shaped (random, the rule agents, the
+    #: trivial and noisy agents below): its copies share no learned
+    #: convention, so they may make the field a learner is measured in
+    #: alone in a free-for-all game (cardenvs.agents.duplicate.is_reference).
+    reference_field = False
 
     def __init__(self) -> None:
         pass
@@ -39,6 +44,7 @@ class RuleAgent(Agent):
     rules, or the reference with ``reference=True``."""
 
     name = "rule"
+    reference_field = True
     #: The batched rules read only the observation's first ``obs_columns``
     #: columns (None: all): only those are converted, when the observations
     #: come as floats (the advised learner's), which would otherwise cost more
@@ -81,6 +87,7 @@ class RandomAgent(Agent):
     """Uniformly random among the legal actions (seeded)."""
 
     name = "random"
+    reference_field = True
 
     def __init__(self, seed: int | None = None):
         self.rng = np.random.default_rng(seed)
@@ -103,3 +110,69 @@ class RandomAgent(Agent):
             raise ValueError("a row of the mask has no legal action")
         noise = np.array([g.random(mask.shape[-1]) for g in rngs]).reshape(mask.shape)
         return (noise * mask).argmax(axis=-1)
+
+
+def _checked_mask(mask: np.ndarray) -> np.ndarray:
+    mask = np.asarray(mask, bool)
+    if not mask.any(axis=-1).all():
+        raise ValueError("a row of the mask has no legal action")
+    return mask
+
+
+class LowestLegalAgent(Agent):
+    """Always the legal action with the lowest id: a trivial policy, the
+    floor every learned result is shown beside (in Spit and Speed it always
+    waits while waiting is legal: a staller)."""
+
+    name = "lowest"
+    reference_field = True
+
+    def act_batch(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        return _checked_mask(mask).argmax(axis=-1)
+
+
+class HighestLegalAgent(Agent):
+    """Always the legal action with the highest id: the other trivial policy."""
+
+    name = "highest"
+    reference_field = True
+
+    def act_batch(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        mask = _checked_mask(mask)
+        return mask.shape[-1] - 1 - mask[..., ::-1].argmax(axis=-1)
+
+
+class NoisyAgent(Agent):
+    """``base``'s decision, except that with probability ``noise`` each
+    decision is uniformly random among the legal actions (seeded): a ladder
+    of graded anchors between random play (``noise=1``) and ``base``.  With a
+    duplicate match's common random numbers (:meth:`act_streams`) every row
+    draws the same count of numbers whatever the mask, so copies keep in step."""
+
+    reference_field = True
+
+    def __init__(self, base: Agent, noise: float, seed: int | None = None, name: str | None = None):
+        if isinstance(noise, bool) or not isinstance(noise, (int, float)) or not 0.0 <= noise <= 1.0:
+            raise ValueError(f"noise must be a share of the moves from 0 to 1, got {noise!r}")
+        self.base, self.noise = base, float(noise)
+        self.rng = np.random.default_rng(seed)
+        self.name = name or f"{base.name}:noise={self.noise:g}"
+
+    def _mixed(self, obs: np.ndarray, mask: np.ndarray, draws: np.ndarray) -> np.ndarray:
+        """``draws`` (N, 1 + n_actions): the coin, then one number per action."""
+        mask = _checked_mask(mask)
+        planned = np.asarray(self.base.act_batch(obs, mask), np.int64)
+        random = (draws[:, 1:] * mask).argmax(axis=-1)
+        return np.where(draws[:, 0] < self.noise, random, planned)
+
+    def act_batch(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        mask = np.asarray(mask, bool)
+        return self._mixed(obs, mask, self.rng.random((len(mask), 1 + mask.shape[-1])))
+
+    def act_streams(self, obs: np.ndarray, mask: np.ndarray, rngs: list[np.random.Generator]) -> np.ndarray:
+        """As :meth:`act_batch`, row ``i`` drawing from ``rngs[i]`` (see :class:`RandomAgent`)."""
+        mask = np.asarray(mask, bool)
+        if len(rngs) != len(mask):
+            raise ValueError(f"need one generator per row, got {len(rngs)} for {len(mask)} rows")
+        draws = np.array([g.random(1 + mask.shape[-1]) for g in rngs]).reshape(len(mask), -1)
+        return self._mixed(obs, mask, draws)
