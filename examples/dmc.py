@@ -58,6 +58,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--cpu-minutes", type=float, default=None, help="stop when training has used this much CPU")
     p.add_argument("--total-steps", type=int, default=None, help="stop after this many engine steps x games")
     p.add_argument("--snapshot-every", type=float, default=None, help="save the policy every S CPU-seconds")
+    p.add_argument(
+        "--snapshot-every-steps", type=int, default=None, help="save the policy every N engine steps x games"
+    )
     p.add_argument("--run-dir", default=None, help="where snapshots and run.json go (a new or empty directory)")
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--epsilon", type=float, default=0.05, help="share of decisions taken uniformly at random")
@@ -80,14 +83,14 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     args.config = {**DMC_DEFAULTS[args.game], **json.loads(args.config)}
     if args.cpu_minutes is None and args.total_steps is None:
         args.total_steps = 200_000
-    for name in ("cpu_minutes", "total_steps", "snapshot_every"):
+    for name in ("cpu_minutes", "total_steps", "snapshot_every", "snapshot_every_steps"):
         value = getattr(args, name)
         if value is not None and not value > 0:
             p.error(f"--{name.replace('_', '-')} must be positive, got {value}")
     if not 0 <= args.epsilon <= 1:
         p.error(f"--epsilon must be in [0, 1], got {args.epsilon}")
-    if args.snapshot_every is not None and args.run_dir is None:
-        p.error("--snapshot-every needs --run-dir")
+    if (args.snapshot_every is not None or args.snapshot_every_steps is not None) and args.run_dir is None:
+        p.error("--snapshot-every and --snapshot-every-steps need --run-dir")
     if args.run_dir is not None and (pathlib.Path(args.run_dir) / "run.json").exists():
         p.error(f"--run-dir {args.run_dir} already holds a run: choose a new directory")
     return args
@@ -210,7 +213,10 @@ def deciders(obs: np.ndarray, info: dict, simultaneous: bool) -> tuple[np.ndarra
 
 
 def save(args: argparse.Namespace, q: torch.nn.Module, venv: Any, cpu: float, steps: int, final: bool) -> dict:
-    stem = pathlib.Path(args.run_dir) / f"policy_{int(cpu):06d}"
+    # (named by their steps on a steps schedule: a run on a steps budget replays its files)
+    stem = pathlib.Path(args.run_dir) / (
+        f"policy_{int(cpu):06d}" if args.snapshot_every_steps is None else f"policy_{steps:012d}"
+    )
     training = {"algorithm": "dmc", "seed": args.seed, "steps": steps, "cpu_seconds": round(cpu, 3), "final": final}
     save_policy(
         stem,
@@ -283,6 +289,9 @@ def train(args: argparse.Namespace) -> dict[str, Any]:
         if next_snap is not None and cpu >= next_snap:
             snaps.append(save(args, q, venv, cpu, steps, False))
             next_snap = (math.floor(cpu / args.snapshot_every) + 1) * args.snapshot_every
+        every = args.snapshot_every_steps
+        if every is not None and steps // every > (steps - args.num_envs) // every:
+            snaps.append(save(args, q, venv, cpu, steps, False))
         if not args.quiet and steps % (args.num_envs * 500) == 0:
             print(
                 f"steps {steps:>10,}  games {games:>7,}  loss {loss_sum / max(1, loss_n):.4f}  "

@@ -59,6 +59,13 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--config", default="{}", help="game options as JSON, merged over the game's defaults")
     p.add_argument("--cpu-minutes", type=float, default=None, help="stop when training has used this much CPU")
     p.add_argument("--rounds", type=int, default=None, help="stop after this many rounds")
+    p.add_argument(
+        "--total-steps",
+        type=int,
+        default=None,
+        help="stop once the search has labelled this many decisions (engine steps of the games it plays; "
+        "the last round labels what is left)",
+    )
     p.add_argument("--run-dir", default=None, help="where each round's policy and run.json go")
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--worlds", type=int, default=16, help="worlds the search samples per decision")
@@ -83,9 +90,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     )
     args = p.parse_args(argv)
     args.config = {**GAME_DEFAULTS[args.game], **json.loads(args.config)}
-    if args.cpu_minutes is None and args.rounds is None:
+    if args.cpu_minutes is None and args.rounds is None and args.total_steps is None:
         args.rounds = 3
-    for name in ("cpu_minutes", "rounds", "worlds", "num_envs", "decisions", "hidden", "epochs"):
+    for name in ("cpu_minutes", "rounds", "total_steps", "worlds", "num_envs", "decisions", "hidden", "epochs"):
         value = getattr(args, name)
         if value is not None and value <= 0:
             p.error(f"--{name.replace('_', '-')} must be positive, got {value}")
@@ -153,7 +160,8 @@ def train(args: argparse.Namespace) -> dict[str, Any]:
     clock, budget = CpuClock(), (args.cpu_minutes * 60 if args.cpu_minutes else math.inf)
     data: list[tuple[np.ndarray, ...]] = []
     snaps, rounds, steps, start = [], 0, 0, time.perf_counter()
-    while (args.rounds is None or rounds < args.rounds) and clock.seconds() < budget:
+    left = (lambda: math.inf) if args.total_steps is None else (lambda: args.total_steps - steps)
+    while (args.rounds is None or rounds < args.rounds) and clock.seconds() < budget and left() > 0:
         rollout: Any = "random" if rounds == 0 else MLPAgent(net, meta, name=f"exit{rounds}")
         teacher = PIMCAgent(
             args.game,
@@ -164,7 +172,8 @@ def train(args: argparse.Namespace) -> dict[str, Any]:
             seed=int(rng.integers(2**31)),
             **args.config,
         )
-        data = data[-1:] + [label(args, teacher, rng, lambda: args.cut_rounds and clock.seconds() >= budget)]
+        this_round = argparse.Namespace(**{**vars(args), "decisions": int(min(args.decisions, left()))})
+        data = data[-1:] + [label(this_round, teacher, rng, lambda: args.cut_rounds and clock.seconds() >= budget)]
         steps += len(data[-1][0])
         loss = fit(net, data, args, args.seed + rounds)
         rounds += 1
@@ -174,7 +183,7 @@ def train(args: argparse.Namespace) -> dict[str, Any]:
         if run_dir:
             snaps.append(save(args, net, meta, run_dir, cpu, steps, rounds, final=False))
     cpu = clock.seconds()
-    reason = "cpu_budget" if cpu >= budget else "rounds"
+    reason = "cpu_budget" if cpu >= budget else "rounds" if left() > 0 else "total_steps"
     record = {"game": args.game, "config": args.config, "algorithm": "expert_iteration", "seed": args.seed}
     record.update(rounds=rounds, steps=steps, cpu_seconds=round(cpu, 3), stop_reason=reason, args=vars(args))
     if run_dir:
@@ -197,7 +206,9 @@ def train(args: argparse.Namespace) -> dict[str, Any]:
 def save(args, net, meta, run_dir: pathlib.Path, cpu: float, steps: int, rounds: int, final: bool) -> dict:
     """One round's policy as ``policy_<cpu seconds>_r<round>`` (the learners'
     file format; the round keeps two short rounds in one CPU-second apart)."""
-    stem = run_dir / f"policy_{int(cpu):06d}_r{rounds:03d}"
+    # (on a steps budget named by their steps: the run replays its files)
+    name = f"policy_{int(cpu):06d}" if args.total_steps is None else f"policy_{steps:012d}"
+    stem = run_dir / f"{name}_r{rounds:03d}"
     training = {"algorithm": "expert_iteration", "seed": args.seed, "steps": steps, "rounds": rounds}
     training.update(cpu_seconds=round(cpu, 3), final=final, worlds=args.worlds)
     save_policy(stem, net, hidden=[args.hidden, args.hidden], training=training, **meta)

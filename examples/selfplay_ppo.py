@@ -64,7 +64,6 @@ import argparse
 import glob
 import json
 import math
-import os
 import pathlib
 import sys
 import time
@@ -81,6 +80,7 @@ if (ROOT / "cardenvs").is_dir():  # the checkout this example is in, rather than
 
 import cardenvs.vector as V  # noqa: E402
 from cardenvs.agents.mlp import build_mlp, save_policy, symlog  # noqa: E402
+from cardenvs.core.cpu import CpuClock  # noqa: E402, F401 (the learners beside this one import it from here)
 
 # Short games by default, so that a short run sees many of them end.  --config is merged over these
 # (give {"max_hands": null} for no limit).  Spit: "cards_held" pays each card got rid of for good
@@ -112,6 +112,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     )
     p.add_argument("--cpu-minutes", type=float, default=None, help="stop when training has used this much CPU")
     p.add_argument("--snapshot-every", type=float, default=None, help="save the policy every S CPU-seconds")
+    p.add_argument(
+        "--snapshot-every-steps",
+        type=int,
+        default=None,
+        help="save the policy every N engine steps x games (snapshots that replay: named by their steps)",
+    )
     p.add_argument("--run-dir", default=None, help="where snapshots and run.json go (a new or empty directory)")
     p.add_argument("--seed", type=int, default=1)
     p.add_argument(
@@ -184,6 +190,11 @@ def check_budget_args(p: argparse.ArgumentParser, args: argparse.Namespace) -> N
             p.error("--snapshot-every needs --run-dir")
         if not args.snapshot_every >= 1:
             p.error(f"--snapshot-every is in CPU-seconds, at least 1, got {args.snapshot_every}")
+    if args.snapshot_every_steps is not None:
+        if args.run_dir is None:
+            p.error("--snapshot-every-steps needs --run-dir")
+        if args.snapshot_every_steps < 1:
+            p.error(f"--snapshot-every-steps must be at least 1, got {args.snapshot_every_steps}")
     if args.run_dir is not None:
         run_dir = pathlib.Path(args.run_dir)
         if run_dir.exists() and not run_dir.is_dir():
@@ -575,41 +586,6 @@ def evaluate(agent: ActorCritic, args: argparse.Namespace, seed: int) -> tuple[f
     return float(r[:, 0].mean()), float(r[:, 1:].mean())
 
 
-def children_cpu_seconds() -> float:
-    """CPU-seconds of this process's live child processes (the engine's
-    workers), from /proc (Linux; 0 where there is none)."""
-    total = 0
-    for listing in glob.glob(f"/proc/{os.getpid()}/task/*/children"):
-        try:
-            pids = pathlib.Path(listing).read_text().split()
-        except OSError:
-            continue
-        for pid in pids:
-            try:
-                fields = pathlib.Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-            except (OSError, IndexError):
-                continue  # (it ended meanwhile: os.times() counts it once it is waited for)
-            total += int(fields[11]) + int(fields[12])  # utime, stime (fields 14, 15 of proc(5))
-    return total / os.sysconf("SC_CLK_TCK")
-
-
-class CpuClock:
-    """CPU-seconds used since it was made: this process (every thread),
-    its live children (:func:`children_cpu_seconds`) and its children that
-    ended and were waited for (``os.times()``)."""
-
-    def __init__(self) -> None:
-        self.start = self.total()
-
-    @staticmethod
-    def total() -> float:
-        t = os.times()
-        return time.process_time() + t.children_user + t.children_system + children_cpu_seconds()
-
-    def seconds(self) -> float:
-        return self.total() - self.start
-
-
 class Snapshots:
     """Saves the actor into ``args.run_dir`` (``policy_<cpu seconds>.pt`` +
     ``.json``, :func:`cardenvs.agents.mlp.save_policy`) every
@@ -620,19 +596,26 @@ class Snapshots:
         self.args, self.agent = args, agent
         self.dir = pathlib.Path(args.run_dir) if args.run_dir else None
         self.next = args.snapshot_every
+        self.every_steps = getattr(args, "snapshot_every_steps", None)
+        self.next_steps = self.every_steps
         self.saved: list[dict[str, Any]] = []
         if self.dir is not None:
             self.dir.mkdir(parents=True, exist_ok=True)
 
-    def due(self, cpu: float) -> bool:
-        return self.dir is not None and self.next is not None and cpu >= self.next
+    def due(self, cpu: float, steps: int = 0) -> bool:
+        if self.dir is None:
+            return False
+        by_steps = self.next_steps is not None and steps >= self.next_steps
+        return by_steps or (self.next is not None and cpu >= self.next)
 
     def save(self, cpu: float, steps: int, iterations: int, final: bool = False) -> None:
         if self.dir is None:
             return
         if self.next is not None:
             self.next = (math.floor(cpu / self.args.snapshot_every) + 1) * self.args.snapshot_every
-        stem = f"policy_{int(cpu):06d}"
+        if self.every_steps is not None:  # (named by their steps: a run on a steps budget replays its files)
+            self.next_steps = (steps // self.every_steps + 1) * self.every_steps
+        stem = f"policy_{int(cpu):06d}" if self.every_steps is None else f"policy_{steps:012d}"
         training = {"algorithm": "selfplay_ppo", "critic": self.args.critic, "seed": self.args.seed, "steps": steps}
         training.update(iterations=iterations, cpu_seconds=round(cpu, 3), final=final)
         a = self.agent
@@ -703,7 +686,7 @@ def train_loop(args: argparse.Namespace, agent: ActorCritic, collector: SelfPlay
         if budget is not None and cpu >= budget:
             reason = "cpu_budget"
             break
-        if snapshots.due(cpu):
+        if snapshots.due(cpu, it * per_iteration):
             snapshots.save(cpu, it * per_iteration, it)
     cpu = clock.seconds()
     snapshots.save(cpu, it * per_iteration, it, final=True)

@@ -24,7 +24,7 @@ pytest.importorskip("rliable")
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 GAME = "spit"  # the quickest game to play out
-SMALL = ["--games", GAME, "--cpu-minutes", "0.02", "--deals", "1", "--reps", "200", "--curve-points", "2"]
+SMALL = ["--games", GAME, "--steps", "1000", "--deals", "1", "--reps", "200", "--curve-points", "2"]
 TOYS = textwrap.dedent(
     '''
     """Toy algorithms: a fixed policy per seed, two snapshots with their training records, a log of each call."""
@@ -46,7 +46,7 @@ TOYS = textwrap.dedent(
             save_policy(pathlib.Path(run_dir) / f"policy_{k:06d}", build_mlp(size, [4], n), game=game, config={},
                         obs_size=size, num_actions=n, hidden=[4], training=training)
 
-    def first_legal(game, seed, cpu_minutes, run_dir):
+    def first_legal(game, seed, budget, run_dir):
         _log("start", game, seed)
         if os.environ.get("TOY_INTERRUPT") and seed == 1:
             os.kill(os.getpid(), signal.SIGINT)  # a real Ctrl-C, in the middle of a run
@@ -55,23 +55,23 @@ TOYS = textwrap.dedent(
         pick = (lambda m: m.argmax(axis=1)) if seed == 0 else (lambda m: m.shape[1] - 1 - m[:, ::-1].argmax(axis=1))
         return lambda obs, mask: pick(np.asarray(mask))
 
-    def last_legal(game, seed, cpu_minutes, run_dir):
+    def last_legal(game, seed, budget, run_dir):
         _log("start", game, seed)
         _log("done", game, seed)
         return lambda obs, mask: np.asarray(mask).shape[1] - 1 - np.asarray(mask)[:, ::-1].argmax(axis=1)
 
-    def spit_only(game, seed, cpu_minutes, run_dir):
+    def spit_only(game, seed, budget, run_dir):
         _log("start", game, seed)
         return lambda obs, mask: np.asarray(mask).argmax(axis=1)
 
     spit_only.games = {"spit_v0"}  # the games it trains: the others are not applicable
 
-    def games_misdeclared(game, seed, cpu_minutes, run_dir):
+    def games_misdeclared(game, seed, budget, run_dir):
         return None
 
     games_misdeclared.games = "spit_v0"  # a string, not a collection of names
 
-    def boom(game, seed, cpu_minutes, run_dir):
+    def boom(game, seed, budget, run_dir):
         raise RuntimeError("the toy failed on purpose")
 
     def not_a_trainer(game):
@@ -122,13 +122,19 @@ def test_the_json_has_every_run_aggregate_and_pair(finished):
     algorithms = ["toy_algos:first_legal", "toy_algos:last_legal"]
     assert doc["complete"] is True
     assert doc["settings"]["algorithms"] == algorithms and doc["settings"]["games"] == ["spit_v0"]
-    assert doc["settings"]["seeds"] == 2 and doc["settings"]["cpu_minutes"] == 0.02
-    assert doc["settings"]["pool"] == ["random", "rule", "ppo"] and doc["settings"]["eval_seed"] == 777000
+    assert doc["settings"]["seeds"] == 2 and doc["settings"]["steps"] == 1000 and doc["settings"]["cpu_minutes"] is None
+    assert doc["settings"]["opponent"] == "rule" and doc["settings"]["anchor"] == "random"
+    assert doc["settings"]["reference_rows"] == ["lowest", "highest"] and doc["settings"]["eval_seed"] == 777000
     keys = [(r["algorithm"], r["game"], r["seed"]) for r in doc["runs"]]
     assert keys == [(a, "spit_v0", s) for a in algorithms for s in (0, 1)]
     for run in doc["runs"]:
         assert {"algorithm", "game", "seed", "score"} <= set(run) and np.isfinite(run["score"])
-        assert run["rule_rating"] > 0 and run["score"] == pytest.approx(run["rating"] / run["rule_rating"])
+        # the score: the margin over the rule agent on the scale of random (0) and rule (1)
+        assert run["random_margin"] < 0 and run["score"] == pytest.approx(1 - run["margin"][0] / run["random_margin"])
+        assert sum(run["ends"].values()) == 2  # one deal, both sides: how its games ended
+    assert {(t["algorithm"], t["seed"]) for t in doc["timing"]} == {(a, s) for a in algorithms for s in (0, 1)}
+    assert set(doc["reference"]["spit_v0"]) == {"random", "rule", "lowest", "highest"}
+    assert doc["games"]["spit_v0"]["algorithms"][algorithms[0]]["iqm_is_mean"]  # 2 runs: the IQM is their mean
     assert set(doc["aggregates"]) == set(algorithms)
     for agg in doc["aggregates"].values():
         for key in ("iqm", "mean"):
@@ -137,17 +143,18 @@ def test_the_json_has_every_run_aggregate_and_pair(finished):
     assert [(p["a"], p["b"]) for p in doc["improvement"]] == [tuple(algorithms)]
     point, low, high = doc["improvement"][0]["probability"]
     assert 0 <= low <= point <= high <= 1
-    for name in ("profiles.png", "curves_cpu.png", "curves_steps.png"):
+    for name in ("profiles.png", "curves.png"):
         assert name in doc["plots"] and (out / name).read_bytes()[:4] == b"\x89PNG"
     assert "IQM" in done.stdout and "P(toy_algos:first_legal > toy_algos:last_legal)" in done.stdout
-    assert re.search(r"\[\d/4\] toy_algos:last_legal on spit_v0, seed 1: training for 0.02 CPU-minutes", done.stderr)
+    assert "IQM over fewer than 4 runs is their mean" in done.stdout and "lowest (reference)" in done.stdout
+    assert re.search(r"\[\d/4\] toy_algos:last_legal on spit_v0, seed 1: training for 1,000 steps", done.stderr)
 
 
 def test_the_curves_come_from_the_snapshots(finished):
     _, doc, _, _ = finished
     first = [r for r in doc["runs"] if r["algorithm"] == "toy_algos:first_legal"]
     for run in first:
-        assert [(p["cpu_minutes"], p["steps"]) for p in run["curve"]] == [(0.3 / 60, 100), (1.2 / 60, 200)]
+        assert [p["steps"] for p in run["curve"]] == [100, 200]
         assert all(np.isfinite(p["score"]) for p in run["curve"])
     assert all(r["curve"] == [] for r in doc["runs"] if r["algorithm"] == "toy_algos:last_legal")
 
@@ -166,6 +173,7 @@ def test_the_aggregates_are_rliables(finished):
     _, doc, _, _ = finished
     algorithms = doc["settings"]["algorithms"]
     scores = {a: np.array([[r["score"]] for r in doc["runs"] if r["algorithm"] == a]) for a in algorithms}
+    np.random.seed(0)  # (rliable 1.2.0 draws from numpy's global generator, whatever random_state says)
     points, intervals = library.get_interval_estimates(
         scores,
         lambda x: np.array([metrics.aggregate_iqm(x), metrics.aggregate_mean(x)]),
@@ -176,6 +184,7 @@ def test_the_aggregates_are_rliables(finished):
         assert doc["aggregates"][a]["iqm"] == pytest.approx([points[a][0], *intervals[a][:, 0]])
         assert doc["aggregates"][a]["mean"] == pytest.approx([points[a][1], *intervals[a][:, 1]])
     pair = f"{algorithms[0]},{algorithms[1]}"
+    np.random.seed(0)
     points, intervals = library.get_interval_estimates(
         {pair: [scores[algorithms[0]], scores[algorithms[1]]]},
         metrics.probability_of_improvement,
@@ -189,7 +198,7 @@ def test_the_aggregates_are_rliables(finished):
     "change, named",
     [
         (["--seeds", "3"], "--seeds"),
-        (["--cpu-minutes", "0.05"], "--cpu-minutes"),
+        (["--steps", "2000"], "--steps"),
         (["--deals", "2"], "--deals"),
         (["--algorithms", "toy_algos:last_legal,toy_algos:first_legal"], "--algorithms"),
     ],
@@ -209,15 +218,16 @@ def test_a_changed_setting_is_refused(finished, toys, change, named):
 BAD = {
     "unknown algorithm": (["--algorithms", "nope"], "unknown algorithm 'nope'"),
     "module that does not import": (["--algorithms", "no_such_module_here:train"], "cannot import"),
-    "not a trainer": (["--algorithms", "toy_algos:not_a_trainer"], "train(game, seed, cpu_minutes, run_dir)"),
+    "not a trainer": (["--algorithms", "toy_algos:not_a_trainer"], "train(game, seed, budget, run_dir)"),
     "unknown game": (["--games", "chess"], "chess"),
-    "a game without a pool": (["--games", "high_card"], "reference pool"),
     "a learner on a game it does not train": (["--algorithms", "ppo", "--games", "high_card"], "does not train"),
     "a games attribute that is not a list": (["--algorithms", "toy_algos:games_misdeclared"], "'games' attribute"),
     "no seeds": (["--seeds", "0"], "--seeds"),
-    "a zero budget": (["--cpu-minutes", "0"], "--cpu-minutes"),
-    "a negative budget": (["--cpu-minutes", "-1"], "--cpu-minutes"),
-    "no budget at all": (["--cpu-minutes", "nan"], "--cpu-minutes"),
+    "a zero budget": (["--steps", "0"], "--steps"),
+    "a negative budget": (["--steps", "-1"], "--steps"),
+    "a zero CPU budget": (["--cpu-minutes", "0"], "--cpu-minutes"),
+    "no CPU budget at all": (["--cpu-minutes", "nan"], "--cpu-minutes"),
+    "an endless CPU budget": (["--cpu-minutes", "inf"], "--cpu-minutes"),
     "no deals": (["--deals", "0"], "--deals"),
     "an --out under a file": (["--out", "a_file/out"], "not a folder"),
     "an --out that cannot be written": (["--out", "/proc/cardenvs-compare/out"], "cannot"),
@@ -236,6 +246,8 @@ def test_bad_input_exits_2_in_one_line_and_writes_nothing(tmp_path, toys, name):
     (tmp_path / "garbled" / "compare.json").write_text('{"format": "something else"}')
     args = ["--algorithms", "toy_algos:first_legal", "--seeds", "1", *SMALL, "--out", "out"]
     for i in range(0, len(change), 2):
+        if change[i] == "--cpu-minutes":  # (the other budget, in the place of --steps)
+            args[args.index("--steps")] = "--cpu-minutes"
         args[args.index(change[i]) + 1] = change[i + 1]
     before = tree(tmp_path)
     got = cardenvs(args, tmp_path, toys, TOY_LOG=str(tmp_path / "train.log"))
@@ -277,6 +289,7 @@ def test_a_game_an_algorithm_does_not_train_is_not_applicable(tmp_path, toys):
         for a in algorithms
     }
     assert scores[algorithms[0]].shape == (2, 2) and scores[algorithms[1]].shape == (2, 1)
+    np.random.seed(0)  # (rliable's global draw)
     points, intervals = library.get_interval_estimates(
         scores, lambda x: np.array([metrics.aggregate_iqm(x), metrics.aggregate_mean(x)]), reps=200,
         random_state=np.random.RandomState(0),
@@ -284,6 +297,7 @@ def test_a_game_an_algorithm_does_not_train_is_not_applicable(tmp_path, toys):
     for a in algorithms:
         assert doc["aggregates"][a]["iqm"] == pytest.approx([points[a][0], *intervals[a][:, 0]])
     on_spit = [scores[algorithms[0]][:, :1], scores[algorithms[1]]]  # (the runs list spit first: --games order)
+    np.random.seed(0)
     points, intervals = library.get_interval_estimates(
         {"pair": on_spit}, metrics.probability_of_improvement, reps=200, random_state=np.random.RandomState(0)
     )
@@ -295,7 +309,8 @@ def test_a_game_an_algorithm_does_not_train_is_not_applicable(tmp_path, toys):
 def test_the_exit_learner_trains_the_games_pimc_searches():
     from cardenvs.agents.compare import algorithm
 
-    _, games = algorithm("exit")
+    _, games, code = algorithm("exit")
+    assert code.startswith("sha256:")  # the learner's file: a changed learner is never resumed into old runs
     assert games == {"pepper_v0", "cancellation_hearts_v0", "push_v0"}
 
 

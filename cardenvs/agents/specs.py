@@ -36,9 +36,13 @@ replay exactly whatever ran before them.  Bad specs raise
 
 from __future__ import annotations
 
+import contextlib
 import importlib
+import importlib.util
 import inspect
-from collections.abc import Callable
+import pathlib
+import sys
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from ..core.agent import Agent
@@ -124,12 +128,38 @@ def _is_policy(fn: Any) -> bool:
     return len(needed) == 2 and not {p.name for p in needed} & {"game", "seed"}
 
 
+@contextlib.contextmanager
+def _current_folder_if_missing(module: str) -> Iterator[None]:
+    """The current folder on the import path while ``module`` is imported,
+    when nothing else has it and the folder does (``python -m cardenvs``
+    puts the folder first on the path; the installed ``cardenvs`` script
+    does not, yet the docs' "run it from its folder" means both); the path
+    is as it was after."""
+    top = module.partition(".")[0]
+    here = pathlib.Path.cwd()
+    found = (here / f"{top}.py").is_file() or (here / top / "__init__.py").is_file()
+    try:
+        missing = importlib.util.find_spec(top) is None
+    except (ImportError, ValueError):
+        missing = False
+    if not (found and missing):
+        yield
+        return
+    before = list(sys.path)
+    sys.path.insert(0, str(here))
+    try:
+        yield
+    finally:
+        sys.path[:] = before
+
+
 def imported(spec: str, what: str = "agent") -> Any:
     """The object ``package.module:Name`` names (AgentSpecError in one line,
     ``what`` the spec names -- an agent, an algorithm --, if it cannot be had)."""
     module, _, name = spec.partition(":")
     try:
-        mod = importlib.import_module(module)
+        with _current_folder_if_missing(module):
+            mod = importlib.import_module(module)
     except Exception as e:  # noqa: BLE001 (whatever the user's module raises on import)
         raise AgentSpecError(f"{what} {spec!r}: cannot import {module} ({type(e).__name__}: {e})") from None
     try:
