@@ -10,21 +10,18 @@ The algorithms: ``ppo`` (self-play PPO, its critic reading the
 observation), ``ppo-state`` (its critic reading the game's state) and
 ``exit`` (expert iteration, the learner of Pepper's from-scratch agent: the
 games PIMC searches, so Spit is *not applicable* for it).  Each trains on
-every game for ``--seeds`` training seeds (0, 1, 2) with ``--cpu-minutes``
-of CPU each and is rated against the pool (random, rule, the PPO baseline)
-in ``--deals`` duplicate deals of the whole game at the game's default
-options, on compare's evaluation deals (never used in training); its score
-is rule-normalised (random 0, rule 1).  Each algorithm's runs go to their
-own folder under ``--out`` (``--only`` runs one; the same command resumes),
-and the table merges them: per algorithm the IQM and the mean with
-stratified bootstrap 95% intervals, per pair the probability of
-improvement, per algorithm x game the median score over the seeds -- all
+every game for ``--seeds`` training seeds (0 .. N-1) with a budget of
+``--steps`` (engine steps x games: the runs replay) and is scored against
+the rule agent in ``--deals`` duplicate deals of the whole game at the
+game's default options, on compare's evaluation deals (never used in
+training): its margin in points, scaled so that random play scores 0 and
+the rule agent 1; the trivial policies (lowest, highest legal action) are
+reference rows.  Each algorithm's runs go to their own folder under
+``--out`` (``--only`` runs one; the same command resumes), and the table
+merges them: per algorithm the IQM and the mean with stratified bootstrap
+95% intervals, per pair the probability of improvement, per algorithm x
+game the median score over the seeds beside the reference rows -- all
 rliable's, as ``cardenvs compare`` computes them.
-
-Cost on 2 cores at the defaults (1.5 CPU-minutes a run, 3 seeds, 50 deals,
-3 curve points): 33 runs of 1.5 CPU-minutes of training and about a minute
-of rating each, about 80 CPU-minutes in all: 40 minutes with two
-``--only`` commands side by side.
 """
 
 from __future__ import annotations
@@ -48,14 +45,14 @@ from cardenvs.agents.compare_stats import summarise  # noqa: E402
 ALGORITHMS = ("ppo", "ppo-state", "exit")
 GAMES = ("pepper_v0", "cancellation_hearts_v0", "push_v0", "spit_v0")
 IMAGES = ROOT / "docs" / "images"
-PLOTS = {"profiles.png": "profiles", "curves_cpu.png": "curves-cpu", "curves_steps.png": "curves-steps"}
+PLOTS = {"profiles.png": "profiles", "curves.png": "curves"}
 
 
 def run_algorithm(algorithm: str, args: argparse.Namespace) -> dict:
     """One algorithm's comparison on every game (resumed if begun)."""
     folder = pathlib.Path(args.out) / re.sub(r"[^\w.-]", "_", algorithm)
     return compare(
-        [algorithm], GAMES, args.seeds, args.cpu_minutes, folder, args.deals,
+        [algorithm], GAMES, args.seeds, folder, args.steps, args.cpu_minutes, args.deals,
         curve_points=args.curve_points, progress=lambda line: print(line, file=sys.stderr, flush=True),
     )  # fmt: skip
 
@@ -68,9 +65,13 @@ def merged(docs: list[dict], out: pathlib.Path) -> dict:
     for d in docs:
         if {**d["settings"], "algorithms": settings["algorithms"]} != settings:
             raise SystemExit(f"the algorithms' comparisons were run with other settings: {d['settings']}")
-    doc = {key: docs[0][key] for key in ("format", "version", "cardenvs")}
+    doc = {key: docs[0][key] for key in ("format", "version", "cardenvs", "reference")}
     doc |= {"settings": settings, "complete": True, "runs": [r for d in docs for r in d["runs"]]}
     doc |= {"not_applicable": [c for d in docs for c in d.get("not_applicable", [])]}
+    doc |= {
+        "code": {k: v for d in docs for k, v in d["code"].items()},
+        "timing": [t for d in docs for t in d["timing"]],
+    }
     summarise(doc, out)
     write(out, doc)
     return doc
@@ -105,6 +106,9 @@ def records(doc: dict) -> dict[str, list[dict]]:
                     "scores": ", ".join(f"{s:+.2f}" for s in scores),
                 }
             cells.append(cell)
+    for g in doc["settings"]["games"]:  # the reference rows: random 0, rule 1, the trivial policies
+        for name, row in doc["reference"].get(g, {}).items():
+            cells.append({"algorithm": f"{name} (reference)", "game": g, "seeds": 0, "median": f"{row['score']:+.2f}"})
     return {"aggregates": aggregates, "pairs": pairs, "games": cells}
 
 
@@ -117,7 +121,7 @@ def publish(doc: dict, out: pathlib.Path, args: argparse.Namespace, info: dict) 
             target = IMAGES / f"compare_reference-{PLOTS[name]}.png"
             shutil.copyfile(out / name, target)
             images.append(f"images/{target.name}")
-    settings = {k: doc["settings"][k] for k in ("cpu_minutes", "seeds", "deals", "curve_points", "eval_seed")}
+    settings = {k: doc["settings"][k] for k in ("steps", "cpu_minutes", "seeds", "deals", "curve_points", "eval_seed")}
     script = "benchmarks/compare_reference.py"
     for part, rows in records(doc).items():
         extra = {"settings": settings, **({"images": images} if part == "games" else {})}
@@ -128,14 +132,24 @@ def publish(doc: dict, out: pathlib.Path, args: argparse.Namespace, info: dict) 
 
 def main(argv: list[str] | None = None) -> dict | None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--cpu-minutes", type=float, default=1.5, help="training budget of each run")
-    p.add_argument("--seeds", type=int, default=3, help="training seeds per algorithm and game (0, 1, ...)")
+    budget = p.add_mutually_exclusive_group()
+    budget.add_argument("--steps", type=int, default=200_000, help="training budget of each run, in steps")
+    budget.add_argument("--cpu-minutes", type=float, default=None, help="a CPU budget instead (runs do not replay)")
+    p.add_argument("--seeds", type=int, default=5, help="training seeds per algorithm and game (0, 1, ...)")
     p.add_argument("--deals", type=int, default=50, help="duplicate deals of each rating")
     p.add_argument("--curve-points", type=int, default=3, help="snapshots rated for the curves, per run")
     p.add_argument("--out", default="runs/compare_reference", help="the runs' folders and the merged compare.json")
     p.add_argument("--only", choices=ALGORITHMS, default=None, help="run one algorithm's runs, and stop there")
     p.add_argument("--json", action="store_true", help="write benchmarks/results/compare_reference-*.json")
     args = p.parse_args(argv)
+    if args.cpu_minutes is not None:
+        args.steps = None
+    print(
+        f"compare_reference: budget {args.steps or args.cpu_minutes} {'steps' if args.steps else 'CPU-minutes'} a run, "
+        f"{args.seeds} seeds, {args.deals} deals, evaluation seed 777000",
+        file=sys.stderr,
+        flush=True,
+    )
     info = report.machine()
     if args.only:
         run_algorithm(args.only, args)

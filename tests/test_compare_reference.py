@@ -22,16 +22,16 @@ TOYS = textwrap.dedent(
     """
     import numpy as np
 
-    def first(game, seed, cpu_minutes, run_dir):
+    def first(game, seed, budget, run_dir):
         return lambda obs, mask: np.asarray(mask).argmax(axis=1)
 
-    def last(game, seed, cpu_minutes, run_dir):
+    def last(game, seed, budget, run_dir):
         return lambda obs, mask: np.asarray(mask).shape[1] - 1 - np.asarray(mask)[:, ::-1].argmax(axis=1)
 
     last.games = {"spit_v0"}
     """
 )
-SMALL = ["--seeds", "1", "--deals", "1", "--curve-points", "0", "--cpu-minutes", "0.01"]
+SMALL = ["--seeds", "1", "--deals", "1", "--curve-points", "0", "--steps", "10"]
 
 
 @pytest.fixture(scope="module")
@@ -59,8 +59,8 @@ def test_the_merged_table_is_one_comparison_of_every_algorithm(reference, tmp_pa
     assert (tmp_path / "ref" / "reference_toys_last" / "compare.json").exists()
     assert not (tmp_path / "ref" / "compare.json").exists()  # (--only stops there)
     doc = reference.main([*SMALL, "--json", "--out", str(tmp_path / "ref")])
-    whole = compare(list(reference.ALGORITHMS), reference.GAMES, 1, 0.01, tmp_path / "whole", 1, curve_points=0)
-    for key in ("aggregates", "improvement", "not_applicable"):
+    whole = compare(list(reference.ALGORITHMS), reference.GAMES, 1, tmp_path / "whole", 10, None, 1, curve_points=0)
+    for key in ("aggregates", "improvement", "not_applicable", "runs", "reference"):
         assert doc[key] == whole[key], key
     assert [(r["algorithm"], r["game"], r["score"]) for r in doc["runs"]] == [
         (r["algorithm"], r["game"], r["score"]) for r in whole["runs"]
@@ -81,8 +81,11 @@ def test_the_merged_table_is_one_comparison_of_every_algorithm(reference, tmp_pa
     }  # fmt: skip
     score = next(r["score"] for r in doc["runs"] if r["algorithm"] == "reference_toys:first" and r["game"] == "spit_v0")
     assert cells[("reference_toys:first", "spit_v0")]["median"] == f"{score:+.2f}"
-    assert parts["games"]["settings"]["cpu_minutes"] == 0.01 and parts["games"]["settings"]["deals"] == 1
+    assert parts["games"]["settings"]["steps"] == 10 and parts["games"]["settings"]["deals"] == 1
+    assert (
+        cells[("lowest (reference)", "spit_v0")]["median"] == f"{doc['reference']['spit_v0']['lowest']['score']:+.2f}"
+    )
     images = parts["games"]["images"]
-    assert images == [f"images/compare_reference-{n}.png" for n in ("profiles", "curves-cpu", "curves-steps")]
+    assert images == [f"images/compare_reference-{n}.png" for n in ("profiles", "curves")]
     for image in images:
         assert (tmp_path / image).read_bytes()[:4] == b"\x89PNG"
