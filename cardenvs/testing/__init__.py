@@ -18,7 +18,7 @@ from typing import Any
 
 from cardenvs.registry import spec
 
-from . import engines, hidden, infosets, play, repo
+from . import engines, hidden, infosets, play, repo, rewards, states
 from .report import FAILED, PASSED, SKIPPED, Case, CheckFailed, ConformanceError, Report, Result, Skip, run_check
 
 __all__ = [
@@ -43,6 +43,8 @@ CHECKS: dict[str, Callable[[Case], None]] = {
     "legal_masks": play.legal_masks,
     "observation_spaces": play.observation_spaces,
     "illegal_actions": play.illegal_actions,
+    "rewards_outcome": rewards.rewards_outcome,
+    "reward_seats": rewards.reward_seats,
     "aec_vector": engines.aec_vector,
     "seeds": engines.seeds,
     "threads": engines.threads,
@@ -51,6 +53,7 @@ CHECKS: dict[str, Callable[[Case], None]] = {
     "hidden_cards": hidden.hidden_cards,
     "information_sets": infosets.information_sets,
     "public_counts": infosets.public_counts,
+    "state_decode": states.state_decode,
     "docs_tables": repo.docs_tables,
     "playthroughs": repo.playthroughs,
 }

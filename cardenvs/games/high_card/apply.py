@@ -72,9 +72,8 @@ def end_hand(row, follower, config, state, rewards):
     beats = SUIT[answer] == SUIT[led] and RANK[answer] > RANK[led]
     winner = follower if beats else 1 - follower
     state.scores[row, winner] += 1
-    if config.score_delta:
+    if config.score_delta:  # (each seat is paid its score's change)
         rewards[row, winner] += 1.0
-        rewards[row, 1 - winner] -= 1.0
     state.hand_number[row] += 1
     if state.hand_number[row] < config.hands:
         return False

@@ -62,6 +62,8 @@ class HighCardRules(TurnBasedRules):
         self.hands = positive_int("hands", hands, maximum=MAX_HANDS)
         self.reward = choice("reward", reward, ("win_loss", "score_delta"))
         self.config_values = tuple(Config(hands=self.hands, score_delta=self.reward == "score_delta"))
+        # win/loss pays +1 and -1 (or nothing): zero-sum, and saying so lets the kit check it at every step
+        self.zero_sum = self.reward == "win_loss"
 
     # ------------------------------------------------------------------ state
     def new_state(self, batch: int, rng: np.random.Generator) -> BatchState:

@@ -48,7 +48,7 @@ class Config(NamedTuple):
     """The configuration as the kernels read it (built once by the rules)."""
 
     hands: int  # hands in a game
-    score_delta: bool  # rewards: +1/-1 per trick (else win/loss at the end)
+    score_delta: bool  # rewards: +1 to each hand's winner (else win/loss at the end)
 
 
 class Arrays(NamedTuple):

@@ -48,14 +48,14 @@ def test_the_deal_and_a_swap():
     assert env.unwrapped.state_dict()["phase"] == "playing" and env.agent_selection == "player_1"
 
 
-@pytest.mark.parametrize("reward", ["win_loss", "score_delta"])
-def test_follow_suit_and_the_higher_card_of_the_suit_led_wins(reward):
+@pytest.mark.parametrize(("reward", "paid"), [("win_loss", -1.0), ("score_delta", 0.0)])
+def test_follow_suit_and_the_higher_card_of_the_suit_led_wins(reward, paid):
     env = start(hands=1, reward=reward)
     act(env, "keep", "keep", "play KC")
     assert legal(env) == {"play QC"}  # player_0 holds a club: it must follow
     act(env, "play QC")
     assert env.unwrapped.state_dict()["scores"] == [0, 1]
-    assert all(env.terminations.values()) and env.rewards == {"player_0": -1.0, "player_1": 1.0}
+    assert all(env.terminations.values()) and env.rewards == {"player_0": paid, "player_1": 1.0}
 
 
 def test_a_card_of_another_suit_never_wins():
