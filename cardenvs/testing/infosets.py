@@ -338,5 +338,22 @@ def public_counts(case: Case) -> None:
                 for index, key, rel in entries:
                     want = _count(sd, key, seat, rel, len(agents))
                     got = obs[index].item()
-                    name = entry_name(layout, index)
-                    case.expect(got == want, f"{agent}'s {name} shows {got:g}; state_dict()[{key!r}] says {want}")
+                    if got != want:
+                        case.expect(False, _count_message(layout, index, agent, got, key, want, seat, rel, len(agents)))
+
+
+def _count_message(
+    layout: Layout, index: int, agent: str, got: float, key: str, want: int, seat: int, rel: int | None, n: int
+) -> str:
+    """A wrong count, with the relative seat it is of and the absolute seat
+    whose ``state_dict()`` entry it must show."""
+    name = entry_name(layout, index)
+    if rel is None:
+        return f"{agent}'s {name} shows {got:g}; state_dict()[{key!r}] says {want}"
+    if rel >= n:
+        return f"{agent}'s {name} (relative seat {rel}, past the {n} seats) shows {got:g}, want 0"
+    other = (seat + rel) % n
+    return (
+        f"{agent}'s {name} (relative seat {rel}: player_{other}) shows {got:g}; "
+        f"state_dict()[{key!r}][{other}] says {want}"
+    )
