@@ -227,7 +227,7 @@ PLANTS = {
         "rewards[row, follower] += 1.0",  # (score_delta paid to the seat that played second)
         None,
         "reward_seats",
-        "is paid 1 but its score changed by 0",
+        "but its score changed by",
     ),
     "stock_next_card_leaked": ("observation.py", LED_LINE, LED_LINE + STOCK_LEAK.format(depth=0), None,
                                "information_sets", "shows cards it has not seen"),

@@ -55,23 +55,25 @@ def _scores(env: Any) -> np.ndarray:
 
 
 def _rewarded(case: Case, env: Any, seed: int) -> Iterator[tuple[np.ndarray, np.ndarray, bool]]:
-    """Random legal play from ``reset(seed=seed)``, at most ``case.steps``
-    actions: after each, every seat's reward, the change of every seat's
-    score and whether that ended the game (``case.step`` counts the actions)."""
+    """Random legal play from ``reset(seed=seed)``, game after game (the
+    next one reset from the env's own generator), ``case.steps`` actions in
+    all: after each, every seat's reward, the change of every seat's score
+    and whether that ended the game (``case.step`` counts the actions)."""
     rng = np.random.default_rng(seed)
     env.reset(seed=seed)
     case.at(seed, 0)
     agents = env.possible_agents
     before = _scores(env)
-    while case.step < case.steps and env.agents:
-        obs, _, term, trunc, _ = env.last()
-        if term or trunc:
-            return
+    while case.step < case.steps:
+        obs = env.observe(env.agent_selection)
         env.step(random_legal(rng, obs["action_mask"]))
         case.step += 1
         after = _scores(env)
         ended = all(env.terminations.values()) or all(env.truncations.values())
         yield np.array([env.rewards.get(a, 0.0) for a in agents], np.float64), after - before, ended
+        if ended:
+            env.reset()
+            after = _scores(env)
         before = after
 
 
@@ -107,24 +109,31 @@ def rewards_outcome(case: Case) -> None:
         mode, zero_sum, sign = _mode(env), bool(getattr(env.unwrapped.rules, "zero_sum", False)), _sign(env)
         checked |= zero_sum or mode == "score_delta"
         for seed in case.seeds:
-            paid, moved, over = np.zeros(len(env.possible_agents)), np.zeros(len(env.possible_agents)), False
+            paid, moved = np.zeros(len(env.possible_agents)), np.zeros(len(env.possible_agents))
             for rewards, change, ended in _rewarded(case, env, seed):
-                paid, moved, over = paid + rewards, moved + change, ended
+                paid, moved = paid + rewards, moved + change
                 case.expect(
                     not zero_sum or abs(rewards.sum()) < TOLERANCE,
                     f"the rules say zero_sum, but this step pays {_seats(rewards)} ({_name(env)})",
                 )
-            if mode == "score_delta":
-                case.expect(
-                    np.allclose(paid, sign * moved, rtol=0, atol=TOLERANCE),
-                    f"reward='score_delta': the rewards add up to {_seats(paid)}, but the scores changed by "
-                    f"{_seats(sign * moved)}{' (negated: the lowest score wins)' if sign < 0 else ''}",
-                )
-            if over:
-                checked |= _winners_paid_most(case, env, paid)
+                if ended or case.step == case.steps:
+                    _adds_up(case, mode, paid, sign * moved)
+                if ended:
+                    checked |= _winners_paid_most(case, env, paid)
+                    paid, moved = np.zeros_like(paid), np.zeros_like(moved)
     case.at()
     if not checked:
         raise Skip(f"no game was won within {case.steps} steps: the winners' rewards not checked (a shorter config)")
+
+
+def _adds_up(case: Case, mode: str | None, paid: np.ndarray, want: np.ndarray) -> None:
+    """``reward="score_delta"``: a game's rewards so far, ``paid``, add up
+    to each seat's score's change, ``want`` (signed)."""
+    if mode == "score_delta":
+        case.expect(
+            np.allclose(paid, want, rtol=0, atol=TOLERANCE),
+            f"reward='score_delta': the rewards add up to {_seats(paid)}, but the scores changed by {_seats(want)}",
+        )
 
 
 def _winners_paid_most(case: Case, env: Any, paid: np.ndarray) -> bool:
