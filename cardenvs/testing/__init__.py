@@ -5,7 +5,9 @@ of the registry must pass, run by name.
     >>> report = check_game("pepper_v0", checks=["cards_conserved"], seeds=1, steps=50)
     >>> report.raise_if_failed()
 
-or from a shell: ``python -m cardenvs.testing pepper_v0 [--check NAME ...] [--quick]``.
+or from a shell: ``python -m cardenvs.testing pepper_v0 [--config JSON] [--check NAME ...] [--quick]``
+(the game's ``short_config`` unless ``--config`` says otherwise; here, its
+defaults unless ``config`` does).
 The checks go through :mod:`cardenvs.registry` alone (the game's rules,
 layouts, docs page); each reports the game and, when it plays, the seed and
 step where it failed.  It needs only the package's dependencies (PettingZoo's

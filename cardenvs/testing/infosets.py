@@ -12,7 +12,9 @@ actions with those cards' texts swapped (``reset(options={"decks": ...})``,
 ``action_to_str``), compared while the second game is the first with the
 two cards relabelled (its ``state_dict()`` says so) and while neither card
 has been anywhere the seat sees: only other seats' ``hands`` and the places
-the rules name in ``hidden_places`` (e.g. ``("stock",)``) are hidden."""
+the rules name in ``hidden_places`` (e.g. ``("stock",)``) are hidden.  Every
+card a seat has not seen is traded (:func:`_trades`), whatever the number of
+seats: every hand, the stock at every depth, a card drawn or passed."""
 
 from __future__ import annotations
 
