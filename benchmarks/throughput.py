@@ -120,13 +120,15 @@ def note(msg: str) -> None:
 # Our vector engine
 def _random_legal(rng: np.random.Generator, mask: np.ndarray) -> np.ndarray:
     """One uniformly random legal action per row (per last axis): the k-th of
-    the row's legal actions for a uniform k (action 0 for a row with none).
+    the row's legal actions for a uniform k (a row with none, which the engine never shows, gets any action).
 
-    Small masks take a random float per action and the argmax (the fewest
-    numpy calls); large ones one random number per row, as for Push's 2,371
+    Small masks take a random float per action, add the mask and take the
+    argmax (the fewest numpy calls; adding, not multiplying: a float32 draw
+    may be 0.0, and 0.0 times the only legal action would pick action 0,
+    illegal, once in about ten million decisions); large ones one random number per row, as for Push's 2,371
     actions at 4096 games a float per action cost 60-80 ms per batch step."""
     if mask.size <= 1 << 16:
-        return (rng.random(mask.shape, dtype=np.float32) * mask).argmax(-1)
+        return (rng.random(mask.shape, dtype=np.float32) + mask).argmax(-1)
     n = mask.shape[-1]
     rows = mask.reshape(-1, n)
     counts = np.count_nonzero(rows, axis=1)

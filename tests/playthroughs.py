@@ -248,9 +248,24 @@ def replay_in_vector_engine(name: str, lines: list[str]) -> None:
     raise AssertionError(f"{name}: the file ended without an 'end' line")
 
 
+def check_recipe(name: str) -> None:
+    """Exit with one line if the game refuses the playthrough's config (a
+    recipe line copied from another game, e.g. by ``cardenvs new-game``,
+    names options the game has not got any more)."""
+    game, config, seed = PLAYTHROUGHS[name]
+    try:
+        cardenvs.make(game, **config)
+    except (TypeError, ValueError) as refused:
+        sys.exit(
+            f"{path_of(name)}: {game} refuses the config of its first line, {json.dumps(config)} ({refused}): "
+            f"edit that line, e.g. '# {name}: {game} {{}} seed {seed}' for the game's defaults, and record again"
+        )
+
+
 def write(names: list[str]) -> None:
     FOLDER.mkdir(exist_ok=True)
     for name in names:
+        check_recipe(name)
         lines = playthrough(name)
         path_of(name).write_text("\n".join(lines) + "\n")
         print(f"{path_of(name).relative_to(ROOT.parent)}: {len(lines)} lines")

@@ -86,6 +86,9 @@ def test_the_command_prints_a_line_per_check_and_fails_on_a_failure():
     run = [sys.executable, "-m", "cardenvs.testing", "push_v0", "--quick", "--check", "cards_conserved"]
     out = subprocess.run(run, capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stderr
-    assert out.stdout.splitlines()[0] == "PASSED  cards_conserved push_v0"
+    assert out.stdout.splitlines()[:2] == [
+        'push_v0 config {"max_turns": 12, "rounds": [1, 2]} (short_config)',  # (GameSpec.short_config, unless --config)
+        "PASSED  cards_conserved push_v0",
+    ]
     bad = subprocess.run([*run[:4], "--check", "colour"], capture_output=True, text=True, timeout=300)
     assert bad.returncode != 0 and "colour" in bad.stderr

@@ -19,7 +19,7 @@ import cardenvs.vector as V
 from cardenvs import spit_v0
 from cardenvs.core.state import decode_state, state_layout, state_module
 from cardenvs.registry import GAMES
-from cardenvs.testing.common import is_card_text
+from cardenvs.testing.states import decoded_places, place_differences, reference_places
 
 # Every player count and variant, in quick configs.
 CONFIGS = [
@@ -35,12 +35,10 @@ CONFIGS = [
     ("spit_v0", {"variant": "speed", "max_ticks": 300}),
     ("spit_v0", {"variant": "speed", "target_score": 30, "max_ticks": 100}),
 ]
-LISTED = {game for game, _ in CONFIGS}  # (what their state_dict() and decode name is read below, game by game)
-# Every other game of the registry in its short configs, its locations read the template's way (generic_locations).
+# Every other game of the registry in its short configs.
+LISTED = {game for game, _ in CONFIGS}
 CONFIGS += [(name, dict(cfg)) for name, game in GAMES.items() if name not in LISTED for cfg in game.short_config]
 IDS = [f"{game}-{'-'.join(f'{k}={v}' for k, v in cfg.items())}" for game, cfg in CONFIGS]
-# Locations kept in order (stacks, the trick); the others are compared as multisets.
-ORDERED = ("trick", "stock", "discard", "stockpile ", "spit_cards ", "spit_pile ", "side_pile ", "centre_pile ")
 
 
 def test_every_game_is_covered():
@@ -48,61 +46,11 @@ def test_every_game_is_covered():
     assert all(spec.state_layouts for spec in GAMES.values())
 
 
-def card_locations(sd: dict) -> dict[str, list[str]]:
-    """Where every card is, read off ``state_dict()`` (the reference the
-    decoded state must match, named as the games' ``decode`` names them)."""
-    game, out = sd["game"], {}
-    if game not in LISTED:
-        return generic_locations(sd)
-    if game == "pepper_v0":
-        out["dead_hand"] = sd["dead_hand"]
-        for s in range(sd["num_players"]):
-            out[f"hand {s}"] = sd["hands"][s]
-            out[f"table {s}"] = [c["card"] for c in sd["trick"] if c["seat"] == s]
-            out[f"played {s}"] = [c["card"] for t in sd["tricks"] for c in t["cards"] if c["seat"] == s]
-    elif game == "cancellation_hearts_v0":
-        out.update(carried=sd["carried"], uncollected=sd["uncollected"], widow=sd["widow"])
-        out["trick"] = [t["card"] for t in sd["trick"]]
-        for s in range(sd["num_players"]):
-            out.update({f"hand {s}": sd["hands"][s], f"passing {s}": sd["passing"][s], f"taken {s}": sd["taken"][s]})
-    elif game == "push_v0":
-        out.update(stock=sd["stock"], discard=sd["discard"])
-        out.update({f"hand {s}": sd["hands"][s] for s in range(4)})
-        out.update({f"meld {m}": meld["cards"] for m, meld in enumerate(sd["melds"])})
-    elif sd["variant"] == "speed":
-        for k in range(2):
-            out[f"hand {k}"], out[f"stock {k}"] = sd["hands"][k], sd["stocks"][k]
-            out[f"side_pile {k}"], out[f"centre_pile {k}"] = sd["side_piles"][k], sd["spit_piles"][k]
-    else:
-        for s in range(2):
-            out.update({f"stockpile {s} {i}": pile for i, pile in enumerate(sd["stockpiles"][s])})
-            out[f"spit_cards {s}"] = sd["spit_cards"][s]
-        out.update({f"spit_pile {p}": sd["spit_piles"][p] for p in range(2)})
-    return normal(out)
-
-
-def generic_locations(sd: dict) -> dict[str, list[str]]:
-    """A game that names its places as the template (High Card) does: its
-    ``decode`` calls seat s's hand ``hand s`` and every other place by its
-    ``state_dict()`` key (a list of card texts, or of ``{"card": ...}``);
-    the empty places are left out (and left out of the decoded state)."""
-    out = {f"hand {s}": hand for s, hand in enumerate(sd["hands"])}
-    for key, value in sd.items():
-        if key != "hands" and isinstance(value, list) and value:
-            cards = [v.get("card") if isinstance(v, dict) else v for v in value]
-            if all(is_card_text(c) for c in cards):
-                out[key] = cards
-    return normal({k: v for k, v in out.items() if v})
-
-
-def decoded_locations(rules, state: np.ndarray, game: str) -> dict[str, list[str]]:
-    """``decode_state`` as :func:`card_locations` names it."""
-    decoded = normal(decode_state(rules, state))
-    return decoded if game in LISTED else {k: v for k, v in decoded.items() if v}
-
-
-def normal(cards: dict[str, list[str]]) -> dict[str, list[str]]:
-    return {k: (list(v) if k.startswith(ORDERED) else sorted(v)) for k, v in cards.items()}
+def card_locations(rules, sd: dict) -> dict[str, list[str]]:
+    """Where every card is, read off ``state_dict()`` and named as the
+    game's ``decode`` names them (the conformance kit's reference: the
+    game's ``places`` or the template's names)."""
+    return reference_places(rules, sd)
 
 
 def check_state_now(env) -> np.ndarray:
@@ -111,7 +59,8 @@ def check_state_now(env) -> np.ndarray:
     state = env.state()
     assert state.shape == env.state_space.shape and state.dtype == env.state_space.dtype
     assert env.state_space.contains(state)
-    assert decoded_locations(raw.rules, state, raw.rules.name) == card_locations(raw.state_dict())
+    differences = place_differences(decoded_places(raw.rules, state), card_locations(raw.rules, raw.state_dict()))
+    assert not differences, differences
     return state
 
 
@@ -214,12 +163,12 @@ def full_deck(rules) -> list[str]:
     return [text for text, copies in zip(deck.texts, deck.copies) for _ in range(copies)]
 
 
-def hidden_pair(game: str, sd: dict, acting: int) -> list[tuple[str, str]]:
+def hidden_pair(rules, game: str, sd: dict, acting: int) -> list[tuple[str, str]]:
     """Two cards the seat ``acting`` cannot see, each with its location, in
     two of its opponents' hidden places (two other seats' hands; at two
     players the other hand and the dead hand; Spit: a face-down stockpile
     card and a spit card of the opponent; Speed: the opponent's hand and stock)."""
-    locs = card_locations(sd)
+    locs = card_locations(rules, sd)
     if game == "spit_v0" and sd["variant"] == "speed":
         return [("hand 1", locs["hand 1"][0]), ("stock 1", locs["stock 1"][-1])]
     if game == "spit_v0":
@@ -254,7 +203,9 @@ def deal_with_swap(env, deck: list[str], pair: list[tuple[str, str]], want: dict
             other = list(deck)
             other[i], other[j] = b, a
             env.reset(seed=0, options={"decks": [other], "dealer": 0})
-            if {k: Counter(v) for k, v in card_locations(env.unwrapped.state_dict()).items()} == want:
+            if {
+                k: Counter(v) for k, v in card_locations(env.unwrapped.rules, env.unwrapped.state_dict()).items()
+            } == want:
                 return other
     raise AssertionError(f"no deal trades {pair}")
 
@@ -268,8 +219,8 @@ def test_hidden_cards_change_the_state_not_the_observation(game, config):
     acting = env.agent_selection
     seat = int(acting.split("_")[1])
     sd, obs, state = raw.state_dict(), env.observe(acting), env.state()
-    pair = hidden_pair(game, sd, seat)
-    deal_with_swap(env, deck, pair, swapped(card_locations(sd), pair))
+    pair = hidden_pair(raw.rules, game, sd, seat)
+    deal_with_swap(env, deck, pair, swapped(card_locations(raw.rules, sd), pair))
     assert env.agent_selection == acting
     other_obs, other_state = env.observe(acting), env.state()
     np.testing.assert_array_equal(other_obs["observation"], obs["observation"])

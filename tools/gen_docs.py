@@ -10,7 +10,11 @@ rendered from the layout data (``cardenvs.core.layout.Layout``), so the
 tables cannot drift from the code.  The games table of ``docs/index.md`` and
 of ``README.md`` (between ``<!-- generated:games -->`` and
 ``<!-- /generated:games -->``) is rendered from the registry, one row per
-game.
+game, and so is the prose that counts the games: the README's
+``games-prose`` paragraph (what every game has, what only some have) and
+the number of games wherever it stands between ``<!-- generated:games-count -->``
+and ``<!-- /generated:games-count -->`` in a sentence (a number word, in the
+case it had: "Four games", "four games"; the template game not counted).
 
     python tools/gen_docs.py           # rewrite the pages
     python tools/gen_docs.py --check   # exit 1 if a page is out of date (run by the tests)
@@ -30,6 +34,7 @@ import sys
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from cardenvs.app.new_game import TEMPLATE  # noqa: E402
 from cardenvs.registry import GAMES, load  # noqa: E402
 
 #: The kinds of generated block, each with the registry field listing its layouts.
@@ -75,11 +80,79 @@ def games_table(prefix: str) -> str:
     return "\n".join(rows)
 
 
+#: The pages with generated prose about the games, and its kinds in each.
+GAMES_PROSE = {"README.md": ("games-count", "games-prose"), "docs/getting-started.md": ("games-count",)}
+NUMBER_WORDS = ["no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve"]
+
+
+def number_word(n: int) -> str:
+    return NUMBER_WORDS[n] if n < len(NUMBER_WORDS) else str(n)
+
+
+def games_count() -> str:
+    """How many games the library has, in words (the template game not counted)."""
+    return number_word(sum(game.folder != TEMPLATE for game in GAMES.values()))
+
+
+def titles(games: list) -> str:
+    names = [game.title for game in games]
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+
+
+def games_prose() -> str:
+    """The README's paragraph after its games table: what every game has,
+    what the full games have (a PPO baseline and a world sampler) and which
+    games lack some of it, and the template game."""
+    games = [game for game in GAMES.values() if game.folder != TEMPLATE]
+    full = [game for game in games if game.baseline and game.sampler]
+    lacking: dict[str, list] = {}
+    for game in games:
+        missing = [what for what, has in (("PPO baseline", game.baseline), ("world sampler", game.sampler)) if not has]
+        if missing:
+            lacking.setdefault(" or ".join(missing), []).append(game)
+    notes = [f"{titles(some)} {'has' if len(some) == 1 else 'have'} no {what} yet" for what, some in lacking.items()]
+    template = next((game for game in GAMES.values() if game.folder == TEMPLATE), None)
+    lines = [
+        "Every game also has a rule-based agent and a picture of the table",
+        "(`cardenvs play`, `cardenvs serve`, `cardenvs replay`: [the play page](docs/serve.md),",
+        f"[replays](docs/replays.md)); the {number_word(len(full))} full games also have a PPO baseline",
+        '(`make_agent(game, "ppo")`) and a world sampler for search' + "".join(f"; {note}" for note in notes) + ".",
+    ]
+    if template is not None:
+        lines += [
+            f"{template.title} is the template game: `cardenvs new-game NAME` copies it as the start of a",
+            "new game ([Adding a game](docs/adding-a-game.md)).",
+        ]
+    return "\n".join(lines)
+
+
+def render_count(text: str) -> str:
+    """``text`` with every ``games-count`` span holding the number of games,
+    in the case of the word it held."""
+    start, end = markers("games-count")
+    word = games_count()
+
+    def cased(found: re.Match[str]) -> str:
+        old = found.group(1)
+        return start + (word.capitalize() if old[:1].isupper() else word) + end
+
+    return re.sub(re.escape(start) + r"(.*?)" + re.escape(end), cased, text)
+
+
 def pages() -> dict[pathlib.Path, str]:
-    """Every game page with its generated blocks filled, and the pages with a games table."""
+    """Every game page with its generated blocks filled, and the pages with a games table or prose."""
     out = {}
     for page, prefix in GAMES_TABLES.items():
         out[ROOT / page] = render_page((ROOT / page).read_text(), [games_table(prefix)], page, "games")
+    for page, kinds in GAMES_PROSE.items():
+        text = out.get(ROOT / page) or (ROOT / page).read_text()
+        if "games-count" in kinds:
+            if markers("games-count")[0] not in text:
+                raise SystemExit(f"{page}: no generated games-count span")
+            text = render_count(text)
+        if "games-prose" in kinds:
+            text = render_page(text, [games_prose()], page, "games-prose")
+        out[ROOT / page] = text
     for game in GAMES.values():
         path = ROOT / game.doc
         text = path.read_text()

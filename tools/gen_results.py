@@ -44,6 +44,23 @@ SECTIONS: list[tuple[str, str, str, list[Column]]] = [
         ],
     ),
     (
+        "template_speed",
+        "A new game's speed: the template next to Pepper",
+        "Steps per CPU second of random legal play at 1,024 games, the template game (what `cardenvs new-game` "
+        "copies) and Pepper measured in turn in the same run, their games staggered first (a game of one "
+        "length would otherwise keep every row in the same phase); *x* is the median of the per-round ratios "
+        'to Pepper, of the whole loop and of `venv.step` alone (docs/adding-a-game.md, "A fast game").',
+        [
+            ("game", "game", "str"),
+            ("batch", "batch", "int"),
+            ("rounds", "rounds", "int"),
+            ("steps_per_cpu_s", "steps/CPU-s, whole loop", "int"),
+            ("engine_steps_per_cpu_s", "steps/CPU-s, engine", "int"),
+            ("x_reference", "x Pepper, whole loop", "x"),
+            ("engine_x_reference", "x Pepper, engine", "x"),
+        ],
+    ),
+    (
         "single_game",
         "One game at a time, next to OpenSpiel",
         "Random legal play with the observation every step, one game at a time, through each path a user takes "

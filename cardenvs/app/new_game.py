@@ -50,12 +50,15 @@ High Card: change it file by file (see docs/adding-a-game.md).
 NEXT = """\
 Next (docs/adding-a-game.md says more):
   1. cardenvs/games/{name}/tables.py: your deck, actions and phases; then legal.py, deal.py, apply.py
-     (the rules, one kernel per phase), observation.py and state.py (what a seat sees, the whole game),
-     rules.py (state_dict, render), agent.py (the rule agent); the docstrings say what each holds.
+     (the rules: one kernel call a step, one function per phase), observation.py and state.py (what a
+     seat sees, the whole game), rules.py (state_dict, render), agent.py (the rule agent); the docstrings
+     say what each holds.
   2. docs/{name}.md: your rules, config, actions and rewards; then `make docs` rewrites its generated tables.
   3. cardenvs/games/{name}/test_rules.py: your rules' tests (its fixed deals are High Card's).
-  4. python tests/playthroughs.py {name}   (record the golden playthrough again once play changes)
-  5. python -m cardenvs.testing {name}_v0   (the conformance kit: every generic check)
+  4. python tests/playthroughs.py {name}   (record the golden playthrough again once play changes; its first
+     line's config, {{}}, is your game's defaults: edit that line to record another config)
+  5. python -m cardenvs.testing {name}_v0   (the conformance kit, in spec.py's short_config; --config '{{}}'
+     for your defaults: run both, and every seat count, before the game is done)
 """
 
 

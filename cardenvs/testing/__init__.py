@@ -5,7 +5,9 @@ of the registry must pass, run by name.
     >>> report = check_game("pepper_v0", checks=["cards_conserved"], seeds=1, steps=50)
     >>> report.raise_if_failed()
 
-or from a shell: ``python -m cardenvs.testing pepper_v0 [--check NAME ...] [--quick]``.
+or from a shell: ``python -m cardenvs.testing pepper_v0 [--config JSON] [--check NAME ...] [--quick]``
+(the game's ``short_config`` unless ``--config`` says otherwise; here, its
+defaults unless ``config`` does).
 The checks go through :mod:`cardenvs.registry` alone (the game's rules,
 layouts, docs page); each reports the game and, when it plays, the seed and
 step where it failed.  It needs only the package's dependencies (PettingZoo's
@@ -18,7 +20,7 @@ from typing import Any
 
 from cardenvs.registry import spec
 
-from . import engines, hidden, infosets, play, repo
+from . import engines, hidden, infosets, play, repo, rewards, states
 from .report import FAILED, PASSED, SKIPPED, Case, CheckFailed, ConformanceError, Report, Result, Skip, run_check
 
 __all__ = [
@@ -43,6 +45,8 @@ CHECKS: dict[str, Callable[[Case], None]] = {
     "legal_masks": play.legal_masks,
     "observation_spaces": play.observation_spaces,
     "illegal_actions": play.illegal_actions,
+    "rewards_outcome": rewards.rewards_outcome,
+    "reward_seats": rewards.reward_seats,
     "aec_vector": engines.aec_vector,
     "seeds": engines.seeds,
     "threads": engines.threads,
@@ -51,6 +55,7 @@ CHECKS: dict[str, Callable[[Case], None]] = {
     "hidden_cards": hidden.hidden_cards,
     "information_sets": infosets.information_sets,
     "public_counts": infosets.public_counts,
+    "state_decode": states.state_decode,
     "docs_tables": repo.docs_tables,
     "playthroughs": repo.playthroughs,
 }

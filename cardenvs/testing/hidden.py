@@ -51,9 +51,11 @@ def _swapped_deal(env: Any, deck: list[str], pair: tuple[int, int, str, str], se
 def hidden_cards(case: Case) -> None:
     """From a fixed deck (``reset(options={"decks": [...]})``), trade a card
     between two opponents' hands of the seat to act: its observation and mask
-    must not change (``state_dict()["hands"]`` says where the cards are; a
+    must not change (``state_dict()["hands"]`` says where the cards are).  A
     game with a ``hidden_deals`` hook on its GameSpec, or a
-    ``hidden_deals(deck)`` method on its rules, gives the two decks)."""
+    ``hidden_deals(deck)`` method on its rules, gives the two decks instead;
+    a hook that returns None (e.g. at a seat count where the trade works,
+    three seats or more) leaves the trade to the kit."""
     hook = getattr(case.spec, "hidden_deals", None)
     for seed in case.seeds:
         case.at(seed, 0)
@@ -62,22 +64,26 @@ def hidden_cards(case: Case) -> None:
             hook = lambda rules, deck: rules.hidden_deals(deck)  # noqa: E731
         deck = full_deck(env.unwrapped.rules)
         deck = [deck[i] for i in np.random.default_rng(seed).permutation(len(deck))]
-        if hook is not None:
-            decks = hook(env.unwrapped.rules, deck)
-        else:
-            env.reset(seed=seed, options={"decks": [deck], "dealer": 0})
-            sd = env.unwrapped.state_dict()
-            seat = env.possible_agents.index(env.agent_selection)
-            pair = _opponents_pair(_hands(env), seat) if "hands" in sd else None
-            if pair is None:
-                raise Skip(
-                    "no two opponents of the seat to act hold cards in state_dict()['hands'] (give the rules a "
-                    "hidden_deals(deck) method: two decks differing only in cards the first seat to act cannot see)"
-                )
-            if not _swapped_deal(env, deck, pair, seed):
-                case.expect(False, f"no deck order trades {pair[2]} and {pair[3]} between seats {pair[:2]}")
-            decks = None
+        decks = hook(env.unwrapped.rules, deck) if hook is not None else None
+        if decks is None:
+            _trade_at_the_deal(case, env, deck, seed)
         _compare(case, env, deck, decks, seed)
+
+
+def _trade_at_the_deal(case: Case, env: Any, deck: list[str], seed: int) -> None:
+    """Deal ``deck``, then leave ``env`` on the deal of ``deck`` with a card
+    traded between two opponents' hands of the seat to act."""
+    env.reset(seed=seed, options={"decks": [deck], "dealer": 0})
+    sd = env.unwrapped.state_dict()
+    seat = env.possible_agents.index(env.agent_selection)
+    pair = _opponents_pair(_hands(env), seat) if "hands" in sd else None
+    if pair is None:
+        raise Skip(
+            "no two opponents of the seat to act hold cards in state_dict()['hands'] (give the rules a "
+            "hidden_deals(deck) method: two decks differing only in cards the first seat to act cannot see)"
+        )
+    if not _swapped_deal(env, deck, pair, seed):
+        case.expect(False, f"no deck order trades {pair[2]} and {pair[3]} between seats {pair[:2]}")
 
 
 def _compare(case: Case, env: Any, deck: list[str], decks: Any, seed: int) -> None:

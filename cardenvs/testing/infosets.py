@@ -12,7 +12,9 @@ actions with those cards' texts swapped (``reset(options={"decks": ...})``,
 ``action_to_str``), compared while the second game is the first with the
 two cards relabelled (its ``state_dict()`` says so) and while neither card
 has been anywhere the seat sees: only other seats' ``hands`` and the places
-the rules name in ``hidden_places`` (e.g. ``("stock",)``) are hidden."""
+the rules name in ``hidden_places`` (e.g. ``("stock",)``) are hidden.  Every
+card a seat has not seen is traded (:func:`_trades`), whatever the number of
+seats: every hand, the stock at every depth, a card drawn or passed."""
 
 from __future__ import annotations
 
@@ -33,7 +35,7 @@ from .report import Case, Skip
 
 WORLDS = 3  # sampled worlds per seat and position
 POSITIONS = 6  # positions looked at per seed (sampler games)
-MAX_TRADES = 10  # card trades per seat and seed (games without a sampler)
+MAX_TRADES = 64  # card trades per seat and seed (games without a sampler): every card of a 52-card deck
 
 
 # ---------------------------------------------------------------- shared
@@ -194,20 +196,37 @@ def _hidden_until(record: list, seat: int, hidden: tuple[str, ...], deck: list[s
 
 
 def _trades(record: list, seat: int, until: dict[str, int]) -> list[tuple[str, str, int]]:
-    """Pairs of cards ``seat`` has not seen, ``(x, y, until)``: the cards
-    grouped by the places they went through, each paired with the first of
-    the next group (first cards first: a stock's top, a card just drawn)."""
-    groups: dict[tuple, list[str]] = {}
+    """Pairs of cards ``seat`` has not seen, ``(x, y, until)``, such that
+    every such card is in one, whatever the number of seats (at most
+    :data:`MAX_TRADES`).  The cards are grouped by the places they went
+    through (a hand, the stock, a hand after a draw or a pass), each group
+    in its place's order (a pile top first), and taken round-robin over the
+    groups: the first trades reach every group, the next ones the groups'
+    next cards (the stock at every depth).  Each card is traded with a card
+    of another group that stays unseen at least as long (one not yet traded
+    if there is one), so the two games are compared for as long as it is
+    hidden."""
     order = {card: i for i, card in enumerate(_places(record[0][0]))}
-    for card in sorted((c for c in until if until[c] > 0), key=lambda c: order.get(c, 0)):
+    groups: dict[tuple, list[str]] = {}
+    for card in sorted((c for c in until if until[c] > 0), key=lambda c: order.get(c, len(order))):
         path = tuple(_places(sd).get(card) for sd, _, _ in record[: until[card]])
         groups.setdefault(path, []).append(card)
-    heads = list(groups.values())
-    if len(heads) < 2:
+    members = list(groups.values())
+    if len(members) < 2:
         return []
-    pairs = [(g[0], heads[(i + 1) % len(heads)][0]) for i, g in enumerate(heads)]
-    pairs += [(c, heads[(i + 1) % len(heads)][0]) for i, g in enumerate(heads) for c in g[1:]]
-    return [(x, y, min(until[x], until[y])) for x, y in pairs[:MAX_TRADES]]
+    queue = [g[k] for k in range(max(map(len, members))) for g in members if k < len(g)]
+    group_of = {card: i for i, g in enumerate(members) for card in g}
+    traded: set[str] = set()
+    pairs = []
+    for x in queue:
+        if x in traded:
+            continue
+        others = [y for y in queue if group_of[y] != group_of[x]]
+        lasting = [y for y in others if until[y] >= until[x]] or [max(others, key=until.__getitem__)]
+        y = next((y for y in lasting if y not in traded), lasting[0])
+        pairs.append((x, y, min(until[x], until[y])))
+        traded |= {x, y}
+    return pairs[:MAX_TRADES]
 
 
 def _swapped(value: Any, x: str, y: str) -> Any:
@@ -321,5 +340,22 @@ def public_counts(case: Case) -> None:
                 for index, key, rel in entries:
                     want = _count(sd, key, seat, rel, len(agents))
                     got = obs[index].item()
-                    name = entry_name(layout, index)
-                    case.expect(got == want, f"{agent}'s {name} shows {got:g}; state_dict()[{key!r}] says {want}")
+                    if got != want:
+                        case.expect(False, _count_message(layout, index, agent, got, key, want, seat, rel, len(agents)))
+
+
+def _count_message(
+    layout: Layout, index: int, agent: str, got: float, key: str, want: int, seat: int, rel: int | None, n: int
+) -> str:
+    """A wrong count, with the relative seat it is of and the absolute seat
+    whose ``state_dict()`` entry it must show."""
+    name = entry_name(layout, index)
+    if rel is None:
+        return f"{agent}'s {name} shows {got:g}; state_dict()[{key!r}] says {want}"
+    if rel >= n:
+        return f"{agent}'s {name} (relative seat {rel}, past the {n} seats) shows {got:g}, want 0"
+    other = (seat + rel) % n
+    return (
+        f"{agent}'s {name} (relative seat {rel}: player_{other}) shows {got:g}; "
+        f"state_dict()[{key!r}][{other}] says {want}"
+    )

@@ -133,3 +133,13 @@ def decode(rules: Any, values: np.ndarray) -> dict[str, list[str]]:
         if suit >= 0:
             cards["trick"].append(texts[13 * suit + rank])
     return cards
+
+
+def places(sd: dict[str, Any]) -> dict[str, list[str]]:
+    """Where every card of ``state_dict()`` ``sd`` is, named as :func:`decode`
+    names them (the conformance kit's ``state_decode``)."""
+    out = {"carried": sd["carried"], "uncollected": sd["uncollected"], "widow": sd["widow"]}
+    out["trick"] = [t["card"] for t in sd["trick"]]
+    for s in range(sd["num_players"]):
+        out.update({f"hand {s}": sd["hands"][s], f"passing {s}": sd["passing"][s], f"taken {s}": sd["taken"][s]})
+    return out

@@ -4,10 +4,10 @@ complete game of the library and the starting point of a new one
 
 One file per part of the game, in the order a reader meets them:
 
-- ``tables.py``: the deck, action ids and texts, phases, the kernels' Config and Arrays
+- ``tables.py``: the deck, action ids and texts, phases, the kernels' Config and Arrays (a pack)
 - ``legal.py``: the legal-action mask of one game (compiled)
 - ``deal.py``: dealing a hand and opening it (compiled)
-- ``apply.py``: applying an action, one function per phase (compiled)
+- ``apply.py``: a step in one compiled call, one function per phase
 - ``observation.py``: the observation layout as data (LAYOUT) and its writer (compiled)
 - ``state.py``: the whole game for centralised critics (STATE_LAYOUT, encode, decode)
 - ``rules.py``: the rules class: config, new state, deals, step by phase, state_dict, render

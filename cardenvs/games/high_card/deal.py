@@ -12,7 +12,7 @@ from cardenvs.core.cards import deal_round_robin
 from cardenvs.core.jit import kernel
 
 from .legal import refresh_legal
-from .tables import HAND_SIZE, NUM_PLAYERS, SWAPPING, Arrays
+from .tables import HAND_SIZE, NUM_PLAYERS, SWAPPING, unpack_arrays
 
 
 @kernel
@@ -20,7 +20,7 @@ def deal_hands(rows, orders, arrays):
     """Deal deck ``orders[i]`` (card ids, top first) in game ``rows[i]`` (its
     dealer already set) and open the hand: the seat left of the dealer
     swaps first."""
-    state = Arrays(*arrays)
+    state = unpack_arrays(arrays)
     dealt = NUM_PLAYERS * HAND_SIZE
     for i in range(rows.shape[0]):
         row = rows[i]

@@ -15,7 +15,7 @@ from cardenvs.core.game import BatchState
 from cardenvs.core.jit import kernel
 from cardenvs.core.layout import Field, Layout
 
-from .tables import DONE, MAX_HANDS, NUM_CARDS, NUM_PLAYERS, Arrays, ArrayValues
+from .tables import DONE, MAX_HANDS, NUM_CARDS, NUM_PLAYERS, ArrayValues, unpack_arrays
 
 LAYOUT = Layout(
     [
@@ -51,7 +51,7 @@ def encode(
 @kernel
 def encode_rows(rows, seats, hands, arrays, out):
     """Fill ``out[i]`` with game ``rows[i]`` seen by seat ``seats[i]``."""
-    state = Arrays(*arrays)
+    state = unpack_arrays(arrays)
     for i in range(rows.shape[0]):
         row, seat, obs = rows[i], seats[i], out[i]
         obs[:] = 0

@@ -2,8 +2,8 @@
 
 State is a :class:`~cardenvs.core.game.BatchState` of arrays with one row per
 game (:class:`~.tables.Arrays` lists them); :class:`HighCardRules` holds the
-configuration, deals (the only random draws) and hands each phase's actions
-to its compiled kernel (:mod:`.apply`).  The PettingZoo env (:mod:`.env`)
+configuration, deals (the only random draws) and hands a step's actions to
+one compiled kernel (:mod:`.apply`).  The PettingZoo env (:mod:`.env`)
 and the vector engine (:mod:`cardenvs.vector`) are both views over this
 class: neither computes a rule.
 
@@ -18,10 +18,10 @@ from typing import Any
 
 import numpy as np
 
-from cardenvs.core.game import NO_ROWS, BatchState, TurnBasedRules, choice, positive_int
+from cardenvs.core.game import BatchState, TurnBasedRules, choice, positive_int
 
 from . import observation as ob
-from .apply import play_cards, swap_cards
+from .apply import step_games
 from .deal import deal_hands
 from .tables import (
     ACTIONS,
@@ -32,9 +32,7 @@ from .tables import (
     NUM_CARDS,
     NUM_PLAYERS,
     PHASE_NAMES,
-    PLAYING,
     STOCK_SIZE,
-    SWAPPING,
     ArrayValues,
     Config,
 )
@@ -62,6 +60,8 @@ class HighCardRules(TurnBasedRules):
         self.hands = positive_int("hands", hands, maximum=MAX_HANDS)
         self.reward = choice("reward", reward, ("win_loss", "score_delta"))
         self.config_values = tuple(Config(hands=self.hands, score_delta=self.reward == "score_delta"))
+        # win/loss pays +1 and -1 (or nothing): zero-sum, and saying so lets the kit check it at every step
+        self.zero_sum = self.reward == "win_loss"
 
     # ------------------------------------------------------------------ state
     def new_state(self, batch: int, rng: np.random.Generator) -> BatchState:
@@ -88,20 +88,13 @@ class HighCardRules(TurnBasedRules):
 
     # ------------------------------------------------------------------ step
     def advance(self, state: BatchState, actions: np.ndarray, rewards: np.ndarray) -> list[np.ndarray]:
-        """Each phase's rows by its kernel; the rows whose hand ended are
-        returned, and the core deals their next hand (:meth:`deal_next`)."""
-        return self.step_by_phase(state, actions, rewards, ((SWAPPING, self._swap), (PLAYING, self._play)))
-
-    def _swap(self, state: BatchState, rows: np.ndarray, actions: np.ndarray, rewards: np.ndarray) -> None:
-        swap_cards(rows, actions, state.bundle(ArrayValues))
-
-    def _play(self, state: BatchState, rows: np.ndarray, actions: np.ndarray, rewards: np.ndarray) -> np.ndarray:
-        ended = np.empty((2, len(rows)), np.int64)  # rows whose hand ended; 1 where that ended the game
-        count = play_cards(rows, actions, self.config_values, state.bundle(ArrayValues), rewards, ended)
-        finished, game_over = ended[0, :count], ended[1, :count] == 1
-        if np.count_nonzero(game_over):
-            self.end_games(state, finished[game_over], DONE)
-        return finished[~game_over] if count else NO_ROWS
+        """Every game that is on, in one compiled call (:func:`~.apply.step_games`:
+        each row by its phase, games that are over ended there).  The rows
+        whose hand ended are returned, and the core deals their next hand
+        (:meth:`deal_next`)."""
+        dealt = np.empty(state.batch, np.int64)
+        count = step_games(actions, self.config_values, state.bundle(ArrayValues), rewards, dealt)
+        return [dealt[:count]]
 
     # ------------------------------------------------------------ observation
     def observe(self, state: BatchState, seats: np.ndarray, rows: np.ndarray | None = None) -> np.ndarray:

@@ -48,14 +48,33 @@ def test_the_deal_and_a_swap():
     assert env.unwrapped.state_dict()["phase"] == "playing" and env.agent_selection == "player_1"
 
 
-@pytest.mark.parametrize("reward", ["win_loss", "score_delta"])
-def test_follow_suit_and_the_higher_card_of_the_suit_led_wins(reward):
+@pytest.mark.parametrize(("reward", "paid"), [("win_loss", -1.0), ("score_delta", 0.0)])
+def test_follow_suit_and_the_higher_card_of_the_suit_led_wins(reward, paid):
     env = start(hands=1, reward=reward)
     act(env, "keep", "keep", "play KC")
-    assert legal(env) == {"play QC"}  # player_0 holds a club: it must follow
+    assert legal(env) == {"play QC"}  # player_0 holds one club: it must follow, a forced move
     act(env, "play QC")
     assert env.unwrapped.state_dict()["scores"] == [0, 1]
-    assert all(env.terminations.values()) and env.rewards == {"player_0": -1.0, "player_1": 1.0}
+    assert all(env.terminations.values()) and env.rewards == {"player_0": paid, "player_1": 1.0}
+
+
+#: Every decision of one hand from DECK (dealt by seat 0): who acts, its exact mask, what it does.  The
+#: pattern that catches what no generic check can: a mask that lets a seat off following suit, one that
+#: never offers a legal card (the card just drawn), a forced move left out (docs/adding-a-game.md, section 7).
+WHOLE_HAND = [
+    ("player_1", {"keep", "swap JC", "swap KC", "swap AH"}, "swap JC"),  # draws the stock's top, AC
+    ("player_0", {"keep", "swap QC", "swap JD", "swap AS"}, "swap JD"),  # draws the next, QD
+    ("player_1", {"play KC", "play AC", "play AH"}, "play AH"),  # leads: any card (AC just drawn included)
+    ("player_0", {"play QC", "play QD", "play AS"}, "play QD"),  # no heart: any card
+]
+
+
+def test_every_decision_of_a_hand_has_its_exact_mask():
+    env = start(hands=1)
+    for agent, mask, action in WHOLE_HAND:
+        assert (env.agent_selection, legal(env)) == (agent, mask), action
+        act(env, action)
+    assert env.unwrapped.state_dict()["winners"] == [1] and all(env.terminations.values())
 
 
 def test_a_card_of_another_suit_never_wins():

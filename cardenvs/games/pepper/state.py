@@ -71,3 +71,16 @@ def decode(rules: Any, values: np.ndarray) -> dict[str, list[str]]:
         cards[f"table {s}"] = [] if on_table < 0 else [DECK.texts[on_table]]
         cards[f"played {s}"] = counts_texts(DECK.texts, block[PLAYED : PLAYED + NUM_TYPES])
     return cards
+
+
+def places(sd: dict[str, Any]) -> dict[str, list[str]]:
+    """Where every card of ``state_dict()`` ``sd`` is, named and ordered as
+    :func:`decode` gives them (the conformance kit's ``state_decode``):
+    ``played s`` in the deck's order."""
+    out = {"dead_hand": sd["dead_hand"]}
+    for s in range(sd["num_players"]):
+        out[f"hand {s}"] = sd["hands"][s]
+        out[f"table {s}"] = [c["card"] for c in sd["trick"] if c["seat"] == s]
+        played = (c["card"] for t in sd["tricks"] for c in t["cards"] if c["seat"] == s)
+        out[f"played {s}"] = sorted(played, key=DECK.texts.index)
+    return out

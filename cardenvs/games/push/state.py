@@ -98,3 +98,12 @@ def meld_types(block: np.ndarray) -> list[int]:
         if len(what):
             types.append(int(NATURAL_TYPE[suit, p]) if what[0] == 0 else int(WILD_TYPES[what[0] - 1]))
     return types
+
+
+def places(sd: dict[str, Any]) -> dict[str, list[str]]:
+    """Where every card of ``state_dict()`` ``sd`` is, named as :func:`decode`
+    names them (the conformance kit's ``state_decode``)."""
+    out = {"stock": sd["stock"], "discard": sd["discard"]}
+    out.update({f"hand {s}": hand for s, hand in enumerate(sd["hands"])})
+    out.update({f"meld {m}": meld["cards"] for m, meld in enumerate(sd["melds"])})
+    return out

@@ -84,3 +84,14 @@ def decode(rules: Any, values: np.ndarray) -> dict[str, list[str]]:
     for p in range(2):
         cards[f"spit_pile {p}"] = stack_texts(texts, values[SPIT_PILES + 52 * p : SPIT_PILES + 52 * (p + 1)])
     return cards
+
+
+def places(sd: dict[str, Any]) -> dict[str, list[str]]:
+    """Where every card of ``state_dict()`` ``sd`` is, named as :func:`decode`
+    names them (the conformance kit's ``state_decode``)."""
+    out = {}
+    for s in range(2):
+        out.update({f"stockpile {s} {i}": pile for i, pile in enumerate(sd["stockpiles"][s])})
+        out[f"spit_cards {s}"] = sd["spit_cards"][s]
+    out.update({f"spit_pile {p}": sd["spit_piles"][p] for p in range(2)})
+    return out

@@ -95,3 +95,13 @@ def decode(rules: Any, values: np.ndarray) -> dict[str, list[str]]:
         cards[f"side_pile {k}"] = stack(SIDE_PILES, k)
         cards[f"centre_pile {k}"] = stack(CENTRE_PILES, k)
     return cards
+
+
+def places(sd: dict[str, Any]) -> dict[str, list[str]]:
+    """Where every card of ``state_dict()`` ``sd`` is, named as :func:`decode`
+    names them (the conformance kit's ``state_decode``)."""
+    out = {}
+    for k in range(2):
+        out[f"hand {k}"], out[f"stock {k}"] = sd["hands"][k], sd["stocks"][k]
+        out[f"side_pile {k}"], out[f"centre_pile {k}"] = sd["side_piles"][k], sd["spit_piles"][k]
+    return out
