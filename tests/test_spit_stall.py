@@ -139,3 +139,17 @@ def test_bad_stall_ticks_are_refused():
     for bad in (0, -3, 2.5, "30", True):
         with pytest.raises(ValueError, match="stall_ticks"):
             spit_v0.parallel_env(stall_ticks=bad)
+
+
+def test_an_agent_that_always_waits_loses_every_game_to_the_rule_agent():
+    """The issue's staller (``lowest``: wait is action 0, always legal while
+    playing) against the rule agent, seats rotated: no game won, none
+    truncated (under the originals every game was a truncated draw)."""
+    from cardenvs.agents.evaluation import match
+    from cardenvs.agents.registry import make_agent
+
+    staller, rule = make_agent("spit_v0", "lowest"), make_agent("spit_v0", "rule")
+    result = match("spit_v0", staller, rule, num_games=40, seed=11)
+    assert result.wins == 0 and result.truncated == 0 and result.losses == 40
+    originals = match("spit_v0", staller, rule, num_games=4, seed=11, stall_ticks=None, max_ticks=300)
+    assert originals.truncated == 4 and originals.wins == 0
