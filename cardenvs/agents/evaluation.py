@@ -258,8 +258,10 @@ def tournament(
 
 
 def format_table(agents: Sequence[Agent], table: list[list[MatchResult | None]]) -> str:
-    """A markdown table of win rates (row agent vs column opponent)."""
-    head = "| win rate of row vs column | " + " | ".join(a.name for a in agents) + " |"
+    """A markdown table of win rates (row agent vs column opponent), each
+    with its interval and how the games ended (won-lost-drawn, truncations
+    flagged above 1%)."""
+    head = "| win rate of row vs column (won-lost-drawn) | " + " | ".join(a.name for a in agents) + " |"
     sep = "| --- |" + " --- |" * len(agents)
     lines = [head, sep]
     for a, row in zip(agents, table):
@@ -271,6 +273,6 @@ def format_table(agents: Sequence[Agent], table: list[list[MatchResult | None]])
                 cells.append("-")
             else:
                 lo, hi = r.ci
-                cells.append(f"{r.win_rate:.0%} [{lo:.0%}, {hi:.0%}]")
+                cells.append(f"{r.win_rate:.0%} [{lo:.0%}, {hi:.0%}] ({r.ends_text()})")
         lines.append(f"| {a.name} | " + " | ".join(cells) + " |")
     return "\n".join(lines)
