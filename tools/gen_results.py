@@ -373,6 +373,8 @@ def provenance(doc: dict[str, Any]) -> str:
     else:
         how = "A full run"
     text = f"{how} at {', '.join(where)}: `{doc['command']}`."
+    if doc.get("clock") == "cpu":
+        text += " Timed by the process's CPU time: steps per CPU-second."
     if doc.get("note"):
         text += f" {doc['note'][0].upper()}{doc['note'][1:]}."
     return text
@@ -398,9 +400,9 @@ def settings(doc: dict[str, Any]) -> list[str]:
 
 #: Each picture's alt text: what it shows (a picture a benchmark draws needs one here).
 IMAGE_ALT = {
-    "throughput-peers.png": "Bar chart, log scale: steps per second of random legal play on one core, for each game "
-    "played one game at a time (AEC env, vector engine at batch 1) and batched, next to OpenSpiel's and RLCard's "
-    "games played one at a time",
+    "throughput-peers.png": "Bar chart, log scale: the table's steps of random legal play on one core, for each "
+    "game played one game at a time (AEC env, vector engine at batch 1) and at its largest batch, next to "
+    "OpenSpiel's and RLCard's games played one at a time",
     "compare_reference-profiles.png": "Performance profiles: for each algorithm, the share of its runs whose "
     "rule-normalised score exceeds each threshold, with 95% bands",
     "compare_reference-curves-cpu.png": "Each reference run's rule-normalised score against its CPU-minutes of "

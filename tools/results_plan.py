@@ -74,9 +74,9 @@ EVALUATION = "--seed 20261201 --games-for pepper_v0=1000,spit_v0=1000,push_v0=30
 QUICK: list[Job] = [
     _quick(
         "throughput",
-        "benchmarks/throughput.py --quick --batches 1,64,1024,4096 --json",
-        "benchmarks/throughput.py --json",
-        "0.5 s a measurement (full: 3 s)",
+        "benchmarks/throughput.py --quick --batches 1,64,1024,4096 --cpu --json",
+        "benchmarks/throughput.py --cpu --json",
+        "0.5 CPU-s a measurement (full: 3 CPU-s)",
     ),
     _quick(
         "single_game",
@@ -98,9 +98,9 @@ QUICK: list[Job] = [
     ),
     _quick(
         "thread_scaling-ceiling",
-        "benchmarks/thread_scaling.py --ceiling --seconds 1 --json",
+        "benchmarks/thread_scaling.py --ceiling --seconds 1 --warm 200 --json",
         "benchmarks/thread_scaling.py --ceiling --json",
-        "1 s a measurement (full: 3 s)",
+        "1 s a measurement after 200 warm-up steps (full: 3 s after 2,000)",
     ),
     _short("first_game", "benchmarks/first_game.py --json"),
     _quick(
