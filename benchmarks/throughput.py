@@ -128,7 +128,10 @@ def _random_legal(rng: np.random.Generator, mask: np.ndarray) -> np.ndarray:
     numpy calls); large ones one random number per row, as for Push's 2,371
     actions at 4096 games a float per action cost 60-80 ms per batch step."""
     if mask.size <= 1 << 16:
-        return (rng.random(mask.shape, dtype=np.float32) * mask).argmax(-1)
+        draws = rng.random(mask.shape, dtype=np.float32)
+        draws += 1  # (a draw of exactly 0 on a row's one legal action would pick action 0, maybe illegal)
+        draws *= mask
+        return draws.argmax(-1)
     n = mask.shape[-1]
     rows = mask.reshape(-1, n)
     counts = np.count_nonzero(rows, axis=1)
