@@ -122,7 +122,8 @@ def test_each_table_says_how_it_was_run_one_table_per_question_and_what_is_not_m
     write(tmp_path, "strongest-pepper_v0-scratch-s2", [{"game": "pepper_v0", "agent": "s2", **edge}])
     write(tmp_path, "strongest-pepper_v0-scratch", [{"game": "pepper_v0", "agent": "scratch", **edge}])
     page = gen_results.render()
-    assert "A quick run (budget: 8 rows (full: 4,096); `make results FULL=1` runs the full one) at commit" in page
+    quick = "A quick run at commit `cccccccccc`, 2026-12-06, 2 CPUs: `python benchmarks/agents.py --json`. "
+    assert quick + "Quick: 8 rows (full: 4,096); `make results FULL=1` runs the full one." in page
     strongest = page.split("## The built-in best")[1].split("\n## ")[0]
     assert strongest.count("| game | agent |") == 1  # the runs of one question: one table, a row a run
     rows = [line for line in strongest.splitlines() if line.startswith("| pepper_v0")]

@@ -368,11 +368,10 @@ def provenance(doc: dict[str, Any]) -> str:
     load = doc.get("load_average")
     if load:
         where.append(f"load average {load[0]:.2f}")
-    if doc.get("mode", "full") == "quick":
-        how = f"A quick run (budget: {doc.get('budget', 'shortened')}; `make results FULL=1` runs the full one)"
-    else:
-        how = "A full run"
-    text = f"{how} at {', '.join(where)}: `{doc['command']}`."
+    quick = doc.get("mode", "full") == "quick"
+    text = f"{'A quick' if quick else 'A full'} run at {', '.join(where)}: `{doc['command']}`."
+    if quick:
+        text += f" Quick: {doc.get('budget', 'shortened')}; `make results FULL=1` runs the full one."
     if doc.get("clock") == "cpu":
         text += " Timed by the process's CPU time: steps per CPU-second."
     if doc.get("note"):
