@@ -5,7 +5,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 PY     := $(BIN)/python
 
-.PHONY: demo test test-under-load test-full test-deps lint format playthroughs docs wheel-smoke contract bench clean
+.PHONY: demo test test-under-load test-full test-deps lint format playthroughs docs results wheel-smoke contract bench clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -80,12 +80,22 @@ playthroughs: $(VENV)/.installed-dev
 	$(PY) tests/playthroughs.py
 
 ## docs: fill the generated tables of docs/<game>.md from the code and
-## docs/results.md from benchmarks/results/*.json, then build the site into
+## docs/results.md from benchmarks/results/*.json (re-rendered: `make results`
+## measures them), then build the site into
 ## site/ (mkdocs.yml; --strict: a broken link or a docstring warning fails)
 docs: $(VENV)/.installed-dev
 	$(PY) tools/gen_docs.py
 	$(PY) tools/gen_results.py
 	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict
+
+## results: regenerate every table and chart of docs/results.md from the benchmarks,
+## on this commit and machine: the quick runs (about half an hour on 2 cores; each
+## table says it is quick and its budget); FULL=1: every run at its full size, the
+## long ones too (training seeds, PIMC matches, the reference table: hours). The
+## jobs: tools/results_plan.py (`$(PY) tools/make_results.py --list`).
+results: $(VENV)/.installed-dev
+	$(PY) -m pip install -q -r benchmarks/requirements.txt || echo "some peers could not be installed; they are skipped"
+	$(PY) tools/make_results.py $(if $(filter 1 yes true,$(FULL)),--full)
 
 ## wheel-smoke: build the wheel, install it read-only in a fresh venv, run a smoke test from elsewhere
 wheel-smoke: $(VENV)/.installed-dev

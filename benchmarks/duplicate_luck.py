@@ -203,16 +203,7 @@ def main(argv: list[str] | None = None) -> int:
         shown = {k: round(v, 3) if isinstance(v, float) else v for k, v in row.items() if k != "config"}
         print(shown, flush=True)
     if args.json:
-        import json
-
-        info = report.machine()
-        command = "python benchmarks/duplicate_luck.py " + " ".join(sys.argv[1:] if argv is None else argv)
-        document = {"benchmark": "duplicate_luck", "command": command.strip(), **info, "seed": args.seed}
-        document.update(batch=args.batch, results=rows)
-        path = pathlib.Path(args.json)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps(document, indent=1) + "\n")
-        print(f"wrote {path}")
+        report.write(args.json, "duplicate_luck", rows, argv=argv, seed=args.seed, batch=args.batch)
     return 0
 
 

@@ -95,12 +95,10 @@ three (``pepper_3p_1hand``, A alone at each seat and B alone at each).
 from __future__ import annotations
 
 import argparse
-import json
 import math
 import os
 import pathlib
 import platform
-import shlex
 import sys
 import time
 from dataclasses import dataclass, field
@@ -398,18 +396,10 @@ def table(rows: list[dict]) -> list[str]:
     return lines
 
 
-def write_json(path: str | os.PathLike, info: dict, rows: list[dict], **extra: Any) -> None:
-    document = {
-        "benchmark": "duplicate_variance",
-        "command": " ".join(shlex.quote(a) for a in ["python", "benchmarks/duplicate_variance.py", *sys.argv[1:]]),
-        **info,
-        **extra,
-        "results": rows,
-    }
-    path = pathlib.Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(document, indent=1, default=float) + "\n")
-    print(f"wrote {path}")
+def write_json(
+    path: str | os.PathLike, info: dict, rows: list[dict], argv: list[str] | None = None, **extra: Any
+) -> None:
+    report.write(path, "duplicate_variance", rows, info, argv=argv, **extra)
 
 
 def parse(argv: list[str] | None) -> argparse.Namespace:
@@ -463,7 +453,7 @@ def main(argv: list[str] | None = None) -> int:
     print("\n" + "\n".join(lines) + f"\n\n# {seconds:.0f} s in all (load average now {os.getloadavg()[0]:.2f})")
     extra = {"seed": args.seed, "batch": args.batch, "deals": budget, "seconds": seconds}
     if args.json:
-        write_json(args.json, info, rows, **extra)
+        write_json(args.json, info, rows, argv, **extra)
     if args.append:
         append_summary(SUMMARY, info, lines, extra)
     return 0

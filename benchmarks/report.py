@@ -6,6 +6,14 @@ average beside it), and ``results``, a list of flat records (one per row of
 the script's table).  ``--json`` alone writes ``benchmarks/results/<name>.json``,
 from which ``tools/gen_results.py`` writes ``docs/results.md``: the one place
 the documentation takes figures from.
+
+A file also says how it was run: ``mode`` ("quick" or "full") and, for a
+quick run, its ``budget`` (what it measured less of), as ``make results``
+sets them (``tools/make_results.py``: the environment variables
+:data:`MODE_VARIABLE` and :data:`BUDGET_VARIABLE`); a run by hand with the
+benchmark's defaults is a full one.  The command is recorded as a user runs
+it from the repository's root: a path in it is written relative to the
+root (:func:`portable`), never as a folder of the machine that ran it.
 """
 
 from __future__ import annotations
@@ -14,6 +22,7 @@ import json
 import os
 import pathlib
 import platform
+import re
 import shlex
 import subprocess
 import sys
@@ -22,6 +31,7 @@ from typing import Any
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "benchmarks" / "results"
+MODE_VARIABLE, BUDGET_VARIABLE = "CARDENVS_RESULTS_MODE", "CARDENVS_RESULTS_BUDGET"
 
 
 def cpu_model() -> str:
@@ -32,6 +42,35 @@ def cpu_model() -> str:
     except OSError:
         pass
     return platform.processor() or platform.machine()
+
+
+def portable(text: str) -> str:
+    """``text`` (a command-line argument, or a path) with every absolute
+    path in it written relative to the repository's root, which is where
+    the recorded commands run from: ``/x/repo/runs/a`` is ``runs/a``, a path
+    outside the root ``../a``-style.  Paths are found whole, as the parts
+    of a comma-separated list or of ``KEY=PATH``, and after an agent spec's
+    ``KIND:`` (``mlp:/x/policy.json``)."""
+
+    def one(part: str) -> str:
+        kind, _, rest = part.rpartition(":") if re.match(r"[\w.-]+:/", part) else ("", "", part)
+        if not os.path.isabs(rest):
+            return part
+        return (kind + ":" if kind else "") + os.path.relpath(rest, ROOT)
+
+    return ",".join("=".join(one(p) for p in item.split("=")) for item in text.split(","))
+
+
+def command(script: str, argv: list[str]) -> str:
+    """The command line of a run, as typed from the repository's root."""
+    return " ".join(shlex.quote(portable(a)) for a in ["python", script, *argv])
+
+
+def how_run() -> dict[str, Any]:
+    """``mode`` and (quick runs) ``budget``, from ``make results``'s environment."""
+    mode = os.environ.get(MODE_VARIABLE) or "full"
+    budget = os.environ.get(BUDGET_VARIABLE)
+    return {"mode": mode, **({"budget": budget} if budget and mode == "quick" else {})}
 
 
 def machine() -> dict[str, Any]:
@@ -75,14 +114,17 @@ def write(
     results: list[dict[str, Any]],
     info: dict | None = None,
     script: str | None = None,
+    argv: list[str] | None = None,
     **extra: Any,
 ) -> None:
     """Write ``results`` (flat records) with the commit and the machine
     (``info``: :func:`machine` as it was when the run started; default now).
-    ``script``: the script that ran, when it is not ``benchmarks/<name>.py``."""
+    ``script``: the script that ran, when it is not ``benchmarks/<name>.py``;
+    ``argv``: its arguments, when they are not ``sys.argv[1:]``."""
     document = {
         "benchmark": name,
-        "command": " ".join(shlex.quote(a) for a in ["python", script or f"benchmarks/{name}.py", *sys.argv[1:]]),
+        "command": command(script or f"benchmarks/{name}.py", sys.argv[1:] if argv is None else argv),
+        **how_run(),
         **(info or machine()),
         **extra,
         "results": results,

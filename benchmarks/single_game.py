@@ -39,7 +39,6 @@ from __future__ import annotations
 import argparse
 import datetime
 import random
-import shlex
 import statistics
 import sys
 import time
@@ -237,6 +236,7 @@ def run_rounds(games: list[str], rounds: int, seconds: float, warmup: float) -> 
     for name in games:
         for _, measure in paths(name):
             measure(max(0.3, warmup), 0.1)
+    tp.compiled_now()  # (the timed rounds measure the compiled engine)
     rows: dict[tuple[str, str], dict] = {}
     for k in range(rounds):
         for name in games:
@@ -326,7 +326,7 @@ def main(argv: list[str] | None = None) -> int:
     header = [
         "## One game at a time v OpenSpiel (benchmarks/single_game.py)",
         f"# date: {datetime.datetime.now().astimezone().isoformat(timespec='seconds')}",
-        f"# command: {' '.join(shlex.quote(a) for a in [sys.executable, *sys.argv])}",
+        f"# command: {report.command('benchmarks/single_game.py', sys.argv[1:])}",
         *(f"# {line}" for line in tp.machine_info()),
         f"# {tp.code_version()}",
         f"# {args.rounds} rounds of {args.seconds:g} s per measurement after {warmup:g} s warm-up, ours and OpenSpiel "

@@ -6,6 +6,7 @@ pick a uniformly random legal action, step, and get the next observation.
 
     python benchmarks/throughput.py                 # defaults: 3 s per measurement
     python benchmarks/throughput.py --quick         # 0.5 s, batches 1 and 1024
+    python benchmarks/throughput.py --cpu           # steps per CPU-second (steadier on a loaded machine)
     python benchmarks/throughput.py --games pepper_v0 --batches 1,4096 --no-peers
     python benchmarks/throughput.py --profile       # + cProfile of the largest batch
     python benchmarks/throughput.py --threads 1,2   # vector engine steps/s per thread count at 4096
@@ -47,9 +48,10 @@ def pin_one_core() -> None:
 import argparse  # noqa: E402
 import datetime  # noqa: E402
 import importlib  # noqa: E402
+import math  # noqa: E402
+import pathlib  # noqa: E402
 import platform  # noqa: E402
 import random  # noqa: E402
-import shlex  # noqa: E402
 import sys  # noqa: E402
 import time  # noqa: E402
 from dataclasses import dataclass, field  # noqa: E402
@@ -184,9 +186,28 @@ def measure_vector(
         state["info"] = info
         return steps, games, elapsed, in_step
 
-    run(warmup)
+    run(warmup, min_steps if batch < SMALL_BATCH else 0)  # small batches: a whole game, every stage's kernels
+    compiled_now()
+    run(min(warmup, 0.2))
     steps, games, elapsed, in_step = run(seconds, min_steps)
     return Result("cardenvs vector", name, batch, steps * batch, games, elapsed, engine_seconds=in_step)
+
+
+#: Below this many games a kernel not compiled yet runs as Python while the builder compiles it
+#: (``cardenvs.core.compiling.WAIT_ROWS``); from it on, the call waits for the compiled kernel.
+SMALL_BATCH = 256
+
+
+def compiled_now() -> None:
+    """Wait until every kernel the warm-up ran as Python is compiled (with
+    the default ``CARDENVS_COMPILE=background`` and a cold compile cache a
+    small batch starts as Python while a builder compiles): the timed
+    window measures the compiled engine, as a user's game does once
+    compiled, not the ten-times-slower Python start (``first_game.py``
+    measures that)."""
+    from cardenvs.core.jit import wait_compiled
+
+    wait_compiled()
 
 
 def mean_game_length(name: str, config: dict, batch: int, max_seconds: float) -> tuple[float, bool]:
@@ -247,6 +268,11 @@ def measure_aec(module, name: str, config: dict, seconds: float, warmup: float, 
             env.reset()
         return steps, games, perf_counter() - t0
 
+    for _agent in env.agent_iter():  # one whole game first: every stage's kernels
+        obs, _, term, trunc, _ = env.last()
+        env.step(None if term or trunc else int(rnd.choice(np.flatnonzero(obs["action_mask"]))))
+    env.reset()
+    compiled_now()
     run(warmup)
     steps, games, elapsed = run(seconds)
     engine = "cardenvs AEC raw_env" if raw else "cardenvs AEC"
@@ -501,6 +527,48 @@ def json_record(r: Result) -> dict:
     }
 
 
+IMAGES = report.ROOT / "docs" / "images"
+
+
+def plot(results: list[Result], path: pathlib.Path, cpu: bool = False) -> str:
+    """A bar a row, whole-loop steps per second on a log scale: each of our
+    games one game at a time (AEC, vector at batch 1) and at its largest
+    batch, then the peers (one game at a time); returns the page's path."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    ours = [r for r in results if not r.peer_key]
+    largest = {r.game: r.batch for r in ours if r.engine == "cardenvs vector" and r.batch > 1}
+    bars: list[tuple[str, float, str]] = []  # (label, steps/s, colour)
+    for game in dict.fromkeys(r.game for r in ours):
+        for r in ours:
+            if r.game != game or (r.batch > 1 and r.batch != largest.get(game)):
+                continue
+            one = r.batch == 1
+            what = ("AEC env" if r.engine.startswith("cardenvs AEC") else "vector") + (
+                ", one game" if one else f", {r.batch:,} games"
+            )
+            bars.append((f"{game.removesuffix('_v0')}: {what}", r.steps_per_s, "tab:orange" if one else "tab:blue"))
+    bars += [(f"{r.engine}: {r.game}, one game", r.steps_per_s, "tab:grey") for r in results if r.peer_key]
+    fig, ax = plt.subplots(figsize=(9, 0.32 * len(bars) + 1.2))
+    ys = range(len(bars))[::-1]
+    ax.barh(list(ys), [b[1] for b in bars], color=[b[2] for b in bars])
+    for y, (_, rate, _) in zip(ys, bars):
+        ax.text(rate, y, f" {rate:,.0f}", va="center", fontsize=7)
+    ax.set_yticks(list(ys), [b[0] for b in bars], fontsize=8)
+    ax.set_xscale("log")
+    ax.set_xlim(10 ** math.floor(math.log10(min(b[1] for b in bars))), max(b[1] for b in bars) * 8)
+    ax.set_xlabel(f"steps per {'CPU-' if cpu else ''}second, random legal play, whole loop (log scale)")
+    ax.set_title("cardenvs (blue: batched, orange: one game) and the peer engines (grey), one core", fontsize=9)
+    fig.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=90)
+    plt.close(fig)
+    return f"images/{path.name}"
+
+
 def parse_int_list(text: str) -> list[int]:
     return [int(x) for x in text.split(",") if x.strip()]
 
@@ -522,12 +590,14 @@ def main(argv: list[str] | None = None) -> int:
     )
     ap.add_argument("--quick", action="store_true", help="0.5 s per measurement, batches 1 and 1024")
     ap.add_argument("--no-peers", action="store_true", help="skip OpenSpiel and RLCard")
+    ap.add_argument("--cpu", action="store_true", help="time by process CPU time, not the wall clock (loaded machines)")
     ap.add_argument("--no-aec", action="store_true", help="skip the AEC (PettingZoo) measurement")
     ap.add_argument(
         "--calib-batch",
         type=int,
         default=None,
-        help="batch for the steps/game calibration of the vector engine (default 256, 64 with --quick; 0 = skip)",
+        help="batch for the steps/game calibration of the vector engine (default 256: compiled before it runs; "
+        "0 = skip)",
     )
     ap.add_argument(
         "--profile",
@@ -550,15 +620,18 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     if args.threads is None and args.processes is None:
         pin_one_core()
+    if args.cpu:  # every loop reads the clock through this module global
+        global perf_counter
+        perf_counter = time.process_time
 
     seconds = args.seconds if args.seconds is not None else (0.5 if args.quick else 3.0)
     batches = parse_int_list(args.batches) if args.batches else (QUICK_BATCHES if args.quick else DEFAULT_BATCHES)
-    calib_batch = args.calib_batch if args.calib_batch is not None else (64 if args.quick else 256)
+    calib_batch = args.calib_batch if args.calib_batch is not None else SMALL_BATCH  # (compiled before it runs)
     warmup = min(1.0, max(0.1, 0.2 * seconds))
     games = [g.strip() for g in args.games.split(",") if g.strip()]
 
     print(f"# date: {datetime.datetime.now().astimezone().isoformat(timespec='seconds')}")
-    print(f"# command: {' '.join(shlex.quote(a) for a in [sys.executable, *sys.argv])}")
+    print(f"# command: {report.command('benchmarks/throughput.py', sys.argv[1:])}")
     for line in machine_info():
         print(f"# {line}")
     print(f"# {code_version()}")
@@ -598,8 +671,11 @@ def main(argv: list[str] | None = None) -> int:
                 t0 = perf_counter()
                 spg, complete = mean_game_length(name, config, calib_batch, max_seconds=max(20.0, 10 * seconds))
                 flag = "" if complete else " (INCOMPLETE: time cap hit, biased short)"
+                if spg != spg:  # no game finished: no game length to time the windows by
+                    flag, spg = " (NO game finished before the time cap: windows not stretched to a game)", None
+                mean = "-" if spg is None else f"{spg:.1f}"
                 print(
-                    f"  {name}: mean steps/game {spg:.1f} over {calib_batch} games{flag} [{perf_counter() - t0:.1f} s]",
+                    f"  {name}: mean steps/game {mean} over {calib_batch} games{flag} [{perf_counter() - t0:.1f} s]",
                     flush=True,
                 )
             for batch in batches:
@@ -633,7 +709,16 @@ def main(argv: list[str] | None = None) -> int:
     else:
         print("nothing measured")
     if args.json:
-        report.write(args.json, "throughput", [json_record(r) for r in results], seconds=seconds, pinned_cpu=_PINNED)
+        images = [plot(results, IMAGES / "throughput-peers.png", args.cpu)] if results else []
+        report.write(
+            args.json,
+            "throughput",
+            [json_record(r) for r in results],
+            seconds=seconds,
+            pinned_cpu=_PINNED,
+            clock="cpu" if args.cpu else "wall",
+            images=images,
+        )
     print()
     print("steps/s = game-steps (player decisions) per second = batch x batch-steps/s, the whole loop.")
     print("engine steps/s = the same steps over the time spent inside venv.step only (apply the actions,")

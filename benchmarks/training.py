@@ -67,9 +67,18 @@ BUCKETS = [
 ]
 
 
+def recipe_path(game: str) -> pathlib.Path:
+    """``examples/train_<game>.py``, the game's training recipe."""
+    return ROOT / "examples" / EXAMPLE.get(game, f"train_{game.removesuffix('_v0')}.py")
+
+
+#: The games with a training recipe (High Card, the template game, has none): the default ``--games``.
+RECIPE_GAMES = [game for game in GAMES if recipe_path(game).is_file()]
+
+
 def example_settings(game: str) -> dict[str, Any]:
     """The keyword arguments of the ``cli(...)`` call in ``examples/train_<game>.py``."""
-    path = ROOT / "examples" / EXAMPLE.get(game, f"train_{game.removesuffix('_v0')}.py")
+    path = recipe_path(game)
     for node in ast.walk(ast.parse(path.read_text())):
         if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "cli":
             from cardenvs.agents import training
@@ -265,7 +274,9 @@ def bound(r: dict) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--games", default=",".join(GAMES), help="comma-separated (default: every game)")
+    ap.add_argument(
+        "--games", default=",".join(RECIPE_GAMES), help="comma-separated (default: every game with a recipe)"
+    )
     ap.add_argument("--agents", default="batched", help="batched, reference or both (comma-separated)")
     ap.add_argument("--stages", default="fixed", help="fixed, selfplay or both (comma-separated)")
     ap.add_argument(

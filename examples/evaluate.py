@@ -3,6 +3,7 @@ rotated), win rates with 95% confidence intervals and mean scores.
 
     python examples/evaluate.py --game pepper_v0 --agents random rule ppo --games 300
     python examples/evaluate.py --all --write-docs        # every game's baselines, results into docs/agents.md
+    python examples/evaluate.py --all --rows ppo --json   # + benchmarks/results/evaluation.json (docs/results.md)
 
 Agents: ``random``, ``rule`` (the game's rule-based agent), ``ppo`` (the
 committed checkpoint under agents/checkpoints/) or ``ppo:PATH``.
@@ -18,28 +19,52 @@ import sys
 import time
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+sys.path[:0] = [str(ROOT), str(ROOT / "benchmarks")]
 
-from cardenvs.agents.evaluation import format_table, tournament  # noqa: E402
+import report  # noqa: E402  (benchmarks/report.py: --json)
+
+from cardenvs.agents.evaluation import MatchResult, format_table, tournament  # noqa: E402
 from cardenvs.agents.policy import one_torch_thread  # noqa: E402
 from cardenvs.agents.registry import BASELINES, RULE_AGENTS, make_agent  # noqa: E402
 
 
-def evaluate(game: str, specs: list[str], games: int, seed: int, config: dict, rows: list[str] | None = None) -> str:
+def evaluate(
+    game: str, specs: list[str], games: int, seed: int, config: dict, rows: list[str] | None = None
+) -> tuple[str, list[dict]]:
+    """The tournament's section of the docs, and its matches as records (``--json``)."""
     agents = [make_agent(game, s, seed=seed + i, **config) for i, s in enumerate(specs)]
     t0 = time.perf_counter()
     table = tournament(game, agents, games, seed=seed, rows=rows, **config)
     text = format_table(agents, table)
+    records = [record(game, r) for row in table for r in row if r is not None]
     details = [str(r) for row in table for r in row if r is not None]
     verdicts = [r.verdict() for row in table for r in row if r is not None and r.agent == "ppo"]
     cfg = ", ".join(f"{k}={v!r}" for k, v in config.items()) or "default config"
-    return (
+    section = (
         f"**{game}** ({cfg}; {games} games per pairing, seats rotated, seed {seed}; "
         f"{time.perf_counter() - t0:.0f}s)\n\n{text}\n\n"
         + "".join(f"**{v}**\n\n" for v in verdicts)
         + "\n".join(f"- {d}" for d in details)
         + "\n"
     )
+    return section, records
+
+
+def record(game: str, result: MatchResult) -> dict:
+    """A match as the results page shows it (benchmarks/results/evaluation.json)."""
+    low, high = result.ci
+    return {
+        "game": game,
+        "agent": result.agent,
+        "opponent": result.opponent,
+        "games": result.games,
+        "win_rate": result.win_rate,
+        "ci95_low": low,
+        "ci95_high": high,
+        "chance": result.chance,
+        "mean_score": result.mean_score,
+        "mean_opponent_score": result.mean_opponent_score,
+    }
 
 
 INTRO = """Produced by `{command}` with the committed checkpoints
@@ -93,19 +118,24 @@ def main() -> None:
         action="store_true",
         help="rewrite docs/agents.md's results",
     )
+    report.add_json_option(p, "evaluation")
     args = p.parse_args()
     one_torch_thread()
     config = json.loads(args.config)
     games = sorted(RULE_AGENTS) if args.all else [args.game]
     counts = {k: int(v) for k, v in (x.split("=") for x in args.games_for.split(",") if x)}
-    sections = []
+    sections, records = [], []
+    info = report.machine()
     for game in games:
         specs = [s for s in args.agents if s != "ppo" or BASELINES.get(game, pathlib.Path("-")).exists()]
-        section = evaluate(game, specs, counts.get(game, args.games), args.seed, config, args.rows)
+        section, matches = evaluate(game, specs, counts.get(game, args.games), args.seed, config, args.rows)
         print(section)
         sections.append(section)
+        records += matches
     if args.write_docs:
         write_docs("\n".join(sections))
+    if args.json:
+        report.write(args.json, "evaluation", records, info, script="examples/evaluate.py", seed=args.seed)
 
 
 if __name__ == "__main__":

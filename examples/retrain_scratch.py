@@ -62,6 +62,18 @@ def learner_argv(game: str, seed: int, minutes: float, run_dir: str) -> tuple[st
     return module, [*options, *budget, "--seed", str(seed), "--run-dir", run_dir, "--quiet"]
 
 
+def without_run_folder(recipe: list[str] | dict) -> list[str] | dict:
+    """The learner's options less its run folder (``--run-dir``), a folder
+    of the machine that trained: a shipped policy file does not name it."""
+    if isinstance(recipe, dict):
+        return {k: v for k, v in recipe.items() if k != "run_dir"}
+    out = list(recipe)
+    while "--run-dir" in out:
+        at = out.index("--run-dir")
+        del out[at : at + 2]
+    return out
+
+
 def install(game: str, run_dir: pathlib.Path, recipe: list[str] | dict) -> pathlib.Path:
     """Copy the run's final policy to agents/checkpoints/ under the game's
     ``scratch`` name (read back and checked first); returns its JSON path."""
@@ -72,7 +84,7 @@ def install(game: str, run_dir: pathlib.Path, recipe: list[str] | dict) -> pathl
     actor, meta = read_policy(run_dir / final[-1]["file"])
     if meta["game"] != game:
         raise SystemExit(f"{run_dir}: a run of {meta['game']}, not {game}")
-    training = {**meta["training"], "recipe": recipe}
+    training = {**meta["training"], "recipe": without_run_folder(recipe)}
     stem = ROOT / "agents" / "checkpoints" / GAMES[game].scratch.removesuffix(".json")
     keys = ("game", "config", "obs_size", "num_actions", "hidden")
     return save_policy(stem, actor, training=training, **{k: meta[k] for k in keys})

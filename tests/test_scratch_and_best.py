@@ -188,6 +188,8 @@ def test_retrain_prints_budget_and_seed_and_installs_a_policy_that_loads(tmp_pat
     installed = tmp_path / "agents" / "checkpoints" / "hearts_scratch.json"
     actor, meta = read_policy(installed)
     assert meta["training"]["seed"] == 3 and "--seed" in meta["training"]["recipe"]
+    # the shipped file does not name the folder it trained in (a folder of the machine)
+    assert "--run-dir" not in meta["training"]["recipe"] and str(run) not in installed.read_text()
     assert MLPAgent.load(installed, game=game, num_players=6).num_actions == meta["num_actions"]
 
 
@@ -260,3 +262,5 @@ def test_install_from_a_finished_run_checks_it(tmp_path, monkeypatch, capsys):
     assert retrain.main(["--game", "pepper_v0", "--install-from", str(tmp_path / "run")]) == 0
     installed = tmp_path / "agents" / "checkpoints" / "pepper_scratch.json"
     assert MLPAgent.load(installed, game="pepper_v0").meta["training"]["algorithm"] == "expert_iteration"
+    recipe = json.loads(installed.read_text())["training"]["recipe"]
+    assert recipe["decisions"] == 50 and "run_dir" not in recipe and str(tmp_path) not in installed.read_text()

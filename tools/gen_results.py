@@ -2,9 +2,12 @@
 
 Every figure the documentation gives comes from here: the benchmarks write
 ``benchmarks/results/<benchmark>[-<run>].json`` (``--json``, see
-``benchmarks/report.py``), the baselines' training runs their
+``benchmarks/report.py``; ``make results`` runs them all:
+``tools/make_results.py``), the baselines' training runs their
 ``agents/checkpoints/<name>_summary.json``, and this renders them, each
-table under the commit, the date and the machine it was measured on.
+table under how it was run (quick or full), the commit, the date and the
+machine it was measured on.  A run of the plan (``tools/results_plan.py``)
+whose file is missing is listed with its command, to be measured.
 
     python tools/gen_results.py           # rewrite docs/results.md
     python tools/gen_results.py --check   # exit 1 if the page is out of date (the tests run this)
@@ -16,6 +19,11 @@ import json
 import pathlib
 import sys
 from typing import Any
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+
+from results_plan import PLAN, shell  # noqa: E402
+from results_plan import job as plan_job  # noqa: E402
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "benchmarks" / "results"
@@ -273,9 +281,9 @@ SECTIONS: list[tuple[str, str, str, list[Column]]] = [
         "The project's learners compared by `cardenvs compare` ([benchmarks](benchmark.md#the-reference-table)): "
         "self-play PPO (`ppo`), its state critic (`ppo-state`) and expert iteration (`exit`, which trains the "
         "games PIMC searches: not applicable to Spit), each on the four games with 3 training seeds (0, 1, 2) at "
-        "the budget stated below (`settings` in the files: CPU-minutes of training per run, duplicate deals per "
-        "rating). Each trained network, played alone, is rated with the pool (random, rule, the PPO baseline) "
-        "on evaluation deals never used in training; its score is rule-normalised: random 0, the rule agent 1. "
+        "the budget stated under it. Each trained network, played alone, is rated with the pool (random, rule, "
+        "the PPO baseline) on evaluation deals never used in training; its score is rule-normalised: random 0, "
+        "the rule agent 1. "
         "Per algorithm, over its games and seeds: the interquartile mean (IQM) and the mean, with rliable's "
         "stratified bootstrap 95% intervals; per pair, the probability of improvement P(a > b) on the games "
         "both train; per algorithm and game, the median over the seeds and each seed's score. The pictures: "
@@ -298,9 +306,11 @@ SECTIONS: list[tuple[str, str, str, list[Column]]] = [
         "The built-in best and scratch agents on deals used for nothing else",
         'Each game\'s strongest agent (`make_agent(game, "best")`) against `pimc:worlds=32,rollout=rule`, and its '
         'agent learned from scratch (`"scratch"`) against the rule agent, in duplicate deals of the whole game on '
-        "deal seeds used for nothing else (not for training, not for choosing them; Pepper's scratch for each "
-        "training seed's final network): the win-share edge and the "
-        "points-per-hand edge with 95% intervals, and the agent's own CPU time per decision.",
+        "deal seeds used for nothing else (not for training, not for choosing them): the win-share edge and the "
+        "points-per-hand edge with 95% intervals, and the agent's own CPU time per decision. `scratch` is the "
+        "committed policy (one training seed's final network: its file's training record names the seed), "
+        "`sN's policy` the final network of training seed N (`examples/retrain_scratch.py --seed N`); Pepper's "
+        "scratch plays its network through the search its game names.",
         [
             ("game", "game", "str"),
             ("agent", "agent", "str"),
@@ -364,20 +374,72 @@ def table(records: list[dict[str, Any]], columns: list[Column]) -> list[str]:
 
 
 def provenance(doc: dict[str, Any]) -> str:
-    """Where and when a file's figures were measured, and by what command."""
+    """How, when and where a file's figures were measured, and by what command."""
     commit = doc.get("commit")
     where = [f"commit `{commit[:10]}`" if commit else "an unrecorded commit", f"{doc['date'][:10]}"]
+    if doc.get("uncommitted_changes"):
+        where[0] += " (with uncommitted changes in cardenvs/)"
     machine = ", ".join(str(x) for x in (doc.get("cpu"), f"{doc['cpus']} CPUs" if doc.get("cpus") else None) if x)
     if machine:
         where.append(machine)
     load = doc.get("load_average")
     if load:
         where.append(f"load average {load[0]:.2f}")
-    text = f"Measured at {', '.join(where)}: `{doc['command']}`."
-    for key in ("source", "note"):
-        if doc.get(key):
-            text += f" {doc[key][0].upper()}{doc[key][1:]}."
+    quick = doc.get("mode", "full") == "quick"
+    text = f"{'A quick' if quick else 'A full'} run at {', '.join(where)}: `{doc['command']}`."
+    if quick:
+        text += f" Quick: {doc.get('budget', 'shortened')}; `make results FULL=1` runs the full one."
+    if doc.get("clock") == "cpu":
+        text += " Timed by the process's CPU time: steps per CPU-second."
+    if doc.get("note"):
+        text += f" {doc['note'][0].upper()}{doc['note'][1:]}."
     return text
+
+
+def settings(doc: dict[str, Any]) -> list[str]:
+    """The budget of a run that records its settings (the reference table's)."""
+    s = doc.get("settings")
+    if not s:
+        return []
+    if {"cpu_minutes", "seeds", "deals"} <= set(s):
+        text = (
+            f"Budget: {s['cpu_minutes']:g} CPU-minutes of training per run, {s['seeds']} training seeds per "
+            f"algorithm and game, {s['deals']} duplicate deals per rating"
+        )
+        if "curve_points" in s:
+            text += f", {s['curve_points']} snapshots of each run rated for the curves"
+        if "eval_seed" in s:
+            text += f"; evaluation deals from seed {s['eval_seed']:,}"
+        return [text + ".", ""]
+    return ["Settings: " + ", ".join(f"{k} {v}" for k, v in s.items()) + ".", ""]
+
+
+#: Each picture's alt text: what it shows (a picture a benchmark draws needs one here).
+IMAGE_ALT = {
+    "throughput-peers.png": "Bar chart, log scale: the table's steps of random legal play on one core, for each "
+    "game played one game at a time (AEC env, vector engine at batch 1) and at its largest batch, next to "
+    "OpenSpiel's and RLCard's games played one at a time",
+    "compare_reference-profiles.png": "Performance profiles: for each algorithm, the share of its runs whose "
+    "rule-normalised score exceeds each threshold, with 95% bands",
+    "compare_reference-curves-cpu.png": "Each reference run's rule-normalised score against its CPU-minutes of "
+    "training, one panel per game, one line per algorithm and seed",
+    "compare_reference-curves-steps.png": "Each reference run's rule-normalised score against its learner steps, "
+    "one panel per game, one line per algorithm and seed",
+}
+
+
+def alt_text(image: str) -> str:
+    """The alt text of ``images/<name>.png`` (KeyError naming a picture without one)."""
+    name = image.rsplit("/", 1)[-1]
+    if name.startswith("learning-curves-"):
+        game = name.removeprefix("learning-curves-").removesuffix(".png")
+        return (
+            f"Learning curves of {game} from scratch: the win-share edge over the rule agent (95% bands) against "
+            "CPU-minutes (left) and learner steps (right), one line per training seed"
+        )
+    if name not in IMAGE_ALT:
+        raise KeyError(f"{image}: no alt text (add one to IMAGE_ALT in tools/gen_results.py)")
+    return IMAGE_ALT[name]
 
 
 def files(name: str) -> list[pathlib.Path]:
@@ -385,16 +447,77 @@ def files(name: str) -> list[pathlib.Path]:
     return sorted([*RESULTS.glob(f"{name}.json"), *RESULTS.glob(f"{name}-*.json")])
 
 
+def same_run(a: dict[str, Any], b: dict[str, Any]) -> bool:
+    return all(a.get(k) == b.get(k) for k in ("command", "commit", "date"))
+
+
+def one_per_file(docs: list[dict[str, Any]], columns: list[Column]) -> list[str]:
+    """A table per file, under its run's provenance (said once for the files of one run)."""
+    out: list[str] = []
+    images: list[str] = []
+    for k, doc in enumerate(docs):
+        if k == 0 or not same_run(docs[k - 1], doc):
+            out += [provenance(doc), "", *settings(doc)]
+        out += [*table(doc["results"], columns), ""]
+        images += doc.get("images", [])
+        if k == len(docs) - 1 or not same_run(doc, docs[k + 1]):  # the run's pictures after its tables
+            out += [f"![{alt_text(image)}]({image})\n" for image in images]
+            images = []
+    return out
+
+
+def row_order(path: pathlib.Path) -> tuple:
+    """Merged rows by game, then the built-in agents before each training seed's."""
+    game, _, rest = path.stem.partition("-")[2].partition("-")
+    return (game, {"best": 0, "scratch": 1}.get(rest, 2), rest)
+
+
+def merged(docs: list[tuple[pathlib.Path, dict[str, Any]]], columns: list[Column]) -> list[str]:
+    """One table of every file's rows, each with its run's commit and date,
+    and the runs' commands below it."""
+    docs = sorted(docs, key=lambda pd: row_order(pd[0]))
+    rows = []
+    for _, doc in docs:
+        when = f"`{(doc.get('commit') or '?')[:7]}`, {doc['date'][:10]}, {doc.get('mode', 'full')}"
+        rows += [{**record, "measured": when} for record in doc["results"]]
+    out = [*table(rows, [*columns, ("measured", "measured (commit, date, mode)", "str")]), ""]
+    out += ["The runs, in the order of the rows:", ""]
+    for _, doc in docs:
+        out.append(f"- {provenance(doc)}")
+    return [*out, ""]
+
+
+def not_measured(name: str) -> list[str]:
+    """The plan's runs of this section whose files are missing, each with its command."""
+    out = []
+    for job in PLAN:
+        mine = [o for o in job.outputs if o == f"{name}.json" or o.startswith(f"{name}-")]
+        if not mine or all((RESULTS / o).exists() for o in mine):
+            continue
+        text = f"- {', '.join(o.removesuffix('.json') for o in mine)}: `{shell(job.full)}`"
+        if job.after:
+            text += " after " + ", ".join(f"`{shell(plan_job(a).full)}`" for a in job.after)
+        if not job.long and job.quick and not job.same:
+            text += f" (quick, as `make results` runs it: `{shell(job.quick)}`)"
+        out.append(text + (" (a long run: `make results FULL=1`)" if job.long else ""))
+    if not out:
+        return []
+    return ["To be measured on the current engine (each command as run from the repository's root):", "", *out, ""]
+
+
+#: Sections whose files are runs of one question (a game's agents, PIMC's matches): one table, a row a run.
+MERGED = {"strongest", "pimc_match"}
+
+
 def section(name: str, title: str, what: str, columns: list[Column]) -> list[str]:
     out = [f"## {title}", "", what, ""]
-    paths = files(name)
-    if not paths:
-        return [*out, f"No results yet: run `python benchmarks/{name}.py --json`.", ""]
-    for path in paths:
-        doc = json.loads(path.read_text())
-        out += [provenance(doc), "", *table(doc["results"], columns), ""]
-        out += [f"![{title}: {path.stem}]({image})\n" for image in doc.get("images", [])]
-    return out
+    docs = [(path, json.loads(path.read_text())) for path in files(name)]
+    missing = not_measured(name)
+    if not docs and not missing:
+        return [*out, "No results yet: run `make results`.", ""]
+    if docs:
+        out += merged(docs, columns) if name in MERGED else one_per_file([d for _, d in docs], columns)
+    return out + missing
 
 
 def training_runs() -> list[str]:
@@ -404,7 +527,9 @@ def training_runs() -> list[str]:
         "",
         "From each committed checkpoint's `summary.json` (`agents/checkpoints/`): the learner steps of the kept "
         "policy and of the whole run, the run's CPU time (model selection included) and the run's own evaluation "
-        "against the rule agent.",
+        "against the rule agent. Full training runs (`python examples/train_<game>.py`), each recorded by the run "
+        "that made the checkpoint; its commit and date are the summary's in git "
+        "(`git log agents/checkpoints/<game>_summary.json`).",
         "",
         "| game | learner steps, kept / run | CPU-minutes | against the rule agent (own evaluation) |",
         "| --- | --- | --- | --- |",
@@ -422,15 +547,21 @@ def training_runs() -> list[str]:
 HEADER = """# Results
 
 <!-- Generated by tools/gen_results.py from benchmarks/results/*.json and
-agents/checkpoints/*_summary.json: do not edit by hand (`make docs`). -->
+agents/checkpoints/*_summary.json: do not edit by hand (`make results`). -->
 
-Every measured figure of the documentation, each table under the commit,
-the date and the machine it was measured on and the command that measured
-it. The benchmarks write these files with `--json`
-(`benchmarks/README.md` says how to run each and what it measures); figures
-transcribed from the older text log (`benchmarks/results.txt`) say so. The
-machines are small shared VMs: figures move by a quarter from run to run
-with the load beside them, so compare within a table, not across tables.
+Every measured figure of the documentation. `make results` regenerates
+every table and chart of this page from the benchmarks, on the current
+commit and machine: by default the quick runs (about half an hour on two
+cores; each quick table says so and what it measured less of), and with
+`make results FULL=1` every run at its full size, the long ones too
+(training seeds, PIMC matches, the reference table: hours). Without
+`FULL=1` the long runs' tables are rendered from the files their last runs
+wrote. Each table says how it was run (quick or full), at which commit, on
+what date and machine, and the command that measured it, as run from the
+repository's root (`tools/results_plan.py` lists them all;
+`benchmarks/README.md` says what each benchmark measures). The machines are
+small shared VMs: figures move by a quarter from run to run with the load
+beside them, so compare within a table, not across tables.
 """
 
 
@@ -449,7 +580,7 @@ def main(argv: list[str]) -> int:
         print("docs/results.md up to date")
         return 0
     if "--check" in argv:
-        print("out of date (run `make docs`): docs/results.md")
+        print("out of date (run `make results`, or `python tools/gen_results.py` to re-render): docs/results.md")
         return 1
     PAGE.write_text(text)
     print("rewrote: docs/results.md")

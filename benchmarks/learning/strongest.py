@@ -4,6 +4,11 @@ deal seeds used for nothing else, with its own CPU time per searched decision (t
 the decisions its search made).
 
     python benchmarks/learning/strongest.py --game pepper_v0 --deals 100 --seed 4200000 --json
+    python benchmarks/learning/strongest.py --game push_v0 --agent scratch --against rule \\
+        --policy runs/scratch_push_v0_s2 --label s2 --deals 200 --seed 8200000 --json
+
+``--policy`` names a training seed's policy file, or its run folder (its
+final snapshot).
 """
 
 from __future__ import annotations
@@ -18,6 +23,7 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 sys.path[:0] = [str(ROOT), str(ROOT / "benchmarks"), str(pathlib.Path(__file__).resolve().parent)]
 
 import report  # noqa: E402
+from curves import read_run  # noqa: E402
 from rate import EVAL_CONFIG, edge_text, edges  # noqa: E402
 
 from cardenvs.agents.specs import agent_factory, best_spec, scratch_agent  # noqa: E402
@@ -38,6 +44,19 @@ def measure(game: str, spec: str, against: str, deals: int, seed: int, policy: s
     out.update(win_edge=edge_text(rated["win"]), hand_edge=edge_text(rated["hand"]))
     out.update(ms_per_decision=1000 * spent[0] / max(1, spent[1]), cpu_seconds=spent[0], decisions=spent[1])
     return out
+
+
+def policy_file(path: str) -> str:
+    """``path``, a policy file; or, a run folder, its final snapshot's file
+    (the last one when the run stopped before it marked one final)."""
+    folder = pathlib.Path(path)
+    if not folder.is_dir():
+        return path
+    snapshots = read_run(folder)["snapshots"]
+    final = [s for s in snapshots if s.get("final")] or snapshots[-1:]
+    if not final:
+        raise SystemExit(f"--policy: {folder} holds no policy snapshot")
+    return str(folder / final[-1]["file"])
 
 
 def timed(agent) -> list[float]:
@@ -67,7 +86,9 @@ def main(argv: list[str] | None = None) -> dict:
     p.add_argument("--deals", type=int, default=100)
     p.add_argument("--seed", type=int, default=4_200_000, help="deal seeds used for nothing else")
     p.add_argument(
-        "--policy", default=None, help="with --agent scratch: a training seed's policy file, not the committed one"
+        "--policy",
+        default=None,
+        help="with --agent scratch: a training seed's policy file or run folder, not the committed policy",
     )
     p.add_argument(
         "--label",
@@ -81,17 +102,18 @@ def main(argv: list[str] | None = None) -> dict:
     if args.policy and args.agent != "scratch":
         p.error("--policy goes with --agent scratch")
     spec = best_spec(args.game) if args.agent == "best" else args.agent
+    policy = policy_file(args.policy) if args.policy else None
     info = report.machine()
-    result = measure(args.game, spec, args.against, args.deals, args.seed, args.policy)
+    result = measure(args.game, spec, args.against, args.deals, args.seed, policy)
     if args.agent in ("best", "scratch"):
         result["agent"] = f"{args.agent}: {spec}" if spec != args.agent else spec
     search = GAMES[args.game].scratch_search if args.agent == "scratch" else None
     if search:
         result["agent"] = f"scratch: {search} over its policy"
     if args.policy:
-        whose = f"{args.label or pathlib.Path(args.policy).name}'s policy"
+        whose = f"{args.label or pathlib.Path(policy).name}'s policy"
         result["agent"] = f"scratch: {search} over {whose}" if search else f"scratch: {whose}"
-        result["policy"] = str(args.policy)
+        result["policy"] = report.portable(str(pathlib.Path(policy).resolve()))
     print(json.dumps(result), flush=True)
     if args.json:
         name = args.agent if args.agent in ("best", "scratch") else "other"

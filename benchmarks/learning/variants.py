@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import concurrent.futures
 import json
+import os
 import pathlib
 import re
 import subprocess
@@ -74,6 +75,7 @@ def one(args: argparse.Namespace, name: str) -> tuple[str, dict]:
         out["behaviour_self_play"] = play_hands([mine] * 4, 2048, args.eval_seed)
         out["behaviour_vs_rule"] = play_hands([mine, rule, mine, rule], 2048, args.eval_seed)
     print(name, json.dumps({k: v for k, v in out.items() if not k.startswith("behaviour")}), flush=True)
+    out["policy"] = os.path.relpath(pathlib.Path(out["policy"]).resolve(), ROOT)  # (as run from the root)
     return name, out
 
 
