@@ -185,19 +185,11 @@ def match(game: str, agent: Agent, opponent: Agent, num_games: int = 200, seed: 
     idx = np.arange(num_games)
     a_seat = np.array([seat_of_agent(g) for g in idx])
     opp_seat = (a_seat + 1) % n
-    if hasattr(agent, "act_states") or hasattr(opponent, "act_states"):  # PIMC reads the engine state
-        won, scores, truncated = _state_reading_games(game, agent, opponent, seats, num_games, seed, config)
-        a_won = won[idx, a_seat]
-        tied = np.all(won == won[:, :1], axis=1)
-    else:
-        _, _, scores, truncated = play_games(game, seats, num_games, seed=seed, **config)
-        # the rules' winners: the best final score, ties all winning (a positive reward is not a win:
-        # with margin rewards every seat below the table's mean points gains)
-        best = scores.min(axis=1) if getattr(rules, "low_score_wins", False) else scores.max(axis=1)
-        at_top = scores == best[:, None]
-        tied = at_top.all(axis=1)
-        a_won = at_top[idx, a_seat] & ~tied
-    a_won &= ~truncated  # a truncated game is never a win
+    # the rules' winners of each game (a positive reward is not a win: with margin rewards every seat below
+    # the table's mean points gains, and Speed's winner may score 0), a truncated game never a win
+    won, scores, truncated = _match_games(game, agent, opponent, seats, num_games, seed, config)
+    tied = np.all(won == won[:, :1], axis=1)
+    a_won = won[idx, a_seat] & ~tied & ~truncated
     return MatchResult(
         agent.name,
         opponent.name,
@@ -211,13 +203,13 @@ def match(game: str, agent: Agent, opponent: Agent, num_games: int = 200, seed: 
     )
 
 
-def _state_reading_games(
+def _match_games(
     game: str, agent: Agent, opponent: Agent, seats: Any, num_games: int, seed: int, config: dict
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The games of a match where an agent reads the engine state (PIMC):
-    played by the duplicate engine (which gives such agents the state and
-    what the seats saw), each game on deals of its own (``independent``), in
-    the match's seat rotation.  Returns per game whether each seat won and
+    """The games of a match, played by the duplicate engine (which gives
+    agents that read the engine state, as PIMC, the state and what the
+    seats saw, and keeps each game's winners as the rules name them), each
+    game on deals of its own (``independent``), in the match's seat rotation.  Returns per game whether each seat won and
     the final scores, ``(num_games, P)`` each, and whether it was truncated."""
     from .duplicate import play_duplicate
 
