@@ -209,8 +209,9 @@ def _match_games(
     """The games of a match, played by the duplicate engine (which gives
     agents that read the engine state, as PIMC, the state and what the
     seats saw, and keeps each game's winners as the rules name them), each
-    game on deals of its own (``independent``), in the match's seat rotation.  Returns per game whether each seat won and
-    the final scores, ``(num_games, P)`` each, and whether it was truncated."""
+    game on deals of its own (``independent``), in the match's seat
+    rotation.  Returns per game whether each seat won and the final scores,
+    ``(num_games, P)`` each, and whether it was truncated."""
     from .duplicate import play_duplicate
 
     rotation = [seats(g) for g in range(min(num_games, 2 * len(seats(0))))]
