@@ -129,9 +129,12 @@ def test_best_must_name_a_built_in_agent(monkeypatch, best):
     [
         ("pimc:search=cards", "search must be 'default' or 'all'"),
         ("pimc:score=total", "score must be 'default', 'side' or 'margin'"),
-        ("pimc:fallback=random", "fallback must be 'rule', 'scratch' or an Agent"),
+        ("pimc:fallback=random", "fallback must be 'rule' or 'scratch'"),
         ("pimc:rollout=ppo", "rollout must be"),
         ("pimc:worlds=0", "worlds must be a whole number"),
+        ("pimc:worlds=100000000", "worlds must be a whole number from 1 to 1024"),
+        ("pimc:budget=inf", "budget must be a number of seconds above 0"),
+        ("pimc:budget=0", "budget must be a number of seconds above 0"),
     ],
 )
 def test_pimc_options_are_checked(spec, message):
