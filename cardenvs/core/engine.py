@@ -219,6 +219,31 @@ class VectorEnv:
 
     def reset(self, seed: int | None = None, options: dict | None = None) -> tuple[np.ndarray, dict]:
         self._start(seed, options)
+        return self._outputs()
+
+    def restart(self, rows: Any) -> tuple[np.ndarray, dict]:
+        """New games in ``rows`` (an index array or bool mask), wherever their
+        games stand: those games are dropped unfinished, without scores or
+        last observations (a time limit's cut: TorchRL's
+        ``StepCounter(max_steps)``), their next deals drawn as a finished
+        game's are.  The other games are not touched.  Returns the batch's
+        observations and info, as :meth:`reset`.  Errors for ``rows`` as
+        :meth:`step`'s, before anything changes."""
+        state = self._require_state()
+        idx = self._step_rows(rows)
+        idx = self._rows if idx is None else idx
+        self._moving = True
+        try:
+            self.rules.forget_fixed_decks(state, idx)
+            self.rules.reset(state, idx)
+        except BaseException as exc:
+            self._cut_short(exc, "a restart")
+            raise
+        self._moving = False
+        return self._outputs()
+
+    def _outputs(self) -> tuple[np.ndarray, dict]:
+        """The batch's observations and info now (as :meth:`reset` gives them)."""
         return self._observe(), self._info()
 
     def close(self) -> None:

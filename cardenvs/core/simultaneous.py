@@ -154,8 +154,7 @@ class SimultaneousVectorEnv(VectorEnv):
     def batch_shape(self) -> tuple[int, ...]:
         return (self.num_envs, self.num_players)
 
-    def reset(self, seed: int | None = None, options: dict | None = None) -> tuple[np.ndarray, dict]:
-        self._start(seed, options)
+    def _outputs(self) -> tuple[np.ndarray, dict]:
         return self._cast(self.rules.observe(self.state)), {"action_mask": self.state.legal.copy()}
 
     def _step(self, actions: np.ndarray, rows: np.ndarray | None = None):

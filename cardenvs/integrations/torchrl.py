@@ -38,7 +38,16 @@ it out when TorchRL resets that row (``_reset`` with a ``"_reset"`` mask, as
 ``env.rollout(..., break_when_any_done=False)`` and the collectors do).  A
 finished row that is stepped without a reset starts its new game then (its
 action is ignored, reward 0).  Resetting rows whose games are still being
-played is refused (``ValueError``): reset them all with ``env.reset()``.
+played cuts those games short and deals new ones there (the engine's
+``restart``; the other games go on): what a time limit does,
+``StepCounter(max_steps)`` truncating some rows (not on a process engine,
+``num_processes > 1``: ValueError there; reset them all with ``env.reset()``).
+
+Transforms: the action spec's mask is one tensor, updated in place and
+shared by the spec's copies (:class:`LegalActions`), so a ``TransformedEnv``
+(``StepCounter``, ``RewardSum``, ...) samples legal actions as the bare env
+does; TorchRL's ``ActionMask`` transform is not needed.  A step without
+``("player", "action")`` is a ValueError naming the key.
 """
 
 from __future__ import annotations
@@ -84,6 +93,18 @@ class _Batch:
         return _Batch(self.views.copy(), self.masks.copy(), self.acting.copy(), self.current.copy())
 
 
+class LegalActions(Categorical):
+    """The action spec: a ``Categorical`` whose mask is the env's masks as
+    handed out last.  The env writes each step's masks into that one tensor,
+    and every copy of the spec shares it (``clone``: the copies a
+    ``TransformedEnv`` keeps of its base env's specs), so ``rand_action``
+    samples legal actions through any transform that leaves the action
+    alone (``StepCounter``, ``RewardSum``, ...)."""
+
+    def clone(self) -> LegalActions:
+        return type(self)(n=self.space.n, shape=self.shape, device=self.device, dtype=self.dtype, mask=self.mask)
+
+
 class CardTorchRLEnv(EnvBase):
     """``num_envs`` games of ``game`` as one TorchRL env, ``batch_size=[num_envs]``
     (keys and autoreset in the module docstring).  Options as in
@@ -123,7 +144,8 @@ class CardTorchRLEnv(EnvBase):
         if not self.simultaneous:
             observation["current_player"] = Categorical(P, (N,), dtype=torch.int64, device=self.device)
         self.observation_spec = observation
-        action = Categorical(A, (N, P), dtype=torch.int64, device=self.device)
+        self._legal = torch.ones((N, P, A), dtype=torch.bool, device=self.device)  # (written in place each step)
+        action = LegalActions(A, (N, P), dtype=torch.int64, device=self.device, mask=self._legal)
         self.action_spec = Composite({GROUP: Composite(action=action, shape=(N, P))}, shape=(N,))
         reward = Unbounded((N, P, 1), dtype=torch.float32, device=self.device)
         self.reward_spec = Composite({GROUP: Composite(reward=reward, shape=(N, P))}, shape=(N,))
@@ -182,7 +204,7 @@ class CardTorchRLEnv(EnvBase):
         out[GROUP] = TensorDict(group, batch_size=(N, P), device=self.device)
         if not self.simultaneous:
             out["current_player"] = t(shown.current)
-        self.full_action_spec[GROUP, "action"].update_mask(group["action_mask"])
+        self._legal.copy_(group["action_mask"])  # (the action spec's mask, and every copy's: LegalActions)
         return TensorDict(out, batch_size=(N,), device=self.device)
 
     # ------------------------------------------------------------ EnvBase
@@ -201,26 +223,44 @@ class CardTorchRLEnv(EnvBase):
 
     def _reset(self, tensordict: TensorDictBase | None = None, **kwargs: Any) -> TensorDictBase:
         rows = self._reset_rows(tensordict)
-        if rows is not None and self._now is not None and not (rows & ~self._pending).any():
-            self._pending[rows] = False  # their new games are already dealt
-        elif rows is None or rows.all() or self._now is None:
+        if rows is None or self._now is None or (rows.all() and not self._pending.all()):
             seed, self._next_seed = self._next_seed, None
             obs, info = self.engine.reset(seed=seed)
             self._now = self._read(obs, info)
             self._pending[:] = False
         else:
-            playing = np.flatnonzero(rows & ~self._pending).tolist()
-            raise ValueError(
-                f"cannot reset games still being played (rows {playing[:10]}): the engine restarts a game only "
-                "when it ends; reset every game with env.reset()"
-            )
+            playing = np.flatnonzero(rows & ~self._pending)
+            if playing.size:  # cut short (a time limit's truncation): new games there, the others untouched
+                self._restart(playing)
+            self._pending[rows] = False  # (the finished games' new games are already dealt)
         not_done = np.zeros(self.num_envs, bool)
         return self._tensordict(self._now.copy(), dict.fromkeys(_DONE_KEYS, not_done), None)
+
+    def _restart(self, rows: np.ndarray) -> None:
+        """New games in ``rows``, whose games are still being played."""
+        restart = getattr(self.engine, "restart", None)
+        if restart is None:
+            raise ValueError(
+                f"cannot cut short games still being played (rows {rows[:10].tolist()}) on a process engine "
+                "(num_processes > 1): reset every game with env.reset(), or use one process"
+            )
+        self._now = self._read(*restart(rows))
+
+    def _actions(self, tensordict: TensorDictBase) -> np.ndarray:
+        """The ``(num_envs, P)`` actions of ``tensordict`` (ValueError naming the key if missing or misshapen)."""
+        key, shape = (GROUP, "action"), (self.num_envs, self.num_players)
+        action = tensordict.get(key, None)
+        if action is None:
+            raise ValueError(f"step needs the actions at {key!r}, shape {shape}; the tensordict has no such entry")
+        if not isinstance(action, torch.Tensor) or action.numel() != self.num_envs * self.num_players:
+            got = tuple(action.shape) if isinstance(action, torch.Tensor) else type(action).__name__
+            raise ValueError(f"step needs the actions at {key!r}, shape {shape}; got {got}")
+        return action.reshape(shape).cpu().numpy()
 
     def _step(self, tensordict: TensorDictBase) -> TensorDictBase:
         if self._now is None:
             raise RuntimeError("call reset() before step()")
-        actions = tensordict.get((GROUP, "action")).reshape(self.num_envs, self.num_players).cpu().numpy()
+        actions = self._actions(tensordict)
         acts = actions if self.simultaneous else actions[self._rows, self._now.current]
         pending = self._pending.copy()
         if pending.all():  # every game is waiting to be handed out: nothing to play
