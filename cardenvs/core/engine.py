@@ -381,7 +381,7 @@ class VectorEnv:
         ok = legal if idx is None else legal[idx]
         forfeit = None
         if not ok.all():  # (raises, or "terminate": those games forfeited, the others played)
-            forfeit = illegal.settle_turns(self.illegal_action, actions, chosen, ok, self.num_envs)
+            forfeit = illegal.settle_turns(self.illegal_action, actions, chosen, ok, self.num_envs, self.num_actions)
             idx = chosen[ok]
         self._moving = True
         if idx is None and self._outputs_in_shards and (self.num_threads > 1 or self._out is not None):

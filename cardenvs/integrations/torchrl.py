@@ -30,6 +30,10 @@ network (e.g. ``MultiAgentMLP`` with shared parameters) plays every seat:
 - ``"done"``/``"terminated"``/``"truncated"`` ``(num_envs, 1)`` and the same
   per seat under ``"player"`` ``(num_envs, P, 1)``: a game ends for every seat
   at once.
+- ``("player", "illegal_waited")`` ``(num_envs, P)`` bool, Spit with
+  ``illegal_action="wait"`` only: the seats whose illegal action was played
+  as waiting on this step.  (An action id out of range is refused with
+  ``IllegalActionError`` under every ``illegal_action``.)
 
 Autoreset: the engine deals a finished game's successor within the step that
 ends it.  This env hands out the finished game's last views (every seat's,
@@ -119,6 +123,7 @@ class CardTorchRLEnv(EnvBase):
         super().__init__(device=device, batch_size=torch.Size([engine.num_envs]))
         self.engine = engine
         self.num_envs, self.num_players, self.num_actions = engine.num_envs, engine.num_players, engine.num_actions
+        self._waits = engine.illegal_action == "wait"  # (Spit: an illegal action played as waiting, said per seat)
         self._rows = np.arange(self.num_envs)
         self._pending = np.zeros(self.num_envs, bool)  # finished rows whose new game is not handed out yet
         self._next_seed: int | None = None
@@ -140,6 +145,8 @@ class CardTorchRLEnv(EnvBase):
             mask=Categorical(2, (N, P), dtype=torch.bool, device=self.device),
             shape=(N, P),
         )
+        if self._waits:
+            group["illegal_waited"] = Categorical(2, (N, P), dtype=torch.bool, device=self.device)
         observation = Composite({GROUP: group}, shape=(N,))
         if not self.simultaneous:
             observation["current_player"] = Categorical(P, (N,), dtype=torch.int64, device=self.device)
@@ -181,9 +188,12 @@ class CardTorchRLEnv(EnvBase):
         shown.current[done] = 0
 
     # ------------------------------------------------------------ torch side
-    def _tensordict(self, shown: _Batch, done: dict[str, np.ndarray], rewards: np.ndarray | None) -> TensorDictBase:
-        """The output tensordict; also points the action spec's mask at the
-        masks shown, so ``rand_action`` samples legal actions."""
+    def _tensordict(
+        self, shown: _Batch, done: dict[str, np.ndarray], rewards: np.ndarray | None, waited: Any = None
+    ) -> TensorDictBase:
+        """The output tensordict (``waited``: the engine's ``illegal_waited``);
+        also writes the masks shown into the action spec's, so ``rand_action``
+        samples legal actions."""
         N, P = self.num_envs, self.num_players
 
         def t(a: np.ndarray) -> torch.Tensor:
@@ -194,6 +204,8 @@ class CardTorchRLEnv(EnvBase):
             "action_mask": t(shown.masks),
             "mask": t(shown.acting),
         }
+        if self._waits:
+            group["illegal_waited"] = t(np.zeros((N, P), bool) if waited is None else np.asarray(waited, bool))
         out: dict[str, Any] = {}
         for key, flag in done.items():
             flag = t(flag).reshape(N, 1)
@@ -263,6 +275,7 @@ class CardTorchRLEnv(EnvBase):
         actions = self._actions(tensordict)
         acts = actions if self.simultaneous else actions[self._rows, self._now.current]
         pending = self._pending.copy()
+        waited = None
         if pending.all():  # every game is waiting to be handed out: nothing to play
             rewards = np.zeros((self.num_envs, self.num_players), np.float32)
             terminated = truncated = np.zeros(self.num_envs, bool)
@@ -270,6 +283,7 @@ class CardTorchRLEnv(EnvBase):
         else:
             rows = np.flatnonzero(~pending) if pending.any() else None
             obs, rewards, terminated, truncated, info = self.engine.step(acts, rows=rows)
+            waited = info.get("illegal_waited")
             self._now = shown = self._read(obs, info)
             if (terminated | truncated).any():  # (the new games stay in self._now for the reset)
                 shown = self._now.copy()
@@ -277,7 +291,7 @@ class CardTorchRLEnv(EnvBase):
         self._pending = terminated | truncated
         truncated = truncated & ~terminated
         flags = {"done": terminated | truncated, "terminated": terminated, "truncated": truncated}
-        return self._tensordict(shown, flags, rewards)
+        return self._tensordict(shown, flags, rewards, waited)
 
     def close(self, *, raise_if_closed: bool = True) -> None:
         self.engine.close()
