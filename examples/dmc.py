@@ -45,6 +45,7 @@ from selfplay_ppo import GAME_DEFAULTS, CpuClock  # noqa: E402
 
 import cardenvs.vector as V  # noqa: E402
 from cardenvs.agents.mlp import build_mlp, save_policy, symlog  # noqa: E402
+from cardenvs.app.arguments import MAX_SEED, json_object, number, whole  # noqa: E402
 
 #: the games' training options for DMC: the learners' short games (selfplay_ppo's defaults)
 DMC_DEFAULTS: dict[str, dict[str, Any]] = {**GAME_DEFAULTS}
@@ -53,23 +54,36 @@ DMC_DEFAULTS: dict[str, dict[str, Any]] = {**GAME_DEFAULTS}
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--game", default="pepper_v0", choices=sorted(DMC_DEFAULTS))
-    p.add_argument("--config", default="{}", help="game options as JSON, merged over the game's defaults")
-    p.add_argument("--num-envs", type=int, default=256, help="games played at once")
-    p.add_argument("--cpu-minutes", type=float, default=None, help="stop when training has used this much CPU")
-    p.add_argument("--total-steps", type=int, default=None, help="stop after this many engine steps x games")
-    p.add_argument("--snapshot-every", type=float, default=None, help="save the policy every S CPU-seconds")
     p.add_argument(
-        "--snapshot-every-steps", type=int, default=None, help="save the policy every N engine steps x games"
+        "--config", type=json_object, default={}, help="game options as JSON, merged over the game's defaults"
+    )
+    p.add_argument("--num-envs", type=whole(1, 2**20), default=256, help="games played at once")
+    p.add_argument(
+        "--cpu-minutes", type=number(above=0), default=None, help="stop when training has used this much CPU"
+    )
+    p.add_argument(
+        "--total-steps", type=whole(1, 10**15), default=None, help="stop after this many engine steps x games"
+    )
+    p.add_argument("--snapshot-every", type=number(above=0), default=None, help="save the policy every S CPU-seconds")
+    p.add_argument(
+        "--snapshot-every-steps",
+        type=whole(1, 10**15),
+        default=None,
+        help="save the policy every N engine steps x games",
     )
     p.add_argument("--run-dir", default=None, help="where snapshots and run.json go (a new or empty directory)")
-    p.add_argument("--seed", type=int, default=1)
-    p.add_argument("--epsilon", type=float, default=0.05, help="share of decisions taken uniformly at random")
-    p.add_argument("--lr", type=float, default=3e-4)
-    p.add_argument("--hidden", type=int, default=256)
-    p.add_argument("--batch-size", type=int, default=2048)
-    p.add_argument("--replay", type=int, default=200_000, help="the most recent decisions kept to learn from")
-    p.add_argument("--updates-per-step", type=float, default=0.1, help="gradient steps per engine step")
-    p.add_argument("--reward-scale", type=float, default=0.1)
+    p.add_argument("--seed", type=whole(0, MAX_SEED), default=1)
+    p.add_argument(
+        "--epsilon", type=number(low=0, high=1), default=0.05, help="share of decisions taken uniformly at random"
+    )
+    p.add_argument("--lr", type=number(above=0), default=3e-4)
+    p.add_argument("--hidden", type=whole(1, 65536), default=256)
+    p.add_argument("--batch-size", type=whole(1, 10**7), default=2048)
+    p.add_argument(
+        "--replay", type=whole(1, 10**8), default=200_000, help="the most recent decisions kept to learn from"
+    )
+    p.add_argument("--updates-per-step", type=number(above=0), default=0.1, help="gradient steps per engine step")
+    p.add_argument("--reward-scale", type=number(above=0), default=0.1)
     p.add_argument(
         "--reward",
         default="zero_sum",
@@ -77,20 +91,20 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         help="what a seat is paid: 'own' (the game's reward for its side) or 'zero_sum' (that minus the mean "
         "of the other sides': setting an opponent's contract is worth as much as making one's own)",
     )
-    p.add_argument("--torch-threads", type=int, default=1)
+    p.add_argument("--torch-threads", type=whole(1, 1024), default=1)
     p.add_argument("--quiet", action="store_true")
     args = p.parse_args(argv)
-    args.config = {**DMC_DEFAULTS[args.game], **json.loads(args.config)}
+    args.config = {**DMC_DEFAULTS[args.game], **args.config}
+    try:
+        V.make(args.game, 1, **args.config).close()  # (the options checked: nothing is trained with bad ones)
+    except (ValueError, TypeError, OverflowError) as e:
+        p.error(f"--config: {e}")
     if args.cpu_minutes is None and args.total_steps is None:
         args.total_steps = 200_000
-    for name in ("cpu_minutes", "total_steps", "snapshot_every", "snapshot_every_steps"):
-        value = getattr(args, name)
-        if value is not None and not value > 0:
-            p.error(f"--{name.replace('_', '-')} must be positive, got {value}")
-    if not 0 <= args.epsilon <= 1:
-        p.error(f"--epsilon must be in [0, 1], got {args.epsilon}")
     if (args.snapshot_every is not None or args.snapshot_every_steps is not None) and args.run_dir is None:
         p.error("--snapshot-every and --snapshot-every-steps need --run-dir")
+    if args.run_dir is not None and pathlib.Path(args.run_dir).exists() and not pathlib.Path(args.run_dir).is_dir():
+        p.error(f"--run-dir {args.run_dir} is a file, not a directory")
     if args.run_dir is not None and (pathlib.Path(args.run_dir) / "run.json").exists():
         p.error(f"--run-dir {args.run_dir} already holds a run: choose a new directory")
     return args

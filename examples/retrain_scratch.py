@@ -29,6 +29,7 @@ import sys
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "examples")]
 
+from cardenvs.app.arguments import MAX_SEED, number, whole  # noqa: E402
 from cardenvs.registry import GAMES  # noqa: E402
 
 BUDGET_MINUTES = 30.0
@@ -74,16 +75,34 @@ def without_run_folder(recipe: list[str] | dict) -> list[str] | dict:
     return out
 
 
+def final_policy(run_dir: pathlib.Path) -> tuple[pathlib.Path, dict]:
+    """The policy file a finished run saved last (its ``run.json``'s final
+    snapshot) and the run's arguments; ValueError naming what is wrong."""
+    where = run_dir / "run.json"
+    try:
+        run = json.loads(where.read_text())
+    except (OSError, UnicodeDecodeError, ValueError, RecursionError) as e:
+        raise ValueError(f"{where} is not a readable run record ({e})") from None
+    snapshots = run.get("snapshots") if isinstance(run, dict) else None
+    if not isinstance(snapshots, list) or not snapshots or not all(isinstance(s, dict) for s in snapshots):
+        raise ValueError(f"{where} is not a finished run's record (no list of snapshots)")
+    final = [s for s in snapshots if s.get("final") is True] or snapshots[-1:]
+    name = final[-1].get("file")
+    if not isinstance(name, str) or pathlib.Path(name).name != name:
+        raise ValueError(f"{where}: its final snapshot names no file beside it ({name!r:.80})")
+    args = run.get("args", {})
+    return run_dir / name, args if isinstance(args, dict) else {}
+
+
 def install(game: str, run_dir: pathlib.Path, recipe: list[str] | dict) -> pathlib.Path:
     """Copy the run's final policy to agents/checkpoints/ under the game's
-    ``scratch`` name (read back and checked first); returns its JSON path."""
+    ``scratch`` name (read back and checked first); returns its JSON path.
+    ValueError for a run that has no sound final policy of ``game``."""
     from cardenvs.agents.mlp import read_policy, save_policy
 
-    run = json.loads((run_dir / "run.json").read_text())
-    final = [s for s in run["snapshots"] if s.get("final")] or run["snapshots"][-1:]
-    actor, meta = read_policy(run_dir / final[-1]["file"])
+    actor, meta = read_policy(final_policy(run_dir)[0])
     if meta["game"] != game:
-        raise SystemExit(f"{run_dir}: a run of {meta['game']}, not {game}")
+        raise ValueError(f"{run_dir}: a run of {meta['game']}, not {game}")
     training = {**meta["training"], "recipe": without_run_folder(recipe)}
     stem = ROOT / "agents" / "checkpoints" / GAMES[game].scratch.removesuffix(".json")
     keys = ("game", "config", "obs_size", "num_actions", "hidden")
@@ -93,9 +112,12 @@ def install(game: str, run_dir: pathlib.Path, recipe: list[str] | dict) -> pathl
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--game", required=True, choices=sorted(RECIPES))
-    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--seed", type=whole(0, MAX_SEED), default=1)
     p.add_argument(
-        "--cpu-minutes", type=float, default=None, help=f"the training budget (default {BUDGET_MINUTES:g}; BUDGETS)"
+        "--cpu-minutes",
+        type=number(above=0),
+        default=None,
+        help=f"the training budget (default {BUDGET_MINUTES:g}; BUDGETS)",
     )
     p.add_argument("--run-dir", default=None, help="default: runs/scratch_<game>_s<seed>")
     p.add_argument("--install", action="store_true", help="copy the final policy to agents/checkpoints/")
@@ -105,18 +127,20 @@ def main(argv: list[str] | None = None) -> int:
     args = p.parse_args(argv)
     if args.cpu_minutes is None:
         args.cpu_minutes = BUDGETS.get(args.game, BUDGET_MINUTES)
-    if args.cpu_minutes <= 0:
-        p.error(f"--cpu-minutes must be positive, got {args.cpu_minutes:g}")
     if args.install and GAMES[args.game].scratch is None:
         p.error(f"--install: {args.game}'s GameSpec names no scratch file")
     if args.install_from:
         run = pathlib.Path(args.install_from)
         if not (run / "run.json").is_file():
             p.error(f"--install-from: {run} holds no finished run (no run.json)")
-        recipe = json.loads((run / "run.json").read_text()).get("args", {})
-        print(f"installed {install(args.game, run, recipe)}", flush=True)
+        try:
+            print(f"installed {install(args.game, run, final_policy(run)[1])}", flush=True)
+        except ValueError as e:
+            p.error(f"--install-from: {e}")
         return 0
     run_dir = args.run_dir or f"runs/scratch_{args.game}_s{args.seed}"
+    if pathlib.Path(run_dir).exists() and not pathlib.Path(run_dir).is_dir():
+        p.error(f"--run-dir {run_dir} is a file, not a directory")
     module, learner = learner_argv(args.game, args.seed, args.cpu_minutes, run_dir)
     print(
         f"retraining {args.game} from scratch with {module}: budget {args.cpu_minutes:g} CPU-minutes, "
@@ -127,7 +151,10 @@ def main(argv: list[str] | None = None) -> int:
     trainer = importlib.import_module(module)
     trainer.train(trainer.parse_args(learner))
     if args.install:
-        print(f"installed {install(args.game, pathlib.Path(run_dir), learner)}", flush=True)
+        try:
+            print(f"installed {install(args.game, pathlib.Path(run_dir), learner)}", flush=True)
+        except ValueError as e:
+            raise SystemExit(f"retrain_scratch.py: --install: {e}") from None
     return 0
 
 

@@ -86,7 +86,7 @@ OTHER_GAME = ["pepper", "--agents", "random,arena_agents:OtherGame"]
         (["pepper", "--agents", "random,rule", "--config", '{"num_players": 9}'], "num_players"),
         (["pepper", "--agents", "random,random"], "listed twice"),
         (["spit", "--agents", "random,pimc"], "PIMC plays"),
-        (["pepper", "--agents", "random,pimc:worlds=many"], "worlds must be a int"),
+        (["pepper", "--agents", "random,pimc:worlds=many"], "worlds must be a whole number"),
         (["pepper"], "give a GAME and --agents"),
     ],
 )

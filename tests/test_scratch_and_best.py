@@ -129,9 +129,12 @@ def test_best_must_name_a_built_in_agent(monkeypatch, best):
     [
         ("pimc:search=cards", "search must be 'default' or 'all'"),
         ("pimc:score=total", "score must be 'default', 'side' or 'margin'"),
-        ("pimc:fallback=random", "fallback must be 'rule', 'scratch' or an Agent"),
+        ("pimc:fallback=random", "fallback must be 'rule' or 'scratch'"),
         ("pimc:rollout=ppo", "rollout must be"),
         ("pimc:worlds=0", "worlds must be a whole number"),
+        ("pimc:worlds=100000000", "worlds must be a whole number from 1 to 1024"),
+        ("pimc:budget=inf", "budget must be a number of seconds above 0"),
+        ("pimc:budget=0", "budget must be a number of seconds above 0"),
     ],
 )
 def test_pimc_options_are_checked(spec, message):
@@ -197,7 +200,7 @@ def test_retrain_refuses_a_bad_budget(capsys):
     retrain = load_example("retrain_scratch")
     with pytest.raises(SystemExit) as stop:
         retrain.main(["--game", "cancellation_hearts_v0", "--cpu-minutes", "0"])
-    assert stop.value.code == 2 and "--cpu-minutes must be positive" in capsys.readouterr().err
+    assert stop.value.code == 2 and "--cpu-minutes: must be a finite number above 0" in capsys.readouterr().err
 
 
 def test_play_takes_a_best_that_searches(pepper_scratch):
@@ -257,8 +260,9 @@ def test_install_from_a_finished_run_checks_it(tmp_path, monkeypatch, capsys):
     exit_ = load_example("expert_iteration")
     argv = ["--game", "pepper_v0", "--rounds", "1", "--decisions", "50", "--worlds", "2", "--num-envs", "4"]
     exit_.train(exit_.parse_args([*argv, "--hidden", "8", "--run-dir", str(tmp_path / "run"), "--quiet"]))
-    with pytest.raises(SystemExit, match="a run of pepper_v0, not cancellation_hearts_v0"):
+    with pytest.raises(SystemExit) as stop:
         retrain.main(["--game", "cancellation_hearts_v0", "--install-from", str(tmp_path / "run")])
+    assert stop.value.code == 2 and "a run of pepper_v0, not cancellation_hearts_v0" in capsys.readouterr().err
     assert retrain.main(["--game", "pepper_v0", "--install-from", str(tmp_path / "run")]) == 0
     installed = tmp_path / "agents" / "checkpoints" / "pepper_scratch.json"
     assert MLPAgent.load(installed, game="pepper_v0").meta["training"]["algorithm"] == "expert_iteration"

@@ -207,7 +207,9 @@ def test_budget_and_run_dir_arguments_are_checked(ppo, tmp_path):
 
 
 # --- the policy file ---------------------------------------------------------------------------
-def saved(tmp_path, game="pepper_v0", obs_size=299, num_actions=39) -> tuple[torch.nn.Module, pathlib.Path]:
+def saved(
+    tmp_path, game="pepper_v0", obs_size=299, num_actions=39, config=None
+) -> tuple[torch.nn.Module, pathlib.Path]:
     torch.manual_seed(0)
     actor = build_mlp(obs_size, [16, 8], num_actions)
     with torch.no_grad():
@@ -217,7 +219,7 @@ def saved(tmp_path, game="pepper_v0", obs_size=299, num_actions=39) -> tuple[tor
         tmp_path / "policy_000001",
         actor,
         game=game,
-        config={"max_hands": 2},
+        config={"max_hands": 2} if config is None else config,
         obs_size=obs_size,
         num_actions=num_actions,
         hidden=[16, 8],
@@ -323,6 +325,9 @@ def test_malformed_files_are_value_errors(tmp_path):
         MLPAgent.load(path)
 
 
+PADDING = torch.zeros(8000)  # (32 KB: more than the 21 KB of weights saved() declares)
+
+
 class Smuggled:
     """An object torch.save pickles: weights_only loading must refuse it."""
 
@@ -333,17 +338,19 @@ class Smuggled:
 @pytest.mark.parametrize(
     "content, message",
     [
-        ([1, 2, 3], "are not the network's"),
-        ({"0.weight": torch.zeros(2, 2)}, "are not the network's"),
+        ([1, 2, 3, PADDING], "are not the network's"),
+        ({"0.weight": torch.zeros(2, 2), "padding": PADDING}, "are not the network's"),
         ("shapes", "the network needs"),
         ("nan", "non-finite"),
-        (Smuggled(), "not a torch state dict"),
+        ([Smuggled(), PADDING], "not a torch state dict"),
+        ({"0.weight": torch.zeros(2, 2)}, "fewer than"),  # (smaller than the declared weights: not even read)
     ],
 )
 def test_weights_that_do_not_fit_are_value_errors(tmp_path, content, message, capsys):
     """Weights replaced (and the digest updated to match, so the checks after
     it are reached): another object, other names, other shapes, NaNs, or a
-    pickled callable, which is refused without being called."""
+    pickled callable, which is refused without being called; each as large
+    as the declared weights (``PADDING``), else its size is refused first."""
     actor, path = saved(tmp_path)
     weights = tmp_path / "policy_000001.pt"
     state = actor.state_dict()
@@ -359,7 +366,7 @@ def test_weights_that_do_not_fit_are_value_errors(tmp_path, content, message, ca
 
 
 def test_a_policy_for_another_game_is_refused(tmp_path):
-    _, path = saved(tmp_path, game="spit_v0", obs_size=235, num_actions=33)
+    _, path = saved(tmp_path, game="spit_v0", obs_size=235, num_actions=33, config={"max_ticks": 40})
     agent = MLPAgent.load(path, game="spit_v0")
     with pytest.raises(ValueError, match="not pepper_v0"):
         MLPAgent.load(path, game="pepper_v0")

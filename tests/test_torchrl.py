@@ -136,14 +136,30 @@ def test_finished_row_stepped_without_reset_starts_its_new_game():
     assert nxt[GROUP, "mask"][done].any(-1).all()  # someone acts in each new game
 
 
-def test_partial_reset_of_games_in_play_is_refused():
+def test_partial_reset_of_games_in_play_deals_new_games_there():
+    """A time limit's cut: row 0's game, under way, is replaced; the others go on."""
     env = make_env("pepper_v0", 4, seed=0)
     td = env.reset()
-    td = env.rand_step(td)["next"]
+    for _ in range(6):
+        td = env.rand_step(td)["next"]
+    before = [env.engine.state_dict(i) for i in range(4)]
     td["_reset"] = torch.tensor([[True], [False], [False], [False]])
-    with pytest.raises(ValueError, match="still being played"):
-        env.reset(td)
+    out = env.reset(td)
+    after = [env.engine.state_dict(i) for i in range(4)]
+    assert repr(after[1:]) == repr(before[1:]) and after[0]["bids"] != before[0]["bids"]
+    assert np.array_equal(out[GROUP, "observation"][0, 0].numpy(), env.engine.observe(np.zeros(4, np.int64))[0])
     assert env.reset()[GROUP, "observation"].shape == (4, 4, 299)  # a full reset works
+
+
+def test_partial_reset_on_a_process_engine_is_refused():
+    env = make_env("pepper_v0", 4, seed=0, num_processes=2, rng="per_game")
+    try:
+        td = env.rand_step(env.reset())["next"]
+        td["_reset"] = torch.tensor([[True], [False], [False], [False]])
+        with pytest.raises(ValueError, match="process engine"):
+            env.reset(td)
+    finally:
+        env.close()
 
 
 @pytest.mark.parametrize(

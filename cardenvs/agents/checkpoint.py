@@ -31,9 +31,12 @@ weights that do not fit the policy) is a :class:`CheckpointError`, a
 read rather than when the agent acts, a weight or optimizer state holding
 NaN or an infinity, a weight in another byte order, and a zip member or a
 JSON key given twice (one copy would be used silently).  Policy files are
-written by ``cardenvs.agents.checkpoint_write``.  What a hostile file can
-still do is describe a very large network (memory and time to build it);
-it cannot make anything run but the allowed classes.
+written by ``cardenvs.agents.checkpoint_write``.  The network a file
+describes is built first without storage (torch's ``meta`` device), and
+its weights' names and shapes must be those the file holds before it is
+built for real: a small file describing very large layers is refused
+before their memory is taken.  A file cannot make anything run but the
+allowed classes.
 """
 
 from __future__ import annotations

@@ -22,9 +22,16 @@ runs code when read.
   file's name, beside it), "sha256" (of that file), "training" (a free
   record: steps, CPU-seconds, ...)}``.
 
-:meth:`MLPAgent.load` checks all of it (the digest too, so a weights file
-changed after saving is refused before torch reads it) and raises
-ValueError naming the file and the fault.
+:meth:`MLPAgent.load` checks all of it and raises ValueError naming the file
+and the fault, before it allocates anything the file declares: the JSON
+(at most :data:`MAX_JSON_BYTES`, each key once), its sizes (each at most
+:data:`MAX_SIZE`, at most :data:`MAX_PARAMETERS` weights in all), its
+``config`` (options of its game that give ``obs_size`` and
+``num_actions``), then the weights file: its size against the weights
+declared, its digest (a file changed after saving is refused before torch
+reads it), and every tensor's name, shape and dtype against the sizes.  The
+network is made from the tensors read, never initialised at the declared
+sizes first.  :func:`save_policy` writes only what this loader reads back.
 """
 
 from __future__ import annotations
@@ -40,7 +47,7 @@ from typing import Any
 import numpy as np
 
 from ..core.agent import Agent
-from .checkpoint import TRAIN_EXTRA
+from .checkpoint import TRAIN_EXTRA, repeated
 
 try:
     import torch
@@ -53,6 +60,10 @@ __all__ = ["FORMAT", "VERSION", "MLPAgent", "build_mlp", "imitate", "layer", "re
 FORMAT, VERSION = "cardenvs-mlp-policy", 1
 MAX_BYTES = 2**31  # the largest weights file read (a policy of these sizes is a few MB)
 MAX_SIZE = 10**7  # the most observation columns / actions / hidden units a file may declare
+MAX_PARAMETERS = MAX_BYTES // 4  # the most float32 weights a file may declare (what MAX_BYTES holds)
+MAX_JSON_BYTES = 2**20  # the largest description read (a policy's is under 2 KB)
+MAX_LAYERS = 8  # hidden layers
+VIEW_OPTIONS = ("illegal_action", "obs_dtype", "render_mode")  # options of a view, not of the rules
 REQUIRED = ("game", "config", "obs_size", "num_actions", "hidden", "activation", "preprocess", "weights", "sha256")
 
 
@@ -121,7 +132,9 @@ def save_policy(
     """Write ``actor`` (made by :func:`build_mlp` with these sizes) as
     ``STEM.pt`` + ``STEM.json`` (see the module doc); returns the JSON's path.
     ``config`` and ``training`` must be JSON-serialisable (TypeError
-    otherwise, before anything is written)."""
+    otherwise); a description :func:`read_policy` would refuse (sizes, game,
+    config) or an ``actor`` whose weights are not of these sizes is a
+    ValueError.  Both are raised before anything is written."""
     stem = pathlib.Path(stem)
     meta = {
         "format": FORMAT,
@@ -134,12 +147,16 @@ def save_policy(
         "activation": "tanh",
         "preprocess": "symlog",
         "weights": stem.name + ".pt",
-        "sha256": "",
+        "sha256": "0" * 64,
         "training": training or {},
     }
     json.dumps(meta)  # (raises before any file is written)
+    where = f"save_policy({str(stem)!r})"
+    _check_meta(meta, where)
+    state = {k: v.detach().clone().contiguous() for k, v in actor.state_dict().items()}
+    _check_tensors(state, meta, where)
     weights = stem.with_name(meta["weights"])
-    torch.save({k: v.detach().clone().contiguous() for k, v in actor.state_dict().items()}, weights)
+    torch.save(state, weights)
     meta["sha256"] = _sha256(weights)
     path = stem.with_name(stem.name + ".json")
     path.write_text(json.dumps(meta, indent=1) + "\n")
@@ -155,15 +172,60 @@ def _meta_path(path: pathlib.Path) -> pathlib.Path:
     return path.with_name(path.name + ".json")
 
 
-def _positive(meta: dict, key: str, where: str) -> int:
-    value = meta[key]
+def layer_shapes(obs_size: int, hidden: Sequence[int], num_actions: int) -> dict[str, tuple[int, ...]]:
+    """The names and shapes of the weights of :func:`build_mlp` with these
+    sizes (its state dict), worked out without building it."""
+    sizes = [obs_size, *hidden, num_actions]
+    shapes: dict[str, tuple[int, ...]] = {}
+    for k, (n_in, n_out) in enumerate(zip(sizes, sizes[1:])):  # (Linear at 2k, Tanh at 2k + 1)
+        shapes[f"{2 * k}.weight"], shapes[f"{2 * k}.bias"] = (n_out, n_in), (n_out,)
+    return shapes
+
+
+def _weight_count(meta: dict[str, Any]) -> int:
+    """How many numbers the network of ``meta``'s sizes holds."""
+    shapes = layer_shapes(meta["obs_size"], meta["hidden"], meta["num_actions"])
+    return sum(math.prod(shape) for shape in shapes.values())
+
+
+def _positive(value: Any, key: str, where: str) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or not 0 < value <= MAX_SIZE:
-        raise ValueError(f"{where}: {key} must be a positive int (at most {MAX_SIZE}), got {value!r}")
+        raise ValueError(f"{where}: {key} must be a positive int (at most {MAX_SIZE}), got {value!r:.80}")
     return value
 
 
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """A JSON object whose keys are given once each (JSON would keep the
+    later of two values silently: a reader and the loader could differ)."""
+    twice = repeated([key for key, _ in pairs])
+    if twice is not None:
+        raise ValueError(f"the key {twice!r} is given more than once")
+    return dict(pairs)
+
+
+def _check_config(meta: dict[str, Any], where: str) -> None:
+    """``config``: options of ``game`` (view options aside) whose rules have
+    the declared ``obs_size`` and ``num_actions``."""
+    from cardenvs.core.options import build_rules
+    from cardenvs.registry import rules_class
+
+    config = meta["config"]
+    if not isinstance(config, dict):
+        raise ValueError(f"{where}: config must be an object, got {config!r:.80}")
+    try:
+        rules = build_rules(rules_class(meta["game"]), {k: v for k, v in config.items() if k not in VIEW_OPTIONS})
+    except (ValueError, TypeError, OverflowError) as exc:
+        raise ValueError(f"{where}: config {config!r:.120} is not {meta['game']}'s options ({exc})") from None
+    if (rules.obs_size, rules.num_actions) != (meta["obs_size"], meta["num_actions"]):
+        raise ValueError(
+            f"{where}: obs_size {meta['obs_size']} and num_actions {meta['num_actions']} are not the shapes of "
+            f"{meta['game']} with its config {config} ({rules.obs_size} and {rules.num_actions})"
+        )
+
+
 def _check_meta(meta: Any, where: str) -> dict[str, Any]:
-    """The sidecar's fields, checked (ValueError naming the fault)."""
+    """The sidecar's fields, checked (ValueError naming the fault); nothing
+    of the declared sizes is allocated."""
     if not isinstance(meta, dict) or meta.get("format") != FORMAT:
         raise ValueError(f"{where} is not a cardenvs MLP policy (no 'format': {FORMAT!r})")
     if meta.get("version") != VERSION:
@@ -173,51 +235,64 @@ def _check_meta(meta: Any, where: str) -> dict[str, Any]:
         raise ValueError(f"{where}: missing {missing}")
     from cardenvs.registry import GAMES
 
-    if meta["game"] not in GAMES:
-        raise ValueError(f"{where}: unknown game {meta['game']!r}; available: {list(GAMES)}")
-    if not isinstance(meta["config"], dict):
-        raise ValueError(f"{where}: config must be an object, got {meta['config']!r}")
-    _positive(meta, "obs_size", where)
-    _positive(meta, "num_actions", where)
+    if not isinstance(meta["game"], str) or meta["game"] not in GAMES:
+        raise ValueError(f"{where}: unknown game {meta['game']!r:.80}; available: {list(GAMES)}")
+    _positive(meta["obs_size"], "obs_size", where)
+    _positive(meta["num_actions"], "num_actions", where)
     hidden = meta["hidden"]
-    if not isinstance(hidden, list) or not 0 < len(hidden) <= 8:
-        raise ValueError(f"{where}: hidden must be a list of 1 to 8 layer widths, got {hidden!r}")
+    if not isinstance(hidden, list) or not 0 < len(hidden) <= MAX_LAYERS:
+        raise ValueError(f"{where}: hidden must be a list of 1 to {MAX_LAYERS} layer widths, got {hidden!r:.80}")
     for width in hidden:
-        _positive({"hidden width": width}, "hidden width", where)
+        _positive(width, "each hidden width", where)
+    count = _weight_count(meta)
+    if count > MAX_PARAMETERS:
+        raise ValueError(f"{where}: its sizes make {count:,} weights; a policy file holds at most {MAX_PARAMETERS:,}")
     if meta["activation"] != "tanh" or meta["preprocess"] != "symlog":
         raise ValueError(f"{where}: only activation 'tanh' and preprocess 'symlog' are known")
     if not isinstance(meta["weights"], str) or not re.fullmatch(r"[\w.-]+\.pt", meta["weights"]):
-        raise ValueError(f"{where}: weights must name a .pt file beside it, got {meta['weights']!r}")
+        raise ValueError(f"{where}: weights must name a .pt file beside it, got {meta['weights']!r:.80}")
     if not isinstance(meta["sha256"], str) or not re.fullmatch(r"[0-9a-f]{64}", meta["sha256"]):
         raise ValueError(f"{where}: sha256 must be 64 hex digits")
+    _check_config(meta, where)
     return meta
 
 
-def _load_weights(path: pathlib.Path, meta: dict[str, Any], actor: nn.Module) -> None:
-    """Read ``path`` into ``actor``: its digest first, then torch's
-    weights-only load, then the exact names, shapes and dtypes."""
+def _check_tensors(state: Any, meta: dict[str, Any], where: Any) -> None:
+    """``state`` is exactly the weights of the sizes ``meta`` declares:
+    their names, shapes and dtype (float32), all finite numbers."""
+    expected = layer_shapes(meta["obs_size"], meta["hidden"], meta["num_actions"])
+    if not isinstance(state, dict) or set(state) != set(expected):
+        names = sorted(map(str, state)) if isinstance(state, dict) else type(state).__name__
+        raise ValueError(f"{where}: weights {names} are not the network's {sorted(expected)}")
+    for name, shape in expected.items():
+        value = state[name]
+        if not isinstance(value, torch.Tensor) or tuple(value.shape) != shape or value.dtype != torch.float32:
+            got = (tuple(value.shape), value.dtype) if isinstance(value, torch.Tensor) else type(value).__name__
+            raise ValueError(f"{where}: {name} is {got}, the network needs {(shape, torch.float32)}")
+        if not torch.isfinite(value).all():
+            raise ValueError(f"{where}: {name} holds non-finite numbers")
+
+
+def _load_weights(path: pathlib.Path, meta: dict[str, Any]) -> dict[str, torch.Tensor]:
+    """The weights at ``path``, checked: its size against the weights its
+    JSON declares, its digest, then torch's weights-only load, then the
+    exact names, shapes and dtypes (:func:`_check_tensors`)."""
     if not path.is_file():
         raise ValueError(f"{path}: no such weights file")
-    if path.stat().st_size > MAX_BYTES:
+    size = path.stat().st_size
+    declared = 4 * _weight_count(meta)  # (float32)
+    if size > MAX_BYTES:
         raise ValueError(f"{path}: larger than {MAX_BYTES} bytes")
+    if size < declared:
+        raise ValueError(f"{path}: {size:,} bytes, fewer than the {declared:,} its JSON's sizes need")
     if _sha256(path) != meta["sha256"]:
         raise ValueError(f"{path} does not match the sha256 in its JSON (changed after it was saved)")
     try:
         state = torch.load(path, map_location="cpu", weights_only=True)
     except Exception as exc:  # (torch raises several kinds for a malformed file)
         raise ValueError(f"{path}: not a torch state dict of tensors ({type(exc).__name__}: {exc})") from None
-    expected = actor.state_dict()
-    if not isinstance(state, dict) or set(state) != set(expected):
-        names = sorted(state) if isinstance(state, dict) else type(state).__name__
-        raise ValueError(f"{path}: weights {names} are not the network's {sorted(expected)}")
-    for name, ref in expected.items():
-        value = state[name]
-        if not isinstance(value, torch.Tensor) or value.shape != ref.shape or value.dtype != ref.dtype:
-            got = (tuple(value.shape), value.dtype) if isinstance(value, torch.Tensor) else type(value).__name__
-            raise ValueError(f"{path}: {name} is {got}, the network needs {(tuple(ref.shape), ref.dtype)}")
-        if not torch.isfinite(value).all():
-            raise ValueError(f"{path}: {name} holds non-finite numbers")
-    actor.load_state_dict(state)
+    _check_tensors(state, meta, path)
+    return state
 
 
 def read_policy(path: str | pathlib.Path) -> tuple[nn.Sequential, dict[str, Any]]:
@@ -227,13 +302,17 @@ def read_policy(path: str | pathlib.Path) -> tuple[nn.Sequential, dict[str, Any]
     where = _meta_path(pathlib.Path(path))
     if not where.is_file():
         raise ValueError(f"{where}: no such policy description (a policy is STEM.json + STEM.pt)")
+    if where.stat().st_size > MAX_JSON_BYTES:
+        raise ValueError(f"{where}: larger than {MAX_JSON_BYTES:,} bytes, not a policy's description")
     try:
-        meta = json.loads(where.read_text())
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise ValueError(f"{where}: not JSON ({exc})") from None
+        meta = json.loads(where.read_text(), object_pairs_hook=_unique_keys)
+    except (UnicodeDecodeError, ValueError, RecursionError) as exc:  # (json.JSONDecodeError is a ValueError)
+        raise ValueError(f"{where}: not JSON with one value per key ({exc})") from None
     meta = _check_meta(meta, str(where))
-    actor = build_mlp(meta["obs_size"], meta["hidden"], meta["num_actions"])
-    _load_weights(where.with_name(meta["weights"]), meta, actor)
+    state = _load_weights(where.with_name(meta["weights"]), meta)
+    with torch.device("meta"):  # (the layers without storage: the tensors read become their weights)
+        actor = build_mlp(meta["obs_size"], meta["hidden"], meta["num_actions"])
+    actor.load_state_dict(state, assign=True)
     actor.eval()
     return actor, meta
 

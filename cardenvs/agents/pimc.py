@@ -73,6 +73,7 @@ def tracked(game: str) -> Any:
     return module if hasattr(module, "Tracker") else None
 
 
+FIRST_CHUNK = 4  # worlds a search under a deadline evaluates first (then chunks of twice the last)
 MAX_ROLLOUT = 2000  # actions per rollout (a Push round with rule play: ~110 on average, ~300 at most)
 
 
@@ -89,7 +90,9 @@ class PIMCAgent(Agent):
     :func:`margin`), ``"side"`` (the acting side's score change) or
     ``"margin"`` (less the other sides' mean change); ``budget`` seconds per
     call of :meth:`act_states` (None: one batch of ``worlds``); with a
-    budget, batches of ``worlds`` are added while time is left."""
+    budget, batches of ``worlds`` are added while time is left (a floor:
+    the batch under way is finished).  :meth:`act_states` also takes a
+    ``deadline``, a cap: see there."""
 
     def __init__(
         self,
@@ -139,13 +142,29 @@ class PIMCAgent(Agent):
         label += "-all" * self.search_all + f"-{score}" * (score != "default")
         self.name = f"pimc{worlds}{label}"
         self.searched = 0  # decisions made by search (the rest went to the fallback)
+        self.late = 0  # decisions given to the fallback because their deadline had passed
+        self.worlds_played = 0  # worlds evaluated (summed over the rows searched)
+        self.clock = time.monotonic  # what a deadline is read against
 
     def act_batch(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
         raise NotImplementedError("PIMC needs the engine state: use act_states(rules, state, seats)")
 
-    def act_states(self, rules, state, rows: np.ndarray, **known: Any) -> np.ndarray:
-        """Actions for the seats to act in ``rows`` of ``state``."""
+    def act_states(self, rules, state, rows: np.ndarray, deadline: float | None = None, **known: Any) -> np.ndarray:
+        """Actions for the seats to act in ``rows`` of ``state``.
+
+        ``deadline`` (a :data:`clock` time, ``time.monotonic()``'s): the most
+        the call may take.  The worlds are then evaluated in chunks (the
+        first of :data:`FIRST_CHUNK` worlds, then each twice the last) and
+        no chunk is begun that the last chunk's pace says would end after
+        it: the search ends by the deadline, give or take the first chunk
+        (and its budget, if any, ends there too).  Reached after it, the
+        call plays the fallback's moves (:attr:`late` counts them).  Worlds
+        are drawn otherwise than without a deadline, so the same seed may
+        play otherwise."""
         rows = np.asarray(rows, np.int64)
+        if deadline is not None and self.clock() >= deadline:
+            self.late += len(rows)
+            return self._play(self.fallback, rules, state, rows)
         seats = state.current[rows]
         choices, full = self._choices(state, rows)
         actions = np.zeros(len(rows), np.int64)
@@ -160,7 +179,7 @@ class PIMCAgent(Agent):
             self.searched += int(play.sum())
             part = state.select(rows[play])
             kept = {k: v.select(rows[play]) for k, v in known.items()}
-            actions[play] = self._search(rules, part, seats[play], kept, choices[play])
+            actions[play] = self._search(rules, part, seats[play], kept, choices[play], deadline)
         return actions
 
     def _choices(self, state, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -181,18 +200,41 @@ class PIMCAgent(Agent):
                 choices[at] = legal[at] & allowed
         return choices, full
 
-    def _search(self, rules, part, seats, known, choices) -> np.ndarray:
-        totals = np.zeros(choices.shape)
-        start = time.perf_counter()
-        while True:
-            totals += self._evaluate(rules, part, seats, known, choices)
-            if self.budget is None or time.perf_counter() - start > self.budget:
-                break
+    def _search(self, rules, part, seats, known, choices, deadline: float | None = None) -> np.ndarray:
+        if deadline is not None:
+            totals = self._search_by(rules, part, seats, known, choices, deadline)
+        else:
+            totals = np.zeros(choices.shape)
+            start = time.perf_counter()
+            while True:
+                totals += self._evaluate(rules, part, seats, known, choices, self.worlds)
+                if self.budget is None or time.perf_counter() - start > self.budget:
+                    break
         return np.where(choices, totals, -np.inf).argmax(axis=1)
 
-    def _evaluate(self, rules, part, seats, known, choices) -> np.ndarray:
-        """Sum over one batch of worlds of each choice's outcome."""
-        k = self.worlds
+    def _search_by(self, rules, part, seats, known, choices, deadline: float) -> np.ndarray:
+        """:meth:`_search`'s totals under a deadline: the batches of worlds
+        (one, or more while the budget lasts) in chunks, the first of
+        :data:`FIRST_CHUNK` worlds and each next twice the last (at most
+        what is left of its batch), none begun that the last chunk's pace
+        says would end after the deadline."""
+        totals = np.zeros(choices.shape)
+        start = time.perf_counter()
+        left, size, pace = self.worlds, min(FIRST_CHUNK, self.worlds), None  # (pace: seconds a world)
+        while pace is None or self.clock() + pace * size <= deadline:
+            began = self.clock()
+            totals += self._evaluate(rules, part, seats, known, choices, size)
+            pace, left = (self.clock() - began) / size, left - size
+            if not left:
+                if self.budget is None or time.perf_counter() - start > self.budget:
+                    break
+                left = self.worlds  # (the budget lasts: another batch)
+            size = min(2 * size, left)
+        return totals
+
+    def _evaluate(self, rules, part, seats, known, choices, k: int) -> np.ndarray:
+        """Sum over a batch of ``k`` worlds of each choice's outcome."""
+        self.worlds_played += k * len(seats)
         worlds = sample_worlds(rules, part, seats, k, self.rng, **known)
         world_of, action = np.nonzero(np.repeat(choices, k, axis=0))  # world w = row * k + j
         runs = worlds.select(world_of)

@@ -57,22 +57,44 @@ class PolicyModel:
         return self.policy.predict(observation, action_masks=action_masks, deterministic=deterministic)
 
 
+def _check_shapes(ck: Checkpoint, expected: dict[str, tuple[int, ...]]) -> None:
+    """A CheckpointError unless ``ck``'s weights are exactly the names and
+    shapes ``expected`` (a policy's, by its state dict)."""
+    missing = sorted(set(expected) - set(ck.weights))
+    extra = sorted(set(ck.weights) - set(expected))
+    if missing or extra:
+        raise ck.error(f"its weights are not those of its policy: missing {missing[:4]}, unexpected {extra[:4]}")
+    for name, want in expected.items():
+        got = tuple(ck.weights[name].shape)
+        if got != want:
+            raise ck.error(f"the weight {name} has shape {got}; its policy's is {want}")
+
+
+def _check_sizes(ck: Checkpoint, rate: float) -> None:
+    """``ck``'s policy built without storage (torch's ``meta`` device: no
+    memory, no initialisation) and its weights' names and shapes compared
+    with those the file holds: a description of layers larger than its
+    weights is refused before anything of their sizes is allocated."""
+    import torch as th
+
+    # (SB3 moves modules to the policy's device, the CPU when it has no parameter yet: meta here)
+    probe_class = type("SizeProbe", (ck.policy_class,), {"device": property(lambda self: th.device("meta"))})
+    spaces = (ck.observation_space, ck.action_space)
+    with th.device("meta"):
+        probe = _built(ck, lambda: probe_class(*spaces, lambda _: rate, **ck.policy_kwargs))
+    _check_shapes(ck, {name: tuple(t.shape) for name, t in probe.state_dict().items()})
+
+
 def _load_weights(ck: Checkpoint, policy: Any) -> None:
     """``ck``'s weights into ``policy``, after checking they are exactly its
     parameters, of its shapes (a CheckpointError naming what differs)."""
     import torch as th
 
     expected = policy.state_dict()
-    missing = sorted(set(expected) - set(ck.weights))
-    extra = sorted(set(ck.weights) - set(expected))
-    if missing or extra:
-        raise ck.error(f"its weights are not those of its policy: missing {missing[:4]}, unexpected {extra[:4]}")
+    _check_shapes(ck, {name: tuple(t.shape) for name, t in expected.items()})
     state = {}
-    for name, want in expected.items():
+    for name in expected:
         value = ck.weights[name]
-        got = tuple(value.shape)
-        if got != tuple(want.shape):
-            raise ck.error(f"the weight {name} has shape {got}; its policy's is {tuple(want.shape)}")
         if isinstance(value, np.ndarray):
             if value.dtype.kind not in "fiub":
                 raise ck.error(f"the weight {name} is of dtype {value.dtype}, not a number")
@@ -101,6 +123,7 @@ def load_policy(path: str | pathlib.Path) -> PolicyModel:
     rate = ck.hyperparameters.get("learning_rate")
     rate = float(rate) if isinstance(rate, (int, float)) else 0.0  # (the optimizer a policy builds; not used to play)
     spaces = (ck.observation_space, ck.action_space)
+    _check_sizes(ck, rate)
     policy = _built(ck, lambda: ck.policy_class(*spaces, lambda _: rate, **ck.policy_kwargs))
     _load_weights(ck, policy)
     policy.set_training_mode(False)
@@ -129,6 +152,8 @@ def load_model(path: str | pathlib.Path, env: Any = None) -> Any:
                 f"the env has {obs.shape} and {getattr(act, 'n', act)}"
             )
     hyper = dict(ck.hyperparameters)
+    rate = hyper.get("learning_rate")
+    _check_sizes(ck, float(rate) if isinstance(rate, (int, float)) else 0.0)
 
     def build() -> Any:
         model = MaskablePPO(

@@ -11,13 +11,15 @@ A spec is one of:
 - ``best``: the game's strongest agent, the spec its GameSpec names
   (``best``), whatever it is;
 - ``pimc`` or ``pimc:OPTION=VALUE,...``: :class:`~cardenvs.agents.pimc.PIMCAgent`
-  with ``worlds`` (worlds sampled per decision, default 32), ``rollout``
+  with ``worlds`` (worlds sampled per decision, default 32, at most
+  :data:`MAX_WORLDS`), ``rollout``
   (``random``, ``rule`` or ``scratch``: the policy learned from scratch),
   ``fallback`` (who takes the decisions PIMC does not search: ``rule`` or
   ``scratch``), ``search``
   (``default``: the game's searched decisions, or ``all``), ``score``
   (``default``, ``side`` or ``margin``) and ``budget`` (seconds per
-  decision batch), e.g. ``pimc:worlds=8,rollout=rule`` (Pepper,
+  decision, above 0 and at most :data:`MAX_BUDGET`), each value checked
+  when the spec is read, e.g. ``pimc:worlds=8,rollout=rule`` (Pepper,
   Cancellation Hearts and Push);
 - ``package.module:Name``: imported from your code -- an :class:`Agent`
   subclass (made with the keyword arguments its constructor takes among
@@ -40,6 +42,7 @@ import contextlib
 import importlib
 import importlib.util
 import inspect
+import math
 import pathlib
 import sys
 from collections.abc import Callable, Iterator
@@ -48,14 +51,54 @@ from typing import Any
 from ..core.agent import Agent
 from .duplicate import CallableAgent, as_agent
 
-#: PIMC's options in a spec and how their values are read
+MAX_WORLDS = 1024  # worlds a PIMC spec may sample per decision batch (memory grows with them)
+MAX_BUDGET = 3600.0  # seconds a PIMC spec may spend per decision
+
+
+class OptionValueError(ValueError):
+    """An option's value outside what it takes (the message says what it takes)."""
+
+
+def _choice(*allowed: str) -> Callable[[str], str]:
+    """A reader of one of ``allowed`` (OptionValueError naming them)."""
+    said = ", ".join(map(repr, allowed[:-1])) + f" or {allowed[-1]!r}"
+
+    def read(text: str) -> str:
+        if text not in allowed:
+            raise OptionValueError(said)
+        return text
+
+    return read
+
+
+def _worlds(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if not 1 <= value <= MAX_WORLDS:
+        raise OptionValueError(f"a whole number from 1 to {MAX_WORLDS}")
+    return value
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not 0 < value <= MAX_BUDGET:  # (NaN and infinity fail too)
+        raise OptionValueError(f"a number of seconds above 0 and at most {MAX_BUDGET:g}")
+    return value
+
+
+#: PIMC's options in a spec and how their values are read (OptionValueError for a value outside their range)
 PIMC_OPTIONS: dict[str, Callable[[str], Any]] = {
-    "worlds": int,
-    "rollout": str,
-    "fallback": str,
-    "search": str,
-    "score": str,
-    "budget": float,
+    "worlds": _worlds,
+    "rollout": _choice("random", "rule", "scratch"),
+    "fallback": _choice("rule", "scratch"),
+    "search": _choice("default", "all"),
+    "score": _choice("default", "side", "margin"),
+    "budget": _seconds,
 }
 BUILT_IN = ("random", "rule", "lowest", "highest", "ppo", "scratch", "scratch-policy")
 
@@ -102,6 +145,8 @@ def _options(spec: str, text: str, allowed: dict[str, Callable[[str], Any]]) -> 
             raise AgentSpecError(f"agent {spec!r}: options are {', '.join(f'{k}=...' for k in allowed)}, not {item!r}")
         try:
             out[key] = allowed[key](value)
+        except OptionValueError as e:
+            raise AgentSpecError(f"agent {spec!r}: {key} must be {e}, not {value!r}") from None
         except ValueError:
             raise AgentSpecError(f"agent {spec!r}: {key} must be a {allowed[key].__name__}, not {value!r}") from None
     return out

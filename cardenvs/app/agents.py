@@ -8,11 +8,14 @@ The repository's agent code is imported in ONE place, :func:`_make_agent`
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
 import sys
 import threading
+import time
+from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
@@ -90,14 +93,24 @@ class SearchPlayer:
     (Cancellation Hearts, Push) it keeps one, stepped with every action the
     env recorded (every seat's, the human's too) on a copy of the state,
     which must stay equal to the env's (RuntimeError otherwise).  It never
-    changes the env."""
+    changes the env.
+
+    On a play server a search is capped: each of its decisions ends by
+    ``decision_seconds`` after it began and by ``request_deadline`` (a
+    ``time.monotonic()`` time: the request's search time is spent), the
+    moves after that played by its fallback (:meth:`PIMCAgent.act_states
+    <cardenvs.agents.pimc.PIMCAgent.act_states>`'s ``deadline``).  Both
+    None (``cardenvs play``): no cap."""
 
     def __init__(self, game: str, agent: Any):
-        from cardenvs.agents.pimc import tracked
+        from cardenvs.agents.pimc import PIMCAgent, tracked
 
         self.game, self.agent, self.name = game, agent, agent_name(agent)
         self.tracking = tracked(game)
         self.env: Any = None
+        self.searches = isinstance(agent, PIMCAgent)  # (else an agent that only reads the state: Push's rule)
+        self.decision_seconds: float | None = None
+        self.request_deadline: float | None = None
 
     def attach(self, env: Any) -> None:
         """Follow ``env`` (a recording env of this game, just reset)."""
@@ -122,10 +135,22 @@ class SearchPlayer:
             if not self.shadow.same_arrays(state):
                 raise RuntimeError(f"{self.name}: the game moved in a way its recorded actions do not explain")
             known["tracker"] = self.tracker
+        deadline = self._deadline()
+        if deadline is not None:
+            known["deadline"] = deadline
         action = int(self.agent.act_states(self.rules, state, np.zeros(1, np.int64), **known)[0])
         if not np.asarray(mask)[action]:
             raise RuntimeError(f"{self.name} chose {u.action_to_str(action)!r}, not legal for the seat to act")
         return action
+
+    def _deadline(self) -> float | None:
+        """When the decision starting now must end (None: no cap)."""
+        if not self.searches:
+            return None
+        ends = [] if self.request_deadline is None else [self.request_deadline]
+        if self.decision_seconds is not None:
+            ends.append(time.monotonic() + self.decision_seconds)
+        return min(ends, default=None)
 
 
 def attach(agents: Any, env: Any) -> None:
@@ -159,10 +184,12 @@ def parse_agent_option(text: str) -> tuple[str, str]:
     NAME: lower-case letters, digits, ``_`` and ``-`` (at most 32), not one
     of ``random``, ``rule``, ``ppo``.  SPEC: ``random``, ``rule``, ``ppo``,
     ``scratch``, ``scratch-policy``, ``best``, ``pimc`` or ``pimc:OPTIONS``
-    (a search: at most 256 worlds and 10 seconds a decision; one per seat,
-    never shared), ``ppo:PATH`` or the PATH of a saved policy (which must exist; the
-    server loads it as its own user, and an SB3 zip is a pickle, which can
-    run code: name only files you trust).  ValueError otherwise."""
+    (a search: at most 256 worlds and a ``budget`` of at most 10 seconds,
+    every option's value checked; one per seat, never shared; capped per
+    decision and per request, see :class:`SearchGate`), ``ppo:PATH`` or the
+    PATH of a saved policy (which must exist; the server loads it as its own
+    user, and an SB3 zip is a pickle, which can run code: name only files
+    you trust).  ValueError otherwise."""
     name, sep, spec = text.partition("=")
     name, spec = name.strip(), spec.strip()
     if not sep or not AGENT_NAME.match(name):
@@ -182,7 +209,54 @@ def parse_agent_option(text: str) -> tuple[str, str]:
     return name, "ppo:" + os.path.abspath(path)
 
 
-MAX_WORLDS, MAX_BUDGET = 256, 10.0  # a served search's most worlds, and seconds per decision
+MAX_WORLDS, MAX_BUDGET = 256, 10.0  # a served search's most worlds, and seconds per decision (a cap)
+REQUEST_SEARCH_SECONDS = 10.0  # a request's search time in all (its later moves: the searches' fallbacks)
+MAX_SEARCHES = 2  # requests with a search a server runs at once (the others: 503)
+
+
+class SearchesBusyError(RuntimeError):
+    """A play server already runs as many searching requests as it allows."""
+
+
+class SearchGate:
+    """The searching requests a play server runs at once (at most
+    ``limit``) and the search time each may spend (``seconds``)."""
+
+    def __init__(self, limit: int = MAX_SEARCHES, seconds: float = REQUEST_SEARCH_SECONDS):
+        if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
+            raise ValueError(f"the searches at once must be a whole number of at least 1, got {limit!r}")
+        if not isinstance(seconds, (int, float)) or isinstance(seconds, bool) or not 0 <= seconds <= 3600:
+            raise ValueError(f"a request's search seconds must be from 0 to 3600, got {seconds!r}")
+        self.limit, self.seconds = limit, float(seconds)
+        self._slots = threading.BoundedSemaphore(limit)
+
+    @contextlib.contextmanager
+    def request(self, players: list[SearchPlayer]) -> Iterator[None]:
+        """One request's moves by ``players`` (searches): a slot held (else
+        :class:`SearchesBusyError` at once, before anything moves) and their
+        request deadline set, ``seconds`` from now.  No player: no slot."""
+        if not players:
+            yield
+            return
+        if not self._slots.acquire(blocking=False):
+            raise SearchesBusyError(f"the server is running its {self.limit} searches at once: try again shortly")
+        deadline = time.monotonic() + self.seconds
+        for player in players:
+            player.request_deadline = deadline
+        try:
+            yield
+        finally:
+            for player in players:
+                player.request_deadline = None
+            self._slots.release()
+
+
+def served_decision_seconds(spec: str) -> float:
+    """A served search's cap per decision: its ``budget``, at most :data:`MAX_BUDGET`."""
+    from cardenvs.agents.specs import pimc_options
+
+    budget = pimc_options(spec).get("budget", MAX_BUDGET) if spec.startswith("pimc") else MAX_BUDGET
+    return min(budget, MAX_BUDGET)
 
 
 def _search_spec(name: str, spec: str) -> str:
@@ -254,6 +328,7 @@ class AgentTable:
             if shared is None:
                 loaded = self._load(game, name, spec, config, seed)
                 if isinstance(loaded, SearchPlayer):  # (it follows one game: one per seat, never shared)
+                    loaded.decision_seconds = served_decision_seconds(spec)
                     return loaded
                 shared = SharedAgent(loaded)
             self._shared[key] = shared  # the most recently used last

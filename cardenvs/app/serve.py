@@ -8,7 +8,8 @@ talks to a small JSON API:
 ==========================  ======================================================
 ``GET /``                   the page
 ``GET /api/games``          the games: name, title, players, simultaneous
-``GET /api/info``           ``{"agents", "tick", "max_sessions", "max_sessions_per_client"}``
+``GET /api/info``           ``{"agents", "tick", "max_sessions", "max_sessions_per_client",
+                            "max_searches", "search_seconds_per_request"}``
 ``POST /api/new``           ``{"game", "seat"=0, "vs"="random", "seed"=null, "config"={}, "tick"}``
                             -> a new game's state (with its ``session``)
 ``GET /api/state``          ``?session=ID[&viewpoint=SEAT|spectator]`` -> the state as a seat sees it
@@ -29,7 +30,11 @@ until the game is over.
 baseline) or a name the server's owner gave with ``cardenvs serve --agent
 NAME=SPEC``; a request never names a file.  A trained policy is loaded once
 and shared by every seat and game that plays it; a search (``pimc:...``) is
-made per seat and follows its game.  A game without a ``seed``
+made per seat and follows its game, capped: each decision ends by its
+``budget`` (at most 10 s), a request's searches by ``search_seconds`` in all
+(its later moves: the searches' fallback), and at most ``max_searches``
+requests with a search run at once (another gets 503, nothing changed; see
+:class:`~cardenvs.app.agents.SearchGate`).  A game without a ``seed``
 draws one (its replay records it, so it re-plays).  ``tick`` defaults to the
 server's ``--tick`` (the page's tick field starts there too).
 
@@ -82,7 +87,16 @@ from cardenvs.registry import GAMES, spec
 
 from ..render.canvas import to_text
 from . import games
-from .agents import AgentsUnavailableError, AgentTable, attach
+from .agents import (
+    MAX_SEARCHES,
+    REQUEST_SEARCH_SECONDS,
+    AgentsUnavailableError,
+    AgentTable,
+    SearchesBusyError,
+    SearchGate,
+    SearchPlayer,
+    attach,
+)
 from .agents import act as agent_act
 from .http_checks import ApiError, allowed_hosts, check_host_and_origin, declared_length, read_json_request
 from .play import resolve_game
@@ -120,6 +134,7 @@ class Session:
         tick: float,
         agents: AgentTable | None = None,
         client: str = "",
+        searches: SearchGate | None = None,
     ):
         self.id = secrets.token_hex(16)
         self.game, self.config, self.seat, self.vs, self.tick, self.client = game, config, seat, vs, tick, client
@@ -134,6 +149,8 @@ class Session:
             raise ApiError(400, f"seat must be 0..{n - 1} for {game} with this config, got {seat}")
         agents = agents or AgentTable()
         self.agents = {s: agents.make(game, vs, self.seed + 1 + s, config) for s in range(n) if s != seat}
+        self.searchers = [a for a in self.agents.values() if isinstance(a, SearchPlayer) and a.searches]
+        self.searches = searches or SearchGate()
         if self.simultaneous:
             self.obs, _ = self.env.reset(seed=self.seed)
             self.wait = self.u.str_to_action("wait")
@@ -145,7 +162,8 @@ class Session:
         self.last = time.monotonic()
         self.env.replay.players = [("human" if s == seat else vs) for s in range(n)]
         if not self.simultaneous:
-            self._agents_play()
+            with self.searches.request(self.searchers):  # (SearchesBusyError: this session is not kept)
+                self._agents_play()
 
     # -------------------------------------------------------------- rules
     def state(self) -> dict:
@@ -219,10 +237,11 @@ class Session:
             self._tick(chosen["id"])
             self.last = time.monotonic()
         else:
-            self.log.append((self.seat, chosen["text"]))
-            self.env.step(chosen["id"])
-            self.steps += 1
-            self._agents_play()
+            with self.searches.request(self.searchers):  # (SearchesBusyError before the move is played)
+                self.log.append((self.seat, chosen["text"]))
+                self.env.step(chosen["id"])
+                self.steps += 1
+                self._agents_play()
 
     # --------------------------------------------------------------- view
     def view(self, viewpoint: int | None) -> dict[str, Any]:
@@ -301,10 +320,12 @@ class TableServer(ThreadingHTTPServer):
         quiet: bool = True,
         agents: AgentTable | None = None,
         timeout: float = TIMEOUT,
+        searches: SearchGate | None = None,
     ):
         super().__init__(address, Handler)
         self.tick, self.quiet, self.request_timeout = tick, quiet, timeout
         self.agents = agents or AgentTable()
+        self.searches = searches or SearchGate()
         self.hosts = allowed_hosts(*self.server_address[:2])
         self.page = play_page(tick, self.agents.names)
         self.sessions: dict[str, Session] = {}
@@ -341,6 +362,8 @@ class TableServer(ThreadingHTTPServer):
             "tick": self.tick,
             "max_sessions": MAX_SESSIONS,
             "max_sessions_per_client": MAX_CLIENT_SESSIONS,
+            "max_searches": self.searches.limit,
+            "search_seconds_per_request": self.searches.seconds,
         }
 
     def new_game(self, body: dict, client: str = "") -> dict:
@@ -367,7 +390,9 @@ class TableServer(ThreadingHTTPServer):
             raise ApiError(400, f"'tick' must be a number of seconds from 0 to 60, got {tick!r}")
         config = {k: v for k, v in {**extra, **config}.items() if k != "render_mode"}
         try:
-            session = Session(game, config, seat, vs, seed, float(tick), self.agents, client)
+            session = Session(game, config, seat, vs, seed, float(tick), self.agents, client, self.searches)
+        except SearchesBusyError as e:
+            raise ApiError(503, str(e)) from None
         except (ValueError, TypeError, OverflowError, AgentsUnavailableError) as e:
             raise ApiError(400, str(e)) from None
         self._admit(session)
@@ -424,7 +449,10 @@ class TableServer(ThreadingHTTPServer):
             raise ApiError(400, "'action' is missing: a legal move's text or id")
         with s.lock:
             s.advance(time.monotonic())
-            s.move(body["action"])
+            try:
+                s.move(body["action"])
+            except SearchesBusyError as e:
+                raise ApiError(503, str(e)) from None
             return s.view(s.seat)
 
 
@@ -527,12 +555,19 @@ def make_server(
     quiet: bool = True,
     agents: dict[str, str] | None = None,
     timeout: float = TIMEOUT,
+    max_searches: int = MAX_SEARCHES,
+    search_seconds: float = REQUEST_SEARCH_SECONDS,
 ) -> TableServer:
     """A server on (host, port) (port 0: a free one; see ``server.url``), not
     yet serving.  ``agents``: named agents offered besides random, rule and
     ppo (``{name: spec}``, see :func:`cardenvs.app.agents.parse_agent_option`);
-    ``timeout``: seconds a client may take over a request."""
-    return TableServer((host, port), tick=tick, quiet=quiet, agents=AgentTable(agents), timeout=timeout)
+    ``timeout``: seconds a client may take over a request; ``max_searches``:
+    requests with a search run at once (others get 503), ``search_seconds``:
+    a request's search time (:class:`~cardenvs.app.agents.SearchGate`)."""
+    searches = SearchGate(max_searches, search_seconds)
+    return TableServer(
+        (host, port), tick=tick, quiet=quiet, agents=AgentTable(agents), timeout=timeout, searches=searches
+    )
 
 
 def serve(

@@ -19,6 +19,7 @@ from pettingzoo.utils.wrappers.order_enforcing import AECOrderEnforcingIterable,
 from . import illegal
 from .errors import IllegalActionError
 from .game import TurnBasedRules
+from .options import action_id
 from .view import RulesView
 
 
@@ -135,8 +136,9 @@ class CardGameAECEnv(RulesView, AECEnv):
         if type(action) is int and 0 <= action < self._num_actions and state.legal[0, action]:
             a = action  # a legal int (what agents step): check_one's checks would pass
         else:
+            a = action_id(action, self._num_actions)  # (TypeError; out of range: refused under every policy)
             try:
-                a = illegal.check_one(self.rules, state.legal[0], action)
+                a = illegal.check_one(self.rules, state.legal[0], a)
             except IllegalActionError:
                 if self.illegal_action != illegal.TERMINATE:
                     raise

@@ -219,6 +219,31 @@ class VectorEnv:
 
     def reset(self, seed: int | None = None, options: dict | None = None) -> tuple[np.ndarray, dict]:
         self._start(seed, options)
+        return self._outputs()
+
+    def restart(self, rows: Any) -> tuple[np.ndarray, dict]:
+        """New games in ``rows`` (an index array or bool mask), wherever their
+        games stand: those games are dropped unfinished, without scores or
+        last observations (a time limit's cut: TorchRL's
+        ``StepCounter(max_steps)``), their next deals drawn as a finished
+        game's are.  The other games are not touched.  Returns the batch's
+        observations and info, as :meth:`reset`.  Errors for ``rows`` as
+        :meth:`step`'s, before anything changes."""
+        state = self._require_state()
+        idx = self._step_rows(rows)
+        idx = self._rows if idx is None else idx
+        self._moving = True
+        try:
+            self.rules.forget_fixed_decks(state, idx)
+            self.rules.reset(state, idx)
+        except BaseException as exc:
+            self._cut_short(exc, "a restart")
+            raise
+        self._moving = False
+        return self._outputs()
+
+    def _outputs(self) -> tuple[np.ndarray, dict]:
+        """The batch's observations and info now (as :meth:`reset` gives them)."""
         return self._observe(), self._info()
 
     def close(self) -> None:
@@ -356,7 +381,7 @@ class VectorEnv:
         ok = legal if idx is None else legal[idx]
         forfeit = None
         if not ok.all():  # (raises, or "terminate": those games forfeited, the others played)
-            forfeit = illegal.settle_turns(self.illegal_action, actions, chosen, ok, self.num_envs)
+            forfeit = illegal.settle_turns(self.illegal_action, actions, chosen, ok, self.num_envs, self.num_actions)
             idx = chosen[ok]
         self._moving = True
         if idx is None and self._outputs_in_shards and (self.num_threads > 1 or self._out is not None):

@@ -6,7 +6,13 @@ every view of a game takes, and what becomes of an illegal action under it.
   seat 0 (as PettingZoo's classic envs do; the rules' state is left as it
   was, or, in a batch, the other games are played);
 - ``"wait"`` (simultaneous games only): the illegal action is played as the
-  rules' ``wait_action``.
+  rules' ``wait_action``, and the output says so (the vector engine's
+  ``info["illegal_waited"]``, the parallel env's ``infos[agent]["illegal_waited"]``).
+
+An action id out of range (``< 0`` or ``>= num_actions``, however large) is
+no action of the game, not an illegal move: it is refused with
+:class:`IllegalActionError` under every policy, nothing changed
+(:func:`refuse_out_of_range`).
 
 The rules never see an illegal action, nor the option: every view calls
 these functions and plays only what they let through -- the AEC view
@@ -24,7 +30,7 @@ from typing import Any
 import numpy as np
 
 from .errors import IllegalActionError
-from .options import action_id, legal_actions
+from .options import action_array, action_id, legal_actions
 
 RAISE, TERMINATE, WAIT = "raise", "terminate", "wait"
 #: The choices of a turn-based game, and of a simultaneous one.
@@ -39,6 +45,26 @@ def parse(value: Any, simultaneous: bool = False) -> str:
     if not isinstance(value, str) or value not in allowed:
         raise ValueError(f"illegal_action must be one of {list(allowed)}, got {value!r}")
     return value
+
+
+def refuse_out_of_range(actions: Any, shape: tuple[int, ...], num_actions: int, rows: Any = None) -> None:
+    """:class:`IllegalActionError` naming the first few of ``actions`` (an
+    integer array of ``shape``; only the games ``rows``, indices, if given)
+    outside ``0..num_actions - 1``: refused whatever ``illegal_action`` says,
+    before anything changes."""
+    _, inside = action_array(actions, shape, num_actions)
+    if rows is not None:
+        played = np.zeros(shape[0], bool)
+        played[rows] = True
+        inside = inside | ~played.reshape((-1,) + (1,) * (len(shape) - 1))
+    if inside.all():
+        return
+    arr, parts = np.asarray(actions), []
+    for index in np.argwhere(~inside)[:5]:
+        where = f"row {index[0]}" + (f" player_{index[1]}" if len(index) > 1 else "")
+        parts.append(f"{where}: {arr[tuple(index)]}")
+    said = ", ".join(parts)
+    raise IllegalActionError(f"actions out of range 0..{num_actions - 1} (refused whatever illegal_action is): {said}")
 
 
 def raises(policy: str) -> bool:
@@ -73,12 +99,16 @@ def rows_error(actions: Any, bad: np.ndarray) -> IllegalActionError:
     return IllegalActionError("illegal actions in rows " + ", ".join(f"{i}: {actions[i]}" for i in bad[:5]))
 
 
-def settle_turns(policy: str, actions: Any, chosen: np.ndarray, ok: np.ndarray, num_envs: int) -> np.ndarray:
+def settle_turns(
+    policy: str, actions: Any, chosen: np.ndarray, ok: np.ndarray, num_envs: int, num_actions: int
+) -> np.ndarray:
     """A batch's actions of rows ``chosen`` (``ok``: which are legal), not
     all legal: raise (:func:`rows_error`) or, with ``"terminate"``, return
-    the games forfeited (bool ``(num_envs,)``) -- the others are played."""
+    the games forfeited (bool ``(num_envs,)``) -- the others are played;
+    an action out of range raises under either (:func:`refuse_out_of_range`)."""
     if policy != TERMINATE:
         raise rows_error(actions, chosen[~ok])
+    refuse_out_of_range(actions, (num_envs,), num_actions, chosen[~ok])
     forfeit = np.zeros(num_envs, bool)
     forfeit[chosen[~ok]] = True
     return forfeit
@@ -114,12 +144,14 @@ def settle_joint(
     policy: str = RAISE,
     rows: np.ndarray | None = None,
     checked: tuple[np.ndarray, np.ndarray] | None = None,
-) -> tuple[np.ndarray, np.ndarray]:
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Validate ``actions`` ``(k, P)`` against ``legal`` ``(k, P, A)``: returns
-    (the actions to play as int64, which players acted illegally).  An illegal
-    action raises :class:`IllegalActionError` with ``"raise"``, is played as
-    ``rules.wait_action`` with ``"wait"``, and is reported in the second
-    array (and played as waiting) with ``"terminate"``.  ``rows``
+    (the actions to play as int64, which players forfeit, which players'
+    actions were played as waiting instead).  An illegal action raises
+    :class:`IllegalActionError` with ``"raise"``, is played as
+    ``rules.wait_action`` (and reported in the third array) with ``"wait"``,
+    and is reported in the second array (and played as waiting) with
+    ``"terminate"``; one out of range raises under every policy.  ``rows``
     (indices): only those games are played, only their actions checked.
     ``checked``: :func:`~.options.legal_actions`' result, when it was taken before."""
     # (TypeError, or IllegalActionError for a wrong shape)
@@ -129,10 +161,12 @@ def settle_joint(
         played[rows] = True
         ok |= ~played[:, None]
     if ok.all():
-        return arr, ~ok
+        return arr, ~ok, ~ok
     if policy == RAISE:
         raise joint_error(rules, legal, actions, ok)
-    return np.where(ok, arr, rules.wait_action), ~ok if policy == TERMINATE else np.zeros_like(ok)
+    refuse_out_of_range(actions, legal.shape[:-1], legal.shape[-1], rows)
+    none = np.zeros_like(ok)
+    return np.where(ok, arr, rules.wait_action), *((~ok, none) if policy == TERMINATE else (none, ~ok))
 
 
 def forfeit_row(forfeit: np.ndarray) -> list[float]:

@@ -394,7 +394,7 @@ class ProcessVectorEnv:
             arr = actions  # (what a policy usually hands over)
         else:
             arr = integer_array(actions, shape).astype(np.int64)  # (TypeError / IllegalActionError)
-        io, check = self._io, illegal.raises(self.illegal_action)
+        io, check, waited = self._io, illegal.raises(self.illegal_action), None
         # (checked against the masks handed out last: nobody can have written to them)
         if check and idx is None:  # (the usual step: checked and written where the shards read them, in one pass)
             if not legal_into(arr, self._masks, io.actions):
@@ -405,6 +405,9 @@ class ProcessVectorEnv:
                 if not ok[idx].all():
                     raise self._illegal(actions, ok, idx)
                 arr = acts  # (out of range made 0, in the rows not played too)
+            else:  # (out of range: refused under every policy; "wait": who waits, said in the info)
+                illegal.refuse_out_of_range(arr, shape, self.num_actions, idx)
+                waited = self._waited(arr, idx)
             np.copyto(io.actions, arr)
         if idx is not None:
             io.rows[...] = False
@@ -423,7 +426,19 @@ class ProcessVectorEnv:
         except BaseException as error:
             self._fail("a step", error)
         self._fault = None
+        if waited is not None:
+            out[-1]["illegal_waited"] = waited
         return out
+
+    def _waited(self, arr: np.ndarray, idx: np.ndarray | None) -> np.ndarray | None:
+        """``illegal_action="wait"``: the players whose action (in range) is
+        illegal in the games played, played as waiting; else None."""
+        if self.illegal_action != illegal.WAIT:
+            return None
+        waited = ~legal_actions(arr, self._masks)[1]
+        if idx is not None:
+            waited[np.setdiff1d(np.arange(self.num_envs), idx)] = False
+        return waited
 
     def _step_shards(self, block: OutputBlock, spare: bool) -> tuple:
         """Step every shard (their actions, rows and words set) and return

@@ -154,29 +154,39 @@ class SimultaneousVectorEnv(VectorEnv):
     def batch_shape(self) -> tuple[int, ...]:
         return (self.num_envs, self.num_players)
 
-    def reset(self, seed: int | None = None, options: dict | None = None) -> tuple[np.ndarray, dict]:
-        self._start(seed, options)
+    def _outputs(self) -> tuple[np.ndarray, dict]:
         return self._cast(self.rules.observe(self.state)), {"action_mask": self.state.legal.copy()}
 
     def _step(self, actions: np.ndarray, rows: np.ndarray | None = None):
         """One tick of every game with ``actions`` ``(N, P)``, or only of the
         games in ``rows`` (an index array or bool mask; the others stay as
         they are, reward 0, and their actions are not looked at).  Errors as
-        :meth:`VectorEnv.step`'s; nothing changes before the checks pass."""
+        :meth:`VectorEnv.step`'s; nothing changes before the checks pass.
+        With ``illegal_action="wait"``, ``info["illegal_waited"]`` ``(N, P)``
+        bool: the players whose illegal action was played as waiting."""
+        out, waited = self._tick(actions, rows)
+        if self.illegal_action == illegal.WAIT:
+            out[-1]["illegal_waited"] = np.zeros(self.batch_shape, bool) if waited is None else waited
+        return out
+
+    def _tick(self, actions: np.ndarray, rows: np.ndarray | None) -> tuple[tuple, np.ndarray | None]:
+        """:meth:`_step`'s returns, and who waited (None: nobody)."""
         state = self.state
         if state is None:  # (no games yet, or closed; a tick cut short was refused by step)
             state = self._require_state()  # (raises)
         if rows is None and self.num_envs == 1:
             one = self._tick_one(state, actions)
             if one is not None:
-                return one
+                return one, None
         idx = self._step_rows(rows)
         checked = self._checked  # (step_into's)
-        actions, forfeit = illegal.settle_joint(self.rules, state.legal, actions, self.illegal_action, idx, checked)
+        actions, forfeit, waited = illegal.settle_joint(
+            self.rules, state.legal, actions, self.illegal_action, idx, checked
+        )
         self._moving = True  # (VectorEnv.step: cut short from here, the engine closes)
         sharded = self.num_threads > 1 or self._out is not None
         if idx is None and state.streams is not None and sharded and not forfeit.any():
-            return self._tick_in_shards(state, actions)
+            return self._tick_in_shards(state, actions), waited
         rewards = self._step_games(state, actions, idx)
         ended = illegal.forfeit_joint(rewards, forfeit)  # ("terminate": the offenders -1, everyone else 0, over)
         done = state.done | ended
@@ -189,7 +199,7 @@ class SimultaneousVectorEnv(VectorEnv):
             info = self._final_info(done, seen, self.rules.seat_scores(state)[done])
             self.rules.reset(state, rows)
         info["action_mask"] = state.legal.copy()
-        return self._cast(self.rules.observe(state)), rewards, terminated, truncated, info
+        return (self._cast(self.rules.observe(state)), rewards, terminated, truncated, info), waited
 
     def _tick_one(self, state: BatchState, actions: Any) -> tuple | None:
         """:meth:`step` of a batch of one whose actions are legal integers
@@ -306,12 +316,14 @@ class SimultaneousParallelEnv(RulesView, ParallelEnv):
         obs = self._cast(seen)
         return {a: {"observation": obs[i], "action_mask": mask[i]} for i, a in enumerate(self.possible_agents)}
 
-    def joint_action(self, actions: dict[str, Any]) -> tuple[np.ndarray, np.ndarray | None]:
-        """``{agent: action}`` -> the ``(1, P)`` actions to play and who acted
-        illegally (see :func:`check_joint_actions`; None when every action is
-        a legal int, the usual case, checked without building arrays: written
+    def joint_action(self, actions: dict[str, Any]) -> tuple[np.ndarray, np.ndarray | None, np.ndarray | None]:
+        """``{agent: action}`` -> the ``(1, P)`` actions to play, who forfeits
+        and whose illegal action is played as waiting (see
+        :func:`check_joint_actions`; None and None when every action is a
+        legal int, the usual case, checked without building arrays: written
         to the rules' one-game buffer when there is one);
-        :class:`IllegalActionError` for a missing agent, ``TypeError`` for a
+        :class:`IllegalActionError` for a missing agent or an action out of
+        range (under every ``illegal_action``), ``TypeError`` for a
         non-integer action."""
         if type(actions) is dict and len(actions) == len(self.possible_agents):
             legal, n, one = self._state.legal, self._num_actions, self._one
@@ -325,29 +337,25 @@ class SimultaneousParallelEnv(RulesView, ParallelEnv):
                 else:
                     row[seat] = a
             else:
-                return (np.array([row]) if one is None else one.actions), None
+                return (np.array([row]) if one is None else one.actions), None, None
         if not isinstance(actions, dict) or set(actions) != set(self.possible_agents):
             raise IllegalActionError(
                 f"actions must be a dict with one action for each of {self.possible_agents}, got {actions!r}"
             )
-        row = []
-        for a in self.possible_agents:
-            try:
-                row.append(action_id(actions[a], self.rules.num_actions))
-            except IllegalActionError:
-                row.append(-1)  # out of range: illegal, however large
+        # (TypeError; IllegalActionError for one out of range, however large: refused under every policy)
+        row = [action_id(actions[a], self.rules.num_actions) for a in self.possible_agents]
         return illegal.settle_joint(self.rules, self._state.legal, np.array([row], np.int64), self.illegal_action)
 
     def step(self, actions: dict[str, Any]):
         self._require_game()
         if not self.agents:
             raise RuntimeError("the game is over: call reset()")
-        joint, forfeit = self.joint_action(actions)
-        return self._play(joint, forfeit)
+        return self._play(*self.joint_action(actions))
 
-    def _play(self, joint: np.ndarray, forfeit: np.ndarray | None):
+    def _play(self, joint: np.ndarray, forfeit: np.ndarray | None, waited: np.ndarray | None = None):
         """:meth:`step` with the checked ``(1, P)`` actions (and who acted
-        illegally, see :meth:`joint_action`)."""
+        illegally, see :meth:`joint_action`): a player whose illegal action
+        was played as waiting has ``infos[agent]["illegal_waited"]`` True."""
         agents = self.agents  # (every agent until the game is over)
         if forfeit is not None and forfeit.any():  # illegal_action="terminate": nothing is played
             self._forfeit = int(np.flatnonzero(forfeit[0])[0])
@@ -365,6 +373,9 @@ class SimultaneousParallelEnv(RulesView, ParallelEnv):
         infos = {}
         for a in agents:
             infos[a] = {}
+        if waited is not None and waited.any():
+            for seat in np.flatnonzero(waited[0]):
+                infos[self.possible_agents[seat]]["illegal_waited"] = True
         rewards_of = self._no_rewards.copy() if rewards is None else dict(zip(agents, rewards))
         return obs, rewards_of, terminations, truncations, infos
 

@@ -13,7 +13,6 @@ from pettingzoo import AECEnv
 
 from . import illegal
 from .aec import after_the_end
-from .errors import IllegalActionError
 from .options import action_id
 from .simultaneous import SimultaneousParallelEnv
 
@@ -215,16 +214,11 @@ class SimultaneousAECEnv(AECEnv):
         self._scored = True
 
     def _check_alone(self, seat: int, action: Any) -> int:
-        """``action`` of ``seat`` as the tick will play it (-1: out of range,
-        with ``illegal_action`` other than "raise"), checked against the
+        """``action`` of ``seat`` as the tick will play it, checked against the
         seat's own mask: :class:`IllegalActionError` or ``TypeError`` as
-        :func:`.illegal.settle_joint` raises them, nothing buffered."""
-        try:
-            probe_action = action_id(action, self.rules.num_actions)
-        except IllegalActionError:
-            if illegal.raises(self.parallel.illegal_action):
-                raise
-            probe_action = -1
+        :func:`.illegal.settle_joint` raises them (an action out of range
+        under every ``illegal_action``), nothing buffered."""
+        probe_action = action_id(action, self.rules.num_actions)
         probe = np.full((1, self.rules.num_players), self.rules.wait_action, np.int64)
         probe[0, seat] = probe_action
         legal = np.ones_like(self.parallel._state.legal)

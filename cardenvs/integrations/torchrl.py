@@ -30,6 +30,10 @@ network (e.g. ``MultiAgentMLP`` with shared parameters) plays every seat:
 - ``"done"``/``"terminated"``/``"truncated"`` ``(num_envs, 1)`` and the same
   per seat under ``"player"`` ``(num_envs, P, 1)``: a game ends for every seat
   at once.
+- ``("player", "illegal_waited")`` ``(num_envs, P)`` bool, Spit with
+  ``illegal_action="wait"`` only: the seats whose illegal action was played
+  as waiting on this step.  (An action id out of range is refused with
+  ``IllegalActionError`` under every ``illegal_action``.)
 
 Autoreset: the engine deals a finished game's successor within the step that
 ends it.  This env hands out the finished game's last views (every seat's,
@@ -38,7 +42,16 @@ it out when TorchRL resets that row (``_reset`` with a ``"_reset"`` mask, as
 ``env.rollout(..., break_when_any_done=False)`` and the collectors do).  A
 finished row that is stepped without a reset starts its new game then (its
 action is ignored, reward 0).  Resetting rows whose games are still being
-played is refused (``ValueError``): reset them all with ``env.reset()``.
+played cuts those games short and deals new ones there (the engine's
+``restart``; the other games go on): what a time limit does,
+``StepCounter(max_steps)`` truncating some rows (not on a process engine,
+``num_processes > 1``: ValueError there; reset them all with ``env.reset()``).
+
+Transforms: the action spec's mask is one tensor, updated in place and
+shared by the spec's copies (:class:`LegalActions`), so a ``TransformedEnv``
+(``StepCounter``, ``RewardSum``, ...) samples legal actions as the bare env
+does; TorchRL's ``ActionMask`` transform is not needed.  A step without
+``("player", "action")`` is a ValueError naming the key.
 """
 
 from __future__ import annotations
@@ -84,6 +97,18 @@ class _Batch:
         return _Batch(self.views.copy(), self.masks.copy(), self.acting.copy(), self.current.copy())
 
 
+class LegalActions(Categorical):
+    """The action spec: a ``Categorical`` whose mask is the env's masks as
+    handed out last.  The env writes each step's masks into that one tensor,
+    and every copy of the spec shares it (``clone``: the copies a
+    ``TransformedEnv`` keeps of its base env's specs), so ``rand_action``
+    samples legal actions through any transform that leaves the action
+    alone (``StepCounter``, ``RewardSum``, ...)."""
+
+    def clone(self) -> LegalActions:
+        return type(self)(n=self.space.n, shape=self.shape, device=self.device, dtype=self.dtype, mask=self.mask)
+
+
 class CardTorchRLEnv(EnvBase):
     """``num_envs`` games of ``game`` as one TorchRL env, ``batch_size=[num_envs]``
     (keys and autoreset in the module docstring).  Options as in
@@ -98,6 +123,7 @@ class CardTorchRLEnv(EnvBase):
         super().__init__(device=device, batch_size=torch.Size([engine.num_envs]))
         self.engine = engine
         self.num_envs, self.num_players, self.num_actions = engine.num_envs, engine.num_players, engine.num_actions
+        self._waits = engine.illegal_action == "wait"  # (Spit: an illegal action played as waiting, said per seat)
         self._rows = np.arange(self.num_envs)
         self._pending = np.zeros(self.num_envs, bool)  # finished rows whose new game is not handed out yet
         self._next_seed: int | None = None
@@ -119,11 +145,14 @@ class CardTorchRLEnv(EnvBase):
             mask=Categorical(2, (N, P), dtype=torch.bool, device=self.device),
             shape=(N, P),
         )
+        if self._waits:
+            group["illegal_waited"] = Categorical(2, (N, P), dtype=torch.bool, device=self.device)
         observation = Composite({GROUP: group}, shape=(N,))
         if not self.simultaneous:
             observation["current_player"] = Categorical(P, (N,), dtype=torch.int64, device=self.device)
         self.observation_spec = observation
-        action = Categorical(A, (N, P), dtype=torch.int64, device=self.device)
+        self._legal = torch.ones((N, P, A), dtype=torch.bool, device=self.device)  # (written in place each step)
+        action = LegalActions(A, (N, P), dtype=torch.int64, device=self.device, mask=self._legal)
         self.action_spec = Composite({GROUP: Composite(action=action, shape=(N, P))}, shape=(N,))
         reward = Unbounded((N, P, 1), dtype=torch.float32, device=self.device)
         self.reward_spec = Composite({GROUP: Composite(reward=reward, shape=(N, P))}, shape=(N,))
@@ -159,9 +188,12 @@ class CardTorchRLEnv(EnvBase):
         shown.current[done] = 0
 
     # ------------------------------------------------------------ torch side
-    def _tensordict(self, shown: _Batch, done: dict[str, np.ndarray], rewards: np.ndarray | None) -> TensorDictBase:
-        """The output tensordict; also points the action spec's mask at the
-        masks shown, so ``rand_action`` samples legal actions."""
+    def _tensordict(
+        self, shown: _Batch, done: dict[str, np.ndarray], rewards: np.ndarray | None, waited: Any = None
+    ) -> TensorDictBase:
+        """The output tensordict (``waited``: the engine's ``illegal_waited``);
+        also writes the masks shown into the action spec's, so ``rand_action``
+        samples legal actions."""
         N, P = self.num_envs, self.num_players
 
         def t(a: np.ndarray) -> torch.Tensor:
@@ -172,6 +204,8 @@ class CardTorchRLEnv(EnvBase):
             "action_mask": t(shown.masks),
             "mask": t(shown.acting),
         }
+        if self._waits:
+            group["illegal_waited"] = t(np.zeros((N, P), bool) if waited is None else np.asarray(waited, bool))
         out: dict[str, Any] = {}
         for key, flag in done.items():
             flag = t(flag).reshape(N, 1)
@@ -182,7 +216,7 @@ class CardTorchRLEnv(EnvBase):
         out[GROUP] = TensorDict(group, batch_size=(N, P), device=self.device)
         if not self.simultaneous:
             out["current_player"] = t(shown.current)
-        self.full_action_spec[GROUP, "action"].update_mask(group["action_mask"])
+        self._legal.copy_(group["action_mask"])  # (the action spec's mask, and every copy's: LegalActions)
         return TensorDict(out, batch_size=(N,), device=self.device)
 
     # ------------------------------------------------------------ EnvBase
@@ -201,28 +235,47 @@ class CardTorchRLEnv(EnvBase):
 
     def _reset(self, tensordict: TensorDictBase | None = None, **kwargs: Any) -> TensorDictBase:
         rows = self._reset_rows(tensordict)
-        if rows is not None and self._now is not None and not (rows & ~self._pending).any():
-            self._pending[rows] = False  # their new games are already dealt
-        elif rows is None or rows.all() or self._now is None:
+        if rows is None or self._now is None or (rows.all() and not self._pending.all()):
             seed, self._next_seed = self._next_seed, None
             obs, info = self.engine.reset(seed=seed)
             self._now = self._read(obs, info)
             self._pending[:] = False
         else:
-            playing = np.flatnonzero(rows & ~self._pending).tolist()
-            raise ValueError(
-                f"cannot reset games still being played (rows {playing[:10]}): the engine restarts a game only "
-                "when it ends; reset every game with env.reset()"
-            )
+            playing = np.flatnonzero(rows & ~self._pending)
+            if playing.size:  # cut short (a time limit's truncation): new games there, the others untouched
+                self._restart(playing)
+            self._pending[rows] = False  # (the finished games' new games are already dealt)
         not_done = np.zeros(self.num_envs, bool)
         return self._tensordict(self._now.copy(), dict.fromkeys(_DONE_KEYS, not_done), None)
+
+    def _restart(self, rows: np.ndarray) -> None:
+        """New games in ``rows``, whose games are still being played."""
+        restart = getattr(self.engine, "restart", None)
+        if restart is None:
+            raise ValueError(
+                f"cannot cut short games still being played (rows {rows[:10].tolist()}) on a process engine "
+                "(num_processes > 1): reset every game with env.reset(), or use one process"
+            )
+        self._now = self._read(*restart(rows))
+
+    def _actions(self, tensordict: TensorDictBase) -> np.ndarray:
+        """The ``(num_envs, P)`` actions of ``tensordict`` (ValueError naming the key if missing or misshapen)."""
+        key, shape = (GROUP, "action"), (self.num_envs, self.num_players)
+        action = tensordict.get(key, None)
+        if action is None:
+            raise ValueError(f"step needs the actions at {key!r}, shape {shape}; the tensordict has no such entry")
+        if not isinstance(action, torch.Tensor) or action.numel() != self.num_envs * self.num_players:
+            got = tuple(action.shape) if isinstance(action, torch.Tensor) else type(action).__name__
+            raise ValueError(f"step needs the actions at {key!r}, shape {shape}; got {got}")
+        return action.reshape(shape).cpu().numpy()
 
     def _step(self, tensordict: TensorDictBase) -> TensorDictBase:
         if self._now is None:
             raise RuntimeError("call reset() before step()")
-        actions = tensordict.get((GROUP, "action")).reshape(self.num_envs, self.num_players).cpu().numpy()
+        actions = self._actions(tensordict)
         acts = actions if self.simultaneous else actions[self._rows, self._now.current]
         pending = self._pending.copy()
+        waited = None
         if pending.all():  # every game is waiting to be handed out: nothing to play
             rewards = np.zeros((self.num_envs, self.num_players), np.float32)
             terminated = truncated = np.zeros(self.num_envs, bool)
@@ -230,6 +283,7 @@ class CardTorchRLEnv(EnvBase):
         else:
             rows = np.flatnonzero(~pending) if pending.any() else None
             obs, rewards, terminated, truncated, info = self.engine.step(acts, rows=rows)
+            waited = info.get("illegal_waited")
             self._now = shown = self._read(obs, info)
             if (terminated | truncated).any():  # (the new games stay in self._now for the reset)
                 shown = self._now.copy()
@@ -237,7 +291,7 @@ class CardTorchRLEnv(EnvBase):
         self._pending = terminated | truncated
         truncated = truncated & ~terminated
         flags = {"done": terminated | truncated, "terminated": terminated, "truncated": truncated}
-        return self._tensordict(shown, flags, rewards)
+        return self._tensordict(shown, flags, rewards, waited)
 
     def close(self, *, raise_if_closed: bool = True) -> None:
         self.engine.close()

@@ -93,7 +93,8 @@ def illegal_actions(case: Case) -> None:
     huge int raise ``IllegalActionError``, a float ``TypeError``, the state
     unchanged (AEC env and vector engine); ``"terminate"``: the game ends,
     the offender gets -1 and everyone else 0; ``"wait"`` (where the game
-    takes it): the action is played as ``"wait"``."""
+    takes it): the action is played as ``"wait"``.  Under both, an id out of
+    range is still refused (``IllegalActionError``, the state unchanged)."""
     for seed in case.seeds:
         _raises(case, seed)
         _terminates(case, seed)
@@ -141,6 +142,7 @@ def _terminates(case: Case, seed: int) -> None:
     if found is None:
         return
     agent, bad = found
+    _out_of_range_refused(case, env, agent, "terminate")
     env.step(bad)
     while env.agents and not any(env.terminations.values()):  # (simultaneous: the others act, legally)
         env.step(int(np.flatnonzero(env.observe(env.agent_selection)["action_mask"])[0]))
@@ -152,6 +154,16 @@ def _terminates(case: Case, seed: int) -> None:
     case.expect(got == want, f"forfeit rewards {got}, want {want}")
 
 
+def _out_of_range_refused(case: Case, env: Any, agent: str, policy: str) -> None:
+    """Ids out of range are no actions of the game: refused under ``policy`` too, nothing changed."""
+    before = json.dumps(env.unwrapped.state_dict())
+    for wrong in (env.action_space(agent).n, -1, 2**70):
+        _refused(case, env.step, wrong, IllegalActionError, f"stepping {wrong} (out of range) under {policy!r}")
+    unchanged = json.dumps(env.unwrapped.state_dict()) == before
+    case.expect(unchanged, f"an action out of range changed the state ({policy})")
+    case.expect(not any(env.terminations.values()), f"an action out of range ended the game ({policy})")
+
+
 def _waits(case: Case, seed: int) -> None:
     try:
         env = make_env(case, illegal_action="wait")
@@ -160,7 +172,8 @@ def _waits(case: Case, seed: int) -> None:
     found = _acting_with_illegal(case, env, seed)
     if found is None:
         return
-    _, bad = found
+    agent, bad = found
+    _out_of_range_refused(case, env, agent, "wait")
     twin = copy.deepcopy(env)
     env.step(bad)
     twin.step(env.unwrapped.str_to_action("wait"))
