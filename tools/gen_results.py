@@ -302,6 +302,27 @@ SECTIONS: list[tuple[str, str, str, list[Column]]] = [
         ],
     ),
     (
+        "outsider",
+        "Alone among strangers: each game's scratch agent as one player among rule agents",
+        'The protocol of the benchmark page: each game\'s agent learned from scratch (`make_agent(game, "scratch")`) '
+        "against the rule agent with `match`, seats rotated game by game -- in Cancellation Hearts one seat of six "
+        "among five rule agents, never a copy of itself at the table; in Pepper (4 players) and Push its side, in "
+        "Spit its seat -- on deal seeds never used for training or selection, with the trivial policy `lowest` "
+        "(always the lowest legal action) beside it on the same deals. The win rate's Wilson 95% interval against "
+        "chance, and how the games ended (won-lost-drawn, truncations flagged above 1%).",
+        [
+            ("game", "game", "str"),
+            ("agent", "agent", "str"),
+            ("games", "games", "int"),
+            ("win_rate", "win rate [95%]", "ci"),
+            ("chance", "chance", "pct"),
+            ("above_chance", "above chance", "str"),
+            ("ended", "won-lost-drawn", "str"),
+            ("mean_score", "mean score", "f1"),
+            ("mean_opponent_score", "rule agents' mean", "f1"),
+        ],
+    ),
+    (
         "strongest",
         "The built-in best and scratch agents on deals used for nothing else",
         'Each game\'s strongest agent (`make_agent(game, "best")`) against `pimc:worlds=32,rollout=rule`, and its '
@@ -506,7 +527,7 @@ def not_measured(name: str) -> list[str]:
 
 
 #: Sections whose files are runs of one question (a game's agents, PIMC's matches): one table, a row a run.
-MERGED = {"strongest", "pimc_match"}
+MERGED = {"strongest", "pimc_match", "outsider"}
 
 
 def section(name: str, title: str, what: str, columns: list[Column]) -> list[str]:

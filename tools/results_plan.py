@@ -134,6 +134,12 @@ QUICK: list[Job] = [
         "half the deals (full: 1,024 of Pepper, 384 of Hearts)",
     ),
     _short("evaluation", f"examples/evaluate.py --all --rows ppo {EVALUATION} --json"),
+    _quick(
+        "template_speed",
+        "benchmarks/template_speed.py --rounds 2 --seconds 1 --json",
+        "benchmarks/template_speed.py --json",
+        "2 rounds of 1 CPU-s (full: 5 of 2)",
+    ),
 ]
 
 
@@ -171,7 +177,16 @@ def _scratch_jobs() -> list[Job]:
     return jobs
 
 
+#: each game's ``scratch`` alone among rule agents, seats rotated, on deal seeds never used (the protocol of
+#: docs/benchmark.md: a learned agent is judged alone among strangers, the trivial policy beside it)
+OUTSIDER = {"pepper_v0": 300, "cancellation_hearts_v0": 300, "push_v0": 300, "spit_v0": 400}
+
 LONG: list[Job] = [
+    *(
+        _long(f"outsider-{g}", f"benchmarks/learning/outsider.py --game {g} --agents scratch --games {n} --json",
+              f"outsider-{g}.json")
+        for g, n in OUTSIDER.items()
+    ),  # fmt: skip
     _long("duplicate_variance", "benchmarks/duplicate_variance.py --json", "duplicate_variance.json"),
     _long(
         "duplicate_variance-sampled",

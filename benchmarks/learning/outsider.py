@@ -14,7 +14,7 @@ Wilson 95% interval against chance, how the games ended (won, lost, drawn,
 truncated; over 1% truncated is flagged), the mean scores, and beside every
 result the trivial policy ``lowest`` (always the lowest legal action) on the
 same deals: a result that it matches is not a result.  ``--json`` writes
-``benchmarks/learning/results/outsider-GAME.json``.
+``benchmarks/results/outsider-GAME.json`` (the results page's "alone among strangers").
 """
 
 from __future__ import annotations
@@ -36,7 +36,7 @@ from cardenvs.core.cpu import CpuClock  # noqa: E402
 
 #: the table each game is measured at (the learners' short games are for training only)
 CONFIG = {"pepper_v0": {"num_players": 4}, "cancellation_hearts_v0": {"num_players": 6}}
-RESULTS = ROOT / "benchmarks" / "learning" / "results"
+RESULTS = ROOT / "benchmarks" / "results"
 
 
 def measure(game: str, spec: str, games: int, seed: int, config: dict) -> dict:
@@ -47,13 +47,16 @@ def measure(game: str, spec: str, games: int, seed: int, config: dict) -> dict:
     result = match(game, agent, rule, num_games=games, seed=seed, **config)
     low, high = result.ci
     return {
+        "game": game,
         "agent": spec,
         "games": games,
         "win_rate": round(result.win_rate, 4),
-        "wilson": [round(low, 4), round(high, 4)],
+        "ci95_low": round(low, 4),
+        "ci95_high": round(high, 4),
         "chance": round(result.chance, 4),
         "above_chance": low > result.chance,
         "ends": {"won": result.wins, "lost": result.losses, "drawn": result.draws, "truncated": result.truncated},
+        "ended": result.ends_text(),
         "truncated_flag": result.truncated_share > 0.01,
         "mean_score": round(result.mean_score, 3),
         "mean_opponent_score": round(result.mean_opponent_score, 3),
@@ -68,7 +71,7 @@ def main(argv: list[str] | None = None) -> list[dict]:
     p.add_argument("--agents", default="scratch", help="agent specs (the trivial policy lowest is always added)")
     p.add_argument("--games", type=int, default=400, help="games per agent (seats rotated)")
     p.add_argument("--seed", type=int, default=9_100_000, help="deal seeds never used in training or selection")
-    p.add_argument("--json", action="store_true", help="write benchmarks/learning/results/outsider-GAME.json")
+    p.add_argument("--json", action="store_true", help="write benchmarks/results/outsider-GAME.json")
     args = p.parse_args(argv)
     if args.games < 1:
         p.error(f"--games must be at least 1, got {args.games}")
