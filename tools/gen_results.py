@@ -423,9 +423,10 @@ def settings(doc: dict[str, Any]) -> list[str]:
     if not s:
         return []
     if {"cpu_minutes", "seeds", "deals"} <= set(s):
+        each = f"{s['steps']:,} steps" if s.get("steps") else f"{s['cpu_minutes']:g} CPU-minutes"
         text = (
-            f"Budget: {s['cpu_minutes']:g} CPU-minutes of training per run, {s['seeds']} training seeds per "
-            f"algorithm and game, {s['deals']} duplicate deals per rating"
+            f"Budget: {each} of training per run, {s['seeds']} training seeds per "
+            f"algorithm and game, {s['deals']} duplicate deals per score"
         )
         if "curve_points" in s:
             text += f", {s['curve_points']} snapshots of each run rated for the curves"
@@ -441,11 +442,9 @@ IMAGE_ALT = {
     "game played one game at a time (AEC env, vector engine at batch 1) and at its largest batch, next to "
     "OpenSpiel's and RLCard's games played one at a time",
     "compare_reference-profiles.png": "Performance profiles: for each algorithm, the share of its runs whose "
-    "rule-normalised score exceeds each threshold, with 95% bands",
-    "compare_reference-curves-cpu.png": "Each reference run's rule-normalised score against its CPU-minutes of "
-    "training, one panel per game, one line per algorithm and seed",
-    "compare_reference-curves-steps.png": "Each reference run's rule-normalised score against its learner steps, "
-    "one panel per game, one line per algorithm and seed",
+    "score on points (random 0, rule 1) exceeds each threshold, with 95% bands",
+    "compare_reference-curves.png": "Each algorithm's score on points (random 0, rule 1) against environment "
+    "steps, averaged over its seeds with a 95% bootstrap band, one panel per game",
 }
 
 
