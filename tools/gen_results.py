@@ -303,7 +303,7 @@ SECTIONS: list[tuple[str, str, str, list[Column]]] = [
     ),
     (
         "outsider",
-        "Alone among strangers: each game's scratch agent as one player among rule agents",
+        "Alone among strangers",
         'The protocol of the benchmark page: each game\'s agent learned from scratch (`make_agent(game, "scratch")`) '
         "against the rule agent with `match`, seats rotated game by game -- in Cancellation Hearts one seat of six "
         "among five rule agents, never a copy of itself at the table; in Pepper (4 players) and Push its side, in "
