@@ -1,14 +1,16 @@
 """Retrain a game's policy learned from scratch: the agent ``"scratch"``.
 
 One command per game, with the learner, options and budget that made the
-committed policy (``RECIPES`` and ``BUDGETS`` below, the one place they are
-written):
+committed policy (``RECIPES``, ``STEPS`` and ``BUDGETS`` below, the one
+place they are written):
 
     python examples/retrain_scratch.py --game cancellation_hearts_v0
     python examples/retrain_scratch.py --game cancellation_hearts_v0 --seed 2 --install
 
-It prints the learner, its budget (CPU-minutes) and its seed before it
-starts, trains with no rule advice and no imitation (every seat is the
+It prints the learner, its budget and its seed before it starts (the
+budget in steps, engine steps x games, so that a run replays: ``--steps``,
+by default ``STEPS``; the recipes trained before steps budgets keep their
+CPU-minutes, ``--cpu-minutes``), trains with no rule advice and no imitation (every seat is the
 learner itself; in Spit, uniformly random play takes one side in half the
 games: never the rule agent), and writes its snapshots to ``--run-dir`` (default
 ``runs/scratch_<game>_s<seed>``).  With ``--install`` the final policy is
@@ -54,12 +56,23 @@ RECIPES: dict[str, tuple[str, list[str]]] = {
 }
 #: the budgets (CPU-minutes) that differ from BUDGET_MINUTES: Spit's recipe needs less
 BUDGETS: dict[str, float] = {"spit_v0": 12.0}
+#: the recipes whose budget is in steps (engine steps x games: their runs replay), by default
+STEPS: dict[str, int] = {"spit_v0": 3_000_000}
 
 
-def learner_argv(game: str, seed: int, minutes: float, run_dir: str) -> tuple[str, list[str]]:
-    """The learner module and the command line it runs with."""
+def learner_argv(
+    game: str, seed: int, minutes: float | None, run_dir: str, steps: int | None = None
+) -> tuple[str, list[str]]:
+    """The learner module and the command line it runs with: a budget of
+    ``steps`` (engine steps x games: the run replays; ten snapshots) or of
+    CPU ``minutes`` (a snapshot every :data:`SNAPSHOT_EVERY` CPU-seconds)."""
     module, options = RECIPES[game]
-    budget = ["--cpu-minutes", f"{minutes:g}", "--snapshot-every", f"{SNAPSHOT_EVERY:g}"]
+    if steps is not None:
+        budget = ["--total-steps", str(steps)]
+        if module != "expert_iteration":  # (it saves a policy every round)
+            budget += ["--snapshot-every-steps", str(max(1, steps // 10))]
+    else:
+        budget = ["--cpu-minutes", f"{minutes:g}", "--snapshot-every", f"{SNAPSHOT_EVERY:g}"]
     return module, [*options, *budget, "--seed", str(seed), "--run-dir", run_dir, "--quiet"]
 
 
@@ -113,11 +126,18 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--game", required=True, choices=sorted(RECIPES))
     p.add_argument("--seed", type=whole(0, MAX_SEED), default=1)
-    p.add_argument(
+    budget = p.add_mutually_exclusive_group()
+    budget.add_argument(
+        "--steps",
+        type=whole(1, 10**12),
+        default=None,
+        help="the training budget in engine steps x games: the run replays (default: STEPS, else --cpu-minutes)",
+    )
+    budget.add_argument(
         "--cpu-minutes",
         type=number(above=0),
         default=None,
-        help=f"the training budget (default {BUDGET_MINUTES:g}; BUDGETS)",
+        help=f"the training budget in CPU-minutes (default {BUDGET_MINUTES:g}; BUDGETS)",
     )
     p.add_argument("--run-dir", default=None, help="default: runs/scratch_<game>_s<seed>")
     p.add_argument("--install", action="store_true", help="copy the final policy to agents/checkpoints/")
@@ -125,8 +145,10 @@ def main(argv: list[str] | None = None) -> int:
         "--install-from", default=None, metavar="RUN_DIR", help="install a finished run's policy; no training"
     )
     args = p.parse_args(argv)
-    if args.cpu_minutes is None:
-        args.cpu_minutes = BUDGETS.get(args.game, BUDGET_MINUTES)
+    if args.steps is None and args.cpu_minutes is None:
+        args.steps = STEPS.get(args.game)
+        if args.steps is None:
+            args.cpu_minutes = BUDGETS.get(args.game, BUDGET_MINUTES)
     if args.install and GAMES[args.game].scratch is None:
         p.error(f"--install: {args.game}'s GameSpec names no scratch file")
     if args.install_from:
@@ -141,10 +163,10 @@ def main(argv: list[str] | None = None) -> int:
     run_dir = args.run_dir or f"runs/scratch_{args.game}_s{args.seed}"
     if pathlib.Path(run_dir).exists() and not pathlib.Path(run_dir).is_dir():
         p.error(f"--run-dir {run_dir} is a file, not a directory")
-    module, learner = learner_argv(args.game, args.seed, args.cpu_minutes, run_dir)
+    module, learner = learner_argv(args.game, args.seed, args.cpu_minutes, run_dir, args.steps)
+    budget = f"{args.steps:,} steps" if args.steps is not None else f"{args.cpu_minutes:g} CPU-minutes"
     print(
-        f"retraining {args.game} from scratch with {module}: budget {args.cpu_minutes:g} CPU-minutes, "
-        f"seed {args.seed}, run folder {run_dir}",
+        f"retraining {args.game} from scratch with {module}: budget {budget}, seed {args.seed}, run folder {run_dir}",
         flush=True,
     )
     print(f"  python examples/{module}.py {shlex.join(learner)}", flush=True)

@@ -171,6 +171,11 @@ def test_the_retrain_recipes_take_no_rule_advice():
         assert args.seed == 7 and args.cpu_minutes == 30
         assert set(getattr(args, "opponent_mix", {})) <= {"random"}
     assert set(retrain.BUDGETS) <= set(retrain.RECIPES) and all(0 < b <= 30 for b in retrain.BUDGETS.values())
+    for game in retrain.RECIPES:  # a budget in steps: the learner's own (a run that replays)
+        module, argv = retrain.learner_argv(game, 7, None, "runs/x", steps=5000)
+        args = load_example(module).parse_args(argv)
+        assert args.total_steps == 5000 and args.cpu_minutes is None
+    assert set(retrain.STEPS) <= set(retrain.RECIPES) and all(s > 0 for s in retrain.STEPS.values())
 
 
 def test_retrain_prints_budget_and_seed_and_installs_a_policy_that_loads(tmp_path, monkeypatch, capsys):
