@@ -11,8 +11,11 @@ It prints the learner, its budget and its seed before it starts (the
 budget in steps, engine steps x games, so that a run replays: ``--steps``,
 by default ``STEPS``; the recipes trained before steps budgets keep their
 CPU-minutes, ``--cpu-minutes``), trains with no rule advice and no imitation (every seat is the
-learner itself; in Spit, uniformly random play takes one side in half the
-games: never the rule agent), and writes its snapshots to ``--run-dir`` (default
+learner itself, but in Spit uniformly random play takes one side in half the
+games, and in Cancellation Hearts the learner sits alone at one seat among
+past snapshots of itself, the rule agent or random play in most games: the
+rule agent is an opponent there, never a teacher: nothing is learned from
+its decisions), and writes its snapshots to ``--run-dir`` (default
 ``runs/scratch_<game>_s<seed>``).  With ``--install`` the final policy is
 copied to ``agents/checkpoints/`` under the name the game's GameSpec gives
 (``scratch``), where ``make_agent(game, "scratch")`` reads it.  Rate it
@@ -44,9 +47,20 @@ RECIPES: dict[str, tuple[str, list[str]]] = {
         "expert_iteration",
         ["--game", "pepper_v0", "--worlds", "8", "--decisions", "10000", "--num-envs", "64"],
     ),
-    "cancellation_hearts_v0": (
-        "selfplay_ppo",
-        ["--game", "cancellation_hearts_v0", "--config", '{"num_players": 6}', "--critic", "obs", "--eval-games", "0"],
+    "cancellation_hearts_v0": (  # against a population: alone at one seat among past snapshots, the rule
+        "selfplay_ppo",  # agent (an opponent, never a teacher) or random play in 80% of the games
+        [
+            "--game",
+            "cancellation_hearts_v0",
+            "--config",
+            '{"num_players": 6}',
+            "--critic",
+            "obs",
+            "--opponents",
+            "pool=0.3,rule=0.4,random=0.1",
+            "--eval-games",
+            "0",
+        ],
     ),
     "push_v0": ("selfplay_ppo", ["--game", "push_v0", "--critic", "obs", "--num-envs", "64", "--eval-games", "0"]),
     "spit_v0": (
@@ -57,7 +71,7 @@ RECIPES: dict[str, tuple[str, list[str]]] = {
 #: the budgets (CPU-minutes) that differ from BUDGET_MINUTES: Spit's recipe needs less
 BUDGETS: dict[str, float] = {"spit_v0": 12.0}
 #: the recipes whose budget is in steps (engine steps x games: their runs replay), by default
-STEPS: dict[str, int] = {"spit_v0": 3_000_000}
+STEPS: dict[str, int] = {"spit_v0": 3_000_000, "cancellation_hearts_v0": 4_000_000}
 
 
 def learner_argv(

@@ -160,16 +160,21 @@ def test_pimc_searching_every_decision_bids_and_names_trump_by_search():
 
 
 def test_the_retrain_recipes_take_no_rule_advice():
-    """The from-scratch row: the learner in every seat, or random play as
-    an opponent (Spit); never the rule agent, as teacher or opponent."""
+    """The from-scratch row: the learner in every seat, or alone among
+    opponents (random play in Spit; past snapshots, the rule agent and random
+    play in Cancellation Hearts): the rule agent may be an opponent, whose
+    decisions are never trained on, and never a teacher, advice, a roll-out
+    or a fallback."""
     retrain = load_example("retrain_scratch")
     for game in retrain.RECIPES:
         module, argv = retrain.learner_argv(game, 7, 30, "runs/x")
-        assert not any("rule" in a or "advice" in a for a in argv)
+        outside = [a for k, a in enumerate(argv) if k == 0 or argv[k - 1] != "--opponents"]
+        assert not any("rule" in a or "advice" in a for a in outside)
         trainer = load_example(module)
         args = trainer.parse_args(argv)
         assert args.seed == 7 and args.cpu_minutes == 30
-        assert set(getattr(args, "opponent_mix", {})) <= {"random"}
+        assert set(getattr(args, "opponent_mix", {})) <= {"random", "pool", "rule"}
+        assert not hasattr(args, "advice") or not args.advice
     assert set(retrain.BUDGETS) <= set(retrain.RECIPES) and all(0 < b <= 30 for b in retrain.BUDGETS.values())
     for game in retrain.RECIPES:  # a budget in steps: the learner's own (a run that replays)
         module, argv = retrain.learner_argv(game, 7, None, "runs/x", steps=5000)
