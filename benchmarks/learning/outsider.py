@@ -79,12 +79,11 @@ def main(argv: list[str] | None = None) -> list[dict]:
     specs = [s for s in split_specs(args.agents) if s != "lowest"] + ["lowest"]
     print(f"outsider: {args.game} {json.dumps(config)}, {args.games} games an agent against the rule agent, "
           f"deal seed {args.seed}", file=sys.stderr, flush=True)  # fmt: skip
-    start, rows = time.time(), []
+    start, rows, info = time.time(), [], report.machine()  # (the commit and machine as the run starts)
     for spec in specs:
         rows.append(measure(args.game, spec, args.games, args.seed, config))
         print(json.dumps(rows[-1]), flush=True)
     if args.json:
-        info = report.machine()
         settings = {"game": args.game, "config": config, "games": args.games, "seed": args.seed}
         report.write(RESULTS / f"outsider-{args.game}.json", "outsider", rows, info, "benchmarks/learning/outsider.py",
                      settings=settings, wall_seconds=round(time.time() - start, 1))  # fmt: skip
