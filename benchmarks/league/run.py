@@ -496,8 +496,10 @@ def rerate(game: str, out: pathlib.Path, resamples: int) -> None:
         tuple(int(i) for i in f.stem.split("-")): r
         for f, r in zip(sorted((out / game / "pairs").glob("*.json")), saved_records(game, out))
     }
-    result = _result(game, doc["config"], doc["seed"], doc["deals"], doc["batch"], names, specs, records,
-                     doc["pairs_total"], resamples)  # fmt: skip
+    plan = {pair: record.seatings for pair, record in records.items()}  # (the pairs the league played)
+    reference = [spec in ("random", "rule", "lowest", "highest") or str(spec).startswith("rule:") for spec in specs]
+    numbers = (doc["seed"], doc["deals"], doc["batch"])
+    result = _result(game, doc["config"], numbers, names, specs, records, plan, resamples, reference)
     result.save(out / game)
 
 
@@ -573,12 +575,28 @@ def tables(out: pathlib.Path, run: dict, heading: str = "###", links: str = "") 
         if wall is not None:
             line += f", {wall / 60:.0f} min wall"
         line += budget(info)
-        parts.append(f"{heading} {TITLES[game]}{state}\n\n{line}.\n\n{league_table(doc)}\n")
+        parts.append(f"{heading} {TITLES[game]}{state}\n\n{line}.\n\n{copies_note(game, doc)}{league_table(doc)}\n")
         if links:
             parts[-1] += f"\n{links.format(game=game)}\n"
     if not parts:
         return "No league has been run yet.\n"
     return "\n".join(parts)
+
+
+def copies_note(game: str, doc: dict) -> str:
+    """A warning above a free-for-all league rated before no agent was credited for copies of itself."""
+    from cardenvs.agents.duplicate import free_for_all
+    from cardenvs.registry import rules_class
+
+    if "protocol" in doc or not free_for_all(rules_class(game)(**doc["config"])):
+        return ""
+    return (
+        "**Rated under the old protocol**: each pair of this free-for-all league was seated both ways, so a "
+        "learner's rating includes games where five copies of it played one stranger. Copies of a self-play "
+        "policy gang up on an outsider: alone among five rule agents the committed self-play policy of 2026-12-05 "
+        "won 6% of its games (chance 17%). Learners are now rated alone in a reference field "
+        "([who meets whom](arena.md#who-meets-whom)); run this league again to measure them so.\n\n"
+    )
 
 
 def budget(info: dict) -> str:
