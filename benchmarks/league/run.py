@@ -588,7 +588,11 @@ def copies_note(game: str, doc: dict) -> str:
     from cardenvs.agents.duplicate import free_for_all
     from cardenvs.registry import rules_class
 
-    if "protocol" in doc or not free_for_all(rules_class(game)(**doc["config"])):
+    try:
+        ffa = free_for_all(rules_class(game)(**doc["config"]))
+    except (TypeError, ValueError):  # (a league.json of other options: no rules to ask)
+        return ""
+    if "protocol" in doc or not ffa:
         return ""
     return (
         "**Rated under the old protocol**: each pair of this free-for-all league was seated both ways, so a "
