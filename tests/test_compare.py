@@ -12,6 +12,7 @@ import os
 import pathlib
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import textwrap
@@ -92,7 +93,12 @@ def cardenvs(args: list[str], cwd: pathlib.Path, toys: pathlib.Path, **env: str)
     path = os.pathsep.join([str(ROOT), str(toys), os.environ.get("PYTHONPATH", "")])
     environment = {**os.environ, "PYTHONPATH": path, "OMP_NUM_THREADS": "1", "MPLBACKEND": "Agg", **env}
     command = [sys.executable, "-m", "cardenvs.app.cli", "compare", *args]
-    return subprocess.run(command, cwd=cwd, env=environment, capture_output=True, text=True, timeout=900)
+    # (SIGINT as a terminal gives it, even when the suite runs in the background, where it is ignored and a
+    # child would inherit that: the interrupt test sends a real one)
+    restore = lambda: signal.signal(signal.SIGINT, signal.SIG_DFL)  # noqa: E731
+    return subprocess.run(
+        command, cwd=cwd, env=environment, capture_output=True, text=True, timeout=900, preexec_fn=restore
+    )
 
 
 def tree(folder: pathlib.Path) -> dict[str, bytes]:
