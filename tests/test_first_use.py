@@ -220,24 +220,24 @@ def test_what_the_builder_cannot_build_is_compiled_where_it_is_run(tmp_path):
     assert run(code, "background", tmp_path / "cache", tmp_path) == [4, 1, "object", "TypingError"]
 
 
-def test_a_call_for_many_games_runs_as_python_for_its_first_calls_then_compiled(tmp_path):
-    # (a call of WAIT_ROWS games: its first calls as Python, asking the builder; then it waits for it or compiles)
+def test_a_call_for_many_games_runs_as_python_once_then_compiled(tmp_path):
+    # (a call of WAIT_ROWS games: its first as Python, asking the builder; then it waits for it or compiles)
     (tmp_path / "first_use_kernels.py").write_text(KERNELS)
     code = """
         import json, numpy as np
-        from cardenvs.core import compiling, first_use
+        from cardenvs.core import compiling
         from first_use_kernels import count_positive
         large = np.ones(compiling.WAIT_ROWS, np.int64)
-        first = [(int(count_positive(large)), len(count_positive.signatures)) for _ in range(first_use.PYTHON_CALLS)]
+        first = [int(count_positive(large)), len(count_positive.signatures)]
         many, compiled_many = int(count_positive(large)), len(count_positive.signatures)
         fewer = int(count_positive(large[: compiling.WAIT_ROWS - 1].astype(np.int32)))
         print(json.dumps([first, many, compiled_many, fewer, len(count_positive.signatures)]))
     """
     first, many, compiled_many, fewer, compiled_fewer = run(code, "background", tmp_path / "cache", tmp_path)
-    from cardenvs.core import compiling, first_use
+    from cardenvs.core import compiling
 
     rows = compiling.WAIT_ROWS
-    assert first == [[rows, 0]] * first_use.PYTHON_CALLS  # as Python, while the builder compiles it
+    assert first == [rows, 0]  # as Python, while the builder compiles it
     assert (many, compiled_many) == (rows, 1)  # then compiled (waited for, or compiled here) before it ran
     assert (fewer, compiled_fewer) == (rows - 1, 1)  # another signature, below the line: as Python
 
@@ -264,28 +264,24 @@ def count_negative(values):
 
 def test_at_scale_the_caller_compiles_what_the_builder_has_not_started(tmp_path):
     """Two kernels called at scale: the builder is handed the first, the
-    second waits (pending) and, once its Python calls are used up, is taken
-    back and compiled in the calling process, while the builder still
-    compiles the first (both cores at work); the first is then loaded."""
+    second waits (pending) and, at its second call, is taken back and
+    compiled in the calling process while the builder still compiles the
+    first (they share no code: both cores at work); the first is then loaded."""
     (tmp_path / "first_use_kernels.py").write_text(GATED)
     gate = tmp_path / "gate"
     code = f"""
         import json, os, numpy as np
         os.environ["GATE"] = {str(gate)!r}
-        from cardenvs.core import builder, compiling, first_use, jit
+        from cardenvs.core import builder, compiling, jit
         from first_use_kernels import count_positive, count_negative
         large, B = np.ones(compiling.WAIT_ROWS, np.int64), builder.BUILDER
         python = [int(count_positive(large)), int(count_negative(large))]
         (first,), (second,) = [[k for k in B.status if k[0] is kernel] for kernel in (count_positive, count_negative)]
         asked = [B.status[first], B.status[second]]
-        for _ in range(first_use.PYTHON_CALLS):
-            count_negative(-large)
         here = [int(count_negative(-large)), len(count_negative.signatures), count_negative.stats.cache_misses.total()]
         still = [B.status[first], B.status[second], len(count_positive.signatures)]
         open({str(gate)!r}, "w").close()
         done = jit.wait_compiled(timeout=900)
-        for _ in range(first_use.PYTHON_CALLS):
-            count_positive(large)
         loaded = [int(count_positive(large)), count_positive.stats.cache_hits.total()]
         print(json.dumps([python, asked, here, still, done, loaded]))
     """
@@ -298,6 +294,35 @@ def test_at_scale_the_caller_compiles_what_the_builder_has_not_started(tmp_path)
     assert here == [rows, 1, 1]  # compiled here (a cache miss), not loaded
     assert still == ["building", "built", 0]  # while the builder was still at the first
     assert (done, loaded) == (True, [rows, 1])  # the first, built by the builder, loaded
+
+
+FIRST_STEP = """
+    import gc, json
+    import numpy as np
+    import cardenvs.vector as V
+    from cardenvs.core import builder, compiling
+
+    def compiled_here():  # (compiles made in this process, by kernel: a load from the cache is none)
+        kernels = [k for k in gc.get_objects() if isinstance(k, compiling.Kernel)]
+        return sorted(k.py_func.__name__ for k in kernels if k.stats.cache_misses.total())
+
+    v, rng = V.make("push_v0", compiling.WAIT_ROWS, seed=0), np.random.default_rng(0)
+    _, info = v.reset()
+    asked = sorted(k[0].py_func.__name__ for k in builder.BUILDER.status)
+    mask = info["action_mask"]
+    v.step((rng.random(mask.shape) * mask).argmax(-1))
+    print(json.dumps([asked, compiled_here()]))
+"""
+
+
+def test_a_game_s_reset_and_first_step_at_scale_run_as_python(tmp_path):
+    """A game's kernels called again before its first step at scale ends
+    (Push's masks: after the reset, and after the step) run as Python as
+    their first calls do, while the builder compiles them: nothing is
+    compiled in the process before its first step has ended."""
+    asked, compiled = run(FIRST_STEP, "background", tmp_path / "cache")
+    assert "write_masks" in asked and "encode_rows" in asked  # (called at the reset, and again in the step)
+    assert compiled == []
 
 
 def test_a_helper_that_asks_no_builder_runs_as_python_until_another_kernel_starts_one(tmp_path):
@@ -422,7 +447,7 @@ NOTICE = """
     first_use.NOTICE_SECONDS = 0.0  # (every wait said: High Card's kernels compile in about a second)
     v, rng = V.make("high_card_v0", 300, seed=0), np.random.default_rng(0)
     _, info = v.reset()
-    for _ in range(first_use.PYTHON_CALLS + 2):
+    for _ in range(4):
         mask = info["action_mask"]
         _, _, _, _, info = v.step((rng.random(mask.shape) * mask).argmax(-1))
     print(json.dumps(first_use.QUIET))
@@ -449,11 +474,12 @@ def test_a_wait_for_the_compiler_is_said_in_one_line_unless_silenced(tmp_path, q
     if quiet:
         assert said == [] and out.stderr == ""
         return
-    assert len(said) >= 1 and out.stderr.splitlines()[0] == said[0]
-    line = said[0]
-    for part in ("High Card's kernels", " kernels, about ", " s)", "once per machine", f"{variable}=1"):
-        assert part in line, line
-    assert str(tmp_path / "cache") in line  # (where they are kept)
+    assert said and len(said) == len(out.stderr.splitlines())  # (nothing else said)
+    for line in said:
+        for part in (" kernel", ", about ", " s); once per machine: they are kept in ", f"(set {variable}=1 to hide"):
+            assert part in line, line
+    games = [line for line in said if line.startswith("cardenvs: compiling High Card's kernels")]
+    assert games and str(tmp_path / "cache") in games[0]  # (where they are kept)
 
 
 def test_the_tests_run_with_the_line_silenced():

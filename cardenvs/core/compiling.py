@@ -14,7 +14,8 @@ kernels and pack views bound to their Python versions, as
 (:mod:`cardenvs.core.builder`) to compile it into the cache.  Once the
 builder is done, the next call loads the compiled version and runs it: a
 game may switch mid-way, with the same results (one implementation,
-either way).  A call of :data:`WAIT_ROWS` games or more differs (:func:`at_scale`):
+either way).  A call of :data:`WAIT_ROWS` games or more differs
+(:func:`cardenvs.core.first_use.at_scale`):
 there a kernel's Python version takes a second or more a call, for steps the
 compiled one makes in milliseconds.  It runs as Python only for its first
 calls (:mod:`cardenvs.core.first_use`: a game's reset and first step), asking
@@ -51,7 +52,6 @@ import importlib
 import os
 import sys
 import threading
-import time
 import traceback
 import types as pytypes
 from collections.abc import Callable
@@ -70,6 +70,8 @@ from . import builder as _builder
 from . import first_use
 from .compile_cache import SafeCache, writes_failed
 
+_builder.BUILDER.avoid = first_use.busy_here
+
 #: ``"background"``: a kernel not yet compiled runs as Python while a builder process compiles it;
 #: ``"now"``: compiled on first use in the calling process (numba's own way); ``"python"``: a kernel
 #: not yet compiled runs as Python and nothing is compiled (as the first calls run with a cold cache:
@@ -79,7 +81,7 @@ if MODE not in ("background", "now", "python"):
     raise ValueError(f"CARDENVS_COMPILE must be 'background', 'now' or 'python', got {MODE!r}")
 
 #: From how many games (the most common first dimension of a call's arrays, those in its packs
-#: included) a call of a kernel not yet compiled is a call at scale (:func:`at_scale`).
+#: included) a call of a kernel not yet compiled is a call at scale (:func:`cardenvs.core.first_use.at_scale`).
 WAIT_ROWS = 256
 
 #: What a cached kernel's stamp covers besides its code: the libraries the compiled code was made against.
@@ -120,7 +122,7 @@ class Kernel(registry.CPUDispatcher):
             if sig is None or any(t is None for t in sig):
                 return super()._compile_for_args(*args, **kws)
         if large:
-            made = at_scale(self, sig)
+            made = first_use.at_scale(self, sig)
             if made is not None:
                 return made
             if key is not None:
@@ -203,94 +205,6 @@ def rows_of(args: tuple) -> int:
 
 
 _PACK_WIDTH = 5  # (1 + jit.PACK_DIMS: an address or scalar, then up to 4 dimensions)
-
-
-def at_scale(kernel: Kernel, sig: tuple) -> Any:
-    """The compiled version of ``kernel`` for ``sig`` for a call of
-    :data:`WAIT_ROWS` games or more, or None: run it as Python (its first
-    such calls: :func:`cardenvs.core.first_use.as_python`; the builder is
-    asked meanwhile).  Otherwise had now: loaded; compiled
-    here if the builder has not started it (taken back, or never asked:
-    :func:`_compile_here`); else waited for, compiling meanwhile here what
-    else it has pending for this game (:func:`_wait_for`).  Ctrl-C ends a wait."""
-    if MODE == "python":
-        return None
-    made = kernel.load_cached(sig)
-    if made is not None:
-        return made
-    key, builder = (kernel, sig), _builder.BUILDER
-    status = builder.status.get(key)
-    asked = status in (_builder.PENDING, _builder.BUILDING)
-    if (
-        (status is None or asked)
-        and writes_failed() is None
-        and first_use.as_python(kernel, sig)
-        and (asked or builder.request(key, kernel.py_func, sig))
-    ):
-        return None
-    while builder.status.get(key) == _builder.BUILDING:
-        _wait_for(key)
-        made = kernel.load_cached(sig)
-        if made is not None:
-            return made
-    builder.take(key)
-    return _compile_here(key)
-
-
-def _waits(key: tuple) -> dict[Any, tuple[dict[int, int], float]]:
-    """What ``key``'s game still has to compile (``key``, and the kernels asked
-    of the builder and not answered), each with the sizes of its kernels
-    (:func:`cardenvs.core.first_use.uncompiled`) and the seconds the builder has spent on it."""
-    builder, game, now = _builder.BUILDER, first_use.game_of(key[0]), time.monotonic()
-    waits = {key: (first_use.uncompiled(key[0]), now - builder.started.get(key, now))}
-    with builder.lock:
-        asked = [k for k, s in builder.status.items() if s in (_builder.PENDING, _builder.BUILDING)]
-    for other in asked:
-        if other != key and first_use.game_of(other[0]) == game:
-            waits[other] = (first_use.uncompiled(other[0]), now - builder.started.get(other, now))
-    return waits
-
-
-def _notice(key: tuple) -> None:
-    """Say that the call waits for ``key`` (:func:`cardenvs.core.first_use.notice`), if for long."""
-    cache = key[0]._cache
-    kept = cache._cache_path if getattr(cache, "kept", False) and writes_failed() is None else None
-    first_use.notice(key, _waits(key), _builder.BUILDER.running, kept)
-
-
-def _compile_here(key: tuple) -> Any:
-    """``key``'s kernel compiled for its signature in this process (as ``now``
-    compiles it), the wait said if long; the time it took rates later estimates."""
-    kernel, sig = key
-    _notice(key)
-    sizes, start = first_use.uncompiled(kernel), time.perf_counter()
-    made = Dispatcher.compile(kernel, sig)
-    first_use.measured(sizes, time.perf_counter() - start)
-    return made
-
-
-def _wait_for(key: tuple) -> None:
-    """Wait for the builder to compile ``key``, the wait said if long;
-    meanwhile compile here the kernels of its game that it has pending
-    (the smaller first, each one expected to end before ``key``)."""
-    builder = _builder.BUILDER
-    _notice(key)
-    game = first_use.game_of(key[0])
-    while builder.status.get(key) == _builder.BUILDING:
-        left = first_use.estimate(first_use.uncompiled(key[0])) - (time.monotonic() - builder.started.get(key, 0.0))
-        with builder.lock:
-            pending = [
-                k for k, s in builder.status.items() if s == _builder.PENDING and first_use.game_of(k[0]) == game
-            ]
-        sizes = sorted((first_use.estimate(first_use.uncompiled(k[0])), n, k) for n, k in enumerate(pending))
-        if not sizes or sizes[0][0] > max(left, 0.0) or not builder.take(sizes[0][2]):
-            break
-        try:
-            _compile_here(sizes[0][2])
-        except Exception:  # (its error is its own call's to raise: that call compiles it again)
-            with builder.lock:
-                builder.status[sizes[0][2]] = _builder.FAILED
-    builder.wait_for(key)
 
 
 def first_call(kernel: Kernel, sig: tuple) -> Any:
