@@ -185,7 +185,8 @@ class Builder:
     def _read(self, process: Any) -> None:
         """The builder's answers, until it exits; each answer hands it the next
         pending kernel.  When it exits, what it left unanswered is handed to
-        another (it exited idle: once per kernel) or given up (it failed)."""
+        another (it exited idle: once per kernel), or that and what is
+        pending is given up (it failed)."""
         for line in process.stdout:
             answer = line.decode(errors="replace").rstrip("\n")
             if answer.startswith(SAY):  # (what the builder printed: said here, as if it had)
@@ -216,9 +217,9 @@ class Builder:
                 else:
                     self.status[key] = FAILED
             process.asked.clear()
-            if self._pending and not self._hand_over():
+            if self._pending and (code != 0 or not self._hand_over()):  # (a builder that failed, or none)
                 for key, _ in self._pending:
-                    self.status[key] = FAILED  # (no builder: the process compiles them itself)
+                    self.status[key] = FAILED  # (the process compiles them itself)
                 self._pending.clear()
             self.generation += 1
             self.lock.notify_all()

@@ -7,10 +7,9 @@ milliseconds.  So such a call of a kernel not compiled yet (:func:`at_scale`)
 runs as Python only if it is the kernel's first such call, or comes before
 the first step of an engine of its game has ended (:func:`as_python`: a
 reset and a first step start at once), asking the builder to compile it
-meanwhile.  Its
-later calls compile it in the calling process if the builder has not
-started it (:func:`compile_here`), or wait for the builder, compiling
-meanwhile what else the game has pending (:func:`_wait_for`).  A game's
+meanwhile.  Its later calls compile it in the calling process if the
+builder has not started it (:func:`compile_here`), or wait for the builder,
+compiling meanwhile what else the game has pending (:func:`_wait_for`).  A game's
 kernels share much of their code (the kernels they call), compiled with
 each: two compiles that share any are never run at once, here and in the
 builder (:func:`busy_here`), so that nothing is compiled twice; the one that
