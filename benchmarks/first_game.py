@@ -216,7 +216,9 @@ def kernels(game: str, runs: int, steps: int) -> list[dict]:
         records.append(
             {
                 "game": game,
-                "kernel": name.removeprefix("cardenvs.games.").removeprefix("cardenvs."),
+                "kernel": name.split(".", 3)[3]
+                if name.startswith("cardenvs.games.")
+                else name.removeprefix("cardenvs."),
                 "needed": seen[0][2],
                 "kernels": 1 + max(inner for _, inner, _ in seen),
                 "seconds": float(np.median([s for s, _, _ in seen])),
