@@ -38,6 +38,9 @@ from .compile_cache import writes_failed
 
 #: The environment variable that silences the line said when a call waits for the compiler (any value but "" or "0").
 QUIET = "CARDENVS_COMPILE_QUIET"
+#: How many calls at scale of a kernel (for one signature, in one thread) may run as Python before its game's
+#: first step ends (a kernel is called once or twice in a reset and a first step).
+START_CALLS = 4
 #: From how long a wait for the compiler (estimated) it is said on stderr.
 NOTICE_SECONDS = 2.0
 #: Seconds to compile a byte of a kernel's Python bytecode (with the kernels it calls): measured on a
@@ -80,13 +83,13 @@ def at_scale(kernel: Any, sig: tuple) -> Any:
 
 def as_python(kernel: Any, sig: tuple) -> bool:
     """Whether this call at scale of ``kernel`` for ``sig`` runs as Python:
-    its first (in this thread), or any while an engine of its game has not
-    ended its first step (:func:`first_step`)."""
-    calls = kernel.__dict__.setdefault("_cardenvs_calls_at_scale", set())
+    its first (in this thread), or one of its first :data:`START_CALLS`
+    while an engine of its game has not ended its first step (:func:`first_step`:
+    an engine made and never stepped keeps no kernel as Python for long)."""
+    calls = kernel.__dict__.setdefault("_cardenvs_calls_at_scale", {})
     key = (sig, threading.get_ident())
-    first = key not in calls
-    calls.add(key)
-    return first or game_of(kernel) in _STARTING
+    made = calls[key] = calls.get(key, 0) + 1
+    return made == 1 or (made <= START_CALLS and game_of(kernel) in _STARTING)
 
 
 def first_step(module: str, done: bool) -> None:
