@@ -66,9 +66,9 @@ class Builder:
     at the cache again only when something was built)."""
 
     def __init__(self) -> None:
-        #: Whether a pending kernel is not to be handed over yet (by key: it shares code with a compile of
-        #: this process), or None; :meth:`hand_over` once that may have changed.
-        self.avoid: Callable[[Any], bool] | None = None
+        #: Which pending kernel to hand over (given their keys, in the order asked): one of them, or None for
+        #: none yet (:meth:`hand_over` once that may have changed); None: the first asked.
+        self.choose: Callable[[list], Any] | None = None
         self._reset()
 
     def _reset(self) -> None:
@@ -132,22 +132,25 @@ class Builder:
         return False
 
     def hand_over(self) -> None:
-        """Hand the builder the first pending kernel it may have, if it has none in hand."""
+        """Hand the builder a pending kernel (:attr:`choose`), if it has none in hand."""
         with self.lock:
             self._hand_over()
 
     def _hand_over(self) -> bool:
-        """(The lock held.)  Hand the first pending kernel not to be avoided
-        (:attr:`avoid`) to the builder if it has none in hand, starting one if
-        there is none; False if none can be started or written to."""
+        """(The lock held.)  Hand a pending kernel (:attr:`choose`) to the
+        builder if it has none in hand, starting one if there is none; False
+        if none can be started or written to."""
         for _ in range(2):  # (a builder that has just exited idle: another one)
             process = self._process
             if process is not None and process.asked:
                 return True  # (busy: handed over when it answers)
-            ready = [item for item in self._pending if self.avoid is None or not self.avoid(item[0])]
-            if not ready:
+            if not self._pending:
                 return True
-            key, message = ready[0]
+            keys = [key for key, _ in self._pending]
+            chosen = keys[0] if self.choose is None else self.choose(keys)
+            if chosen is None:
+                return True
+            key, message = item = self._pending[keys.index(chosen)]
             try:
                 if process is None:
                     process = self._start()
@@ -156,7 +159,7 @@ class Builder:
             except OSError:
                 self._process = None
                 continue
-            self._pending.remove(ready[0])
+            self._pending.remove(item)
             process.asked.append((key, message))  # (answered in order)
             self.status[key], self.started[key] = BUILDING, time.monotonic()
             return True

@@ -70,7 +70,7 @@ from . import builder as _builder
 from . import first_use
 from .compile_cache import SafeCache, writes_failed
 
-_builder.BUILDER.avoid = first_use.busy_here
+_builder.BUILDER.choose = first_use.next_for_builder
 
 #: ``"background"``: a kernel not yet compiled runs as Python while a builder process compiles it;
 #: ``"now"``: compiled on first use in the calling process (numba's own way); ``"python"``: a kernel

@@ -12,7 +12,7 @@ builder has not started it (:func:`compile_here`), or wait for the builder,
 compiling meanwhile what else the game has pending (:func:`_wait_for`).  A game's
 kernels share much of their code (the kernels they call), compiled with
 each: two compiles that share any are never run at once, here and in the
-builder (:func:`busy_here`), so that nothing is compiled twice; the one that
+builder (:func:`next_for_builder`), so that nothing is compiled twice; the one that
 comes second loads what the first compiled from the cache.
 
 A wait of more than :data:`NOTICE_SECONDS` (estimated from the size of the
@@ -126,12 +126,19 @@ def compile_here(key: tuple) -> Any:
         _builder.BUILDER.hand_over()
 
 
-def busy_here(key: tuple) -> bool:
-    """Whether ``key``'s kernel shares code with a compile in this process now
-    (the builder is not handed it until that ends)."""
-    sizes = uncompiled(key[0])
+def next_for_builder(keys: list[tuple]) -> tuple | None:
+    """Which of the pending ``keys`` the builder compiles next: the largest
+    (the one that takes longest, often with others' kernels in it: they are
+    then loaded from the cache), of those that share no code with a compile
+    in this process now (None: none, until that ends)."""
     with _HERE_LOCK:
-        return any(sizes.keys() & here.keys() for here in _HERE)
+        here = [set(sizes) for sizes in _HERE]
+    ready = []
+    for n, key in enumerate(keys):
+        sizes = uncompiled(key[0])
+        if not any(sizes.keys() & ids for ids in here):
+            ready.append((sum(sizes.values()), -n, key))  # (the first asked among equals)
+    return max(ready)[2] if ready else None
 
 
 def _building() -> list[tuple]:
