@@ -1,15 +1,18 @@
 """What a new user waits for on first use: compiling the kernels.
 
 For each game, in fresh processes, with an empty compile cache (a new
-``NUMBA_CACHE_DIR``: a new install, an upgrade, a new container, a CI run)
-and then with that cache warm, the wall time from the start of
-``import cardenvs`` to:
+``NUMBA_CACHE_DIR`` and ``XDG_CACHE_HOME``: a new install, an upgrade, a new
+container, a CI run) and then with that cache warm, the wall time from the
+start of ``import cardenvs`` to:
 
 - ``import``: the end of the import;
 - ``reset``: ``cardenvs.make(game)`` and its first ``reset(seed=0)``;
 - ``AEC game``: the end of the first AEC game (random legal moves, seed 0);
-- ``vector step``: (another process) ``cardenvs.vector.make(game, 4096)``,
-  reset and the end of its first step.
+- ``vector reset``: (another process) ``cardenvs.vector.make(game, 4096)``
+  and its reset;
+- ``vector step``: the end of its first step (random legal moves);
+- ``10 vector steps``: the end of its tenth step (the kernels compiled by
+  then, at scale: see ``cardenvs.core.first_use``).
 
 - ``compiled``: the end of the compile of every kernel that path ran
   (``cardenvs.core.jit.wait_compiled``): until then, with
@@ -38,6 +41,15 @@ interleaved in ``--pairs`` pairs, on a quiet machine and beside a CPU hog
 ``benchmarks/results/first_use_at_scale.json``.
 
     python benchmarks/first_game.py --at-scale --games pepper_v0 --json
+
+``--kernels`` measures where the cold time goes at scale: in fresh
+processes with an empty cache, ``CARDENVS_COMPILE=now``, each game at 4,096
+games (reset and ``--kernel-steps`` steps), the seconds each kernel called
+from Python took to compile (with the kernels it calls, compiled with it),
+the median of ``--runs`` runs, and when the game first needs it (its reset,
+its first step, later); with ``--json``, ``benchmarks/results/first_use_kernels.json``.
+
+    python benchmarks/first_game.py --kernels --json
 
 ``--json`` writes the figures with the commit and the machine (alone:
 ``benchmarks/results/first_game.json``, from which ``docs/results.md`` is
@@ -108,10 +120,14 @@ CHILD = textwrap.dedent(
         import cardenvs.vector as V
         venv = V.make(game, 4096, seed=0)
         _, info = venv.reset()
-        mask = info["action_mask"]
-        actions = np.where(mask, rng.random(mask.shape), -1).argmax(-1)
-        venv.step(actions)
-        mark("vector step")
+        mark("vector reset")
+        for n in range(10):
+            mask = info["action_mask"]
+            actions = np.where(mask, rng.random(mask.shape), -1).argmax(-1)
+            _, _, _, _, info = venv.step(actions)
+            if n == 0:
+                mark("vector step")
+        mark("10 vector steps")
     from cardenvs.core.jit import wait_compiled
     wait_compiled()
     mark("compiled")
@@ -139,9 +155,84 @@ SCALE_CHILD = textwrap.dedent(
 )
 
 
+# The child of --kernels: each compile of a kernel called from Python (with the kernels compiled with it),
+# and when the game first needed it.
+KERNELS_CHILD = textwrap.dedent(
+    """
+    import json, sys, time
+    from numba.core import event
+    records, stage = [], ["reset"]
+    class Compiles(event.Listener):
+        def __init__(self):
+            self.stack = []
+        def on_start(self, e):
+            self.stack.append([time.perf_counter(), 0])
+        def on_end(self, e):
+            start, inner = self.stack.pop()
+            if self.stack:
+                self.stack[-1][1] += inner + 1
+                return
+            d = e.data["dispatcher"]
+            name = f"{d.py_func.__module__}.{d.py_func.__qualname__}"
+            records.append((name, time.perf_counter() - start, inner, stage[0]))
+    event.register("numba:compile", Compiles())
+    import numpy as np
+    import cardenvs.vector as V
+    game, steps = sys.argv[1], int(sys.argv[2])
+    venv, rng = V.make(game, 4096, seed=0), np.random.default_rng(0)
+    _, info = venv.reset()
+    for n in range(steps):
+        stage[0] = "first step" if n == 0 else "later"
+        mask = info["action_mask"]
+        _, _, _, _, info = venv.step((rng.random(mask.shape) * mask).argmax(-1))
+    print(json.dumps(records))
+    """
+)
+
+
+def cold_env(cache: str, mode: str) -> dict:
+    """The environment of a fresh process with an empty compile cache (``cache``, a new folder)."""
+    env = {**os.environ, "CARDENVS_COMPILE": mode, "CARDENVS_COMPILE_QUIET": "1"}
+    env.update(NUMBA_CACHE_DIR=os.path.join(cache, "numba"), XDG_CACHE_HOME=os.path.join(cache, "xdg"))
+    return env
+
+
+def kernels(game: str, runs: int, steps: int) -> list[dict]:
+    """A record per kernel called from Python at 4,096 games: its compile
+    (with what it calls), the median over ``runs`` cold processes."""
+    found: dict[str, list] = {}
+    for _ in range(runs):
+        with tempfile.TemporaryDirectory(prefix="cardenvs-cold-") as cache:
+            args = [sys.executable, "-c", KERNELS_CHILD, game, str(steps)]
+            out = subprocess.run(args, capture_output=True, text=True, env=cold_env(cache, "now"), cwd=ROOT)
+        if out.returncode:
+            raise SystemExit(f"{game} --kernels: the child failed:\n{out.stderr}")
+        for name, seconds, inner, stage in json.loads(out.stdout.strip().splitlines()[-1]):
+            found.setdefault(name, []).append((seconds, inner, stage))
+    records = []
+    for name, seen in found.items():
+        if name == "cardenvs.core.jit._address":
+            continue  # (packing's helper: run as Python at any size, never waited for)
+        records.append(
+            {
+                "game": game,
+                "kernel": name.split(".", 3)[3]
+                if name.startswith("cardenvs.games.")
+                else name.removeprefix("cardenvs."),
+                "needed": seen[0][2],
+                "kernels": 1 + max(inner for _, inner, _ in seen),
+                "seconds": float(np.median([s for s, _, _ in seen])),
+                "runs": len(seen),
+            }
+        )
+    records.sort(key=lambda r: -r["seconds"])
+    total = {"seconds": sum(r["seconds"] for r in records), "kernels": sum(r["kernels"] for r in records)}
+    return [*records, {"game": game, "kernel": "(all)", "needed": "", **total, "runs": runs}]
+
+
 def run_child(game: str, path: str, cache: str, mode: str) -> dict:
     """One fresh process: its stage times and compiles."""
-    env = {**os.environ, "NUMBA_CACHE_DIR": cache, "CARDENVS_COMPILE": mode}
+    env = cold_env(cache, mode)
     out = subprocess.run([sys.executable, "-c", CHILD, game, path], capture_output=True, text=True, env=env, cwd=ROOT)
     if out.returncode:
         raise SystemExit(f"{game} {path}: the child failed:\n{out.stderr}")
@@ -153,7 +244,7 @@ def measure(game: str, mode: str) -> dict:
     result: dict = {"game": game, "mode": mode}
     compiles: dict[str, list] = {}
     for path in ("aec", "vector"):
-        with tempfile.TemporaryDirectory(prefix="numba-cache-") as cache:
+        with tempfile.TemporaryDirectory(prefix="cardenvs-cold-") as cache:
             cold = run_child(game, path, cache, mode)
             warm = run_child(game, path, cache, mode)
         for name, took, sig in cold.pop("compiles"):
@@ -187,8 +278,8 @@ def at_scale(game: str, modes: list[str], pairs: int, games: int, steps: int, ho
     try:
         for n in range(pairs):
             for mode in modes if n % 2 == 0 else modes[::-1]:
-                with tempfile.TemporaryDirectory(prefix="numba-cache-") as cache:
-                    env = {**os.environ, "NUMBA_CACHE_DIR": cache, "CARDENVS_COMPILE": mode}
+                with tempfile.TemporaryDirectory(prefix="cardenvs-cold-") as cache:
+                    env = cold_env(cache, mode)
                     args = [sys.executable, "-c", SCALE_CHILD, game, str(games), str(steps)]
                     out = subprocess.run(args, capture_output=True, text=True, env=env, cwd=ROOT)
                 if out.returncode:
@@ -229,7 +320,9 @@ STAGES = (
     ("reset", "reset (aec)"),
     ("AEC game", "AEC game"),
     ("compiled", "compiled (aec)"),
+    ("vec. reset", "vector reset"),
     ("vector step", "vector step"),
+    ("10 steps", "10 vector steps"),
     ("compiled", "compiled (vector)"),
 )
 
@@ -259,19 +352,31 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--num-envs", type=int, default=4096, help="games at once, with --at-scale")
     p.add_argument("--steps", type=int, default=10_000_000, help="game steps, with --at-scale")
     p.add_argument("--pairs", type=int, default=3, help="runs per mode and load, interleaved, with --at-scale")
+    p.add_argument("--kernels", action="store_true", help="each kernel's compile time at 4,096 games instead")
+    p.add_argument("--runs", type=int, default=3, help="cold runs per game, with --kernels (the median)")
+    p.add_argument("--kernel-steps", type=int, default=100, help="steps after the reset, with --kernels")
     p.add_argument("--json", nargs="?", const="", default=None, metavar="PATH", help=JSON_HELP)
     args = p.parse_args(argv)
     games = args.games.split(",")
     unknown = [g for g in games if g not in GAMES]
     if unknown:
         p.error(f"unknown game(s) {unknown}; have {sorted(GAMES)}")
-    if min(args.num_envs, args.steps, args.pairs) < 1:
-        p.error("--num-envs, --steps and --pairs must be positive")
-    name = "first_use_at_scale" if args.at_scale else "first_game"
+    if min(args.num_envs, args.steps, args.pairs, args.runs) < 1 or args.kernel_steps < 0:
+        p.error("--num-envs, --steps, --pairs and --runs must be positive, --kernel-steps not negative")
+    name = "first_use_at_scale" if args.at_scale else "first_use_kernels" if args.kernels else "first_game"
     path = args.json or (report.default_path(name) if args.json == "" else None)
     info = report.machine()
     print(f"# commit {info['commit'][:10]}, {info['cpus']} CPUs, load average {info['load_average'][0]:.2f}\n")
     results = []
+    if args.kernels:
+        for game in games:
+            results += kernels(game, args.runs, args.kernel_steps)
+            print(f"{game}: compile s at 4,096 games (median of {args.runs}), by kernel called from Python")
+            for r in [r for r in results if r["game"] == game]:
+                print(f"  {r['seconds']:6.2f} s  {r['kernels']:3d} kernel(s)  {r['needed']:10}  {r['kernel']}")
+        if path:
+            report.write(path, name, results, info, script="benchmarks/first_game.py")
+        return 0
     if args.at_scale:
         modes = args.modes.split(",")
         for game in games:
@@ -295,7 +400,7 @@ def main(argv: list[str] | None = None) -> int:
 
 JSON_HELP = (
     "also write the results as JSON, with the commit and the machine (alone: benchmarks/results/first_game.json, "
-    "with --at-scale first_use_at_scale.json)"
+    "with --at-scale first_use_at_scale.json, with --kernels first_use_kernels.json)"
 )
 
 

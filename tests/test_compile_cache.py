@@ -11,6 +11,7 @@ Each run is a new process with a package written to a temporary folder,
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import pathlib
@@ -308,3 +309,88 @@ def test_the_verdict_on_folders(tmp_path):
     )
     if os.geteuid() == 0:
         assert verdict["group"] == "is writable by others (mode 770)"
+
+
+# ---------------------------------------------------------------- a cache that cannot be written (B8)
+# A game on a cache whose writes fail (a full disk): in every process (the builder too) by a sitecustomize
+# that makes the signed writer fail with ENOSPC, or for real on a full tmpfs (root only).
+FULL = """
+import errno, os
+from cardenvs.core import compile_cache
+
+def full(self, path, data):
+    raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), path)
+
+compile_cache.SignedCacheFile._write_signed = full
+"""
+
+PLAY = """
+    import json, sys
+    import numpy as np
+    import cardenvs.vector as V
+    from cardenvs.core import jit
+    v = V.make("high_card_v0", int(sys.argv[1]), seed=0)
+    _, info = v.reset(seed=0)
+    for n in range(10):
+        _, _, _, _, info = v.step(np.asarray(info["action_mask"], bool).argmax(-1))
+        if n == 4:
+            jit.wait_compiled(600)  # (the builder's writes failed too: each kernel is compiled here)
+    print(json.dumps(n + 1))
+"""
+
+
+def play_on(tmp_path: pathlib.Path, cache: pathlib.Path, games: int, mode: str, site: str | None) -> str:
+    """High Card at ``games`` games in a new process with ``cache`` as
+    ``NUMBA_CACHE_DIR`` (``site``: a sitecustomize for every process); its stderr."""
+    env = {key: value for key, value in os.environ.items() if key not in ("NUMBA_DISABLE_JIT",)}
+    for flag in (compile_cache.WARNED, compile_cache.WRITE_WARNED):
+        env.pop(flag, None)
+    path = [str(ROOT), env.get("PYTHONPATH", "")]
+    if site is not None:
+        (tmp_path / "site").mkdir(exist_ok=True)
+        (tmp_path / "site" / "sitecustomize.py").write_text(site)
+        path.insert(0, str(tmp_path / "site"))
+    env.update(CARDENVS_COMPILE=mode, XDG_CACHE_HOME=str(tmp_path / "xdg"), NUMBA_CACHE_DIR=str(cache))
+    env["PYTHONPATH"] = os.pathsep.join(path)
+    out = subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(PLAY), str(games)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=900,
+    )
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout.strip().splitlines()[-1]) == 10  # (every step played)
+    return out.stderr
+
+
+def said_once(stderr: str) -> None:
+    """One CacheWriteWarning line, saying the disk is full, and nothing else."""
+    lines = stderr.strip().splitlines()
+    assert len(lines) == 1, stderr
+    assert "CacheWriteWarning: cannot write the compile cache" in lines[0] and "No space left on device" in lines[0]
+
+
+@pytest.mark.parametrize(("games", "mode"), [(100, "background"), (300, "background"), (100, "now")])
+def test_a_cache_that_cannot_be_written_warns_once_and_the_game_runs(tmp_path, games, mode):
+    """Every write fails (no space left): one warning, the game plays on,
+    its kernels compiled in the process (small and large calls alike)."""
+    cache = tmp_path / "cache"
+    said_once(play_on(tmp_path, cache, games, mode, FULL))
+    assert not [path for path in cache.rglob("*") if path.suffix in (".nbi", ".nbc")]
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux") or os.geteuid() != 0, reason="mounting a tmpfs needs root")
+def test_a_cache_on_a_full_file_system_warns_once_and_the_game_runs(tmp_path):
+    cache = tmp_path / "full"
+    cache.mkdir(mode=0o700)
+    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=200k,mode=0700", "tmpfs", str(cache)], check=False)
+    if mounted.returncode:
+        pytest.skip("tmpfs cannot be mounted here")
+    try:
+        with contextlib.suppress(OSError), open(cache / "filler", "wb") as filler:
+            filler.write(b"\0" * 400_000)  # (full now)
+        for games in (100, 300):
+            said_once(play_on(tmp_path, cache, games, "background", None))
+    finally:
+        subprocess.run(["umount", str(cache)], check=False)

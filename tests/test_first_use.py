@@ -220,28 +220,109 @@ def test_what_the_builder_cannot_build_is_compiled_where_it_is_run(tmp_path):
     assert run(code, "background", tmp_path / "cache", tmp_path) == [4, 1, "object", "TypingError"]
 
 
-def test_a_call_for_many_games_runs_compiled_at_once(tmp_path):
-    # (a small call runs as Python and asks the builder; a call of WAIT_ROWS games waits for it or compiles)
+def test_a_call_for_many_games_runs_as_python_once_then_compiled(tmp_path):
+    # (a call of WAIT_ROWS games: its first as Python, asking the builder; then it waits for it or compiles)
     (tmp_path / "first_use_kernels.py").write_text(KERNELS)
     code = """
         import json, numpy as np
         from cardenvs.core import compiling
         from first_use_kernels import count_positive
-        small, large = np.array([3, -1, 0, 7, 2]), np.ones(compiling.WAIT_ROWS, np.int64)
-        few, compiled_few = int(count_positive(small)), len(count_positive.signatures)
+        large = np.ones(compiling.WAIT_ROWS, np.int64)
+        first = [int(count_positive(large)), len(count_positive.signatures)]
         many, compiled_many = int(count_positive(large)), len(count_positive.signatures)
         fewer = int(count_positive(large[: compiling.WAIT_ROWS - 1].astype(np.int32)))
-        print(json.dumps([few, compiled_few, many, compiled_many, fewer, len(count_positive.signatures)]))
+        print(json.dumps([first, many, compiled_many, fewer, len(count_positive.signatures)]))
     """
-    few, compiled_few, many, compiled_many, fewer, compiled_fewer = run(
-        code, "background", tmp_path / "cache", tmp_path
-    )
+    first, many, compiled_many, fewer, compiled_fewer = run(code, "background", tmp_path / "cache", tmp_path)
     from cardenvs.core import compiling
 
     rows = compiling.WAIT_ROWS
-    assert (few, compiled_few) == (3, 0)  # as Python, while the builder compiles it
-    assert (many, compiled_many) == (rows, 1)  # compiled (waited for) before it ran
+    assert first == [rows, 0]  # as Python, while the builder compiles it
+    assert (many, compiled_many) == (rows, 1)  # then compiled (waited for, or compiled here) before it ran
     assert (fewer, compiled_fewer) == (rows - 1, 1)  # another signature, below the line: as Python
+
+
+# A module whose import waits, in a builder, until the test opens its gate (a file): the builder is busy
+# with the first kernel asked for as long as the test needs, with no timing involved.
+GATED = (
+    KERNELS
+    + """
+import os, time
+if os.environ.get("_CARDENVS_BUILDER_PARENT"):
+    while not os.path.exists(os.environ["GATE"]):
+        time.sleep(0.05)
+
+@kernel
+def count_negative(values):
+    total = 0
+    for i in range(values.shape[0]):
+        total += values[i] < 0
+    return total
+"""
+)
+
+
+def test_at_scale_the_caller_compiles_what_the_builder_has_not_started(tmp_path):
+    """Two kernels called at scale: the builder is handed the first, the
+    second waits (pending) and, at its second call, is taken back and
+    compiled in the calling process while the builder still compiles the
+    first (they share no code: both cores at work); the first is then loaded."""
+    (tmp_path / "first_use_kernels.py").write_text(GATED)
+    gate = tmp_path / "gate"
+    code = f"""
+        import json, os, numpy as np
+        os.environ["GATE"] = {str(gate)!r}
+        from cardenvs.core import builder, compiling, jit
+        from first_use_kernels import count_positive, count_negative
+        large, B = np.ones(compiling.WAIT_ROWS, np.int64), builder.BUILDER
+        python = [int(count_positive(large)), int(count_negative(large))]
+        (first,), (second,) = [[k for k in B.status if k[0] is kernel] for kernel in (count_positive, count_negative)]
+        asked = [B.status[first], B.status[second]]
+        here = [int(count_negative(-large)), len(count_negative.signatures), count_negative.stats.cache_misses.total()]
+        still = [B.status[first], B.status[second], len(count_positive.signatures)]
+        open({str(gate)!r}, "w").close()
+        done = jit.wait_compiled(timeout=900)
+        loaded = [int(count_positive(large)), count_positive.stats.cache_hits.total()]
+        print(json.dumps([python, asked, here, still, done, loaded]))
+    """
+    python, asked, here, still, done, loaded = run(code, "background", tmp_path / "cache", tmp_path)
+    from cardenvs.core import compiling
+
+    rows = compiling.WAIT_ROWS
+    assert python == [rows, 0]  # (as Python)
+    assert asked == ["building", "pending"]  # (the builder has one kernel at a time)
+    assert here == [rows, 1, 1]  # compiled here (a cache miss), not loaded
+    assert still == ["building", "built", 0]  # while the builder was still at the first
+    assert (done, loaded) == (True, [rows, 1])  # the first, built by the builder, loaded
+
+
+FIRST_STEP = """
+    import gc, json
+    import numpy as np
+    import cardenvs.vector as V
+    from cardenvs.core import builder, compiling
+
+    def compiled_here():  # (compiles made in this process, by kernel: a load from the cache is none)
+        kernels = [k for k in gc.get_objects() if isinstance(k, compiling.Kernel)]
+        return sorted(k.py_func.__name__ for k in kernels if k.stats.cache_misses.total())
+
+    v, rng = V.make("push_v0", compiling.WAIT_ROWS, seed=0), np.random.default_rng(0)
+    _, info = v.reset()
+    asked = sorted(k[0].py_func.__name__ for k in builder.BUILDER.status)
+    mask = info["action_mask"]
+    v.step((rng.random(mask.shape) * mask).argmax(-1))
+    print(json.dumps([asked, compiled_here()]))
+"""
+
+
+def test_a_game_s_reset_and_first_step_at_scale_run_as_python(tmp_path):
+    """A game's kernels called again before its first step at scale ends
+    (Push's masks: after the reset, and after the step) run as Python as
+    their first calls do, while the builder compiles them: nothing is
+    compiled in the process before its first step has ended."""
+    asked, compiled = run(FIRST_STEP, "background", tmp_path / "cache")
+    assert "write_masks" in asked and "encode_rows" in asked  # (called at the reset, and again in the step)
+    assert compiled == []
 
 
 def test_a_helper_that_asks_no_builder_runs_as_python_until_another_kernel_starts_one(tmp_path):
@@ -355,3 +436,53 @@ def test_a_cache_written_for_another_environment_is_not_used(tmp_path):
     assert run(READ.format(extra=" numpy 0.0-elsewhere"), "now", cache, tmp_path) == [22, 0, 1]
     assert run(READ.format(extra=""), "now", cache, tmp_path) == [22, 0, 1]  # not the other environment's
     assert run(READ.format(extra=""), "now", cache, tmp_path) == [22, 1, 0]
+
+
+# ---------------------------------------------------------------- the line said when a call waits for the compiler
+NOTICE = """
+    import json, sys
+    import numpy as np
+    import cardenvs.vector as V
+    from cardenvs.core import first_use
+    first_use.NOTICE_SECONDS = 0.0  # (every wait said: High Card's kernels compile in about a second)
+    v, rng = V.make("high_card_v0", 300, seed=0), np.random.default_rng(0)
+    _, info = v.reset()
+    for _ in range(4):
+        mask = info["action_mask"]
+        _, _, _, _, info = v.step((rng.random(mask.shape) * mask).argmax(-1))
+    print(json.dumps(first_use.QUIET))
+"""
+
+
+@pytest.mark.parametrize("quiet", [False, True])
+def test_a_wait_for_the_compiler_is_said_in_one_line_unless_silenced(tmp_path, quiet):
+    """A real game at scale with an empty cache: the call that waits for the
+    compiler says so on stderr, in one line (the game, how many kernels,
+    about how long, once per machine, how to hide it); the environment
+    variable silences it (the tests set it: tests/conftest.py)."""
+    env = {**os.environ, "CARDENVS_COMPILE": "background", "NUMBA_CACHE_DIR": str(tmp_path / "cache")}
+    env.pop("NUMBA_DISABLE_JIT", None)
+    env.pop("CARDENVS_COMPILE_QUIET", None)
+    if quiet:
+        env["CARDENVS_COMPILE_QUIET"] = "1"
+    out = subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(NOTICE)], capture_output=True, text=True, env=env, timeout=1800
+    )
+    assert out.returncode == 0, out.stderr
+    variable = json.loads(out.stdout.strip().splitlines()[-1])
+    said = [line for line in out.stderr.splitlines() if line.startswith("cardenvs: compiling")]
+    if quiet:
+        assert said == [] and out.stderr == ""
+        return
+    assert said and len(said) == len(out.stderr.splitlines())  # (nothing else said)
+    for line in said:
+        for part in (" kernel", ", about ", " s); once per machine: they are kept in ", f"(set {variable}=1 to hide"):
+            assert part in line, line
+    games = [line for line in said if line.startswith("cardenvs: compiling High Card's kernels")]
+    assert games and str(tmp_path / "cache") in games[0]  # (where they are kept)
+
+
+def test_the_tests_run_with_the_line_silenced():
+    from cardenvs.core import first_use
+
+    assert os.environ.get(first_use.QUIET) == "1"

@@ -107,13 +107,16 @@ SECTIONS: list[tuple[str, str, str, list[Column]]] = [
         "first_game",
         "First use: compiling the kernels",
         "Seconds from the start of `import cardenvs` to the end of each stage, in fresh processes, with an empty "
-        "compile cache (*cold*: a new install, a CI run) and with that cache filled (*warm*).",
+        "compile cache (*cold*: a new install, a CI run) and with that cache filled (*warm*). The vector stages "
+        "are 4,096 games at once: `cardenvs.vector.make` and its reset, its first step, its tenth.",
         [
             ("game", "game", "str"),
             ("mode", "compile", "str"),
             ("cold.import", "import, cold", "f1"),
             ("cold.AEC game", "first AEC game, cold", "f1"),
+            ("cold.vector reset", "vector reset, cold", "f1"),
             ("cold.vector step", "first vector step, cold", "f1"),
+            ("cold.10 vector steps", "10 vector steps, cold", "f1"),
             ("cold.compiled", "all compiled, cold", "f1"),
             ("warm.import", "import, warm", "f1"),
             ("warm.AEC game", "first AEC game, warm", "f1"),
@@ -121,13 +124,28 @@ SECTIONS: list[tuple[str, str, str, list[Column]]] = [
         ],
     ),
     (
+        "first_use_kernels",
+        "First use at scale: where the compile time goes",
+        "Seconds each kernel called from Python takes to compile, with the kernels it calls (compiled with it: "
+        "*kernels*, numba's own helpers included), at 4,096 games with an empty compile cache and "
+        "`CARDENVS_COMPILE=now` (one after another, in one process: the median of fresh processes), and when the "
+        "game first needs it: its reset, its first step or a later one (`--kernels`). *(all)*: the game's whole "
+        "compile.",
+        [
+            ("game", "game", "str"),
+            ("kernel", "kernel", "str"),
+            ("needed", "first needed", "str"),
+            ("kernels", "kernels", "int"),
+            ("seconds", "compile, s", "f1"),
+        ],
+    ),
+    (
         "first_use_at_scale",
         "First use at scale: 10M steps at 4,096 games",
         "Seconds from the start of `import cardenvs` to the end of 10M game steps (random legal moves) at 4,096 "
         "games in one process, with an empty compile cache: the median of runs of each compile mode interleaved "
-        "in pairs, on a quiet machine and beside a busy process per core (`--at-scale`). A call for 256 games or "
-        "more compiles what it needs before it runs rather than run as Python. The ratio is the mode's time over "
-        "`now`'s in the same pair (median, and its range over the pairs).",
+        "in pairs, on a quiet machine and beside a busy process per core (`--at-scale`). The ratio is the mode's "
+        "time over `now`'s in the same pair (median, and its range over the pairs).",
         [
             ("game", "game", "str"),
             ("load", "machine", "str"),

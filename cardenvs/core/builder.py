@@ -7,7 +7,10 @@ from the cache and sends it each such kernel with its argument types (as
 pickles on its stdin: the kernel's module and name, its first line, the
 numba types); the builder imports the module, compiles the kernel for
 those types (numba compiling and caching the kernels it calls on the way)
-and answers with a line per kernel.  A separate process, not a thread:
+and answers with a line per kernel.  It is handed one kernel at a time,
+the next when it answers: until then a kernel asked is *pending*, and the
+process may take it back to compile it itself (:meth:`Builder.take`), so
+that both compile, different kernels, at once.  A separate process, not a thread:
 numba's compiler holds the GIL for most of its work, and a thread holding
 numba's compiler lock when the engine forks its workers would leave that
 lock held for ever in them.  Builders of several processes sharing a cache
@@ -36,8 +39,10 @@ import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
-#: A kernel asked of the builder and not yet answered.
+#: A kernel the builder is compiling (handed to it, not yet answered).
 BUILDING = "building"
+#: A kernel asked and not yet handed to the builder (it is busy with another): it may be taken back.
+PENDING = "pending"
 #: Answered: compiled into the cache, or not (then compiled by the process that asked).
 BUILT, FAILED = "built", "failed"
 #: How long a builder waits for more to compile before it exits.
@@ -61,6 +66,9 @@ class Builder:
     at the cache again only when something was built)."""
 
     def __init__(self) -> None:
+        #: Which pending kernel to hand over (given their keys, in the order asked): one of them, or None for
+        #: none yet (:meth:`hand_over` once that may have changed); None: the first asked.
+        self.choose: Callable[[list], Any] | None = None
         self._reset()
 
     def _reset(self) -> None:
@@ -68,6 +76,10 @@ class Builder:
         self.status: dict[Any, str] = {}
         self.generation = 0
         self._process: Any = None
+        self._pending: list[tuple[Any, bytes]] = []  # (key, request) in the order asked, not yet handed over
+        self._retried: set = set()  # keys handed again to a new builder after one ended idle without them
+        #: When the kernel the builder is compiling was handed to it (``time.monotonic()``), by key.
+        self.started: dict[Any, float] = {}
 
     @property
     def running(self) -> bool:
@@ -77,16 +89,17 @@ class Builder:
     def forked(self) -> None:
         """In a child forked from this process: its own builder (the parent's
         answers never reach it), and what was being built asked again."""
-        done = {key: status for key, status in self.status.items() if status != BUILDING}
+        done = {key: status for key, status in self.status.items() if status not in (BUILDING, PENDING)}
         generation = self.generation
         self._reset()
         self.status, self.generation = done, generation + 1
 
     def request(self, key: Any, fn: Callable, sig: tuple) -> bool:
         """Ask for kernel function ``fn`` compiled for ``sig`` (``key``: the
-        caller's name for it); False if it cannot be asked (a function a
-        new process cannot import, types that do not pickle, no Python to
-        start a builder with: a frozen application)."""
+        caller's name for it): handed to the builder now if it is idle, else
+        pending (:data:`PENDING`) until it is; False if it cannot be asked
+        (a function a new process cannot import, types that do not pickle,
+        no Python to start a builder with: a frozen application)."""
         module, name = fn.__module__, fn.__qualname__
         if module == "__main__" or "<" in name or getattr(sys, "frozen", False) or not sys.executable:
             return False
@@ -97,19 +110,59 @@ class Builder:
         with self.lock:
             if key in self.status:
                 return True
-            for _ in range(2):  # (a builder that has just exited idle: another one)
-                process = self._process
-                try:
-                    if process is None:
-                        process = self._start()
-                    process.stdin.write(message)
-                    process.stdin.flush()
-                except OSError:
-                    self._process = None
-                    continue
-                process.asked.append(key)  # (answered in order)
-                self.status[key] = BUILDING
+            self._pending.append((key, message))
+            self.status[key] = PENDING
+            if self._hand_over():
                 return True
+            self._pending.remove((key, message))
+            del self.status[key]
+        return False
+
+    def take(self, key: Any) -> bool:
+        """Take back ``key`` if it is pending (not handed to the builder):
+        the caller compiles it itself, marked :data:`BUILT` (numba's own lock
+        keeps two of its threads from compiling it twice)."""
+        with self.lock:
+            for item in self._pending:
+                if item[0] == key:
+                    self._pending.remove(item)
+                    self.status[key] = BUILT
+                    self.lock.notify_all()
+                    return True
+        return False
+
+    def hand_over(self) -> None:
+        """Hand the builder a pending kernel (:attr:`choose`), if it has none in hand."""
+        with self.lock:
+            self._hand_over()
+
+    def _hand_over(self) -> bool:
+        """(The lock held.)  Hand a pending kernel (:attr:`choose`) to the
+        builder if it has none in hand, starting one if there is none; False
+        if none can be started or written to."""
+        for _ in range(2):  # (a builder that has just exited idle: another one)
+            process = self._process
+            if process is not None and process.asked:
+                return True  # (busy: handed over when it answers)
+            if not self._pending:
+                return True
+            keys = [key for key, _ in self._pending]
+            chosen = keys[0] if self.choose is None else self.choose(keys)
+            if chosen is None:
+                return True
+            key, message = item = self._pending[keys.index(chosen)]
+            try:
+                if process is None:
+                    process = self._start()
+                process.stdin.write(message)
+                process.stdin.flush()
+            except OSError:
+                self._process = None
+                continue
+            self._pending.remove(item)
+            process.asked.append((key, message))  # (answered in order)
+            self.status[key], self.started[key] = BUILDING, time.monotonic()
+            return True
         return False
 
     def _start(self) -> subprocess.Popen:
@@ -127,14 +180,16 @@ class Builder:
             cwd=os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
         )
         process.stdin.write(pickle.dumps(list(sys.path)))
-        process.asked = []  # what it was asked and has not answered, in order
+        process.asked = []  # (key, request) handed to it and not answered, in order
         self._process = process
         threading.Thread(target=self._read, args=(process,), daemon=True, name="cardenvs-builder").start()
         return process
 
     def _read(self, process: Any) -> None:
-        """The builder's answers, until it exits; then what it left unanswered
-        is asked again of another (it exited idle) or given up (it failed)."""
+        """The builder's answers, until it exits; each answer hands it the next
+        pending kernel.  When it exits, what it left unanswered is handed to
+        another (it exited idle: once per kernel), or that and what is
+        pending is given up (it failed)."""
         for line in process.stdout:
             answer = line.decode(errors="replace").rstrip("\n")
             if answer.startswith(SAY):  # (what the builder printed: said here, as if it had)
@@ -145,30 +200,42 @@ class Builder:
                 continue
             with self.lock:
                 if process.asked:
-                    self.status[process.asked.pop(0)] = answer
+                    key = process.asked.pop(0)[0]
+                    self.status[key] = answer
+                    self.started.pop(key, None)
                 self.generation += 1
+                if self._process is process:
+                    self._hand_over()
                 self.lock.notify_all()
         code = process.wait()
         with self.lock:
-            for key in process.asked:
-                if code == 0:
-                    del self.status[key]
+            if self._process is process:
+                self._process = None
+            for key, message in process.asked:
+                self.started.pop(key, None)
+                if code == 0 and key not in self._retried:  # (it exited idle as it was handed this)
+                    self._retried.add(key)
+                    self._pending.insert(0, (key, message))
+                    self.status[key] = PENDING
                 else:
                     self.status[key] = FAILED
             process.asked.clear()
-            if self._process is process:
-                self._process = None
+            if self._pending and (code != 0 or not self._hand_over()):  # (a builder that failed, or none)
+                for key, _ in self._pending:
+                    self.status[key] = FAILED  # (the process compiles them itself)
+                self._pending.clear()
             self.generation += 1
             self.lock.notify_all()
 
     def wait(self, timeout: float | None = None) -> bool:
         """Wait until everything asked is answered; False if ``timeout`` (s) passed first."""
         with self.lock:
-            return self.lock.wait_for(lambda: BUILDING not in self.status.values(), timeout)
+            return self.lock.wait_for(lambda: not {BUILDING, PENDING} & set(self.status.values()), timeout)
 
     def wait_for(self, key: Any) -> None:
-        """Wait until ``key`` is answered (built, failed, or given back by a
-        builder that ended); in short waits, so that Ctrl-C is seen."""
+        """Wait until the builder is no longer compiling ``key`` (answered, or
+        pending again after a builder ended idle); in short waits, so that
+        Ctrl-C is seen."""
         with self.lock:
             while self.status.get(key) == BUILDING:
                 self.lock.wait(0.25)

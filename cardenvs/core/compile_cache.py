@@ -19,6 +19,11 @@ pickles: loading one runs whatever its writer put in it, in this process
 A cache written by plain numba, or by another user, is therefore not
 shared: each user compiles their own.  On systems without POSIX
 permissions (Windows) the folder is not judged; the signatures still are.
+
+A cache that cannot be written (a full disk, a quota, a read-only folder)
+never stops a game: the first write that fails is said once
+(:class:`CacheWriteWarning`), and the process writes no more (:func:`writes_failed`);
+kernels are compiled in it on first use, as numba does without a cache.
 """
 
 from __future__ import annotations
@@ -35,20 +40,33 @@ from typing import Any
 
 from numba.core import caching
 
+from .builder import PARENT
 from .numba_internals import say_once
 
 #: What starts a signed file: the format, then its 32-byte signature, then numba's bytes.
 MAGIC = b"cardenvs-signed-1\n"
 #: Set in the environment once the refusal was said, so that the builder and workers do not say it again.
 WARNED = "_CARDENVS_CACHE_WARNED"
+#: Set in the environment once a failed write was said (the same, for :class:`CacheWriteWarning`).
+WRITE_WARNED = "_CARDENVS_CACHE_WRITE_WARNED"
 
 _VERDICTS: dict[str, str | None] = {}  # folder -> why it is refused, or None
 _PRIVATE: list = []  # [the private folder or None, why not]
 _KEY: list = []  # [this user's key or None, why not]
+_WRITE_FAILED: list[str] = []  # [why the first write of this process failed]: it writes no more
 
 
 class UnsafeCacheWarning(UserWarning):
     """A compile cache folder was refused: someone else could write it (see :mod:`cardenvs.core.compile_cache`)."""
+
+
+class CacheWriteWarning(UserWarning):
+    """The compile cache could not be written (a full disk, a quota): kernels are compiled in each process."""
+
+
+def writes_failed() -> str | None:
+    """Why a write to the compile cache failed in this process (it writes no more), or None."""
+    return _WRITE_FAILED[0] if _WRITE_FAILED else None
 
 
 # ---------------------------------------------------------------- who can write a folder
@@ -290,9 +308,30 @@ class SafeCache(caching.FunctionCache):
         secret = key()
         if secret is None and self._impl.usable:
             warn_once(f"no key to sign the compile cache with ({_KEY[1]}); kernels are not cached")
-        if secret is None or not self._impl.usable:
+        #: Whether compiled versions are kept on disk (False: compiled in each process).
+        self.kept = secret is not None and self._impl.usable
+        if not self.kept:
             self.disable()
             return
         self._cache_file = SignedCacheFile(
             self._cache_path, self._impl.filename_base, self._cache_file._source_stamp, secret
         )
+
+    def save_overload(self, sig: Any, data: Any) -> None:
+        """numba's save, unless a write failed before; a write that fails
+        (``OSError``: no space, a quota, a read-only folder) is said once
+        (:class:`CacheWriteWarning`; in the builder, not at all: the process
+        that asked compiles the kernel again and says it) and ends writing."""
+        if _WRITE_FAILED:
+            return
+        try:
+            super().save_overload(sig, data)
+        except OSError as error:
+            _WRITE_FAILED.append(f"{self._cache_path}: {error.strerror or error}")
+            if not os.environ.get(PARENT):
+                say_once(
+                    f"cannot write the compile cache ({_WRITE_FAILED[0]}); kernels are compiled in each process, "
+                    "on first use, and not kept",
+                    CacheWriteWarning,
+                    WRITE_WARNED,
+                )

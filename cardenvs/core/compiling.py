@@ -14,13 +14,16 @@ kernels and pack views bound to their Python versions, as
 (:mod:`cardenvs.core.builder`) to compile it into the cache.  Once the
 builder is done, the next call loads the compiled version and runs it: a
 game may switch mid-way, with the same results (one implementation,
-either way).  A call of :data:`WAIT_ROWS` games or more is the exception:
-there a kernel's Python version would take seconds a step, for steps the
-compiled one makes in milliseconds, while competing with the builder for
-the cores.  Such a call compiles the kernel (or waits for the builder if it
-is building it already), then runs it compiled (:func:`built`): a large
-batch costs what it costs with ``now``, small batches and the first game
-keep the Python start.
+either way).  A call of :data:`WAIT_ROWS` games or more differs
+(:func:`cardenvs.core.first_use.at_scale`):
+there a kernel's Python version takes a second or more a call, for steps the
+compiled one makes in milliseconds.  It runs as Python only for its first
+calls (:mod:`cardenvs.core.first_use`: a game's reset and first step), asking
+the builder meanwhile; then it compiles what it uses in the calling
+process -- the kernels the builder has not started, while the builder
+compiles others on another core -- or waits for the builder, and runs
+compiled.  A wait of more than a couple of seconds is said in one line on
+stderr (:func:`cardenvs.core.first_use.notice`).
 ``CARDENVS_COMPILE=now`` compiles on first use in the calling process, as
 plain numba does (the builder itself runs so).
 
@@ -64,7 +67,10 @@ from numba.core.dispatcher import Dispatcher
 from numba.core.typing.typeof import Purpose, typeof
 
 from . import builder as _builder
-from .compile_cache import SafeCache
+from . import first_use
+from .compile_cache import SafeCache, writes_failed
+
+_builder.BUILDER.choose = first_use.next_for_builder
 
 #: ``"background"``: a kernel not yet compiled runs as Python while a builder process compiles it;
 #: ``"now"``: compiled on first use in the calling process (numba's own way); ``"python"``: a kernel
@@ -74,8 +80,8 @@ MODE = os.environ.get("CARDENVS_COMPILE", "background")
 if MODE not in ("background", "now", "python"):
     raise ValueError(f"CARDENVS_COMPILE must be 'background', 'now' or 'python', got {MODE!r}")
 
-#: From how many games (the longest first dimension of a call's arrays, those in its packs
-#: included) a kernel not yet compiled is waited for (:func:`built`) rather than run as Python.
+#: From how many games (the most common first dimension of a call's arrays, those in its packs
+#: included) a call of a kernel not yet compiled is a call at scale (:func:`cardenvs.core.first_use.at_scale`).
 WAIT_ROWS = 256
 
 #: What a cached kernel's stamp covers besides its code: the libraries the compiled code was made against.
@@ -116,8 +122,13 @@ class Kernel(registry.CPUDispatcher):
             if sig is None or any(t is None for t in sig):
                 return super()._compile_for_args(*args, **kws)
         if large:
-            made = built(self, sig)
-        elif self.asks_builder or _builder.BUILDER.running:
+            made = first_use.at_scale(self, sig)
+            if made is not None:
+                return made
+            if key is not None:
+                waiting[key] = (sig, None)  # (its type, found once)
+            return run_python(self)
+        if self.asks_builder or _builder.BUILDER.running:
             made = first_call(self, sig)
         else:  # (looked for in the cache again only when the builder has answered something)
             made = None if MODE == "python" else self.load_cached(sig)
@@ -196,20 +207,6 @@ def rows_of(args: tuple) -> int:
 _PACK_WIDTH = 5  # (1 + jit.PACK_DIMS: an address or scalar, then up to 4 dimensions)
 
 
-def built(kernel: Kernel, sig: tuple) -> Any:
-    """The compiled version of ``kernel`` for ``sig``, had now: loaded from
-    the cache, waited for if the builder is building it, else compiled here,
-    as ``now`` compiles it (a builder asked now would only add its start and
-    a load to the same compile, while this process waits idle); None only if
-    ``CARDENVS_COMPILE=python``.  Ctrl-C ends the wait."""
-    if MODE == "python":
-        return None
-    key = (kernel, sig)
-    if _builder.BUILDER.status.get(key) == _builder.BUILDING:
-        _builder.BUILDER.wait_for(key)
-    return kernel.load_cached(sig) or Dispatcher.compile(kernel, sig)
-
-
 def first_call(kernel: Kernel, sig: tuple) -> Any:
     """The compiled version of ``kernel`` for ``sig`` when it can be had
     without compiling here (loaded, or built by the builder and loaded),
@@ -221,12 +218,12 @@ def first_call(kernel: Kernel, sig: tuple) -> Any:
         return None
     key = (kernel, sig)
     status = _builder.BUILDER.status.get(key)
-    if status == _builder.BUILDING:
+    if status in (_builder.BUILDING, _builder.PENDING):
         return None
     made = kernel.load_cached(sig)
     if made is not None:
         return made
-    if status is None and _builder.BUILDER.request(key, kernel.py_func, sig):
+    if status is None and writes_failed() is None and _builder.BUILDER.request(key, kernel.py_func, sig):
         return None
     return Dispatcher.compile(kernel, sig)
 
@@ -308,7 +305,7 @@ def build(module: str, name: str, line: int, sig: tuple) -> bool:
         if kernel is not found:
             kernel.enable_caching()
         kernel.compile(sig)
-        return True
+        return writes_failed() is None  # (not kept: the process that asked compiles it, and says why)
     except Exception as error:  # (the process that asked compiles it itself, and says why)
         print(f"cardenvs builder: {module}.{name}{sig}: {type(error).__name__}", file=sys.stderr)
         return False

@@ -10,7 +10,7 @@ import numpy as np
 from gymnasium import spaces
 from gymnasium.vector.vector_env import AutoresetMode
 
-from . import illegal
+from . import illegal, jit
 from .errors import cut_short
 from .game import BatchState, TurnBasedRules
 from .options import check_seed, legal_actions, seat_array
@@ -130,6 +130,9 @@ class VectorEnv:
         self._rows = np.arange(self.num_envs)
         # A batch of one steps in one call where the game has one (see step).
         self._one_path = self.num_envs == 1  # (False: every step by the batched path, as tests compare)
+        self._first_step = self.num_envs > 1  # (until it ends, kernels not compiled yet run as Python at scale)
+        if self._first_step:
+            jit.first_step(type(rules).__module__, done=False)
         self._one = rules.one_game() if self.num_envs == 1 else None
         self._no_truncation = np.zeros(self.num_envs, bool)
         self._masks_copied = getattr(type(rules), "action_masks", None) is TurnBasedRules.action_masks
@@ -319,6 +322,9 @@ class VectorEnv:
                 self._cut_short(exc)
             raise
         self._moving = False  # (only now: the games are all moved on)
+        if self._first_step:
+            self._first_step = False
+            jit.first_step(type(self.rules).__module__, done=True)
         return out
 
     def _cut_short(self, exc: BaseException, what: str = "a step") -> None:

@@ -85,6 +85,14 @@ def kernel(fn: F) -> F:
     return made  # type: ignore[return-value]
 
 
+def first_step(module: str, done: bool) -> None:
+    """An engine of many games of the game whose rules are in ``module`` is
+    made (``done`` False) or has ended its first step (True): until then
+    the game's kernels not compiled yet run as Python (see :mod:`cardenvs.core.first_use`)."""
+    if _compiling is not None:
+        _compiling.first_use.first_step(module, done)
+
+
 def wait_compiled(timeout: float | None = None) -> bool:
     """Wait until every kernel this process has run as Python, waiting for
     its compiled version, is compiled into the cache (each switches to it on
