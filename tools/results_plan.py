@@ -110,6 +110,12 @@ QUICK: list[Job] = [
         "2M steps, one run of each mode and load (full: 10M steps, 3 each)",
     ),
     _quick(
+        "first_use_kernels",
+        "benchmarks/first_game.py --kernels --runs 1 --json",
+        "benchmarks/first_game.py --kernels --json",
+        "one cold run a game (full: the median of 3)",
+    ),
+    _quick(
         "agents",
         "benchmarks/agents.py --rows 1024 --json",
         "benchmarks/agents.py --json",
