@@ -189,8 +189,11 @@ OUTSIDER = {"pepper_v0": 300, "cancellation_hearts_v0": 300, "push_v0": 300, "sp
 
 LONG: list[Job] = [
     *(
-        _long(f"outsider-{g}", f"benchmarks/learning/outsider.py --game {g} --agents scratch --games {n} --json",
-              f"outsider-{g}.json")
+        _long(
+            f"outsider-{g}",
+            f"benchmarks/learning/outsider.py --game {g} --agents scratch --games {n} --json",
+            f"outsider-{g}.json",
+        )
         for g, n in OUTSIDER.items()
     ),  # fmt: skip
     _long("duplicate_variance", "benchmarks/duplicate_variance.py --json", "duplicate_variance.json"),
