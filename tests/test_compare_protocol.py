@@ -110,11 +110,13 @@ BUSY_CHILD = textwrap.dedent(
     """
     import subprocess, sys
     from cardenvs.core.agent import LowestLegalAgent
-    CHILD = "import time\\nwhile time.process_time() < 1.0: pass\\nprint(flush=True)\\ntime.sleep(600)"
+    CHILD = "import sys, time\\nwhile time.process_time() < 1.0: pass\\nprint(flush=True)\\nsys.stdin.read()"
 
     def train(game, seed, budget, run_dir):
         # a helper process of the run that burns a CPU-second and stays alive (as the compile builder does)
-        child = subprocess.Popen([sys.executable, "-c", CHILD], stdout=subprocess.PIPE)
+        # until the run's process ends (its stdin closes then); it holds none of the run's output open
+        pipes = {"stdin": subprocess.PIPE, "stdout": subprocess.PIPE, "stderr": subprocess.DEVNULL}
+        child = subprocess.Popen([sys.executable, "-c", CHILD], **pipes)
         child.stdout.readline()  # its CPU-second is spent
         train.children.append(child)
         return LowestLegalAgent()
