@@ -4,16 +4,18 @@
 A call of :data:`cardenvs.core.compiling.WAIT_ROWS` games or more runs a
 kernel's Python version in about a second, where the compiled one takes
 milliseconds.  So such a call of a kernel not compiled yet (:func:`at_scale`)
-runs as Python only if it is the kernel's first such call, or comes before
-the first step of an engine of its game has ended (:func:`as_python`: a
-reset and a first step start at once), asking the builder to compile it
-meanwhile.  Its later calls compile it in the calling process if the
-builder has not started it (:func:`compile_here`), or wait for the builder,
-compiling meanwhile what else the game has pending (:func:`_wait_for`).  A game's
-kernels share much of their code (the kernels they call), compiled with
-each: two compiles that share any are never run at once, here and in the
-builder (:func:`next_for_builder`), so that nothing is compiled twice; the one that
-comes second loads what the first compiled from the cache.
+runs as Python only if it is the kernel's first such call, or one of its
+first few before the first step of an engine of its game has ended
+(:func:`as_python`: a reset and a first step start at once), asking the
+builder to compile it meanwhile.  Its later calls compile it in the calling
+process if the builder has not started it (:func:`compile_here`), or wait
+for the builder, compiling meanwhile what else the game has pending
+(:func:`_wait_for`).  A game's kernels share much of their code (the
+kernels they call, compiled with each): two compiles that share any are
+never run at once, here and in the builder (:func:`next_for_builder`), so
+that nothing is compiled twice; the one that comes second loads what the
+first compiled from the cache.  (So the two compile at once only what
+shares nothing: little, in the games here.)
 
 A wait of more than :data:`NOTICE_SECONDS` (estimated from the size of the
 code to compile: :func:`estimate`) is said in one line on stderr
