@@ -4,18 +4,18 @@
 A call of :data:`cardenvs.core.compiling.WAIT_ROWS` games or more runs a
 kernel's Python version in about a second, where the compiled one takes
 milliseconds.  So such a call of a kernel not compiled yet (:func:`at_scale`)
-runs as Python only if it is the kernel's first such call, or comes before
-the first step of an engine of its game has ended (:func:`as_python`: a
-reset and a first step start at once), asking the builder to compile it
-meanwhile.  Its later calls compile it in the calling process if the
-builder has not started it (:func:`compile_here`), or wait for the builder,
-compiling meanwhile what else the game has pending (:func:`_wait_for`).  A game's
-kernels share much of their code (the kernels they call), compiled with
-each: the builder is never handed a kernel that shares code with a compile
-in the calling process (:func:`next_for_builder`), and the calling process
-waits for the builder before it compiles a kernel with most of its code
-in the builder's, then loads that part from the cache: little is compiled
-twice.
+runs as Python only if it is the kernel's first such call, or one of its
+first few before the first step of an engine of its game has ended
+(:func:`as_python`: a reset and a first step start at once), asking the
+builder to compile it meanwhile.  Its later calls compile it in the calling
+process if the builder has not started it (:func:`compile_here`), or wait
+for the builder, compiling meanwhile what else the game has pending
+(:func:`_wait_for`).  A game's kernels share much of their code (the
+kernels they call, compiled with each): two compiles that share any are
+never run at once, here and in the builder (:func:`next_for_builder`), so
+that nothing is compiled twice; the one that comes second loads what the
+first compiled from the cache.  (So the two compile at once only what
+shares nothing: little, in the games here.)
 
 A wait of more than :data:`NOTICE_SECONDS` (estimated from the size of the
 code to compile: :func:`estimate`) is said in one line on stderr
@@ -107,19 +107,17 @@ def first_step(module: str, done: bool) -> None:
 
 def compile_here(key: tuple) -> Any:
     """``key``'s kernel compiled for its signature in this process (as ``now``
-    compiles it), once the builder is done with any kernel that has most of
-    its code (a little shared is compiled twice rather than waited for); the
-    wait said if long; the time it took rates later estimates."""
+    compiles it), once the builder is done with any kernel that shares code
+    with it; the wait said if long; the time it took rates later estimates."""
     kernel, sig = key
     sizes = uncompiled(kernel)
     with _HERE_LOCK:
         _HERE.append(sizes)  # (from now on the builder is handed nothing that shares code with it)
     try:
         _notice(key)
-        for other in _building():  # (most of its code compiled by the builder: waited for, then loaded)
-            shared = sizes.keys() & uncompiled(other[0]).keys()
-            if 2 * sum(sizes[i] for i in shared) > sum(sizes.values()):
-                _builder.BUILDER.wait_for(other)
+        for other in _building():
+            if sizes.keys() & uncompiled(other[0]).keys():
+                _builder.BUILDER.wait_for(other)  # (what it compiled is then loaded from the cache)
         start = time.perf_counter()
         made = Dispatcher.compile(kernel, sig)
         measured(sizes, time.perf_counter() - start)
