@@ -93,9 +93,7 @@ class RandomAgent(Agent):
         self.rng = np.random.default_rng(seed)
 
     def act_batch(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
-        mask = np.asarray(mask, bool)
-        if not mask.any(axis=-1).all():
-            raise ValueError("a row of the mask has no legal action")
+        mask = _checked_mask(mask)
         return (self.rng.random(mask.shape) * mask).argmax(axis=-1)
 
     def act_streams(self, obs: np.ndarray, mask: np.ndarray, rngs: list[np.random.Generator]) -> np.ndarray:
@@ -103,20 +101,24 @@ class RandomAgent(Agent):
         duplicate match's common random numbers: one stream per deal and
         seat); each row draws one number per action, whatever the mask, so
         two copies of a seat stay in step while their games do."""
-        mask = np.asarray(mask, bool)
-        if len(rngs) != len(mask):
-            raise ValueError(f"need one generator per row, got {len(rngs)} for {len(mask)} rows")
-        if not mask.any(axis=-1).all():
-            raise ValueError("a row of the mask has no legal action")
-        noise = np.array([g.random(mask.shape[-1]) for g in rngs]).reshape(mask.shape)
-        return (noise * mask).argmax(axis=-1)
+        mask = _checked_mask(mask)
+        return (_stream_draws(rngs, len(mask), mask.shape[-1]) * mask).argmax(axis=-1)
 
 
 def _checked_mask(mask: np.ndarray) -> np.ndarray:
+    """``mask`` as booleans; ValueError for a row without a legal action."""
     mask = np.asarray(mask, bool)
     if not mask.any(axis=-1).all():
         raise ValueError("a row of the mask has no legal action")
     return mask
+
+
+def _stream_draws(rngs: list[np.random.Generator], rows: int, width: int) -> np.ndarray:
+    """``(rows, width)`` uniform draws, row ``i`` from ``rngs[i]`` (the same
+    count whatever the mask: copies of a seat stay in step)."""
+    if len(rngs) != rows:
+        raise ValueError(f"need one generator per row, got {len(rngs)} for {rows} rows")
+    return np.array([g.random(width) for g in rngs]).reshape(rows, width)
 
 
 class LowestLegalAgent(Agent):
@@ -172,7 +174,4 @@ class NoisyAgent(Agent):
     def act_streams(self, obs: np.ndarray, mask: np.ndarray, rngs: list[np.random.Generator]) -> np.ndarray:
         """As :meth:`act_batch`, row ``i`` drawing from ``rngs[i]`` (see :class:`RandomAgent`)."""
         mask = np.asarray(mask, bool)
-        if len(rngs) != len(mask):
-            raise ValueError(f"need one generator per row, got {len(rngs)} for {len(mask)} rows")
-        draws = np.array([g.random(1 + mask.shape[-1]) for g in rngs]).reshape(len(mask), -1)
-        return self._mixed(obs, mask, draws)
+        return self._mixed(obs, mask, _stream_draws(rngs, len(mask), 1 + mask.shape[-1]))

@@ -116,8 +116,7 @@ class TickRules(GameRules, SimultaneousRules):
         state.scores[rows] = 0
         state.winner[rows] = -1
         state.ticks[rows] = 0
-        state.stall[rows] = 0
-        self.start_game(state, rows)
+        self.start_game(state, rows)  # (its deal starts the stall rule's count: lay_out, deal_games)
 
     def start_game(self, state: BatchState, rows: np.ndarray) -> None:
         """Deal the first hand of a new game in ``rows`` (counters are reset)."""
