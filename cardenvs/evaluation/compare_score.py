@@ -1,4 +1,4 @@
-"""The score of an algorithm benchmark (:mod:`.compare`): what one trained
+"""The score of an algorithm benchmark (:mod:`.comparison`): what one trained
 agent is worth, measured as an outsider measures it.
 
 The agent plays the game's rule agent in duplicate deals

@@ -300,7 +300,7 @@ def league(
     **config: Any,
 ) -> LeagueResult:
     """Play every pair of ``agents`` (a name -> agent mapping, or a list of
-    specs; an agent is a spec string, see :mod:`.specs`, an :class:`Agent`
+    specs; an agent is a spec string, see :mod:`cardenvs.agents.specs`, an :class:`Agent`
     or a policy function) in ``deals`` duplicate deals of ``game`` and rate
     them together (module docstring).  ``progress(games_done, games)``."""
     game_spec(game)  # (ValueError naming the games)
