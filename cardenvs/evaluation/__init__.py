@@ -1,8 +1,9 @@
 """Evaluation: agents played against each other on the batched engine.
 
 It stands on :mod:`cardenvs.agents` (the agents, made from their specs) and
-never imports :mod:`cardenvs.training`.  Nothing here imports torch: a
-trained policy brings it when it is loaded.
+never imports :mod:`cardenvs.training`.  ``import cardenvs.evaluation``
+imports no torch (the ``train`` extra): a trained policy brings it when one
+is loaded.
 
 - :func:`match` (:mod:`cardenvs.evaluation.matches`): one agent against
   another, a win rate with its confidence interval (:class:`MatchResult`);

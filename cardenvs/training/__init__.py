@@ -3,8 +3,8 @@ and the MaskablePPO learner that trains in them.
 
 It stands on :mod:`cardenvs.agents` (the opponents, the policies it saves)
 and :mod:`cardenvs.evaluation` (the matches it evaluates with).  Every name
-here needs Gymnasium or the ``train`` extra (torch): each is imported on
-first use, so ``import cardenvs.training`` imports neither.
+here needs the ``train`` extra (torch, Stable-Baselines3): each is imported
+on first use, so ``import cardenvs.training`` imports neither.
 
 - :func:`learner_vec_env` (:mod:`cardenvs.training.seat_env`): the vector
   learner env that fits a game, :class:`SeatVecEnv` (turn-based games) or
