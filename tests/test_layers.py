@@ -9,7 +9,11 @@ other in no circle.  Every import counts, a function's deferred one too."""
 from __future__ import annotations
 
 import ast
+import json
+import os
 import pathlib
+import subprocess
+import sys
 
 import pytest
 
@@ -158,3 +162,17 @@ def test_a_circle_is_caught():
     text, is_package = sources["cardenvs.agents.adaptor"]
     sources["cardenvs.agents.adaptor"] = (text + "\nfrom .specs import agent_factory\n", is_package)
     assert ["cardenvs.agents.adaptor", "cardenvs.agents.specs"] in circles(graph(sources))
+
+
+def test_the_packages_import_no_torch():
+    """``import cardenvs.agents``, ``cardenvs.evaluation`` and ``cardenvs.training``
+    import no torch (the ``train`` extra): what needs it is imported on first use."""
+    code = (
+        "import json, sys\n"
+        "import cardenvs.agents, cardenvs.evaluation, cardenvs.training\n"
+        "from cardenvs.evaluation import match, duplicate_match, league, compare\n"
+        "print(json.dumps(sorted(m for m in ('torch', 'stable_baselines3', 'sb3_contrib') if m in sys.modules)))"
+    )
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, check=True)
+    assert json.loads(out.stdout) == []
