@@ -39,8 +39,8 @@ sys.path[:0] = [str(ROOT), str(ROOT / "benchmarks")]
 
 import report  # noqa: E402
 
-from cardenvs.agents.compare import compare, write  # noqa: E402
-from cardenvs.agents.compare_stats import summarise  # noqa: E402
+from cardenvs.evaluation.compare_stats import summarise  # noqa: E402
+from cardenvs.evaluation.comparison import compare, write  # noqa: E402
 
 ALGORITHMS = ("ppo", "ppo-state", "exit")
 GAMES = ("pepper_v0", "cancellation_hearts_v0", "push_v0", "spit_v0")

@@ -7,7 +7,7 @@ Hearts 6p, each a game of one hand, every deal is played in the module's
 duplicate seatings and, for the diagnosis only, twice more: all four (six)
 seats held by A, and all by B.  Then, from the per-deal pair values ``d``
 of the module's seatings (``win`` and ``score``, as
-:func:`~cardenvs.agents.duplicate.pair_values`):
+:func:`~cardenvs.evaluation.duplicate.pair_values`):
 
 - ``alike_module``: the share of deals whose module copies all ended with
   the same scores seat by seat; ``alike_ab``: the share whose all-A and
@@ -50,15 +50,15 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 
 import report  # noqa: E402
 
-from cardenvs.agents.duplicate import (  # noqa: E402
+from cardenvs.agents.registry import make_agent  # noqa: E402
+from cardenvs.evaluation.duplicate import (  # noqa: E402
     DuplicateRecord,
     chunk_key,
     duplicate_seatings,
     pair_values,
     play_duplicate,
 )
-from cardenvs.agents.duplicate_play import Copy  # noqa: E402
-from cardenvs.agents.registry import make_agent  # noqa: E402
+from cardenvs.evaluation.duplicate_play import Copy  # noqa: E402
 from cardenvs.vector import rules_class  # noqa: E402
 
 SEED = 310432  # this script's own seed (used nowhere else)

@@ -2,7 +2,7 @@
 
 For each game and pair of agents (the committed PPO baseline against the
 rule agent, the rule agent against random) the same number of deals is
-played in three arms with :func:`cardenvs.agents.duplicate.play_duplicate`:
+played in three arms with :func:`cardenvs.evaluation.duplicate.play_duplicate`:
 
 - **duplicate** (``dup``): every deal once per seating (the module's
   seatings: two for two sides, A alone at each seat and B alone at each
@@ -21,10 +21,10 @@ played in three arms with :func:`cardenvs.agents.duplicate.play_duplicate`:
 
 All arms have the same seatings, the same number of groups D ("deals")
 and so the same games, D x S.  Each arm is summarised by the same
-estimator: per group, :func:`~cardenvs.agents.duplicate.pair_values` (A's
+estimator: per group, :func:`~cardenvs.evaluation.duplicate.pair_values` (A's
 result less B's, each its mean over the seats it held, averaged over the
 S seatings), then a t interval over the D groups
-(:func:`~cardenvs.agents.duplicate.paired_interval`).  The groups are
+(:func:`~cardenvs.evaluation.duplicate.paired_interval`).  The groups are
 independent and alike in every arm (in the independent arm a group is S
 games on S unrelated deals, numbered together by play_duplicate), so the
 intervals are honest, and at the same D and S they use the same t
@@ -112,8 +112,8 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 
 import report  # noqa: E402  (benchmarks/report.py: the commit and the machine of every results file)
 
-from cardenvs.agents.duplicate import DuplicateRecord, pair_values, paired_interval, play_duplicate  # noqa: E402
 from cardenvs.agents.registry import make_agent  # noqa: E402
+from cardenvs.evaluation.duplicate import DuplicateRecord, pair_values, paired_interval, play_duplicate  # noqa: E402
 
 #: the benchmark's own seed (used nowhere else in the repository)
 SEED = 310431

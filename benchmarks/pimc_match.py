@@ -26,10 +26,10 @@ import time
 import numpy as np
 import report  # benchmarks/report.py: --json
 
-from cardenvs.agents.evaluation import MatchResult, seat_chance
 from cardenvs.agents.pimc import PIMCAgent, match_outcomes, tracked
 from cardenvs.agents.policy import one_torch_thread
 from cardenvs.agents.registry import make_agent
+from cardenvs.evaluation.matches import MatchResult, seat_chance
 from cardenvs.registry import rules_class
 
 

@@ -81,10 +81,10 @@ def example_settings(game: str) -> dict[str, Any]:
     path = recipe_path(game)
     for node in ast.walk(ast.parse(path.read_text())):
         if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "cli":
-            from cardenvs.agents import training
+            from cardenvs.training import ppo as training
 
             out: dict[str, Any] = {}
-            for kw in node.keywords:  # ``**NAME``: a recipe from cardenvs.agents.training (LIGHT_RECIPE)
+            for kw in node.keywords:  # ``**NAME``: a recipe from cardenvs.training.ppo (LIGHT_RECIPE)
                 out.update({kw.arg: ast.literal_eval(kw.value)} if kw.arg else getattr(training, kw.value.id))
             return out
     raise ValueError(f"no cli(...) call in {path}")
@@ -92,7 +92,7 @@ def example_settings(game: str) -> dict[str, Any]:
 
 def train_config(game: str, advice: bool, overrides: dict | None = None) -> Any:
     """The TrainConfig the example's defaults give (its first variant), with ``overrides``."""
-    from cardenvs.agents.training import TrainConfig
+    from cardenvs.training.ppo import TrainConfig
 
     settings = example_settings(game)
     env_config, eval_config = dict(settings.pop("env_config", {})), settings.pop("eval_config", {})
@@ -145,10 +145,10 @@ def build(
     """(model, env, config, the rule agent's kind) of the game's default training, instrumented."""
     from cardenvs.agents.policy import FrozenPolicyAgent, one_torch_thread
     from cardenvs.agents.registry import rule_agent
-    from cardenvs.agents.seat_env import learner_vec_env
-    from cardenvs.agents.training import _new_model
+    from cardenvs.training.ppo import _new_model
+    from cardenvs.training.seat_env import learner_vec_env
 
-    one_torch_thread()  # as cardenvs.agents.training.train
+    one_torch_thread()  # as cardenvs.training.ppo.train
     cfg = train_config(game, advice=ADVICE[advice](game), overrides=overrides)
     rule = rule_agent(game, **cfg.eval_config, **({"reference": True} if agents == "reference" else {}))
     fixed = TimedAgent(rule, timers, "agents")

@@ -23,9 +23,9 @@ sys.path[:0] = [str(ROOT), str(ROOT / "benchmarks")]
 
 import report  # noqa: E402  (benchmarks/report.py: --json)
 
-from cardenvs.agents.evaluation import MatchResult, format_table, tournament  # noqa: E402
 from cardenvs.agents.policy import one_torch_thread  # noqa: E402
 from cardenvs.agents.registry import BASELINES, RULE_AGENTS, make_agent  # noqa: E402
+from cardenvs.evaluation.matches import MatchResult, format_table, tournament  # noqa: E402
 
 
 def evaluate(

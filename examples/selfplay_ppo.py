@@ -289,9 +289,9 @@ class Opponents:
     other seat; the opponent's decisions are not trained on."""
 
     def __init__(self, mix: dict[str, float], args: argparse.Namespace, num_envs: int, seed: int):
-        from cardenvs.agents.duplicate import sides_of
         from cardenvs.agents.registry import rule_agent
         from cardenvs.core.agent import RandomAgent
+        from cardenvs.evaluation.duplicate import sides_of
         from cardenvs.registry import rules_class
 
         self.kinds = list(mix)

@@ -31,8 +31,8 @@ import sys
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
 
-from cardenvs.agents.train_cli import cli  # noqa: E402
-from cardenvs.agents.training import LIGHT_RECIPE  # noqa: E402
+from cardenvs.training.cli import cli  # noqa: E402
+from cardenvs.training.ppo import LIGHT_RECIPE  # noqa: E402
 
 if __name__ == "__main__":
     cli(

@@ -8,11 +8,11 @@ import pytest
 
 pytest.importorskip("torch")
 
-from cardenvs.agents.evaluation import match  # noqa: E402
 from cardenvs.agents.mlp import MLPAgent  # noqa: E402
 from cardenvs.agents.pimc import PIMCAgent  # noqa: E402
 from cardenvs.agents.registry import make_agent  # noqa: E402
 from cardenvs.app.agents import load_agent  # noqa: E402
+from cardenvs.evaluation.matches import match  # noqa: E402
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 POLICY = ROOT / "benchmarks/league/pepper_v0/policies/selfplay/policy_001200.json"
@@ -39,7 +39,7 @@ def test_match_plays_an_agent_that_reads_the_state():
 
 def test_match_of_a_state_reader_counts_the_games_it_won():
     """The same games replayed by the duplicate engine (fresh agents, same seeds): the match's wins are its winners."""
-    from cardenvs.agents.duplicate import play_duplicate
+    from cardenvs.evaluation.duplicate import play_duplicate
 
     def fresh():
         return make_agent("pepper_v0", "pimc:worlds=2,rollout=rule", **SHORT), make_agent("pepper_v0", "random")

@@ -9,9 +9,9 @@ import pytest
 import cardenvs.vector as V
 from cardenvs import pepper_v0
 from cardenvs.agents.base import RandomAgent
-from cardenvs.agents.evaluation import match, wilson_interval
-from cardenvs.agents.seat_env import SeatEnv
+from cardenvs.evaluation.matches import match, wilson_interval
 from cardenvs.games.pepper.agent import PepperRuleAgent
+from cardenvs.training.seat_env import SeatEnv
 
 sb3 = pytest.importorskip("sb3_contrib", reason="training extras (sb3-contrib) not installed")
 
@@ -74,7 +74,7 @@ def test_seat_vec_env_reward_accounting_per_seat():
     """Every game's summed learner rewards equal the learner seat's final
     score (score_delta), for learners in every seat, and episode infos carry
     the terminal observation."""
-    from cardenvs.agents.seat_env import SeatVecEnv
+    from cardenvs.training.seat_env import SeatVecEnv
 
     env = SeatVecEnv("pepper_v0", 16, opponents=PepperRuleAgent(), seed=0, max_hands=2, reward="score_delta")
     env.reset()
@@ -101,7 +101,7 @@ def test_seat_vec_env_reward_accounting_per_seat():
 def test_seat_vec_env_relative_reward_is_zero_sum(num_players):
     """reward_mode="relative": the learner's summed rewards equal its seat's
     final score minus the mean of its opponents' (partners are not opponents)."""
-    from cardenvs.agents.seat_env import SeatVecEnv
+    from cardenvs.training.seat_env import SeatVecEnv
 
     env = SeatVecEnv(
         "pepper_v0", 8, seed=1, reward_mode="relative", num_players=num_players, max_hands=2, reward="score_delta"
@@ -129,7 +129,7 @@ def test_maskable_ppo_gets_the_learners_masks_and_acts_legally():
     from sb3_contrib import MaskablePPO
     from sb3_contrib.common.maskable.utils import get_action_masks
 
-    from cardenvs.agents.seat_env import SeatVecEnv
+    from cardenvs.training.seat_env import SeatVecEnv
 
     env = SeatVecEnv("pepper_v0", 8, seed=1, max_hands=1)
     model = MaskablePPO("MlpPolicy", env, n_steps=16, batch_size=64, seed=0, device="cpu")
@@ -232,7 +232,7 @@ def test_partnership_games_put_one_agent_on_a_whole_team():
     assert not V.rules_class("pepper_v0")(num_players=3).partnerships
     assert not V.rules_class("cancellation_hearts_v0")().partnerships
 
-    from cardenvs.agents.seat_env import SeatVecEnv
+    from cardenvs.training.seat_env import SeatVecEnv
 
     env = SeatVecEnv("push_v0", 4, rounds=[1])
     assert env._partner_rel == 2
@@ -252,7 +252,7 @@ def test_short_training_run_learns_against_random(tmp_path):
     """A short MaskablePPO run on single hands must beat random in full
     2-player games by a clear margin (an untrained policy is random)."""
     from cardenvs.agents.policy import PolicyAgent
-    from cardenvs.agents.training import TrainConfig, train
+    from cardenvs.training.ppo import TrainConfig, train
 
     cfg = TrainConfig(
         game="pepper_v0",
@@ -355,8 +355,8 @@ def test_train_scripts_run_end_to_end(script, tmp_path):
         assert summary["config"]["env_config"]["max_ticks"] == 700
         assert abs(summary["advice_weight_kept"] - 2.5) < 0.5  # started at 2.5, a few updates since
         assert "256 steps, " in out.stdout and "CPU-min" in out.stdout  # progress lines without the bar
-        from cardenvs.agents.evaluation import match
         from cardenvs.agents.registry import make_agent
+        from cardenvs.evaluation.matches import match
 
         rule = make_agent("spit_v0", "rule")
         selection = summary["selection"]
@@ -393,7 +393,7 @@ def test_train_script_refuses_advisor_options_without_advice(tmp_path):
 
 
 def test_training_overrides_parse_literals_and_refuse_unknown_fields_and_types():
-    from cardenvs.agents.training import TRAIN_FIELDS, parse_overrides
+    from cardenvs.training.ppo import TRAIN_FIELDS, parse_overrides
 
     got = parse_overrides(["advice_weight=2", "net_arch=(64, 64)", "reward_mode=seat"], TRAIN_FIELDS, "--set")
     assert got == {"advice_weight": 2, "net_arch": (64, 64), "reward_mode": "seat"}
@@ -417,7 +417,7 @@ def test_full_pepper_training_wins_90_percent_against_random(tmp_path):
     """The long version (make test-full, ~10 min): 4-player Pepper trained on
     single hands against the rule-based agent wins >= 90% of full games
     against random (lower end of the 95% interval)."""
-    from cardenvs.agents.training import TrainConfig, train
+    from cardenvs.training.ppo import TrainConfig, train
 
     cfg = TrainConfig(
         game="pepper_v0",
@@ -445,7 +445,7 @@ ADVICE_CASES = [
 def test_advised_observation_appends_the_rule_agents_action(game, config):
     from cardenvs.agents.advice import advised_observation
     from cardenvs.agents.registry import rule_agent
-    from cardenvs.agents.seat_env import learner_vec_env
+    from cardenvs.training.seat_env import learner_vec_env
 
     rule = rule_agent(game, **config)
     env = learner_vec_env(game, 6, opponents=RandomAgent(0), seed=2, advisor=rule, **config)
@@ -476,7 +476,7 @@ def test_fresh_advised_policy_plays_like_the_rule_agent_and_round_trips(tmp_path
     from cardenvs.agents.advice import AdvisedPolicy, advice_size
     from cardenvs.agents.policy import PolicyAgent
     from cardenvs.agents.registry import make_agent
-    from cardenvs.agents.seat_env import learner_vec_env
+    from cardenvs.training.seat_env import learner_vec_env
 
     rule = PepperRuleAgent()
     env = learner_vec_env("pepper_v0", 8, opponents=rule, partner=rule, seed=0, advisor=rule, max_hands=1)
@@ -521,7 +521,7 @@ def test_fresh_advised_policy_plays_like_the_rule_agent_and_round_trips(tmp_path
 
 
 def test_match_verdict_claims_a_win_only_above_chance():
-    from cardenvs.agents.evaluation import MatchResult
+    from cardenvs.evaluation.matches import MatchResult
 
     def result(wins: int, chance: float = 0.5) -> MatchResult:
         return MatchResult("ppo", "rule", 1000, wins, 0, 0.0, 0.0, chance=chance)
@@ -533,8 +533,8 @@ def test_match_verdict_claims_a_win_only_above_chance():
 
 
 def test_tournament_rows_plays_only_those_agents_matches():
-    from cardenvs.agents.evaluation import format_table, tournament
     from cardenvs.agents.registry import make_agent
+    from cardenvs.evaluation.matches import format_table, tournament
 
     agents = [make_agent("spit_v0", "random", seed=1), make_agent("spit_v0", "rule")]
     table = tournament("spit_v0", agents, 4, seed=0, rows=["rule"])
@@ -547,7 +547,7 @@ def test_training_on_from_an_advised_model_keeps_its_teacher(tmp_path):
     """``init_model``: the saved teacher's options are used (and recorded);
     other options given for it are refused before anything trains."""
     from cardenvs.agents.registry import make_agent, rule_agent
-    from cardenvs.agents.training import TrainConfig, train
+    from cardenvs.training.ppo import TrainConfig, train
 
     small = dict(fixed_steps=64, num_envs=4, n_steps=16, batch_size=64, eval_games=2, advice=True)
     first = TrainConfig("spit_v0", advisor_options={"deny": True}, **small)
@@ -569,7 +569,7 @@ def test_a_wall_time_budget_stops_training_and_skips_later_stages(tmp_path):
     (SB3's callback returns False) and later stages are skipped; the run
     still evaluates. The budget is far below one rollout, so the run stops
     at its first step whatever the machine's speed."""
-    from cardenvs.agents.training import TrainConfig, train
+    from cardenvs.training.ppo import TrainConfig, train
 
     lines: list[str] = []
     cfg = TrainConfig(

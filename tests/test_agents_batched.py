@@ -303,7 +303,7 @@ def test_push_options_must_be_booleans_and_come_through_the_registry():
     default = rule_agent("push_v0")
     assert (default.push_naturals, default.run_discards, default.name) == (False, False, "rule")
     # the teacher of advised training (train_push.py --advice --advisor push_naturals=True ...)
-    from cardenvs.agents.training import TrainConfig, _advisor
+    from cardenvs.training.ppo import TrainConfig, _advisor
 
     options = {"push_naturals": True, "run_discards": True}
     advisor = _advisor(TrainConfig(game="push_v0", advice=True, advisor_options=options), default)

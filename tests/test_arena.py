@@ -1,4 +1,4 @@
-"""``cardenvs arena`` and leagues (cardenvs.app.arena, cardenvs.agents.league,
+"""``cardenvs arena`` and leagues (cardenvs.app.arena, cardenvs.evaluation.leagues,
 cardenvs.agents.specs): a short league in every game, the files and their
 schema, bad input, forfeits, interruption and resume."""
 
@@ -13,10 +13,10 @@ import sys
 import numpy as np
 import pytest
 
-import cardenvs.agents.league as league_module
-from cardenvs.agents.league import league
+import cardenvs.evaluation.leagues as league_module
 from cardenvs.agents.specs import AgentSpecError, agent_factory, split_specs
 from cardenvs.app.cli import main
+from cardenvs.evaluation.leagues import league
 
 TESTS = pathlib.Path(__file__).parent
 AGENTS = "random,rule,arena_agents:Weakened"

@@ -18,8 +18,8 @@ from collections.abc import Callable
 
 import pytest
 
-from cardenvs.agents.league import league
 from cardenvs.app.cli import main
+from cardenvs.evaluation.leagues import league
 
 ARGS = ["pepper", "--deals", "4", "--batch", "4", "--resamples", "20"]
 

@@ -17,8 +17,8 @@ import pytest
 import cardenvs
 import cardenvs.vector as V
 from cardenvs import pepper_v0, spit_v0
-from cardenvs.agents.seat_env import SeatEnv
 from cardenvs.registry import GAMES
+from cardenvs.training.seat_env import SeatEnv
 
 TURN_BASED = [g for g, spec in GAMES.items() if not spec.simultaneous]
 N = 4  # games per engine

@@ -59,7 +59,7 @@ NO_UNPICKLING = textwrap.dedent(
     import pickle, sys
     import cloudpickle, numpy as np, torch
     import cardenvs.agents.policy  # torch, stable-baselines3, sb3-contrib imported
-    from cardenvs.agents.evaluation import match
+    from cardenvs.evaluation.matches import match
     from cardenvs.agents.registry import make_agent
 
     games = sys.argv[1:]
@@ -167,7 +167,7 @@ def test_r01_a_tampered_sb3_zip_runs_nothing(pepper_zip, tmp_path):
     assert not pwned.exists()
     reference = load_policy(BASELINES["pepper_v0"]).policy.state_dict()
     assert all((agent.model.policy.state_dict()[k] == v).all() for k, v in reference.items())
-    from cardenvs.agents.evaluation import match
+    from cardenvs.evaluation.matches import match
 
     assert match("pepper_v0", agent, make_agent("pepper_v0", "rule"), 2, seed=3).games == 2
     assert not pwned.exists()
@@ -369,7 +369,7 @@ def test_policy_file_round_trip_and_training_on_from_it(tmp_path, pepper_zip):
     from a model holds the same weights and spaces; ``load_model`` makes a
     MaskablePPO of it that trains on, with its recorded hyper-parameters."""
     from cardenvs.agents.registry import rule_agent
-    from cardenvs.agents.seat_env import learner_vec_env
+    from cardenvs.training.seat_env import learner_vec_env
 
     from_zip = save_policy(load_policy(pepper_zip), tmp_path / "from_zip.npz")
     baseline = load_policy(BASELINES["pepper_v0"])

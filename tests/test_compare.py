@@ -313,7 +313,7 @@ def test_a_game_an_algorithm_does_not_train_is_not_applicable(tmp_path, toys):
 
 
 def test_the_exit_learner_trains_the_games_pimc_searches():
-    from cardenvs.agents.compare import algorithm
+    from cardenvs.evaluation.comparison import algorithm
 
     _, games, code = algorithm("exit")
     assert code.startswith("sha256:")  # the learner's file: a changed learner is never resumed into old runs

@@ -20,8 +20,8 @@ import pytest
 pytest.importorskip("torch")
 pytest.importorskip("rliable")
 
-from cardenvs.agents.compare_score import Scorer  # noqa: E402
 from cardenvs.agents.specs import agent_factory  # noqa: E402
+from cardenvs.evaluation.compare_score import Scorer  # noqa: E402
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 QUICK = ["--games", "spit", "--seeds", "1", "--deals", "2", "--reps", "100", "--curve-points", "0"]
@@ -91,7 +91,7 @@ def test_the_same_command_twice_gives_the_same_runs_and_aggregates(tmp_path):
 def test_the_bootstrap_replays_whatever_the_global_generator_holds():
     """rliable draws from numpy's global generator: the intervals are the
     same after any global draws, and the caller's global state is untouched."""
-    from cardenvs.agents.compare_stats import aggregates, improvement
+    from cardenvs.evaluation.compare_stats import aggregates, improvement
 
     rng = np.random.default_rng(5)
     matrices = {"a": rng.normal(size=(5, 3)), "b": rng.normal(size=(5, 3))}
@@ -153,7 +153,7 @@ def test_a_changed_algorithm_is_not_resumed_into_its_old_runs(tmp_path):
 
 def test_a_users_module_is_not_shadowed_by_the_learners_examples(tmp_path, monkeypatch):
     """B3: after ``ppo`` is loaded, the user's own dmc.py is the one imported."""
-    from cardenvs.agents.compare import algorithm
+    from cardenvs.evaluation.comparison import algorithm
 
     (tmp_path / "dmc.py").write_text("def train(game, seed, budget, run_dir):\n    return None\n")
     monkeypatch.syspath_prepend(str(tmp_path))

@@ -50,7 +50,7 @@ def reference(tmp_path_factory):
 
 
 def test_the_merged_table_is_one_comparison_of_every_algorithm(reference, tmp_path, monkeypatch):
-    from cardenvs.agents.compare import compare
+    from cardenvs.evaluation.comparison import compare
 
     monkeypatch.setattr(reference.report, "RESULTS", tmp_path / "results")
     monkeypatch.setattr(reference, "IMAGES", tmp_path / "images")

@@ -1,4 +1,4 @@
-"""Duplicate matches (cardenvs.agents.duplicate): the same deals in every
+"""Duplicate matches (cardenvs.evaluation.duplicate): the same deals in every
 seating, replays from the seed, the outcomes and the paired interval."""
 
 from __future__ import annotations
@@ -9,7 +9,8 @@ import numpy as np
 import pytest
 
 from cardenvs.agents.base import Agent, RandomAgent
-from cardenvs.agents.duplicate import (
+from cardenvs.agents.registry import make_agent
+from cardenvs.evaluation.duplicate import (
     AgentError,
     DuplicateRecord,
     duplicate_match,
@@ -22,8 +23,7 @@ from cardenvs.agents.duplicate import (
     t_quantile,
     win_shares,
 )
-from cardenvs.agents.duplicate_play import Copy
-from cardenvs.agents.registry import make_agent
+from cardenvs.evaluation.duplicate_play import Copy
 from cardenvs.vector import rules_class
 
 TURN_BASED = [

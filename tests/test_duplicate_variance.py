@@ -11,7 +11,7 @@ import sys
 import numpy as np
 import pytest
 
-from cardenvs.agents.duplicate import DuplicateRecord
+from cardenvs.evaluation.duplicate import DuplicateRecord
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "benchmarks"))
 

@@ -186,7 +186,7 @@ def curve_records(seed: int = 0) -> tuple[list, dict]:
     snapshots of one learner against the pool."""
     import numpy as np
 
-    from cardenvs.agents.duplicate import DuplicateRecord
+    from cardenvs.evaluation.duplicate import DuplicateRecord
 
     rng = np.random.default_rng(seed)
 
@@ -217,7 +217,7 @@ def test_a_curve_is_one_fit_and_a_mixed_one_is_refused(run_mod, tmp_path):
     assert doc["fit"]["agents"] == ["random", "rule", "ppo", "selfplay@1.00", "selfplay@2.00"]
     assert {e["fit"] for e in [*doc["pool"], *doc["learners"]["selfplay"]]} == {fid}
     # the same numbers as the one joint fit of all the games
-    from cardenvs.agents.ratings import rate_records
+    from cardenvs.evaluation.ratings import rate_records
 
     joint = rate_records(pool + [r for _, recs in snaps["selfplay"] for r in recs], doc["fit"]["agents"],
                          resamples=200, seed=args.seed)  # fmt: skip

@@ -16,8 +16,8 @@ from gymnasium.wrappers import vector as vw
 
 import cardenvs
 from cardenvs.agents.base import RandomAgent
-from cardenvs.agents.seat_env import SeatEnv, SeatGymVectorEnv
 from cardenvs.registry import GAMES as REGISTERED
+from cardenvs.training.seat_env import SeatEnv, SeatGymVectorEnv
 
 # every variant of every game (its defaults, but for the variant), and Pepper at 3 seats
 GAMES = [
@@ -216,7 +216,7 @@ def test_sb3_vec_env_under_vec_monitor_and_vec_normalize():
     from sb3_contrib.common.maskable.utils import get_action_masks
     from stable_baselines3.common.vec_env import VecMonitor, VecNormalize
 
-    from cardenvs.agents.seat_env import learner_vec_env
+    from cardenvs.training.seat_env import learner_vec_env
 
     raw = learner_vec_env("pepper_v0", 8, seed=0, max_hands=1)
     env = VecNormalize(VecMonitor(raw), gamma=1.0)
@@ -229,7 +229,7 @@ def test_sb3_vec_env_under_vec_monitor_and_vec_normalize():
 
 
 def test_sb3_vec_env_seed_and_options_apply_at_reset():
-    from cardenvs.agents.seat_env import learner_vec_env
+    from cardenvs.training.seat_env import learner_vec_env
 
     env = learner_vec_env("pepper_v0", 4, seed=0, max_hands=1)
     firsts = []
@@ -245,7 +245,7 @@ def test_sb3_vec_env_seed_and_options_apply_at_reset():
 def test_sb3_vec_env_step_reward_is_added_to_every_learner_step():
     """``step_reward`` (a cost of time against stalling): the same seeded
     games, each learner step's reward shifted by it, nothing else changed."""
-    from cardenvs.agents.seat_env import learner_vec_env
+    from cardenvs.training.seat_env import learner_vec_env
 
     runs = []
     for step_reward in (0.0, -0.25):

@@ -116,8 +116,8 @@ def test_unadvised_legal_policy_trains_over_the_legal_actions_as_the_stock_one()
     from gymnasium import spaces
 
     from cardenvs.agents.legal_logits import LegalPolicy
-    from cardenvs.agents.seat_env import learner_vec_env
-    from cardenvs.agents.training import TrainConfig, _new_model
+    from cardenvs.training.ppo import TrainConfig, _new_model
+    from cardenvs.training.seat_env import learner_vec_env
 
     n_actions, width = 2371, 40
     th.manual_seed(0)

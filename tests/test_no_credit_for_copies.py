@@ -15,12 +15,12 @@ import pathlib
 
 import pytest
 
-from cardenvs.agents.duplicate import duplicate_seatings, pair_seatings, play_duplicate, summarise_pair
-from cardenvs.agents.evaluation import match
-from cardenvs.agents.league import league
 from cardenvs.agents.mlp import MLPAgent
 from cardenvs.agents.registry import make_agent
 from cardenvs.app.cli import main
+from cardenvs.evaluation.duplicate import duplicate_seatings, pair_seatings, play_duplicate, summarise_pair
+from cardenvs.evaluation.leagues import league
+from cardenvs.evaluation.matches import match
 from cardenvs.vector import rules_class
 
 HEARTS = "cancellation_hearts_v0"

@@ -1,4 +1,4 @@
-"""Ratings (cardenvs.agents.ratings): Bradley-Terry / Plackett-Luce fits
+"""Ratings (cardenvs.evaluation.ratings): Bradley-Terry / Plackett-Luce fits
 recover known strengths from synthetic duplicate outcomes, and their
 bootstrap intervals cover the truth."""
 
@@ -9,7 +9,7 @@ import itertools
 import numpy as np
 import pytest
 
-from cardenvs.agents.ratings import ELO, anchor_index, comparison_wins, fit_bradley_terry, rate
+from cardenvs.evaluation.ratings import ELO, anchor_index, comparison_wins, fit_bradley_terry, rate
 
 TRUTH = np.array([0.0, 150.0, 300.0, -100.0])  # Elo points; agent 0 is the anchor ("random")
 NAMES = ["random", "b", "c", "d"]
@@ -109,7 +109,7 @@ def test_anchor():
 def test_held_by_the_prior_follows_the_comparisons():
     """A clean sweep separates an agent from the anchor ("at least" / "at most"); one loss joins it; agents never
     compared are "apart"; and agents that never met get no prior draw between them."""
-    from cardenvs.agents.ratings import held_by_prior, met_pairs
+    from cardenvs.evaluation.ratings import held_by_prior, met_pairs
 
     sweep = np.array([[0, 0, 0], [8, 0, 3], [8, 5, 0]], float)  # random (0) lost every comparison
     assert held_by_prior(sweep[None], 0) == ["", "at least", "at least"]

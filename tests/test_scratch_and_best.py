@@ -144,7 +144,7 @@ def test_pimc_options_are_checked(spec, message):
 
 def test_pimc_searching_every_decision_bids_and_names_trump_by_search():
     """``search=all``: the bids and the trump go to the search, not to the fallback."""
-    from cardenvs.agents.duplicate import play_duplicate
+    from cardenvs.evaluation.duplicate import play_duplicate
 
     agent = PIMCAgent("pepper_v0", worlds=2, search="all", score="margin", num_players=2, max_hands=1)
     calls = []

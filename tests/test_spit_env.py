@@ -87,7 +87,7 @@ def test_the_variant_picks_the_rules_class():
     assert type(spit_rules()) is SpitRules and type(spit_rules(variant="speed")) is SpeedRules
     assert type(spit_rules(stockpiles=4)) is SpitRules and spit_rules(stockpiles=4).stockpiles == 4
     assert V.rules_class("spit_v0") is spit_rules
-    assert spit_rules.vector_env_class is SimultaneousVectorEnv  # read before building (agents.seat_env)
+    assert spit_rules.vector_env_class is SimultaneousVectorEnv  # read before building (training.seat_env)
     assert isinstance(V.make("spit_v0", 2, variant="speed"), SimultaneousVectorEnv)
     assert type(spit_v0.parallel_env(variant="speed").unwrapped.rules) is SpeedRules
     assert type(spit_v0.env().unwrapped.rules) is SpitRules

@@ -145,8 +145,8 @@ def test_an_agent_that_always_waits_loses_every_game_to_the_rule_agent():
     """The issue's staller (``lowest``: wait is action 0, always legal while
     playing) against the rule agent, seats rotated: no game won, none
     truncated (under the originals every game was a truncated draw)."""
-    from cardenvs.agents.evaluation import match
     from cardenvs.agents.registry import make_agent
+    from cardenvs.evaluation.matches import match
 
     staller, rule = make_agent("spit_v0", "lowest"), make_agent("spit_v0", "rule")
     result = match("spit_v0", staller, rule, num_games=40, seed=11)

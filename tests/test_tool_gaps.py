@@ -21,8 +21,8 @@ from pettingzoo.utils.conversions import aec_to_parallel
 import cardenvs
 import cardenvs.vector as V
 from cardenvs import spit_v0
-from cardenvs.agents.seat_env import SeatGymVectorEnv
 from cardenvs.registry import GAMES
+from cardenvs.training.seat_env import SeatGymVectorEnv
 
 TURN_BASED = tuple(name for name, game in GAMES.items() if not game.simultaneous)
 

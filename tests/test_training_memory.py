@@ -16,10 +16,10 @@ from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy  # no
 from cardenvs.agents.advice import AdvisedPolicy  # noqa: E402
 from cardenvs.agents.registry import make_agent, rule_agent  # noqa: E402
 from cardenvs.agents.rollout_buffer import KeptRolloutBuffer  # noqa: E402
-from cardenvs.agents.seat_env import learner_vec_env  # noqa: E402
 from cardenvs.agents.slot_features import SlotFeatures, repeated_blocks, slot_policy_kwargs  # noqa: E402
-from cardenvs.agents.training import TrainConfig, _new_model, train  # noqa: E402
 from cardenvs.games.push import observation as push_obs  # noqa: E402
+from cardenvs.training.ppo import TrainConfig, _new_model, train  # noqa: E402
+from cardenvs.training.seat_env import learner_vec_env  # noqa: E402
 from tools.slim_checkpoint import slim  # noqa: E402
 
 SMALL = dict(num_envs=8, n_steps=16, batch_size=32, n_epochs=2, net_arch=(16, 16), advice=True, seed=3)

@@ -64,8 +64,8 @@ def observations(game: str, model, rows: int, seed: int = 0) -> dict[str, np.nda
     options), their masks and the advice for ``model`` (-1: none)."""
     from cardenvs.agents.advice import advice_size, advisor_options
     from cardenvs.agents.base import RandomAgent
-    from cardenvs.agents.evaluation import play_games
     from cardenvs.agents.registry import rule_agent
+    from cardenvs.evaluation.matches import play_games
     from cardenvs.registry import rules_class
 
     rng = np.random.default_rng(seed)

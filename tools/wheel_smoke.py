@@ -16,8 +16,8 @@ import numpy as np
 
 import cardenvs
 import cardenvs.vector as V
-from cardenvs.agents.evaluation import match
 from cardenvs.agents.registry import make_agent
+from cardenvs.evaluation.matches import match
 from cardenvs.registry import spec
 
 

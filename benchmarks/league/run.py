@@ -213,7 +213,7 @@ def learner_spec(game: str, name: str, final: dict, out: pathlib.Path) -> str:
 
 
 def run_league(game: str, specs: dict[str, str], args: argparse.Namespace):
-    from cardenvs.agents.league import league
+    from cardenvs.evaluation.leagues import league
 
     out = pathlib.Path(args.out) / game
     for stale in ("arena.json", "pairs", "curve_pairs", "league.json", "league.md", "league.png"):
@@ -265,10 +265,10 @@ def snapshot_records(game: str, snap: dict, name: str, league_records: dict, sav
     else those saved in ``saved`` (``<game>/curve_pairs``), else played now (and saved)."""
     import dataclasses
 
-    from cardenvs.agents.duplicate import DuplicateRecord, play_duplicate
-    from cardenvs.agents.league import agent_seed
     from cardenvs.agents.mlp import MLPAgent
     from cardenvs.agents.specs import agent_factory
+    from cardenvs.evaluation.duplicate import DuplicateRecord, play_duplicate
+    from cardenvs.evaluation.leagues import agent_seed
 
     config, deals = curve_game(game, args)
     label, records = curve_label(name, snap), []
@@ -311,9 +311,9 @@ def fit_curve(game: str, pool_records: list, learners: dict[str, list[tuple[dict
     (ppo over random in Spit) sits at the prior's floor there but not in the points' fits: the two fits' scales
     differed by some 250 points in Spit.  One fit of all the games is the maximum-likelihood placement of every
     agent on one scale; snapshots never meet, and the fit adds no draw between agents that never met
-    (:mod:`cardenvs.agents.ratings`), so a snapshot's rating is not pulled towards the others'.  ``learners``:
+    (:mod:`cardenvs.evaluation.ratings`), so a snapshot's rating is not pulled towards the others'.  ``learners``:
     name -> [(snapshot, its records)]."""
-    from cardenvs.agents.ratings import rate_records
+    from cardenvs.evaluation.ratings import rate_records
 
     config, deals = curve_game(game, args)
     labels = [curve_label(name, snap) for name, points in learners.items() for snap, _ in points]
@@ -353,7 +353,7 @@ def check_one_fit(doc: dict) -> None:
 
 def pool_games(game: str, config: dict, deals: int, args: argparse.Namespace) -> list:
     """The fixed pool's pairs played on ``config``: a league of the pool alone (seeded as the league is)."""
-    from cardenvs.agents.league import league
+    from cardenvs.evaluation.leagues import league
 
     pool = league(game, {n: n for n in POOL}, deals, args.seed, batch=args.batch, resamples=args.resamples, **config)
     return pool.records
@@ -361,7 +361,7 @@ def pool_games(game: str, config: dict, deals: int, args: argparse.Namespace) ->
 
 def saved_records(game: str, out: pathlib.Path) -> list:
     """The league's finished pairs of ``game``, as its run directory saved them."""
-    from cardenvs.agents.duplicate import DuplicateRecord
+    from cardenvs.evaluation.duplicate import DuplicateRecord
 
     pairs = sorted((out / game / "pairs").glob("*.json"))
     if not pairs:
@@ -399,7 +399,7 @@ def curves(game: str, snaps: dict[str, list[dict]], records: list, args: argpars
 
 def plot_curve(doc: dict, path: pathlib.Path) -> str:
     """Draw a curve's document: refused (ValueError) unless its pool and points are from one fit; a rating held by
-    the prior (:func:`cardenvs.agents.ratings.held_by_prior`) is a hollow marker, with a legend entry."""
+    the prior (:func:`cardenvs.evaluation.ratings.held_by_prior`) is a hollow marker, with a legend entry."""
     check_one_fit(doc)
     try:
         from matplotlib.backends.backend_agg import FigureCanvasAgg
@@ -488,7 +488,7 @@ def play_curves(game: str, args: argparse.Namespace) -> None:
 
 def rerate(game: str, out: pathlib.Path, resamples: int) -> None:
     """``--rerate``: the league of ``game`` rated again from its saved pairs (no games): league.json|md|png."""
-    from cardenvs.agents.league import _result
+    from cardenvs.evaluation.leagues import _result
 
     doc = json.loads((out / game / "league.json").read_text())
     names, specs = [a["name"] for a in doc["agents"]], [a["spec"] for a in doc["agents"]]
@@ -544,7 +544,7 @@ def run_game(game: str, args: argparse.Namespace) -> dict:
 
 def league_table(doc: dict) -> str:
     """A league.json's ratings as a markdown table, best first; a rating held by the prior marked, with the note."""
-    from cardenvs.agents.ratings import HELD_NOTE, held_mark
+    from cardenvs.evaluation.ratings import HELD_NOTE, held_mark
 
     rows = ["| agent | rating | 95% interval | games |", "| --- | ---: | --- | ---: |"]
     rated = sorted((a for a in doc["agents"] if a["rating"] is not None), key=lambda a: -a["rating"])
@@ -585,7 +585,7 @@ def tables(out: pathlib.Path, run: dict, heading: str = "###", links: str = "") 
 
 def copies_note(game: str, doc: dict) -> str:
     """A warning above a free-for-all league rated before no agent was credited for copies of itself."""
-    from cardenvs.agents.duplicate import free_for_all
+    from cardenvs.evaluation.duplicate import free_for_all
     from cardenvs.registry import rules_class
 
     try:

@@ -25,9 +25,9 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 import cardenvs.vector as V  # noqa: E402
-from cardenvs.agents.duplicate import duplicate_match  # noqa: E402
 from cardenvs.agents.mlp import MLPAgent, build_mlp, imitate, symlog  # noqa: E402
 from cardenvs.agents.registry import make_agent  # noqa: E402
+from cardenvs.evaluation.duplicate import duplicate_match  # noqa: E402
 
 PHASES = {  # action ids -> phase name, per game (the first id of a mask's legal set names its phase)
     "pepper_v0": [(0, 10, "bid"), (10, 15, "trump"), (15, 39, "play")],

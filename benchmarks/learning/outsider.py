@@ -4,7 +4,7 @@ among rule agents, measured as an outsider measures it.
     python benchmarks/learning/outsider.py --game spit_v0 --agents scratch --games 400 --json
     python benchmarks/learning/outsider.py --game cancellation_hearts_v0 --agents scratch,lowest --games 300
 
-For each agent: ``match`` (cardenvs.agents.evaluation) against the game's
+For each agent: ``match`` (cardenvs.evaluation.matches) against the game's
 rule agent, seats rotated game by game -- in Cancellation Hearts and
 3-player Pepper the agent holds one seat and rule agents every other (never
 a copy of itself at the table), in the two-sided games its seat or its side
@@ -30,9 +30,9 @@ sys.path[:0] = [str(ROOT), str(ROOT / "benchmarks")]
 
 import report  # noqa: E402
 
-from cardenvs.agents.evaluation import match  # noqa: E402
 from cardenvs.agents.specs import agent_factory, split_specs  # noqa: E402
 from cardenvs.core.cpu import CpuClock  # noqa: E402
+from cardenvs.evaluation.matches import match  # noqa: E402
 
 #: the table each game is measured at (the learners' short games are for training only)
 CONFIG = {"pepper_v0": {"num_players": 4}, "cancellation_hearts_v0": {"num_players": 6}}

@@ -16,8 +16,8 @@ import sys
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from cardenvs.agents.duplicate import play_duplicate, summarise_pair  # noqa: E402
 from cardenvs.agents.specs import agent_factory, split_specs  # noqa: E402
+from cardenvs.evaluation.duplicate import play_duplicate, summarise_pair  # noqa: E402
 
 EVAL_CONFIG = {"pepper_v0": {"num_players": 4}, "cancellation_hearts_v0": {"num_players": 6}}
 

@@ -22,7 +22,7 @@ The advice is computed from the same observation and mask the learner sees
 (the rule agents only read observations), so it leaks nothing: an advised
 agent is "PPO + the rule agent's suggestion", and the evaluation names it
 so.  :func:`advised_observation` builds the learner's input; the learner
-envs (``cardenvs/agents/seat_env.py``) and :class:`cardenvs.agents.policy.PolicyAgent` call it
+envs (``cardenvs/training/seat_env.py``) and :class:`cardenvs.agents.policy.PolicyAgent` call it
 when they are given an ``advisor``.
 """
 

@@ -327,7 +327,7 @@ class MLPAgent(Agent):
     from the match's streams of the deal and seat (:meth:`act_streams`).  :meth:`act_batch` takes
     one observation per row, as the policy saw them in training: in Spit, one
     seat's observation ``obs[:, seat]`` and mask ``mask[:, seat]`` (as
-    :mod:`cardenvs.agents.evaluation` and the duplicate matches feed agents).
+    :mod:`cardenvs.evaluation.matches` and the duplicate matches feed agents).
     """
 
     name = "mlp"

@@ -49,7 +49,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from ..core.agent import Agent
-from .duplicate import CallableAgent, as_agent
+from .adaptor import CallableAgent, as_agent
 
 MAX_WORLDS = 1024  # worlds a PIMC spec may sample per decision batch (memory grows with them)
 MAX_BUDGET = 3600.0  # seconds a PIMC spec may spend per decision

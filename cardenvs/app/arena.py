@@ -34,7 +34,7 @@ import pathlib
 import sys
 from typing import Any
 
-MANIFEST = "arena.json"  # (cardenvs.agents.league.MANIFEST: not imported here, to keep `cardenvs --help` light)
+MANIFEST = "arena.json"  # (cardenvs.evaluation.leagues.MANIFEST: not imported here, to keep `cardenvs --help` light)
 
 
 class ArenaInputError(ValueError):
@@ -81,8 +81,8 @@ def json_config(text: str) -> dict:
 def _settings(args: argparse.Namespace) -> dict[str, Any]:
     """The run's game, config, agents, deals, seed, batch and directory, from
     the arguments or (``--resume``) the run's manifest; ValueError if bad."""
-    from ..agents.run_dir import bounded, game_rules
     from ..agents.specs import split_specs
+    from ..evaluation.run_dir import bounded, game_rules
     from .play import resolve_game
 
     if args.resume:
@@ -105,9 +105,9 @@ def _settings(args: argparse.Namespace) -> dict[str, Any]:
 
 def _resumed(args: argparse.Namespace) -> dict[str, Any]:
     """The settings of the run recorded in ``--resume DIR``, its manifest
-    checked (:mod:`cardenvs.agents.run_dir`) and its agents' specs taken
+    checked (:mod:`cardenvs.evaluation.run_dir`) and its agents' specs taken
     from the command line (:func:`_resume_specs`); ValueError if bad."""
-    from ..agents.run_dir import MANIFEST, MAX_MANIFEST, check_manifest, read_json
+    from ..evaluation.run_dir import MANIFEST, MAX_MANIFEST, check_manifest, read_json
     from .play import resolve_game
 
     folder = pathlib.Path(args.resume)
@@ -153,9 +153,9 @@ def _resume_specs(args: argparse.Namespace, manifest: dict) -> list[str]:
 
 def cmd_arena(args: argparse.Namespace, progress_class: Any) -> int:
     """Run the league; print its table; 2 for bad input, 1 for a strict stop, 130 when interrupted."""
-    from ..agents.duplicate import AgentError
-    from ..agents.league import league
-    from ..agents.run_dir import bounded
+    from ..evaluation.duplicate import AgentError
+    from ..evaluation.leagues import league
+    from ..evaluation.run_dir import bounded
 
     try:
         run = _settings(args)

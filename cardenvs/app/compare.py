@@ -71,8 +71,8 @@ def _games(text: str) -> list[str]:
 
 def cmd_compare(args: argparse.Namespace) -> int:
     """Run the comparison; print where its results are. 2: bad input, 1: an algorithm failed, 130: interrupted."""
-    from ..agents.compare import TrainingError, compare
     from ..agents.specs import split_specs
+    from ..evaluation.comparison import TrainingError, compare
 
     def say(line: str) -> None:
         print(line, file=sys.stderr, flush=True)
@@ -89,7 +89,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
         return _fail(f"{e}; the finished runs are kept in {args.out}", 1)
     except KeyboardInterrupt:
         return _fail(f"interrupted: the finished runs are kept in {args.out}; the same command goes on", 130)
-    from ..agents.compare_stats import table_text
+    from ..evaluation.compare_stats import table_text
 
     print(table_text(doc))
     print("over every game:")

@@ -17,7 +17,7 @@ class Agent:
     #: A fixed policy no training shaped (random, the rule agents, the
     #: trivial and noisy agents below): its copies share no learned
     #: convention, so they may make the field a learner is measured in
-    #: alone in a free-for-all game (cardenvs.agents.duplicate.is_reference).
+    #: alone in a free-for-all game (cardenvs.evaluation.duplicate.is_reference).
     reference_field = False
 
     def __init__(self) -> None:

@@ -30,7 +30,7 @@ rule-advised learner (issue #15):
   run* (rounds 2, 3, 5).  The default keeps pairs in every round, also in
   rounds 3 and 5, whose contracts are two runs and no set.
 
-Why these two: measured with :func:`cardenvs.agents.evaluation.match` (one
+Why these two: measured with :func:`cardenvs.evaluation.matches.match` (one
 team of the options against one of the default, seats rotated, full games;
 seeds 7000-7999 are the ones these options were tuned and tested on), both
 options together beat the default clearly, and each alone beats it too,

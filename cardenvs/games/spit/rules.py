@@ -438,7 +438,7 @@ def ticks_of_cycles(max_cycles: Any, config: dict[str, Any]) -> int:
 
 
 # What the library reads from the rules callable of a game before building it
-# (agents.seat_env picks the simultaneous learner env by it).
+# (training.seat_env picks the simultaneous learner env by it).
 spit_rules.vector_env_class = SimultaneousVectorEnv  # type: ignore[attr-defined]
 # The rules classes it picks from (their options are the game's config options).
 spit_rules.variants = (SpitRules, SpeedRules)  # type: ignore[attr-defined]

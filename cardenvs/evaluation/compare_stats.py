@@ -1,4 +1,4 @@
-"""The statistics and pictures of an algorithm benchmark (:mod:`.compare`),
+"""The statistics and pictures of an algorithm benchmark (:mod:`.comparison`),
 by **rliable** (Agarwal et al., 2021, "Deep RL at the edge of the
 statistical precipice"): a benchmark has few runs per game, so a point
 estimate alone says little, and the mean is pulled by one lucky run.

@@ -56,7 +56,7 @@ class Copy:
         self.forfeits = np.zeros((count, self.rules.num_players), bool)
         self.known: dict[str, Any] = {}
         if track:
-            from .pimc import tracked
+            from ..agents.pimc import tracked
 
             tracking = tracked(game)
             if tracking is not None:

@@ -2,7 +2,7 @@
 on an Elo-like scale, with bootstrap intervals over deals.
 
 The model.  Every game gives a finishing order of its sides (the places of
-:meth:`~cardenvs.agents.duplicate.DuplicateRecord.ranks`: the winners first,
+:meth:`~cardenvs.evaluation.duplicate.DuplicateRecord.ranks`: the winners first,
 ties as the rules rank them).  Each two sides held by different agents are
 one comparison: the side placed ahead wins it, a tie is half a win each
 (partners count as one side: a comparison between two teams counts once).

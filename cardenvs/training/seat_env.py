@@ -8,7 +8,7 @@ game and agents play every other seat.
   (Spit): SB3 ``VecEnv`` s over the batched engine, which step ``num_envs``
   games per call instead of one env per process; :func:`learner_vec_env`
   picks the one that fits a game.
-* :class:`SeatGymVectorEnv` (from :mod:`cardenvs.agents.gym_vector`): the
+* :class:`SeatGymVectorEnv` (from :mod:`cardenvs.training.gym_vector`): the
   same batch as a Gymnasium ``VectorEnv``, for Gymnasium's vector wrappers.
 
 Reward accounting (all of them): the reward returned for a learner action is

@@ -50,6 +50,8 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from ..agents.adaptor import as_agent
+from ..agents.specs import AgentSpecError, imported
 from ..core.cpu import CpuClock
 from ..core.messages import cut
 from .compare_files import (
@@ -66,9 +68,7 @@ from .compare_files import (
     write,
 )
 from .compare_score import ScoreError, Scorer
-from .duplicate import as_agent
 from .duplicate_play import check_agent
-from .specs import AgentSpecError, imported
 
 EXAMPLES = pathlib.Path(__file__).resolve().parents[2] / "examples"  # the project's learners, in a checkout
 #: the project's learners: their script in examples/ and the options that make them
@@ -139,7 +139,7 @@ def learner(name: str) -> tuple[Algorithm, set[str], str]:
                 repr(max(1.0, budget.cpu_minutes * 6)),
             ]
         module.train(module.parse_args(argv))
-        from .mlp import MLPAgent
+        from ..agents.mlp import MLPAgent
 
         return MLPAgent.load(final_snapshot(pathlib.Path(run_dir)), game=game)
 

@@ -1,8 +1,8 @@
-"""The score of an algorithm benchmark (:mod:`.compare`): what one trained
+"""The score of an algorithm benchmark (:mod:`.comparison`): what one trained
 agent is worth, measured as an outsider measures it.
 
 The agent plays the game's rule agent in duplicate deals
-(:func:`~cardenvs.agents.duplicate.play_duplicate`) on the evaluation deals
+(:func:`~cardenvs.evaluation.duplicate.play_duplicate`) on the evaluation deals
 (:data:`EVAL_SEED`, never a training seed): in a two-sided game it holds
 each side against the rule agent's; in a free-for-all game it sits alone
 among rule agents, seats rotated, never beside copies of itself.  Its
@@ -31,9 +31,9 @@ import pathlib
 from collections.abc import Callable
 from typing import Any
 
+from ..agents.specs import AgentSpecError, agent_factory
 from .duplicate import play_duplicate, summarise_pair
-from .league import agent_seed
-from .specs import AgentSpecError, agent_factory
+from .leagues import agent_seed
 
 EVAL_SEED = 777_000  # the evaluation deals' seed; training seeds are 0 .. MAX_SEEDS - 1
 OPPONENT, ANCHOR = "rule", "random"  # who every agent plays, and the anchor of 0
@@ -51,7 +51,7 @@ class Scorer:
     against the rule agent) is played once, on first use."""
 
     def __init__(self, game: str, deals: int, batch: int, seed: int = EVAL_SEED):
-        from .policy import one_torch_thread
+        from ..agents.policy import one_torch_thread
 
         one_torch_thread()  # small batches: torch's threads only contend for shared cores
         self.game, self.deals, self.batch, self.seed = game, deals, batch, seed
@@ -106,7 +106,7 @@ class Scorer:
     def curve(self, points: list[tuple[pathlib.Path, int]], say: Callable[[str], None]) -> list[dict[str, Any]]:
         """The scores of the snapshots ``points`` ((policy file, steps) each);
         a snapshot that cannot be loaded is skipped, said, and not a point."""
-        from .mlp import MLPAgent
+        from ..agents.mlp import MLPAgent
 
         out = []
         for path, steps in points:

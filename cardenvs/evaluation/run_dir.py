@@ -34,7 +34,7 @@ from ..vector import rules_class
 from .duplicate import DuplicateRecord, pair_seatings, sides_of
 
 MANIFEST, PAIRS = "arena.json", "pairs"
-LEAGUE_FILES = ("league.json", "league.md", "league.png")  # (written by :meth:`.league.LeagueResult.save`)
+LEAGUE_FILES = ("league.json", "league.md", "league.png")  # (written by :meth:`.leagues.LeagueResult.save`)
 FORMAT, VERSION = "cardenvs-arena", 3  # (3: free-for-all pairs seated by the reference agents)
 #: A run's numbers are integers in these ranges (inclusive), from the command line or a manifest.
 BOUNDS = {"deals": (1, 10**7), "seed": (0, 2**63 - 1), "batch": (1, 10**5), "resamples": (1, 10**5)}

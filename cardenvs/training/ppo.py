@@ -1,5 +1,5 @@
 """Training baseline agents with sb3-contrib's MaskablePPO on the batched
-engine (:class:`cardenvs.agents.seat_env.SeatVecEnv`).
+engine (:class:`cardenvs.training.seat_env.SeatVecEnv`).
 
 :func:`train` runs up to two stages: against fixed opponents (rule-based or
 random), then self-play against frozen snapshots of the learner (refreshed
@@ -21,10 +21,10 @@ from typing import Any
 
 import numpy as np
 
+from ..agents.policy import FrozenPolicyAgent, PolicyAgent, load_model, one_torch_thread, save_trained
 from ..core.agent import Agent, RandomAgent
+from ..evaluation.matches import match
 from .curves import plot_curve
-from .evaluation import match
-from .policy import FrozenPolicyAgent, PolicyAgent, load_model, one_torch_thread, save_trained
 from .seat_env import learner_vec_env
 
 
@@ -205,7 +205,7 @@ def _advisor_options(cfg: TrainConfig) -> dict:
     it are a ``ValueError``: the policy has learned on top of its teacher)."""
     if not (cfg.advice and cfg.init_model):
         return dict(cfg.advisor_options)
-    from .advice import advisor_options
+    from ..agents.advice import advisor_options
 
     saved = advisor_options(load_model(cfg.init_model))
     if cfg.advisor_options and cfg.advisor_options != saved:
@@ -220,7 +220,7 @@ def _advisor(cfg: TrainConfig, rule_agent: Agent) -> Agent:
     """The teacher of an advised policy: the rule agent, with ``cfg.advisor_options`` if any."""
     if not cfg.advisor_options:
         return rule_agent
-    from .registry import rule_agent as make_rule_agent
+    from ..agents.registry import rule_agent as make_rule_agent
 
     return make_rule_agent(cfg.game, **cfg.eval_config, **cfg.advisor_options)
 
@@ -231,24 +231,24 @@ def _new_model(cfg: TrainConfig, env: Any) -> Any:
 
     if cfg.init_model:
         return load_model(cfg.init_model, env=env)
-    from .legal_logits import GATHER_FROM, LegalPolicy
+    from ..agents.legal_logits import GATHER_FROM, LegalPolicy
 
     # (Push-sized action spaces train over each row's legal actions: LegalPolicy; the others the stock policy)
     policy: Any = LegalPolicy if env.action_space.n >= GATHER_FROM else "MlpPolicy"
     policy_kwargs: dict[str, Any] = {"net_arch": list(cfg.net_arch)}
     if cfg.advice:
-        from .advice import AdvisedPolicy
+        from ..agents.advice import AdvisedPolicy
 
         policy = AdvisedPolicy
         policy_kwargs.update(
             advice_size=env.action_space.n, advice_weight=cfg.advice_weight, advisor_options=dict(cfg.advisor_options)
         )
     if cfg.slot_features:
-        from .slot_features import slot_policy_kwargs
+        from ..agents.slot_features import slot_policy_kwargs
 
         advice = env.action_space.n if cfg.advice else 0
         policy_kwargs.update(slot_policy_kwargs(cfg.game, env.observation_space, cfg.slot_features, advice))
-    from .rollout_buffer import KeptRolloutBuffer
+    from ..agents.rollout_buffer import KeptRolloutBuffer
 
     return MaskablePPO(
         policy,

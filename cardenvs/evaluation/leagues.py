@@ -5,7 +5,7 @@ schema).
 
 Rate your own agent in three lines::
 
-    from cardenvs.agents.league import league
+    from cardenvs.evaluation.leagues import league
     result = league("pepper_v0", {"mine": MyAgent(), "rule": "rule", "random": "random"}, deals=200)
     print(result)
 
@@ -38,14 +38,14 @@ from typing import Any
 
 import numpy as np
 
+from ..agents.adaptor import Policy, as_agent
+from ..agents.specs import agent_factory
 from ..core.agent import Agent
 from ..registry import spec as game_spec
 from .duplicate import (
     ENDS,
     AgentError,
     DuplicateRecord,
-    Policy,
-    as_agent,
     ends_text,
     free_for_all,
     is_reference,
@@ -59,7 +59,6 @@ from .run_dir import FORMAT, VERSION, RunDir, bounded, check_agents, game_rules
 from .run_dir import MANIFEST as MANIFEST
 from .run_dir import PAIRS as PAIRS
 from .run_dir import RunDirError as RunDirError
-from .specs import agent_factory
 
 #: what a pair's mean measures (:func:`~.duplicate.pair_values`)
 MEASURE = "win share of a less b's, per deal, averaged over the seatings"
@@ -301,7 +300,7 @@ def league(
     **config: Any,
 ) -> LeagueResult:
     """Play every pair of ``agents`` (a name -> agent mapping, or a list of
-    specs; an agent is a spec string, see :mod:`.specs`, an :class:`Agent`
+    specs; an agent is a spec string, see :mod:`cardenvs.agents.specs`, an :class:`Agent`
     or a policy function) in ``deals`` duplicate deals of ``game`` and rate
     them together (module docstring).  ``progress(games_done, games)``."""
     game_spec(game)  # (ValueError naming the games)

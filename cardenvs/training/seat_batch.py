@@ -5,11 +5,11 @@
 plays seat ``i % num_players`` (so every seat is learned) and agents play the
 other seats.  They depend on no RL library; two views sit on them:
 
-* :class:`cardenvs.agents.gym_vector.SeatGymVectorEnv`: a
+* :class:`cardenvs.training.gym_vector.SeatGymVectorEnv`: a
   :class:`gymnasium.vector.VectorEnv`, so Gymnasium's vector wrappers
   (``RecordEpisodeStatistics``, ``NormalizeReward``, ...) work on it;
-* :class:`cardenvs.agents.seat_env.SeatVecEnv` /
-  :class:`~cardenvs.agents.seat_env.ParallelSeatVecEnv`: stable-baselines3
+* :class:`cardenvs.training.seat_env.SeatVecEnv` /
+  :class:`~cardenvs.training.seat_env.ParallelSeatVecEnv`: stable-baselines3
   ``VecEnv`` s, for ``MaskablePPO``.
 
 Reward accounting: the reward returned for a learner action is everything
@@ -40,8 +40,8 @@ from cardenvs.core.options import action_array
 from cardenvs.core.spaces import observation_box
 from cardenvs.registry import spec
 
+from ..agents.advice import advised_observation
 from ..core.agent import Agent, RandomAgent
-from .advice import advised_observation
 
 REWARD_MODES = ("seat", "relative")
 

@@ -1,19 +1,19 @@
 """The command line shared by the per-game training scripts
 (``examples/train_<game>.py``): step counts or a wall-time budget
 (``--minutes``), the opponent, model selection, overrides of any
-:class:`~cardenvs.agents.training.TrainConfig` field, where to save."""
+:class:`~cardenvs.training.ppo.TrainConfig` field, where to save."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from .training import TRAIN_FIELDS, TrainConfig, _opponent_names, parse_overrides, train
+from .ppo import TRAIN_FIELDS, TrainConfig, _opponent_names, parse_overrides, train
 
 
 def _parser(doc: str, variants: dict | None, fixed_steps: int, selfplay_steps: int, steps_per_second: float):
     import argparse
 
-    from .registry import CHECKPOINTS
+    from ..agents.registry import CHECKPOINTS
 
     p = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
     if variants:
@@ -107,7 +107,7 @@ def cli(
     """The command line shared by ``examples/train_<game>.py``: ``--minutes``
     or explicit step counts, the opponent, where to save; ``variants`` maps a
     ``--variant`` name to (extra env options, extra eval options)."""
-    from .registry import CHECKPOINTS, rule_agent
+    from ..agents.registry import CHECKPOINTS, rule_agent
 
     name = name or game.removesuffix("_v0")
     args = _parser(doc, variants, fixed_steps, selfplay_steps, steps_per_second).parse_args()

@@ -1,4 +1,4 @@
-"""A benchmark's settings and its results folder (:mod:`.compare`): the
+"""A benchmark's settings and its results folder (:mod:`.comparison`): the
 settings checked, the budget, ``DIR/compare.json`` written whole and read
 back to resume -- every field of every recorded run checked, since a
 results folder may come from anyone -- and the code identity of each

@@ -3,7 +3,7 @@ vector wrappers and for training loops written against Gymnasium's vector
 API (any game: the learner plays one seat of each game, agents the rest).
 
     >>> import gymnasium as gym
-    >>> from cardenvs.agents.gym_vector import SeatGymVectorEnv
+    >>> from cardenvs.training.gym_vector import SeatGymVectorEnv
     >>> env = gym.wrappers.vector.RecordEpisodeStatistics(SeatGymVectorEnv("pepper_v0", 8, seed=0, max_hands=1))
     >>> obs, info = env.reset(seed=0)   # obs (8, obs_size) float32; info["action_mask"] (8, n_actions) bool
     >>> obs, reward, terminated, truncated, info = env.step(actions)
@@ -60,10 +60,10 @@ class SeatGymVectorEnv(gym.vector.VectorEnv):
     :class:`gymnasium.vector.VectorEnv` over the batched engine; in game i the
     learner plays seat ``i % num_players``.
 
-    Arguments as :func:`cardenvs.agents.seat_env.learner_vec_env`
+    Arguments as :func:`cardenvs.training.seat_env.learner_vec_env`
     (``opponents``, ``partner``, ``seed``, ``reward_mode``, ``advisor``, the
     game's config with ``illegal_action``), plus ``autoreset_mode`` (see the
-    module docstring).  Reward accounting: see :mod:`cardenvs.agents.seat_batch`.
+    module docstring).  Reward accounting: see :mod:`cardenvs.training.seat_batch`.
     ``opponents``/``partner`` may be set between rollouts (self-play).
     """
 
