@@ -195,7 +195,7 @@ LONG: list[Job] = [
             f"outsider-{g}.json",
         )
         for g, n in OUTSIDER.items()
-    ),  # fmt: skip
+    ),
     _long("duplicate_variance", "benchmarks/duplicate_variance.py --json", "duplicate_variance.json"),
     _long(
         "duplicate_variance-sampled",

@@ -90,10 +90,10 @@ from typing import Any
 import numpy as np
 
 from ..agents.adaptor import Policy, as_agent
-
-# AgentError: what a strict match raises (defined beside the loop that raises it), re-exported here
 from ..agents.sides import sides_of
 from ..vector import rules_class
+
+# AgentError: what a strict match raises (defined beside the loop that raises it), re-exported here
 from .duplicate_play import AgentError as AgentError
 from .duplicate_play import play_chunk
 
