@@ -81,6 +81,7 @@ if (ROOT / "cardenvs").is_dir():  # the checkout this example is in, rather than
 import cardenvs.vector as V  # noqa: E402
 from cardenvs.agents.mlp import build_mlp, save_policy, symlog  # noqa: E402
 from cardenvs.core.cpu import CpuClock  # noqa: E402, F401 (the learners beside this one import it from here)
+from cardenvs.registry import spec as game_spec  # noqa: E402
 
 # Short games by default, so that a short run sees many of them end.  --config is merged over these
 # (give {"max_hands": null} for no limit).  Spit: "cards_held" pays each card got rid of for good
@@ -130,6 +131,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--gamma", type=float, default=0.99, help="discount per decision of the same seat")
     p.add_argument("--gae-lambda", type=float, default=0.95)
     p.add_argument("--reward-scale", type=float, default=0.1, help="rewards are multiplied by this for learning")
+    p.add_argument(
+        "--zero-sum",
+        action="store_true",
+        help="pay each seat its reward less the mean of every seat's on the same step (Spit: a card the opponent "
+        "did not get to play is worth as much as one played); only where every seat acts on every step",
+    )
     p.add_argument("--num-minibatches", type=int, default=4)
     p.add_argument("--update-epochs", type=int, default=4)
     p.add_argument("--clip-coef", type=float, default=0.2)
@@ -152,6 +159,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     args = p.parse_args(argv)
     args.config = {**GAME_DEFAULTS[args.game], **json.loads(args.config)}
     check_budget_args(p, args)
+    if args.zero_sum and not game_spec(args.game).simultaneous:
+        p.error(f"--zero-sum needs a game whose seats all act on every step (Spit), not {args.game}")
     args.opponent_mix = parse_opponents(p, args.opponents)
     return args
 
@@ -368,6 +377,7 @@ class SelfPlayCollector:
         self.returns = np.zeros((4 * n, p))  # per game id, per seat
         self.first_rollout = np.zeros(4 * n, np.int64)  # per game id, the rollout it started in
         self.iteration = 0
+        self.zero_sum = False  # pay each seat its reward less every seat's mean (simultaneous games)
         self.shapes = {"obs": venv.single_observation_space.shape, "mask": (venv.single_action_space.n,)}
         if agent.reads_state:
             self.shapes["state"] = venv.single_state_space.shape
@@ -402,6 +412,8 @@ class SelfPlayCollector:
         remainders ``(k, num_players)`` and their final scores."""
         if self.simultaneous:
             self.obs, rewards, terminated, truncated, self.info = self.venv.step(action.reshape(self.pending.shape))
+            if self.zero_sum:  # (two seats: half the difference, so a won game is still worth 1)
+                rewards = rewards - rewards.mean(1, keepdims=True)
         else:
             self.obs, rewards, terminated, truncated, self.info = self.venv.step(action)
         ended = np.flatnonzero(terminated | truncated)
@@ -710,6 +722,7 @@ def train(args: argparse.Namespace) -> dict[str, Any]:
     agent = make_agent(args, venv)
     opponents = Opponents(args.opponent_mix, args, args.num_envs, args.seed) if args.opponent_mix else None
     collector = SelfPlayCollector(venv, agent, args.num_steps, args.seed, opponents)
+    collector.zero_sum = args.zero_sum
     eval_before = evaluate(agent, args, args.seed + 1) if args.eval_games else None
     per_iteration = args.num_envs * args.num_steps
     mix = ", ".join(f"{kind} in {share:.0%}" for kind, share in args.opponent_mix.items())

@@ -172,6 +172,25 @@ def test_spit_returns_are_the_games_rewards(ppo, critic):
         np.testing.assert_allclose(g["returns"], truth, rtol=1e-6, atol=1e-6)
 
 
+def test_zero_sum_pays_each_seat_less_the_mean(ppo):
+    """``--zero-sum`` (Spit): each seat's returns are its rewards less the
+    mean of both seats', so they sum to zero and a won game is still worth
+    1; a turn-based game refuses the option before anything is built."""
+    config = json.dumps({"max_ticks": 24, "reward": "cards_shed"})
+    args = quick_args(ppo, "spit_v0", "obs", "--config", config, "--zero-sum")
+    venv = RecordingEngine(ppo.make_engine(args, 0))
+    collector = ppo.SelfPlayCollector(venv, ppo.make_agent(args, venv), 16, seed=0)
+    collector.zero_sum = args.zero_sum
+    games = [g for _ in range(5) for g in collector.collect(0.99, 0.95, 0.1)["games"]]
+    assert len(games) == len(venv.ended) >= 8
+    assert any(np.abs(t[0] - t[1]) > 0 for t in venv.ended)
+    for g, truth in zip(games, venv.ended):
+        np.testing.assert_allclose(g["returns"], truth - truth.mean(), rtol=1e-6, atol=1e-6)
+    with pytest.raises(SystemExit) as exc:
+        quick_args(ppo, "pepper_v0", "obs", "--zero-sum")
+    assert exc.value.code == 2
+
+
 def test_cpu_budget_stops_the_run(ppo, tmp_path):
     """A tiny CPU budget stops the run long before its steps: the run
     records that the budget stopped it, and saves the policy at the end."""

@@ -3,9 +3,10 @@
 Plays Spit games (the default config: ``max_ticks`` 5000, a truncated game
 is a draw) with the agent in seat 0 against another (by default the rule
 agent) in seat 1, and reports how the games end (won, lost, truncated) and
-their length in ticks, and per tick: how often each seat plays a card, and
-how often it waits although a play or a slap is legal (the rule agent never
-does).
+their length in ticks, and per tick: how often each seat plays a card, how
+often it waits although a play or a slap is legal (the rule agent never
+does), and how often it moves a card into an empty space where the rule
+agent in its place would (a move that turns a face-down card up).
 
     python benchmarks/learning/spit_ticks.py --agents rule,mlp:PATH --games 400 --out FILE
 """
@@ -34,6 +35,8 @@ def play_ticks(agent, other, games: int, seed: int, batch: int = 64) -> dict:
     obs, info = venv.reset()
     kinds = np.array([venv.rules.action_to_str(a).split()[0] for a in range(venv.rules.num_actions)])
     ticks_with_play, waits, plays = np.zeros(2), np.zeros(2), np.zeros(2)
+    rule_moves, moves_too = np.zeros(2), np.zeros(2)  # ticks where the rule agent would move; and the seat did
+    rule = agent_factory(GAME, "rule")(2)
     ticks = np.zeros(batch, np.int64)  # of each game being played
     stepped = 0  # games x ticks stepped
     ends: list[np.ndarray] = []  # per finished game: seat 0's reward, seat 1's, truncated, ticks
@@ -46,6 +49,9 @@ def play_ticks(agent, other, games: int, seed: int, batch: int = 64) -> dict:
             ticks_with_play[seat] += can.sum()
             waits[seat] += (can & (kind == "wait")).sum()
             plays[seat] += (kind == "play").sum()
+            would = kinds[rule.act_batch(obs[:, seat], mask[:, seat])] == "move"
+            rule_moves[seat] += would.sum()
+            moves_too[seat] += (would & (kind == "move")).sum()
         obs, rewards, term, trunc, info = venv.step(actions)
         ticks += 1
         stepped += batch
@@ -61,6 +67,7 @@ def play_ticks(agent, other, games: int, seed: int, batch: int = 64) -> dict:
         "median_ticks": float(np.median(end[:, 3])),
         "waits_with_a_play": [round(float(w / t), 4) for w, t in zip(waits, ticks_with_play)],
         "plays_per_100_ticks": [round(100 * float(p) / stepped, 2) for p in plays],
+        "moves_where_rule_would": [round(float(m / max(r, 1)), 4) for m, r in zip(moves_too, rule_moves)],
     }
 
 
