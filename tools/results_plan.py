@@ -22,7 +22,7 @@ from dataclasses import dataclass
 #: and of ``scratch`` against the rule agent, on deal seeds used for nothing else.
 SCRATCH_GAMES: dict[str, tuple[tuple[int, int] | None, tuple[int, int]]] = {
     "pepper_v0": ((100, 4_200_000), (100, 6_100_000)),
-    "cancellation_hearts_v0": ((24, 7_100_100), (100, 5_300_000)),
+    "cancellation_hearts_v0": ((80, 7_200_000), (100, 5_300_000)),
     "push_v0": ((60, 8_300_000), (200, 8_200_000)),
     "spit_v0": (None, (400, 7_500_000)),
 }
