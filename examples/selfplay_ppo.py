@@ -362,8 +362,17 @@ class SelfPlayCollector:
     a critic that reads the state, each decision also stores its game's
     ``states()`` row."""
 
-    def __init__(self, venv: Any, agent: ActorCritic, num_steps: int, seed: int, opponents: Opponents | None = None):
+    def __init__(
+        self,
+        venv: Any,
+        agent: ActorCritic,
+        num_steps: int,
+        seed: int,
+        opponents: Opponents | None = None,
+        zero_sum: bool = False,
+    ):
         self.venv, self.agent, self.num_steps, self.opponents = venv, agent, num_steps, opponents
+        self.zero_sum = zero_sum  # pay each seat its reward less every seat's mean (simultaneous games)
         n, p = venv.num_envs, venv.num_players
         self.rows = np.arange(n)
         self.obs, self.info = venv.reset(seed=seed)
@@ -377,7 +386,6 @@ class SelfPlayCollector:
         self.returns = np.zeros((4 * n, p))  # per game id, per seat
         self.first_rollout = np.zeros(4 * n, np.int64)  # per game id, the rollout it started in
         self.iteration = 0
-        self.zero_sum = False  # pay each seat its reward less every seat's mean (simultaneous games)
         self.shapes = {"obs": venv.single_observation_space.shape, "mask": (venv.single_action_space.n,)}
         if agent.reads_state:
             self.shapes["state"] = venv.single_state_space.shape
@@ -721,8 +729,7 @@ def train(args: argparse.Namespace) -> dict[str, Any]:
     venv = engine if engine.batch_shape != (engine.num_envs,) else V.SeatRewards(engine)  # Spit needs no accounting
     agent = make_agent(args, venv)
     opponents = Opponents(args.opponent_mix, args, args.num_envs, args.seed) if args.opponent_mix else None
-    collector = SelfPlayCollector(venv, agent, args.num_steps, args.seed, opponents)
-    collector.zero_sum = args.zero_sum
+    collector = SelfPlayCollector(venv, agent, args.num_steps, args.seed, opponents, args.zero_sum)
     eval_before = evaluate(agent, args, args.seed + 1) if args.eval_games else None
     per_iteration = args.num_envs * args.num_steps
     mix = ", ".join(f"{kind} in {share:.0%}" for kind, share in args.opponent_mix.items())

@@ -179,8 +179,7 @@ def test_zero_sum_pays_each_seat_less_the_mean(ppo):
     config = json.dumps({"max_ticks": 24, "reward": "cards_shed"})
     args = quick_args(ppo, "spit_v0", "obs", "--config", config, "--zero-sum")
     venv = RecordingEngine(ppo.make_engine(args, 0))
-    collector = ppo.SelfPlayCollector(venv, ppo.make_agent(args, venv), 16, seed=0)
-    collector.zero_sum = args.zero_sum
+    collector = ppo.SelfPlayCollector(venv, ppo.make_agent(args, venv), 16, seed=0, zero_sum=args.zero_sum)
     games = [g for _ in range(5) for g in collector.collect(0.99, 0.95, 0.1)["games"]]
     assert len(games) == len(venv.ended) >= 8
     assert any(np.abs(t[0] - t[1]) > 0 for t in venv.ended)

@@ -1,9 +1,9 @@
 """Diagnosis 3 for Spit: which of the rule agent's choices win its games?
 
-The rule agent (``cardenvs/games/spit/agent.py``) makes three choices: it
-plays whenever a card fits, it plays from the stockpile with the most
-face-down cards, and when it cannot play it moves a top card into an empty
-space if that turns a face-down card up.  Each row here takes one choice
+The rule agent (``cardenvs/games/spit/agent.py``) makes four choices: it
+slaps the smaller spit pile, plays whenever a card fits, plays from the
+stockpile with the most face-down cards, and when it cannot play moves a
+top card into an empty space if that turns a face-down card up.  Each row here takes one choice
 away (ablations of the rule agent: measuring tools, not learners) or adds
 one to a learned policy, and plays it against the rule agent with seats
 rotated (``match``), on deal seeds used for nothing else:
@@ -39,67 +39,63 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 from cardenvs.agents.specs import agent_factory, split_specs  # noqa: E402
+from cardenvs.core.agent import Agent  # noqa: E402
 from cardenvs.evaluation.matches import match  # noqa: E402
 from cardenvs.games.spit.agent import SpitRuleAgent  # noqa: E402
-from cardenvs.registry import rules_class  # noqa: E402
 
 GAME = "spit_v0"
-KINDS = np.array([rules_class(GAME)().action_to_str(a).split()[0] for a in range(rules_class(GAME)().num_actions)])
+KINDS = np.array(SpitRuleAgent().kind)  # each action's kind: wait, play, move or slap
+WAIT = 0  # (the action id of waiting)
 
 
-class Ablated:
+class Ablated(Agent):
     """The rule agent with its play, move or slap choice drawn uniformly
     among the legal ones, or its moves replaced by waiting."""
 
     def __init__(self, name: str, plays: str = "rule", moves: str = "rule", slaps: str = "rule", seed: int = 0):
+        super().__init__()
         self.name, self.plays, self.moves, self.slaps = name, plays, moves, slaps
         self.rule, self.rng = SpitRuleAgent(), np.random.default_rng(seed)
-
-    def act_streams(self, obs: np.ndarray, mask: np.ndarray, rngs: list) -> np.ndarray:
-        return self.act_batch(obs, mask)  # (its own seeded stream, not the match's)
 
     def act_batch(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
         mask = np.asarray(mask, bool)
         out = self.rule.act_batch(obs, mask)
-        for i, kind in enumerate(KINDS[out]):
-            legal = np.flatnonzero(mask[i])
-            plays, moves = legal[KINDS[legal] == "play"], legal[KINDS[legal] == "move"]
-            if kind == "slap" and self.slaps == "any":
-                out[i] = self.rng.choice(legal[KINDS[legal] == "slap"])
-            elif kind == "play" and self.plays == "any":
-                out[i] = self.rng.choice(plays)
-            elif kind in ("move", "wait") and not len(plays) and self.moves == "any" and len(moves):
-                out[i] = self.rng.choice(moves)
-            elif kind == "move" and self.moves == "none":
-                out[i] = 0  # wait
+        kind = KINDS[out]
+        draw = np.where(mask, self.rng.random(mask.shape), -1.0)  # a uniform draw among each row's legal actions
+        drawn = {k: np.where(k == KINDS, draw, -1.0) for k in ("slap", "play", "move")}  # ... of one kind
+        if self.slaps == "any":
+            out = np.where(kind == "slap", drawn["slap"].argmax(axis=1), out)
+        if self.plays == "any":
+            out = np.where(kind == "play", drawn["play"].argmax(axis=1), out)
+        if self.moves == "any":  # a move wherever it cannot play and a move is legal
+            could = (drawn["move"].max(axis=1) >= 0) & (drawn["play"].max(axis=1) < 0) & (kind != "slap")
+            out = np.where(could, drawn["move"].argmax(axis=1), out)
+        if self.moves == "none":
+            out = np.where(kind == "move", WAIT, out)
         return out
 
 
-class NeverWaits:
+class NeverWaits(Agent):
     """A policy made to play whenever it can: waiting is masked out where
     another action is legal, and the policy picks among the rest."""
 
     def __init__(self, policy):
+        super().__init__()
         self.policy, self.name = policy, f"{policy.name}, never waiting"
-
-    def act_streams(self, obs: np.ndarray, mask: np.ndarray, rngs: list) -> np.ndarray:
-        return self.act_batch(obs, mask)
 
     def act_batch(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
         mask = np.array(mask, bool)
-        mask[mask[:, 1:].any(axis=1), 0] = False
+        mask[mask[:, 1:].any(axis=1), WAIT] = False
         return self.policy.act_batch(obs, mask)
 
 
-class ChoosesThePlay:
+class ChoosesThePlay(Agent):
     """The rule agent, except that where it plays, ``policy`` chooses which
     play (its best-scored legal play)."""
 
     def __init__(self, policy):
+        super().__init__()
         self.policy, self.rule, self.name = policy, SpitRuleAgent(), f"{policy.name} choosing which play"
-
-    def act_streams(self, obs: np.ndarray, mask: np.ndarray, rngs: list) -> np.ndarray:
-        return self.act_batch(obs, mask)
 
     def act_batch(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
         out = self.rule.act_batch(obs, mask)
