@@ -13,6 +13,14 @@ plays out its worlds with that network, so it searches better, and so on.
 - The roll-outs: round 0 plays them uniformly at random; every later
   round, with the network of the round before (greedy).  **No rule agent
   anywhere**: not as teacher, opponent, roll-out or fallback.
+- Spit, whose players act at once on every tick: the search is the
+  look-ahead (:class:`~cardenvs.agents.lookahead.LookaheadAgent`,
+  ``--worlds`` worlds, ``--horizon`` ticks, cards shed less the
+  opponent's), deciding for both seats of every tick; its roll-outs stay
+  uniformly random in every round (roll-outs by the greedy network made
+  the labels worse: the training-from-scratch page), so the expert does
+  not change and the network learns from every round's labels, not the
+  last two.
 - The network: the learners' MLP (:mod:`cardenvs.agents.mlp`: symlog, two
   tanh layers), fitted by masked cross-entropy to the search's choices of
   this round and the round before, warm-started from the last round's;
@@ -47,10 +55,13 @@ from selfplay_ppo import GAME_DEFAULTS, CpuClock  # noqa: E402
 
 import cardenvs.vector as V  # noqa: E402
 from cardenvs.agents.mlp import MLPAgent, build_mlp, imitate, save_policy  # noqa: E402
+from cardenvs.agents.lookahead import LookaheadAgent  # noqa: E402
 from cardenvs.agents.pimc import PIMCAgent, searched  # noqa: E402
 
-#: the games it plays: those PIMC searches (it needs their samplers)
-EXIT_GAMES = sorted(g for g in GAME_DEFAULTS if searched(g) is not None)
+#: the games whose search is the look-ahead over the next ticks (players act at once)
+LOOKAHEAD_GAMES = ("spit_v0",)
+#: the games it plays: those PIMC searches (it needs their samplers), and Spit with the look-ahead
+EXIT_GAMES = sorted(g for g in GAME_DEFAULTS if searched(g) is not None or g in LOOKAHEAD_GAMES)
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -69,6 +80,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--run-dir", default=None, help="where each round's policy and run.json go")
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--worlds", type=int, default=16, help="worlds the search samples per decision")
+    p.add_argument("--horizon", type=int, default=4, help="Spit: ticks the look-ahead plays out")
     p.add_argument("--num-envs", type=int, default=64, help="games the search plays at once")
     p.add_argument("--decisions", type=int, default=40_000, help="decisions labelled by the search per round")
     p.add_argument("--hidden", type=int, default=256)
@@ -92,7 +104,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     args.config = {**GAME_DEFAULTS[args.game], **json.loads(args.config)}
     if args.cpu_minutes is None and args.rounds is None and args.total_steps is None:
         args.rounds = 3
-    for name in ("cpu_minutes", "rounds", "total_steps", "worlds", "num_envs", "decisions", "hidden", "epochs"):
+    for name in ("cpu_minutes", "rounds", "total_steps", "worlds", "horizon", "num_envs", "decisions", "hidden", "epochs"):
         value = getattr(args, name)
         if value is not None and value <= 0:
             p.error(f"--{name.replace('_', '-')} must be positive, got {value}")
@@ -100,7 +112,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 
 
 def label(
-    args: argparse.Namespace, teacher: PIMCAgent, rng: np.random.Generator, spent: Any = lambda: False
+    args: argparse.Namespace, teacher: Any, rng: np.random.Generator, spent: Any = lambda: False
 ) -> tuple[np.ndarray, ...]:
     """The search's (observation, mask, action) at ``args.decisions``
     decisions of games it plays in every seat (new deals as games end), or
@@ -115,12 +127,13 @@ def label(
             engine.reset(seed=int(rng.integers(2**31)))
             state = engine.state
             continue
-        obs, mask = rules.observe(state, state.current[rows], rows), state.legal[rows]
-        actions = teacher.act_states(rules, state, rows)
-        choice = mask.sum(axis=1) > 1  # (a forced move teaches nothing)
-        xs.append(np.asarray(obs[choice], np.float32)), ms.append(mask[choice].copy()), ys.append(actions[choice])
-        total += int(choice.sum())
-        full = np.zeros(args.num_envs, np.int64)
+        actions = np.zeros((len(rows), *state.legal.shape[1:-1]), np.int64)  # (rows,) or (rows, seats)
+        for obs, mask, decided, at in decisions(teacher, rules, state, rows):
+            choice = mask.sum(axis=1) > 1  # (a forced move teaches nothing)
+            xs.append(np.asarray(obs[choice], np.float32)), ms.append(mask[choice].copy()), ys.append(decided[choice])
+            total += int(choice.sum())
+            actions[at] = decided
+        full = np.zeros((args.num_envs, *actions.shape[1:]), np.int64)
         full[rows] = actions
         if len(rows) == args.num_envs:
             rules.step(state, full)
@@ -130,6 +143,20 @@ def label(
             state.assign(rows, part)
     engine.close()
     return np.concatenate(xs), np.concatenate(ms), np.concatenate(ys)
+
+
+def decisions(teacher: Any, rules: Any, state: Any, rows: np.ndarray) -> list[tuple[Any, ...]]:
+    """The search's decisions in ``rows``: (observations, masks, actions,
+    where they go in the step's actions) for the seat to act, or in Spit
+    for each seat (both act at every tick)."""
+    if state.legal.ndim == 2:
+        actions = teacher.act_states(rules, state, rows)
+        return [(rules.observe(state, state.current[rows], rows), state.legal[rows], actions, slice(None))]
+    seen = rules.observe(state, rows)
+    return [
+        (seen[:, s], state.legal[rows, s], teacher.act_states(rules, state, rows, seat=s), (slice(None), s))
+        for s in range(state.legal.shape[1])
+    ]
 
 
 def fit(net: torch.nn.Module, data: list[tuple[np.ndarray, ...]], args: argparse.Namespace, seed: int) -> float:
@@ -151,7 +178,12 @@ def train(args: argparse.Namespace) -> dict[str, Any]:
     print(
         f"expert iteration on {args.game} {json.dumps(args.config)}: seed {args.seed}, budget "
         + (f"{args.cpu_minutes:g} CPU-minutes" if args.cpu_minutes else f"{args.rounds} rounds")
-        + f", PIMC over every decision with {args.worlds} worlds, {args.decisions:,} decisions a round",
+        + (
+            f", the look-ahead over {args.horizon} ticks with {args.worlds} worlds"
+            if args.game in LOOKAHEAD_GAMES
+            else f", PIMC over every decision with {args.worlds} worlds"
+        )
+        + f", {args.decisions:,} decisions a round",
         flush=True,
     )
     run_dir = pathlib.Path(args.run_dir) if args.run_dir else None
@@ -162,18 +194,10 @@ def train(args: argparse.Namespace) -> dict[str, Any]:
     snaps, rounds, steps, start = [], 0, 0, time.perf_counter()
     left = (lambda: math.inf) if args.total_steps is None else (lambda: args.total_steps - steps)
     while (args.rounds is None or rounds < args.rounds) and clock.seconds() < budget and left() > 0:
-        rollout: Any = "random" if rounds == 0 else MLPAgent(net, meta, name=f"exit{rounds}")
-        teacher = PIMCAgent(
-            args.game,
-            worlds=args.worlds,
-            rollout=rollout,
-            search="all",
-            score="margin",
-            seed=int(rng.integers(2**31)),
-            **args.config,
-        )
+        teacher = expert(args, net, meta, rounds, int(rng.integers(2**31)))
         this_round = argparse.Namespace(**{**vars(args), "decisions": int(min(args.decisions, left()))})
-        data = data[-1:] + [label(this_round, teacher, rng, lambda: args.cut_rounds and clock.seconds() >= budget)]
+        kept = data if args.game in LOOKAHEAD_GAMES else data[-1:]  # (the look-ahead's labels stay true)
+        data = kept + [label(this_round, teacher, rng, lambda: args.cut_rounds and clock.seconds() >= budget)]
         steps += len(data[-1][0])
         loss = fit(net, data, args, args.seed + rounds)
         rounds += 1
@@ -203,6 +227,18 @@ def train(args: argparse.Namespace) -> dict[str, Any]:
     return record
 
 
+def expert(args: argparse.Namespace, net: torch.nn.Module, meta: dict, rounds: int, seed: int) -> Any:
+    """The search of round ``rounds`` (from 0): PIMC over every decision,
+    its roll-outs random in round 0 and by the last round's network after;
+    in Spit the look-ahead with random roll-outs in every round."""
+    if args.game in LOOKAHEAD_GAMES:
+        return LookaheadAgent(args.game, worlds=args.worlds, horizon=args.horizon, seed=seed, **args.config)
+    rollout: Any = "random" if rounds == 0 else MLPAgent(net, meta, name=f"exit{rounds}")
+    return PIMCAgent(
+        args.game, worlds=args.worlds, rollout=rollout, search="all", score="margin", seed=seed, **args.config
+    )
+
+
 def save(args, net, meta, run_dir: pathlib.Path, cpu: float, steps: int, rounds: int, final: bool) -> dict:
     """One round's policy as ``policy_<cpu seconds>_r<round>`` (the learners'
     file format; the round keeps two short rounds in one CPU-second apart)."""
@@ -211,6 +247,8 @@ def save(args, net, meta, run_dir: pathlib.Path, cpu: float, steps: int, rounds:
     stem = run_dir / f"{name}_r{rounds:03d}"
     training = {"algorithm": "expert_iteration", "seed": args.seed, "steps": steps, "rounds": rounds}
     training.update(cpu_seconds=round(cpu, 3), final=final, worlds=args.worlds)
+    if args.game in LOOKAHEAD_GAMES:
+        training["horizon"] = args.horizon
     save_policy(stem, net, hidden=[args.hidden, args.hidden], training=training, **meta)
     return {"file": stem.name + ".json", "cpu_seconds": round(cpu, 3), "steps": steps, "final": final}
 
