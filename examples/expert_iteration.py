@@ -54,8 +54,8 @@ sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 from selfplay_ppo import GAME_DEFAULTS, CpuClock  # noqa: E402
 
 import cardenvs.vector as V  # noqa: E402
-from cardenvs.agents.mlp import MLPAgent, build_mlp, imitate, save_policy  # noqa: E402
 from cardenvs.agents.lookahead import LookaheadAgent  # noqa: E402
+from cardenvs.agents.mlp import MLPAgent, build_mlp, imitate, save_policy  # noqa: E402
 from cardenvs.agents.pimc import PIMCAgent, searched  # noqa: E402
 
 #: the games whose search is the look-ahead over the next ticks (players act at once)
@@ -101,10 +101,14 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         help="(accepted for the retrain command: a policy is saved every round)",
     )
     args = p.parse_args(argv)
-    args.config = {**GAME_DEFAULTS[args.game], **json.loads(args.config)}
+    # (Spit: the game's own options, not the PPO learner's 600-tick games: the network
+    # reads the ticks left, and is played in full games)
+    defaults = {} if args.game in LOOKAHEAD_GAMES else GAME_DEFAULTS[args.game]
+    args.config = {**defaults, **json.loads(args.config)}
     if args.cpu_minutes is None and args.rounds is None and args.total_steps is None:
         args.rounds = 3
-    for name in ("cpu_minutes", "rounds", "total_steps", "worlds", "horizon", "num_envs", "decisions", "hidden", "epochs"):
+    positive = ("cpu_minutes", "rounds", "total_steps", "worlds", "horizon", "num_envs", "decisions", "hidden")
+    for name in (*positive, "epochs"):
         value = getattr(args, name)
         if value is not None and value <= 0:
             p.error(f"--{name.replace('_', '-')} must be positive, got {value}")
@@ -177,7 +181,15 @@ def train(args: argparse.Namespace) -> dict[str, Any]:
     meta = {"game": args.game, "config": args.config, "obs_size": obs_size, "num_actions": num_actions}
     print(
         f"expert iteration on {args.game} {json.dumps(args.config)}: seed {args.seed}, budget "
-        + (f"{args.cpu_minutes:g} CPU-minutes" if args.cpu_minutes else f"{args.rounds} rounds")
+        + ", ".join(
+            text
+            for value, text in (
+                (args.cpu_minutes, f"{args.cpu_minutes or 0:g} CPU-minutes"),
+                (args.total_steps, f"{args.total_steps or 0:,} labelled decisions"),
+                (args.rounds, f"{args.rounds} rounds"),
+            )
+            if value
+        )
         + (
             f", the look-ahead over {args.horizon} ticks with {args.worlds} worlds"
             if args.game in LOOKAHEAD_GAMES

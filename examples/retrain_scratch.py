@@ -10,10 +10,10 @@ place they are written):
 It prints the learner, its budget and its seed before it starts (the
 budget in steps, engine steps x games, so that a run replays: ``--steps``,
 by default ``STEPS``; the recipes trained before steps budgets keep their
-CPU-minutes, ``--cpu-minutes``), trains with no rule advice and no imitation (every seat is the
-learner itself, but in Spit uniformly random play takes one side in half the
-games, and in Cancellation Hearts the learner sits alone at one seat among
-past snapshots of itself, the rule agent or random play in most games: the
+CPU-minutes, ``--cpu-minutes``), trains with no rule advice (every seat is the learner itself, or in
+Pepper and Spit its search, whose choices the network imitates; in
+Cancellation Hearts the learner sits alone at one seat among past
+snapshots of itself, the rule agent or random play in most games: the
 rule agent is an opponent there, never a teacher: nothing is learned from
 its decisions), and writes its snapshots to ``--run-dir`` (default
 ``runs/scratch_<game>_s<seed>``).  With ``--install`` the final policy is
@@ -63,15 +63,16 @@ RECIPES: dict[str, tuple[str, list[str]]] = {
         ],
     ),
     "push_v0": ("selfplay_ppo", ["--game", "push_v0", "--critic", "obs", "--num-envs", "64", "--eval-games", "0"]),
-    "spit_v0": (
-        "selfplay_ppo",
-        ["--game", "spit_v0", "--critic", "state", "--opponents", "random=0.5", "--eval-games", "0"],
+    "spit_v0": (  # the look-ahead over the next ticks (random roll-outs) distilled into a network
+        "expert_iteration",
+        ["--game", "spit_v0", "--worlds", "16", "--horizon", "4", "--decisions", "50000", "--num-envs", "64"],
     ),
 }
-#: the budgets (CPU-minutes) that differ from BUDGET_MINUTES: Spit's recipe needs less
-BUDGETS: dict[str, float] = {"spit_v0": 12.0}
-#: the recipes whose budget is in steps (engine steps x games: their runs replay), by default
-STEPS: dict[str, int] = {"spit_v0": 3_000_000, "cancellation_hearts_v0": 4_000_000}
+#: the budgets (CPU-minutes) that differ from BUDGET_MINUTES
+BUDGETS: dict[str, float] = {}
+#: the recipes whose budget is in steps, by default: engine steps x games (expert iteration: the
+#: decisions its search labels), so that their runs replay
+STEPS: dict[str, int] = {"spit_v0": 600_000, "cancellation_hearts_v0": 4_000_000}
 
 
 def learner_argv(

@@ -61,13 +61,16 @@ class LookaheadAgent(Agent):
             raise ValueError(f"the look-ahead plays Spit (spit_v0, variant 'spit'), not {game} {config or ''}".strip())
         self.game, self.worlds, self.horizon, self.rollout = game, int(worlds), int(horizon), rollout
         self.rng = np.random.default_rng(seed)
-        self.name = f"lookahead{self.worlds}x{self.horizon}" + (f"-{getattr(rollout, 'name', 'agent')}" if rollout else "")
+        by = f"-{getattr(rollout, 'name', 'agent')}" if rollout is not None else ""
+        self.name = f"lookahead{self.worlds}x{self.horizon}{by}"
         self.searched = 0  # decisions searched (the rest had one legal action)
 
     def act_batch(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
         raise NotImplementedError("the look-ahead needs the engine state: use act_states(rules, state, rows, seat=...)")
 
-    def act_states(self, rules, state, rows: np.ndarray, seat=None, deadline: float | None = None, **known) -> np.ndarray:
+    def act_states(
+        self, rules, state, rows: np.ndarray, seat=None, deadline: float | None = None, **known: Any
+    ) -> np.ndarray:
         """Actions of ``seat`` (an int, or one per row) in ``rows`` of
         ``state``.  ``deadline`` is accepted for the callers of searches and
         not needed: a decision costs milliseconds."""

@@ -21,6 +21,13 @@ A spec is one of:
   decision, above 0 and at most :data:`MAX_BUDGET`), each value checked
   when the spec is read, e.g. ``pimc:worlds=8,rollout=rule`` (Pepper,
   Cancellation Hearts and Push);
+- ``lookahead`` or ``lookahead:OPTION=VALUE,...`` (Spit):
+  :class:`~cardenvs.agents.lookahead.LookaheadAgent`, the look-ahead over
+  the next ticks, with ``worlds`` (default 16, at most :data:`MAX_WORLDS`),
+  ``horizon`` (ticks, default 4, at most
+  :data:`~cardenvs.agents.lookahead.MAX_HORIZON`) and ``rollout``
+  (``random``, or ``scratch``: the policy learned from scratch, sampled),
+  e.g. ``lookahead:worlds=16,horizon=4,rollout=scratch``;
 - ``package.module:Name``: imported from your code -- an :class:`Agent`
   subclass (made with the keyword arguments its constructor takes among
   ``game``, ``seed`` and the game's options), an agent instance (used as
@@ -81,6 +88,18 @@ def _worlds(text: str) -> int:
     return value
 
 
+def _horizon(text: str) -> int:
+    from .lookahead import MAX_HORIZON
+
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if not 1 <= value <= MAX_HORIZON:
+        raise OptionValueError(f"a whole number of ticks from 1 to {MAX_HORIZON}")
+    return value
+
+
 def _seconds(text: str) -> float:
     try:
         value = float(text)
@@ -100,6 +119,12 @@ PIMC_OPTIONS: dict[str, Callable[[str], Any]] = {
     "score": _choice("default", "side", "margin"),
     "budget": _seconds,
 }
+#: the look-ahead's options in a spec (Spit), read as PIMC's are
+LOOKAHEAD_OPTIONS: dict[str, Callable[[str], Any]] = {
+    "worlds": _worlds,
+    "horizon": _horizon,
+    "rollout": _choice("random", "scratch"),
+}
 BUILT_IN = ("random", "rule", "lowest", "highest", "ppo", "scratch", "scratch-policy")
 
 
@@ -109,10 +134,13 @@ class AgentSpecError(ValueError):
 
 def is_built_in(spec: str) -> bool:
     """Whether ``spec`` is made from this package alone -- ``random``,
-    ``rule``, ``ppo`` (the committed baseline), ``pimc[:options]`` --,
+    ``rule``, ``ppo`` (the committed baseline), ``pimc[:options]``,
+    ``lookahead[:options]`` --,
     importing no module and reading no file it names: the specs a run
     folder may supply when it is resumed (it may come from anyone)."""
-    return spec in BUILT_IN or spec in ("best", "pimc") or spec.startswith(("pimc:", "rule:"))
+    return (
+        spec in BUILT_IN or spec in ("best", "pimc", "lookahead") or spec.startswith(("pimc:", "rule:", "lookahead:"))
+    )
 
 
 def split_specs(text: str) -> list[str]:
@@ -135,6 +163,28 @@ def pimc_options(spec: str, allowed: dict[str, Callable[[str], Any]] = PIMC_OPTI
     if head != "pimc":
         raise AgentSpecError(f"agent {spec!r}: not a pimc spec")
     return _options(spec, rest, allowed)
+
+
+def lookahead_options(spec: str, allowed: dict[str, Callable[[str], Any]] = LOOKAHEAD_OPTIONS) -> dict[str, Any]:
+    """The options of ``spec``, a ``lookahead`` or ``lookahead:...`` spec, among ``allowed``."""
+    head, _, rest = spec.partition(":")
+    if head != "lookahead":
+        raise AgentSpecError(f"agent {spec!r}: not a lookahead spec")
+    return _options(spec, rest, allowed)
+
+
+def lookahead_agent(game: str, options: dict[str, Any], seed: int, policy: Agent | None = None, **config) -> Agent:
+    """:class:`~.lookahead.LookaheadAgent` of a spec's ``options``; its
+    roll-outs ``policy`` when given (the search of ``"scratch"``), else
+    those ``rollout`` names (``scratch``: the policy learned from scratch)."""
+    from .builtin import scratch_policy
+    from .lookahead import LookaheadAgent
+
+    options = dict(options)
+    rollout = options.pop("rollout", "random")
+    if policy is None and rollout == "scratch":
+        policy = scratch_policy(game, seed, **config)
+    return LookaheadAgent(game, rollout=policy, seed=seed, **options, **config)
 
 
 def _options(spec: str, text: str, allowed: dict[str, Callable[[str], Any]]) -> dict[str, Any]:
@@ -241,7 +291,8 @@ def scratch_agent(game: str, seed: int = 0, path: str | None = None, **config: A
     (:func:`~cardenvs.agents.builtin.scratch_policy`; ``path``: another
     policy file of the game's learner, a training seed's), played through
     the search its GameSpec names (``scratch_search``: PIMC whose roll-outs
-    and fallback are that policy, as expert iteration trained it), else the
+    and fallback are that policy, as expert iteration trained it; in Spit
+    the look-ahead whose roll-outs are that policy, sampled), else the
     policy alone.  Nothing in it comes from the rule agent."""
     from ..registry import GAMES
     from .builtin import scratch_policy
@@ -250,6 +301,16 @@ def scratch_agent(game: str, seed: int = 0, path: str | None = None, **config: A
     policy = scratch_policy(game, seed, path, **config)
     if search is None:
         return policy
+    if search.startswith("lookahead"):  # (Spit: its roll-outs are the policy, sampled)
+        agent = lookahead_agent(
+            game,
+            lookahead_options(search, {k: v for k, v in LOOKAHEAD_OPTIONS.items() if k != "rollout"}),
+            seed,
+            policy,
+            **config,
+        )
+        agent.name = "scratch"
+        return agent
     from .pimc import PIMCAgent
 
     options = pimc_options(search, {k: v for k, v in PIMC_OPTIONS.items() if k not in ("rollout", "fallback")})
@@ -302,6 +363,12 @@ def agent_factory(game: str, spec: str, config: dict | None = None) -> Callable[
 
             return PIMCAgent(game, seed=seed, **options, **config)
 
+    elif head == "lookahead":
+        options = lookahead_options(spec)
+
+        def make(seed: int) -> Agent:
+            return lookahead_agent(game, options, seed, **config)
+
     elif head == "mlp" and colon and rest:  # a policy saved by examples/selfplay_ppo.py (no pickle)
 
         def make(seed: int) -> Agent:
@@ -314,7 +381,7 @@ def agent_factory(game: str, spec: str, config: dict | None = None) -> Callable[
     else:
         known = "random, rule, rule:noise=P, lowest, highest, ppo, scratch, scratch-policy, best, ppo:PATH, mlp:PATH"
         known += ", pimc[:worlds=N,rollout=random|rule|scratch,fallback=rule|scratch,search=default|all"
-        known += ",score=default|side|margin,budget=S]"
+        known += ",score=default|side|margin,budget=S], lookahead[:worlds=N,horizon=H,rollout=random|scratch]"
         known += ", package.module:Name"
         raise AgentSpecError(f"unknown agent {spec!r}: use {known}")
     try:

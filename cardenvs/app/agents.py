@@ -138,10 +138,24 @@ class SearchPlayer:
         deadline = self._deadline()
         if deadline is not None:
             known["deadline"] = deadline
+        if state.legal.ndim == 3:  # (Spit: every seat acts at every tick; which one asks)
+            known["seat"] = self._seat(state, obs, mask)
         action = int(self.agent.act_states(self.rules, state, np.zeros(1, np.int64), **known)[0])
         if not np.asarray(mask)[action]:
             raise RuntimeError(f"{self.name} chose {u.action_to_str(action)!r}, not legal for the seat to act")
         return action
+
+    def _seat(self, state: Any, obs: Any, mask: Any) -> int:
+        """The seat whose observation and mask these are (in a game whose
+        players act at once the env asks every seat; two seats that see the
+        same and may do the same are one decision)."""
+        seen = self.rules.observe(state)[0]
+        for seat in range(len(seen)):
+            if np.array_equal(seen[seat], np.asarray(obs, seen.dtype)) and np.array_equal(
+                state.legal[0, seat], np.asarray(mask, bool)
+            ):
+                return seat
+        raise RuntimeError(f"{self.name}: the observation it was given is no seat's in the game it follows")
 
     def _deadline(self) -> float | None:
         """When the decision starting now must end (None: no cap)."""

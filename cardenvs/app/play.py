@@ -149,6 +149,7 @@ def _play_turns(env, name: str, seat: int, others: dict, seed, inp: TextIO, out:
 def _play_ticks(env, seat: int, others: dict, seed, inp: TextIO, out: TextIO) -> None:
     u = env.unwrapped
     obs, _ = env.reset(seed=seed)
+    attach(others, env)
     while env.agents:
         me = env.possible_agents[seat]
         out.write("\n" + text(u.state_dict(), seat) + "\n")

@@ -443,6 +443,7 @@ def record_game(
     if spec(game).simultaneous:
         env = recording_parallel_env(game, **config)
         obs, _ = env.reset(seed=seed, options=options)
+        attach(agents, env)
         while env.agents and (max_steps is None or steps < max_steps):
             actions = {
                 a: act(agents[i], obs[a]["observation"], obs[a]["action_mask"]) for i, a in enumerate(env.agents)

@@ -156,7 +156,7 @@ class Session:
             self.wait = self.u.str_to_action("wait")
         else:
             self.env.reset(seed=self.seed)
-            attach(self.agents, self.env)
+        attach(self.agents, self.env)
         self.log: list[tuple[int | None, str]] = []
         self.steps = 0
         self.last = time.monotonic()

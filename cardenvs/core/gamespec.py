@@ -44,8 +44,10 @@ class GameSpec:
     ``scratch_search``: the search the agent ``"scratch"`` plays that policy
     with, when its learner is a search distilled into a policy (expert
     iteration): a ``pimc:`` spec without ``rollout`` and ``fallback``, which
-    are the policy itself, e.g. ``"pimc:worlds=16,search=all"`` (None: the
-    agent ``"scratch"`` is the policy alone);
+    are the policy itself, e.g. ``"pimc:worlds=16,search=all"``, or in Spit
+    a ``lookahead:`` spec without ``rollout`` (the policy, sampled), e.g.
+    ``"lookahead:worlds=16,horizon=4"`` (None: the agent ``"scratch"`` is
+    the policy alone);
     ``best``: the agent spec of its strongest agent (the agent ``"best"``;
     any built-in spec, e.g. ``"pimc:worlds=32,rollout=scratch"``);
     ``sampler``: the module of its information-set sampler (its

@@ -512,7 +512,7 @@ def play_duplicate(
     agents) on the batched engine, ``batch`` deals at a time.  ``agents``:
     :class:`Agent` instances or plain functions ``(obs, mask) -> actions``
     (an agent with ``act_states(rules, state, rows, **known)``, as PIMC,
-    reads the engine state instead).  ``seatings`` may also be
+    reads the engine state instead; in Spit it is also given ``seat=``).  ``seatings`` may also be
     ``"outsider"`` (the default's) or ``"mirror"`` (:func:`duplicate_seatings`).
     ``independent``: every seating gets
     deals of its own (the control a duplicate match is measured against).

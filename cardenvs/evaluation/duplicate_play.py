@@ -198,10 +198,16 @@ def _answers(agent: Agent, k: int, copies: list[Copy], parts: list, streams: boo
     """``agent``'s (index ``k``) answer for each part (its actions, or what
     it raised): one call over every part's observations (with ``streams``,
     to ``act_streams`` where it has it, with each row's generator), or, for
-    an agent reading the state (``act_states``; turn-based games), one call per copy."""
-    if hasattr(agent, "act_states") and not copies[0].simultaneous:
+    an agent reading the state (``act_states``), one call per copy (Spit:
+    per copy and seat, the seat named)."""
+    if hasattr(agent, "act_states"):
         return [
-            _call(lambda c=copies[s], r=rows: agent.act_states(c.rules, c.state, r, **c.known)) for s, rows, _ in parts
+            _call(
+                lambda c=copies[s], r=rows, seat=seat: agent.act_states(
+                    c.rules, c.state, r, **({} if seat is None else {"seat": seat}), **c.known
+                )
+            )
+            for s, rows, seat in parts
         ]
     seen = [copies[s].observe(rows, seat) for s, rows, seat in parts]
     obs, mask = np.concatenate([o for o, _ in seen]), np.concatenate([m for _, m in seen])
