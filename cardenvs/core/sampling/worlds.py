@@ -12,7 +12,11 @@ The worlds' future: a sampled world must not know what the real game will
 deal next, so its deals are fresh shuffles from a generator of its own (a
 child of the caller's ``rng``), not the state's fixed decks (decks given
 for the real game's future deals are the real future) nor the state's
-generator (stepping the worlds must not move the real game's draws).
+generator (stepping the worlds must not move the real game's draws), nor
+the state's per-game streams (:mod:`cardenvs.core.streams`: counter-based,
+so a world that kept its row's slot and count would draw the very numbers
+the real game will draw next -- in Spit, which hand is faster at every
+tick to come).
 """
 
 from __future__ import annotations
@@ -50,6 +54,7 @@ def repeat_rows(
         setattr(new, name, target)
     new.batch = rows
     new.rng = np.random.default_rng(rng.integers(0, 2**63 - 1))
+    new.streams = None  # (the worlds draw from their own generator: module doc)
     new.fixed_count[:] = 0
     if hasattr(state, "outputs"):
         new.outputs = state.outputs.fork()
