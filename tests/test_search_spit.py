@@ -390,3 +390,27 @@ def test_bad_input():
         sample_worlds(SPIT, ticked(SPIT, 4, 2, 9), 0, 0, np.random.default_rng(0))
     with pytest.raises(TypeError):
         sample_worlds(SPIT, ticked(SPIT, 4, 2, 9), 0, 2, 7)
+
+
+@pytest.mark.parametrize("variant", ["spit", "speed"])
+def test_worlds_do_not_draw_the_real_games_future_numbers(variant):
+    """Under the vector engine's per-game streams (counter-based: a row's
+    next number is fixed by its slot and count) a world that kept its row's
+    stream would know the real game's coming draws -- in Spit which hand is
+    faster at every tick.  The worlds draw from their own generator: their
+    coins are not the real game's, and drawing them moves nothing real."""
+    import cardenvs.vector as V
+    from cardenvs.games.spit.tick import faster_hands
+
+    engine = V.make("spit_v0", 4, seed=3, rng="per_game", variant=variant)
+    engine.reset(seed=3)
+    state = engine.state
+    before = state.copy()
+    worlds = sample_worlds(engine.rules, state, np.zeros(4, np.int64), 2, np.random.default_rng(0))
+    assert worlds.streams is None
+    theirs = np.stack([faster_hands(worlds) for _ in range(64)])  # (tick, world)
+    assert state.same_arrays(before)  # (the real draws did not move)
+    real = np.stack([faster_hands(state) for _ in range(64)])  # (tick, game): what the real games draw next
+    for w in range(worlds.batch):
+        assert not np.array_equal(theirs[:, w], real[:, w // 2])
+    engine.close()
