@@ -169,3 +169,13 @@ def test_expert_iteration_labels_both_seats_of_spit_with_the_lookahead(tmp_path,
     # every round's labels are kept (the expert does not change): the second fit saw both rounds
     snapshot = (tmp_path / record["snapshots"][-1]["file"]).read_text()
     assert '"horizon": 2' in snapshot
+
+
+def test_spit_ticks_counts_the_plays_of_an_agent_that_reads_the_state():
+    import sys
+
+    sys.path.insert(0, "benchmarks")
+    ticks = load_script("benchmarks/learning/spit_ticks.py")
+    out = ticks.play_ticks(LookaheadAgent(GAME, worlds=2, horizon=2, seed=1), make_agent(GAME, "rule"), 4, seed=2)
+    assert out["games"] == 4 and out["truncated"] == 0 and out["won"] + out["lost"] == 1
+    assert out["plays_per_100_ticks"][0] > 20  # (random play: about 31; waiting: 0)

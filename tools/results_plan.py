@@ -185,7 +185,7 @@ def _scratch_jobs() -> list[Job]:
 
 #: each game's ``scratch`` alone among rule agents, seats rotated, on deal seeds never used (the protocol of
 #: docs/benchmark.md: a learned agent is judged alone among strangers, the trivial policy beside it)
-OUTSIDER = {"pepper_v0": 300, "cancellation_hearts_v0": 300, "push_v0": 300, "spit_v0": 400}
+OUTSIDER = {"pepper_v0": 300, "cancellation_hearts_v0": 300, "push_v0": 300, "spit_v0": 600}
 
 LONG: list[Job] = [
     *(

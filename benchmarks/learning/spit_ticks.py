@@ -29,6 +29,14 @@ from cardenvs.agents.specs import agent_factory, split_specs  # noqa: E402
 GAME = "spit_v0"
 
 
+def decide(agent, venv, obs: np.ndarray, mask: np.ndarray, seat: int) -> np.ndarray:
+    """``agent``'s actions at ``seat`` of every game of ``venv``: from the
+    engine state for an agent that reads it (the look-ahead of ``scratch``)."""
+    if hasattr(agent, "act_states"):
+        return agent.act_states(venv.rules, venv.state, np.arange(len(obs)), seat=seat)
+    return agent.act_batch(obs[:, seat], mask[:, seat])
+
+
 def play_ticks(agent, other, games: int, seed: int, batch: int = 64) -> dict:
     """``agent`` in seat 0, ``other`` in seat 1, until ``games`` games ended."""
     venv = V.make(GAME, batch, seed=seed)
@@ -42,7 +50,7 @@ def play_ticks(agent, other, games: int, seed: int, batch: int = 64) -> dict:
     ends: list[np.ndarray] = []  # per finished game: seat 0's reward, seat 1's, truncated, ticks
     while sum(map(len, ends)) < games:
         mask = info["action_mask"]
-        actions = np.stack([agent.act_batch(obs[:, 0], mask[:, 0]), other.act_batch(obs[:, 1], mask[:, 1])], 1)
+        actions = np.stack([decide(a, venv, obs, mask, seat) for seat, a in enumerate((agent, other))], 1)
         for seat in range(2):
             kind = kinds[actions[:, seat]]
             can = (mask[:, seat] & np.isin(kinds, ["play", "slap"])).any(axis=1)
