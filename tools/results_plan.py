@@ -186,12 +186,17 @@ def _scratch_jobs() -> list[Job]:
 #: each game's ``scratch`` alone among rule agents, seats rotated, on deal seeds never used (the protocol of
 #: docs/benchmark.md: a learned agent is judged alone among strangers, the trivial policy beside it)
 OUTSIDER = {"pepper_v0": 300, "cancellation_hearts_v0": 300, "push_v0": 300, "spit_v0": 600}
+#: the deal seeds that differ from outsider.py's default (9,100,000): Spit's installed seed was chosen
+#: among three training seeds on that one, so it is measured on another
+OUTSIDER_SEED = {"spit_v0": 9_600_000}
 
 LONG: list[Job] = [
     *(
         _long(
             f"outsider-{g}",
-            f"benchmarks/learning/outsider.py --game {g} --agents scratch --games {n} --json",
+            f"benchmarks/learning/outsider.py --game {g} --agents scratch --games {n}"
+            + (f" --seed {OUTSIDER_SEED[g]}" if g in OUTSIDER_SEED else "")
+            + " --json",
             f"outsider-{g}.json",
         )
         for g, n in OUTSIDER.items()
