@@ -23,7 +23,7 @@ rotated (``match``), on deal seeds used for nothing else:
   only which card to play (where the rule agent plays, the policy's best
   play; every other decision the rule agent's).
 
-    python benchmarks/learning/spit_choices.py --games 400 --policies scratch --out FILE
+    python benchmarks/learning/spit_choices.py --games 400 --policies scratch-policy --out FILE
 """
 
 from __future__ import annotations
@@ -115,7 +115,9 @@ def row(name: str, agent, games: int, seed: int) -> dict:
 
 def main(argv: list[str] | None = None) -> list[dict]:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--policies", default="scratch", help="learned policies to add (agent specs, comma-separated)")
+    p.add_argument(
+        "--policies", default="scratch-policy", help="learned policies to add (agent specs that act on observations)"
+    )
     p.add_argument("--games", type=int, default=400, help="games per row (seats rotated)")
     p.add_argument("--seed", type=int, default=9_400_000, help="deal seeds used for nothing else")
     p.add_argument("--out", default=None, help="write the rows as JSON here")
