@@ -312,12 +312,12 @@ def test_a_game_an_algorithm_does_not_train_is_not_applicable(tmp_path, toys):
     assert pair["probability"] == pytest.approx([points["pair"], *intervals["pair"][:, 0]])
 
 
-def test_the_exit_learner_trains_the_games_pimc_searches():
+def test_the_exit_learner_trains_the_games_pimc_or_the_lookahead_searches():
     from cardenvs.evaluation.comparison import algorithm
 
     _, games, code = algorithm("exit")
     assert code.startswith("sha256:")  # the learner's file: a changed learner is never resumed into old runs
-    assert games == {"pepper_v0", "cancellation_hearts_v0", "push_v0"}
+    assert games == {"pepper_v0", "cancellation_hearts_v0", "push_v0", "spit_v0"}
 
 
 def test_an_algorithm_that_fails_stops_with_one_line(tmp_path, toys):

@@ -297,8 +297,8 @@ SECTIONS: list[tuple[str, str, str, list[Column]]] = [
         "compare_reference",
         "The algorithm reference table",
         "The project's learners compared by `cardenvs compare` ([benchmarks](benchmark.md#the-reference-table)): "
-        "self-play PPO (`ppo`), its state critic (`ppo-state`) and expert iteration (`exit`, which trains the "
-        "games PIMC searches: not applicable to Spit), each on the four games with 3 training seeds (0, 1, 2) at "
+        "self-play PPO (`ppo`), its state critic (`ppo-state`) and expert iteration (`exit`: PIMC's choices, in "
+        "Spit the look-ahead's), each on the four games with 3 training seeds (0, 1, 2) at "
         "the budget stated under it. Each trained network, played alone, is rated with the pool (random, rule, "
         "the PPO baseline) on evaluation deals never used in training; its score is rule-normalised: random 0, "
         "the rule agent 1. "

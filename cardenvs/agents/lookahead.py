@@ -36,6 +36,7 @@ from ..search import sample_worlds
 
 WIN = 52.0  # what a game won is worth against one lost, in cards (a whole deck)
 MAX_HORIZON = 64  # ticks a look-ahead may play out
+MAX_WORLDS = 1024  # worlds it may sample per decision (memory grows with them and the choices)
 
 
 class LookaheadAgent(Agent):
@@ -45,13 +46,11 @@ class LookaheadAgent(Agent):
     random) or an :class:`Agent`.  It reads the engine state
     (:meth:`act_states`); ValueError for another game or a bad option."""
 
-    searches_state = True  # (play and serve give it the engine state: cardenvs.app.agents.SearchPlayer)
-
     def __init__(
         self, game: str, worlds: int = 16, horizon: int = 4, rollout: Agent | None = None, seed=0, **config: Any
     ):
         super().__init__()
-        for name, value, top in (("worlds", worlds, 1024), ("horizon", horizon, MAX_HORIZON)):
+        for name, value, top in (("worlds", worlds, MAX_WORLDS), ("horizon", horizon, MAX_HORIZON)):
             if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or not 1 <= value <= top:
                 raise ValueError(f"LookaheadAgent's {name} is a whole number from 1 to {top}, got {value!r}")
         if rollout is not None and not isinstance(rollout, Agent):
