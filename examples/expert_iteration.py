@@ -57,9 +57,11 @@ import cardenvs.vector as V  # noqa: E402
 from cardenvs.agents.lookahead import LookaheadAgent  # noqa: E402
 from cardenvs.agents.mlp import MLPAgent, build_mlp, imitate, save_policy  # noqa: E402
 from cardenvs.agents.pimc import PIMCAgent, searched  # noqa: E402
+from cardenvs.registry import GAMES  # noqa: E402
 
-#: the games whose search is the look-ahead over the next ticks (players act at once)
-LOOKAHEAD_GAMES = ("spit_v0",)
+#: the games whose search is the look-ahead over the next ticks (players act at once), as their
+#: GameSpec's search of the agent "scratch" says
+LOOKAHEAD_GAMES = tuple(g for g in GAME_DEFAULTS if (GAMES[g].scratch_search or "").startswith("lookahead"))
 #: the games it plays: those PIMC searches (it needs their samplers), and Spit with the look-ahead
 EXIT_GAMES = sorted(g for g in GAME_DEFAULTS if searched(g) is not None or g in LOOKAHEAD_GAMES)
 

@@ -42,10 +42,10 @@ from cardenvs.agents.specs import agent_factory, split_specs  # noqa: E402
 from cardenvs.core.agent import Agent  # noqa: E402
 from cardenvs.evaluation.matches import match  # noqa: E402
 from cardenvs.games.spit.agent import SpitRuleAgent  # noqa: E402
+from cardenvs.games.spit.tables import WAIT  # noqa: E402  (the action id of waiting)
 
 GAME = "spit_v0"
 KINDS = np.array(SpitRuleAgent().kind)  # each action's kind: wait, play, move or slap
-WAIT = 0  # (the action id of waiting)
 
 
 class Ablated(Agent):

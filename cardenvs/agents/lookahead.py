@@ -32,11 +32,10 @@ import numpy as np
 from ..core.agent import Agent
 from ..core.simultaneous import SimultaneousRules
 from ..registry import rules_class
-from ..search import sample_worlds
+from ..search import MAX_WORLDS, sample_worlds
 
 WIN = 52.0  # what a game won is worth against one lost, in cards (a whole deck)
 MAX_HORIZON = 64  # ticks a look-ahead may play out
-MAX_WORLDS = 1024  # worlds it may sample per decision (memory grows with them and the choices)
 
 
 class LookaheadAgent(Agent):
@@ -55,8 +54,8 @@ class LookaheadAgent(Agent):
                 raise ValueError(f"LookaheadAgent's {name} is a whole number from 1 to {top}, got {value!r}")
         if rollout is not None and not isinstance(rollout, Agent):
             raise ValueError(f"LookaheadAgent's rollout is None (uniformly random) or an Agent, got {rollout!r}")
-        self.rules = rules_class(game)(**config)
-        if not isinstance(self.rules, SimultaneousRules) or getattr(self.rules, "variant", None) != "spit":
+        rules = rules_class(game)(**config)
+        if not isinstance(rules, SimultaneousRules) or getattr(rules, "variant", None) != "spit":
             raise ValueError(f"the look-ahead plays Spit (spit_v0, variant 'spit'), not {game} {config or ''}".strip())
         self.game, self.worlds, self.horizon, self.rollout = game, int(worlds), int(horizon), rollout
         self.rng = np.random.default_rng(seed)
@@ -67,12 +66,11 @@ class LookaheadAgent(Agent):
     def act_batch(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
         raise NotImplementedError("the look-ahead needs the engine state: use act_states(rules, state, rows, seat=...)")
 
-    def act_states(
-        self, rules, state, rows: np.ndarray, seat=None, deadline: float | None = None, **known: Any
-    ) -> np.ndarray:
+    def act_states(self, rules, state, rows: np.ndarray, seat=None, **known: Any) -> np.ndarray:
         """Actions of ``seat`` (an int, or one per row) in ``rows`` of
-        ``state``.  ``deadline`` is accepted for the callers of searches and
-        not needed: a decision costs milliseconds."""
+        ``state`` (what else a search's callers pass, ``known``, it does not
+        need: nothing is private in Spit but the face-down cards, and a
+        decision costs milliseconds)."""
         if seat is None:
             raise ValueError("Spit's players act at once: say which seat decides (seat=0 or 1)")
         rows = np.asarray(rows, np.int64)

@@ -56,9 +56,9 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from ..core.agent import Agent
+from ..search import MAX_WORLDS
 from .adaptor import CallableAgent, as_agent
 
-MAX_WORLDS = 1024  # worlds a PIMC spec may sample per decision batch (memory grows with them)
 MAX_BUDGET = 3600.0  # seconds a PIMC spec may spend per decision
 
 
@@ -78,26 +78,25 @@ def _choice(*allowed: str) -> Callable[[str], str]:
     return read
 
 
-def _worlds(text: str) -> int:
+def _whole(text: str, top: int, unit: str = "") -> int:
+    """``text`` as a whole number from 1 to ``top`` (OptionValueError saying so)."""
     try:
         value = int(text)
     except ValueError:
         value = 0
-    if not 1 <= value <= MAX_WORLDS:
-        raise OptionValueError(f"a whole number from 1 to {MAX_WORLDS}")
+    if not 1 <= value <= top:
+        raise OptionValueError(f"a whole number{unit} from 1 to {top}")
     return value
+
+
+def _worlds(text: str) -> int:
+    return _whole(text, MAX_WORLDS)
 
 
 def _horizon(text: str) -> int:
-    from .lookahead import MAX_HORIZON
+    from .lookahead import MAX_HORIZON  # (on use: the look-ahead imports the engine)
 
-    try:
-        value = int(text)
-    except ValueError:
-        value = 0
-    if not 1 <= value <= MAX_HORIZON:
-        raise OptionValueError(f"a whole number of ticks from 1 to {MAX_HORIZON}")
-    return value
+    return _whole(text, MAX_HORIZON, " of ticks")
 
 
 def _seconds(text: str) -> float:

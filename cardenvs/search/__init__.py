@@ -17,6 +17,8 @@ import numpy as np
 
 from ..core.game import BatchState
 
+MAX_WORLDS = 1024  # worlds a search spec may sample per decision (memory grows with them)
+
 
 def sample_worlds(
     rules: Any,
