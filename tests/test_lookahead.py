@@ -44,6 +44,9 @@ def positions(games: int, ticks: int, seed: int = 5):
         ({"horizon": MAX_HORIZON + 1}, f"horizon is a whole number from 1 to {MAX_HORIZON}"),
         ({"horizon": True}, "horizon is a whole number"),
         ({"rollout": "rule"}, r"rollout is None \(uniformly random\) or an Agent"),
+        ({"discount": 0}, "discount is a number above 0 and at most 1"),
+        ({"discount": 1.5}, "discount is a number above 0 and at most 1"),
+        ({"discount": "0.9"}, "discount is a number above 0 and at most 1"),
     ],
 )
 def test_bad_options_are_refused(options, message):
@@ -98,6 +101,33 @@ def test_it_plays_at_once_where_a_card_fits():
     assert share > 0.9, f"{KINDS[PLAY]} chosen in {share:.0%} of the ticks a card fitted"
 
 
+def test_a_discount_weighs_each_tick_and_prefers_shedding_sooner():
+    """A discount of 1 counts every card shed alike (the totals are the
+    undiscounted counts); below 1 a card shed at tick t counts
+    ``discount**t``, so with the same futures (its worlds share their
+    random numbers) a wait, which can only shed later, never gains on a
+    play, and a discount of nearly 0 counts the first tick alone."""
+    rules, state = positions(120, 25, seed=9)
+    live = np.flatnonzero(~state.done)
+    kind = SpitRuleAgent().kind_code
+    rows = live[(state.legal[live, 0] & (kind == PLAY)).any(axis=1)]
+    choices = state.legal[rows, 0]
+    part, seats = state.select(rows), np.zeros(len(rows), np.int64)
+    totals = {}
+    for discount in (1.0, 0.5, 1e-9):
+        agent = LookaheadAgent(GAME, worlds=6, horizon=4, seed=7, discount=discount)
+        totals[discount] = agent._evaluate(rules, part, seats, choices)
+    assert np.array_equal(totals[1.0], np.round(totals[1.0]))  # whole cards
+    assert not np.allclose(totals[0.5], totals[1.0])
+    first = totals[1e-9]  # the first tick's cards alone (whole numbers), the rest weighing nothing
+    np.testing.assert_allclose(first, np.round(first), atol=1e-6)
+    assert not np.array_equal(np.round(first), totals[1.0])
+    # on the first tick a play sheds a card or (the other hand faster, the pile changed) none, and can only
+    # take the other's play away: in the same worlds it never counts less than waiting
+    plays = np.where(choices & (kind == PLAY), first, -np.inf).max(axis=1)
+    assert (plays >= first[:, 0] - 1e-6).all() and (plays > first[:, 0] + 0.5).mean() > 0.9
+
+
 def test_it_beats_random_play_in_a_match():
     result = match(GAME, LookaheadAgent(GAME, worlds=4, horizon=4, seed=1), make_agent(GAME, "random"), 12, seed=4)
     assert result.wins >= 10 and result.truncated == 0
@@ -107,11 +137,14 @@ def test_specs_make_it_and_check_its_options():
     assert is_built_in("lookahead") and is_built_in("lookahead:worlds=4")
     agent = agent_factory(GAME, "lookahead:worlds=4,horizon=2")(0)
     assert isinstance(agent, LookaheadAgent) and (agent.worlds, agent.horizon, agent.rollout) == (4, 2, None)
+    assert agent.discount == 1.0 and agent_factory(GAME, "lookahead:discount=0.75")(0).discount == 0.75
     with_policy = agent_factory(GAME, "lookahead:rollout=scratch")(0)
     assert with_policy.rollout is not None and with_policy.worlds == 16
     for spec, message in (
         ("lookahead:horizon=0", "horizon must be a whole number of ticks from 1 to"),
-        ("lookahead:depth=3", "options are worlds=..., horizon=..., rollout=..."),
+        ("lookahead:depth=3", "options are worlds=..., horizon=..., discount=..., rollout=..."),
+        ("lookahead:discount=0", "discount must be a number above 0 and at most 1"),
+        ("lookahead:discount=nan", "discount must be a number above 0 and at most 1"),
         ("lookahead:rollout=rule", "rollout must be 'random' or 'scratch'"),
     ):
         with pytest.raises(AgentSpecError, match=message):

@@ -298,14 +298,18 @@ SECTIONS: list[tuple[str, str, str, list[Column]]] = [
         "The algorithm reference table",
         "The project's learners compared by `cardenvs compare` ([benchmarks](benchmark.md#the-reference-table)): "
         "self-play PPO (`ppo`), its state critic (`ppo-state`) and expert iteration (`exit`: PIMC's choices, in "
-        "Spit the look-ahead's), each on the four games with 3 training seeds (0, 1, 2) at "
-        "the budget stated under it. Each trained network, played alone, is rated with the pool (random, rule, "
-        "the PPO baseline) on evaluation deals never used in training; its score is rule-normalised: random 0, "
-        "the rule agent 1. "
+        "Spit the look-ahead's), each on the four games with 5 training seeds (0 to 4) at the budget in steps "
+        "stated under it (engine steps x games; expert iteration's are the decisions its search labels). Each "
+        "trained network, played alone, is scored against the rule agent in duplicate deals on evaluation deals "
+        "never used in training (alone among rule agents in Cancellation Hearts, seats rotated): its margin in "
+        "points over the rule agent, scaled so that random play scores 0 and the rule agent 1; the trivial "
+        "policies `lowest` and `highest` (always the lowest or highest legal action) are scored on the same deals "
+        "as reference rows. "
         "Per algorithm, over its games and seeds: the interquartile mean (IQM) and the mean, with rliable's "
         "stratified bootstrap 95% intervals; per pair, the probability of improvement P(a > b) on the games "
         "both train; per algorithm and game, the median over the seeds and each seed's score. The pictures: "
-        "the performance profiles and each run's score against its CPU-minutes and its learner steps.",
+        "the performance profiles, and per game the score against steps averaged over the seeds with a 95% "
+        "band.",
         [
             ("algorithm", "algorithm", "str"),
             ("iqm", "IQM [95%]", "str"),

@@ -185,10 +185,11 @@ def _scratch_jobs() -> list[Job]:
 
 #: each game's ``scratch`` alone among rule agents, seats rotated, on deal seeds never used (the protocol of
 #: docs/benchmark.md: a learned agent is judged alone among strangers, the trivial policy beside it)
-OUTSIDER = {"pepper_v0": 300, "cancellation_hearts_v0": 300, "push_v0": 300, "spit_v0": 600}
+OUTSIDER = {"pepper_v0": 300, "cancellation_hearts_v0": 300, "push_v0": 300, "spit_v0": 1000}
 #: the deal seeds that differ from outsider.py's default (9,100,000): Spit's installed seed was chosen
-#: among three training seeds on that one, so it is measured on another
-OUTSIDER_SEED = {"spit_v0": 9_600_000}
+#: among three training seeds on that one, and its search's discount on 8,300,000 and 8,400,000 after
+#: 9,600,000 had measured the search without it, so it is measured on deals used for nothing else
+OUTSIDER_SEED = {"spit_v0": 9_700_000}
 
 LONG: list[Job] = [
     *(

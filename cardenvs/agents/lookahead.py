@@ -46,9 +46,18 @@ class LookaheadAgent(Agent):
     (:meth:`act_states`); ValueError for another game or a bad option."""
 
     def __init__(
-        self, game: str, worlds: int = 16, horizon: int = 4, rollout: Agent | None = None, seed=0, **config: Any
+        self,
+        game: str,
+        worlds: int = 16,
+        horizon: int = 4,
+        rollout: Agent | None = None,
+        seed=0,
+        discount: float = 1.0,
+        **config: Any,
     ):
         super().__init__()
+        if isinstance(discount, bool) or not isinstance(discount, (int, float)) or not 0 < discount <= 1:
+            raise ValueError(f"LookaheadAgent's discount is a number above 0 and at most 1, got {discount!r}")
         for name, value, top in (("worlds", worlds, MAX_WORLDS), ("horizon", horizon, MAX_HORIZON)):
             if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or not 1 <= value <= top:
                 raise ValueError(f"LookaheadAgent's {name} is a whole number from 1 to {top}, got {value!r}")
@@ -58,9 +67,11 @@ class LookaheadAgent(Agent):
         if not isinstance(rules, SimultaneousRules) or getattr(rules, "variant", None) != "spit":
             raise ValueError(f"the look-ahead plays Spit (spit_v0, variant 'spit'), not {game} {config or ''}".strip())
         self.game, self.worlds, self.horizon, self.rollout = game, int(worlds), int(horizon), rollout
+        self.discount = float(discount)
         self.rng = np.random.default_rng(seed)
         by = f"-{getattr(rollout, 'name', 'agent')}" if rollout is not None else ""
-        self.name = f"lookahead{self.worlds}x{self.horizon}{by}"
+        gamma = f"-d{self.discount:g}" if self.discount != 1 else ""
+        self.name = f"lookahead{self.worlds}x{self.horizon}{gamma}{by}"
         self.searched = 0  # decisions searched (the rest had one legal action)
 
     def act_batch(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
@@ -92,8 +103,9 @@ class LookaheadAgent(Agent):
         world_of, action = np.nonzero(np.repeat(choices, k, axis=0))  # world w of row w // k
         runs, me = worlds.select(world_of), seats[world_of // k]
         noise = self.rng.random((len(seats) * k, self.horizon, 2, choices.shape[1]))[world_of]
-        mine = np.arange(runs.batch), me
-        before = rules.held_cards(runs)
+        mine, theirs = (np.arange(runs.batch), me), (np.arange(runs.batch), 1 - me)
+        held = rules.held_cards(runs)
+        value = np.zeros(runs.batch)
         both = np.zeros((runs.batch, 2), np.int64)
         for tick in range(self.horizon):
             if tick and runs.done.all():
@@ -102,11 +114,13 @@ class LookaheadAgent(Agent):
                 both[:, s] = self._rollout(rules, runs, s, noise[:, tick, s])
             if tick == 0:
                 both[mine] = action
+            live = ~runs.done
             rules.step(runs, both)
-        shed = before - rules.held_cards(runs)
-        value = shed[mine] - shed[np.arange(runs.batch), 1 - me]
-        decided = runs.done & (runs.winner >= 0)
-        value = value + np.where(decided, np.where(runs.winner == me, WIN, -WIN), 0.0)
+            after = rules.held_cards(runs)
+            shed, held = held - after, after
+            won = live & runs.done & (runs.winner >= 0)
+            gain = shed[mine] - shed[theirs] + np.where(won, np.where(runs.winner == me, WIN, -WIN), 0.0)
+            value += self.discount**tick * gain
         totals = np.zeros(choices.shape)
         np.add.at(totals, (world_of // k, action), value)
         return totals

@@ -25,7 +25,9 @@ A spec is one of:
   :class:`~cardenvs.agents.lookahead.LookaheadAgent`, the look-ahead over
   the next ticks, with ``worlds`` (default 16, at most :data:`MAX_WORLDS`),
   ``horizon`` (ticks, default 4, at most
-  :data:`~cardenvs.agents.lookahead.MAX_HORIZON`) and ``rollout``
+  :data:`~cardenvs.agents.lookahead.MAX_HORIZON`), ``discount`` (what a
+  card shed a tick later is worth, above 0 and at most 1, default 1) and
+  ``rollout``
   (``random``, or ``scratch``: the policy learned from scratch, sampled),
   e.g. ``lookahead:worlds=16,horizon=4,rollout=scratch``;
 - ``package.module:Name``: imported from your code -- an :class:`Agent`
@@ -109,6 +111,16 @@ def _seconds(text: str) -> float:
     return value
 
 
+def _discount(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not 0 < value <= 1:  # (NaN fails too)
+        raise OptionValueError("a number above 0 and at most 1")
+    return value
+
+
 #: PIMC's options in a spec and how their values are read (OptionValueError for a value outside their range)
 PIMC_OPTIONS: dict[str, Callable[[str], Any]] = {
     "worlds": _worlds,
@@ -122,6 +134,7 @@ PIMC_OPTIONS: dict[str, Callable[[str], Any]] = {
 LOOKAHEAD_OPTIONS: dict[str, Callable[[str], Any]] = {
     "worlds": _worlds,
     "horizon": _horizon,
+    "discount": _discount,
     "rollout": _choice("random", "scratch"),
 }
 BUILT_IN = ("random", "rule", "lowest", "highest", "ppo", "scratch", "scratch-policy")
@@ -380,7 +393,8 @@ def agent_factory(game: str, spec: str, config: dict | None = None) -> Callable[
     else:
         known = "random, rule, rule:noise=P, lowest, highest, ppo, scratch, scratch-policy, best, ppo:PATH, mlp:PATH"
         known += ", pimc[:worlds=N,rollout=random|rule|scratch,fallback=rule|scratch,search=default|all"
-        known += ",score=default|side|margin,budget=S], lookahead[:worlds=N,horizon=H,rollout=random|scratch]"
+        known += ",score=default|side|margin,budget=S]"
+        known += ", lookahead[:worlds=N,horizon=H,discount=D,rollout=random|scratch]"
         known += ", package.module:Name"
         raise AgentSpecError(f"unknown agent {spec!r}: use {known}")
     try:

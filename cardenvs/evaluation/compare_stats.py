@@ -13,8 +13,9 @@ estimate alone says little, and the mean is pulled by one lucky run.
   game, averaged over the games both train (Mann-Whitney U) -- with its interval
   (``rliable.metrics.probability_of_improvement``).
 - Performance profiles (the share of runs scoring above each threshold)
-  and the sample-efficiency curves (score against CPU-minutes and against
-  learner steps, one line per seed), drawn with matplotlib's Agg backend.
+  and the sample-efficiency curves (per game and algorithm, the score
+  against environment steps averaged over the seeds, with a 95% bootstrap
+  band), drawn with matplotlib's Agg backend.
 
 Nothing here is computed by hand: the numbers are rliable's own functions
 on the score matrices ``(seeds, games)`` (a test checks them against rliable

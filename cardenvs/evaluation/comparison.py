@@ -7,13 +7,14 @@ An *algorithm* is a training function ``train(game, seed, budget, run_dir)
 by name -- ``ppo`` (``examples/selfplay_ppo.py``, its critic reading the
 observation), ``ppo-state`` (the same, its critic reading the game's state),
 ``dmc`` (``examples/dmc.py``) and ``exit`` (``examples/expert_iteration.py``:
-PIMC's choices distilled into the network; the games PIMC searches only),
+a search's choices distilled into the network -- PIMC's, in Spit the
+look-ahead's; its steps are the decisions it labels),
 run from the repository checkout (they are examples, not installed).
 ``budget`` is a :class:`~.compare_files.Budget`: ``steps`` (engine steps
 x games: the default, so that a run replays) or ``cpu_minutes``.  A learner
 returns its final network, played alone.  An algorithm x game that the
-algorithm does not train (``exit`` on Spit) is *not applicable*: no run,
-listed as such, and left out of that algorithm's aggregates and of its
+algorithm does not train (a game its script does not list) is *not
+applicable*: no run, listed as such, and left out of that algorithm's aggregates and of its
 pairs' probabilities of improvement on that game.  It may save snapshots in
 ``run_dir`` as ``policy_*.json`` MLP policy files
 (:func:`cardenvs.agents.mlp.save_policy`) whose ``training`` record holds

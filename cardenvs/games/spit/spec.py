@@ -18,7 +18,7 @@ SPEC = GameSpec(
     rule_agent="cardenvs.games.spit.agent:SpitRuleAgent",
     baseline="spit_ppo.npz",
     scratch="spit_scratch.json",
-    scratch_search="lookahead:worlds=16,horizon=4",
+    scratch_search="lookahead:worlds=16,horizon=4,discount=0.5",
     sampler="cardenvs.games.spit.sampler",
     scene="cardenvs.games.spit.scene:scene",
 )
