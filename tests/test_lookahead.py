@@ -154,11 +154,13 @@ def test_specs_make_it_and_check_its_options():
 
 
 def test_scratch_plays_its_policy_through_a_lookahead_its_game_names(monkeypatch):
+    installed = make_agent(GAME, "scratch")  # the GameSpec's: 16 worlds of 4 ticks, discount 0.5
+    assert (installed.worlds, installed.horizon, installed.discount) == (16, 4, 0.5)
     spec = dataclasses.replace(registry.GAMES[GAME], scratch_search="lookahead:worlds=3,horizon=2")
     monkeypatch.setitem(registry.GAMES, GAME, spec)
     agent = make_agent(GAME, "scratch")
     assert isinstance(agent, LookaheadAgent) and agent.name == "scratch"
-    assert (agent.worlds, agent.horizon) == (3, 2) and agent.rollout is not None
+    assert (agent.worlds, agent.horizon, agent.discount) == (3, 2, 1.0) and agent.rollout is not None
     assert not isinstance(make_agent(GAME, "scratch-policy"), LookaheadAgent)
 
 
