@@ -12,7 +12,11 @@ roll-out policy at both seats.  A roll-out is worth the cards the seat got
 rid of in it less the cards the other did (the rules' ``held_cards``: its
 layout and spit cards; a spit pile taken at a slap counts against it), and
 :data:`WIN` (every card of the deck) more or less if the game ended with a
-winner.  The action with the best total is played (ties: the lowest id).
+winner, what each tick brings weighing ``discount**t`` for the ``t``-th
+tick after this one (default 1: every tick alike).  Below 1 a card shed
+sooner is worth more, as in a race: a wait that sheds the same card a
+tick later no longer ties with playing it now.  The action with the best
+total is played (ties: the lowest id, which is the wait).
 
 The roll-out policy: uniformly random among the legal actions
 (``rollout=None``), or an agent: one with ``logits(obs, mask)`` (a policy
@@ -40,10 +44,11 @@ MAX_HORIZON = 64  # ticks a look-ahead may play out
 
 class LookaheadAgent(Agent):
     """``LookaheadAgent(game, worlds=16, horizon=4, rollout=None, seed=0,
-    **config)``: the look-ahead of the module docstring, for Spit
-    (``spit_v0`` with ``variant="spit"``); ``rollout`` None (uniformly
-    random) or an :class:`Agent`.  It reads the engine state
-    (:meth:`act_states`); ValueError for another game or a bad option."""
+    discount=1.0, **config)``: the look-ahead of the module docstring, for
+    Spit (``spit_v0`` with ``variant="spit"``); ``rollout`` None (uniformly
+    random) or an :class:`Agent`; ``discount`` above 0 and at most 1.  It
+    reads the engine state (:meth:`act_states`); ValueError for another
+    game or a bad option."""
 
     def __init__(
         self,
