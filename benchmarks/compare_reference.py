@@ -43,13 +43,12 @@ sys.path[:0] = [str(ROOT), str(ROOT / "benchmarks")]
 import report  # noqa: E402
 
 from cardenvs.evaluation.compare_stats import summarise  # noqa: E402
-from cardenvs.evaluation.comparison import compare, write  # noqa: E402
+from cardenvs.evaluation.comparison import LEARNERS, compare, write  # noqa: E402
 
 #: the table's learners; ``exit`` is left out: on a budget in steps its search labels each step, which costs
 #: what no other learner's step does (Push: more than 17 CPU-minutes for its first 10,000 labelled decisions,
 #: measured 2026-12-06, so a 200,000-step run would take hours); ``--only exit`` still runs it
 ALGORITHMS = ("ppo", "ppo-state", "dmc")
-LEARNERS = ("ppo", "ppo-state", "dmc", "exit")
 GAMES = ("pepper_v0", "cancellation_hearts_v0", "push_v0", "spit_v0")
 IMAGES = ROOT / "docs" / "images"
 PLOTS = {"profiles.png": "profiles", "curves.png": "curves"}

@@ -61,7 +61,8 @@ class LookaheadAgent(Agent):
         **config: Any,
     ):
         super().__init__()
-        if isinstance(discount, bool) or not isinstance(discount, (int, float)) or not 0 < discount <= 1:
+        real = isinstance(discount, (int, float, np.integer, np.floating)) and not isinstance(discount, bool)
+        if not real or not 0 < discount <= 1:
             raise ValueError(f"LookaheadAgent's discount is a number above 0 and at most 1, got {discount!r}")
         for name, value, top in (("worlds", worlds, MAX_WORLDS), ("horizon", horizon, MAX_HORIZON)):
             if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or not 1 <= value <= top:

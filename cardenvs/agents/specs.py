@@ -101,24 +101,23 @@ def _horizon(text: str) -> int:
     return _whole(text, MAX_HORIZON, " of ticks")
 
 
-def _seconds(text: str) -> float:
+def _above_zero(text: str, top: float, unit: str = "") -> float:
+    """``text`` as a number above 0 and at most ``top`` (OptionValueError saying so)."""
     try:
         value = float(text)
     except ValueError:
         value = math.nan
-    if not 0 < value <= MAX_BUDGET:  # (NaN and infinity fail too)
-        raise OptionValueError(f"a number of seconds above 0 and at most {MAX_BUDGET:g}")
+    if not 0 < value <= top:  # (NaN and infinity fail too)
+        raise OptionValueError(f"a number{unit} above 0 and at most {top:g}")
     return value
+
+
+def _seconds(text: str) -> float:
+    return _above_zero(text, MAX_BUDGET, " of seconds")
 
 
 def _discount(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        value = math.nan
-    if not 0 < value <= 1:  # (NaN fails too)
-        raise OptionValueError("a number above 0 and at most 1")
-    return value
+    return _above_zero(text, 1.0)
 
 
 #: PIMC's options in a spec and how their values are read (OptionValueError for a value outside their range)

@@ -14,8 +14,8 @@ run from the repository checkout (they are examples, not installed).
 x games: the default, so that a run replays) or ``cpu_minutes``.  A learner
 returns its final network, played alone.  An algorithm x game that the
 algorithm does not train (a game its script does not list) is *not
-applicable*: no run, listed as such, and left out of that algorithm's aggregates and of its
-pairs' probabilities of improvement on that game.  It may save snapshots in
+applicable*: no run, listed as such, and left out of that algorithm's
+aggregates and of its pairs' probabilities of improvement on that game.  It may save snapshots in
 ``run_dir`` as ``policy_*.json`` MLP policy files
 (:func:`cardenvs.agents.mlp.save_policy`) whose ``training`` record holds
 ``steps``: they give the sample-efficiency curves.
