@@ -42,6 +42,7 @@ sys.path[:0] = [str(ROOT), str(ROOT / "benchmarks")]
 
 import report  # noqa: E402
 
+from cardenvs.evaluation.compare_score import TRIVIAL  # noqa: E402
 from cardenvs.evaluation.compare_stats import summarise  # noqa: E402
 from cardenvs.evaluation.comparison import LEARNERS, compare, write  # noqa: E402
 
@@ -87,8 +88,47 @@ def interval(point: list[float], form: str = "{:+.2f}") -> str:
     return f"{form.format(point[0])} [{form.format(point[1])}, {form.format(point[2])}]"
 
 
+def won_lost(ends: list[dict]) -> str:
+    """Games won-lost (-drawn, truncated when any) summed over runs' ``ends``."""
+    total = {k: sum(e.get(k, 0) for e in ends) for k in ("won", "lost", "drawn", "truncated")}
+    text = f"{total['won']}-{total['lost']}"
+    text += f"-{total['drawn']}" if total["drawn"] else ""
+    return text + (f", {total['truncated']} truncated" if total["truncated"] else "")
+
+
+def game_rows(doc: dict, game: str) -> list[dict]:
+    """One game's table: each algorithm's median over its seeds, each seed's
+    score, the games its runs won and lost, and how many of its seeds score
+    above every trivial policy; then the reference rows on the same deals."""
+    skipped = {(c["algorithm"], c["game"]) for c in doc["not_applicable"]}
+    reference = doc["reference"].get(game, {})
+    bar = max((row["score"] for name, row in reference.items() if name in TRIVIAL), default=None)
+    rows = []
+    for a in doc["settings"]["algorithms"]:
+        runs = sorted((r for r in doc["runs"] if r["algorithm"] == a and r["game"] == game), key=lambda r: r["score"])
+        row: dict = {"algorithm": a, "game": game, "seeds": len(runs)}
+        if (a, game) in skipped:
+            row["median"] = "not applicable"
+        elif runs:
+            median = statistics.median(r["score"] for r in runs)
+            row |= {
+                "median": f"{median:+.2f}",
+                "scores": ", ".join(f"{r['score']:+.2f}" for r in runs),
+                "won_lost": won_lost([r["ends"] for r in runs]),
+            }
+            if bar is not None:
+                above = sum(r["score"] > bar for r in runs)
+                row["above_trivial"] = f"{'yes' if median > bar else 'no'} ({above} of {len(runs)} seeds)"
+        rows.append(row)
+    for name, ref in reference.items():  # the reference rows: random 0, rule 1, the trivial policies
+        row = {"algorithm": f"{name} (reference)", "game": game, "seeds": 0, "median": f"{ref['score']:+.2f}"}
+        rows.append(row | ({"won_lost": won_lost([ref["ends"]])} if "ends" in ref else {}))
+    return rows
+
+
 def records(doc: dict) -> dict[str, list[dict]]:
-    """Flat records for the results page: per algorithm, per pair, per algorithm x game."""
+    """Flat records for the results page: per algorithm, per pair, and a
+    table per game (``games-<game>``)."""
     aggregates = [
         {"algorithm": a, "iqm": interval(agg["iqm"]), "mean": interval(agg["mean"])}
         for a, agg in doc["aggregates"].items()
@@ -98,24 +138,8 @@ def records(doc: dict) -> dict[str, list[dict]]:
          "games": ", ".join(g.removesuffix("_v0") for g in p.get("games", doc["settings"]["games"]))}
         for p in doc["improvement"]
     ]  # fmt: skip
-    cells = []
-    skipped = {(c["algorithm"], c["game"]) for c in doc["not_applicable"]}
-    for a in doc["settings"]["algorithms"]:
-        for g in doc["settings"]["games"]:
-            scores = sorted(r["score"] for r in doc["runs"] if r["algorithm"] == a and r["game"] == g)
-            cell = {"algorithm": a, "game": g, "seeds": len(scores)}
-            if (a, g) in skipped:
-                cell["median"] = "not applicable"
-            else:
-                cell |= {
-                    "median": f"{statistics.median(scores):+.2f}",
-                    "scores": ", ".join(f"{s:+.2f}" for s in scores),
-                }
-            cells.append(cell)
-    for g in doc["settings"]["games"]:  # the reference rows: random 0, rule 1, the trivial policies
-        for name, row in doc["reference"].get(g, {}).items():
-            cells.append({"algorithm": f"{name} (reference)", "game": g, "seeds": 0, "median": f"{row['score']:+.2f}"})
-    return {"aggregates": aggregates, "pairs": pairs, "games": cells}
+    per_game = {f"games-{g}": game_rows(doc, g) for g in doc["settings"]["games"]}
+    return {"aggregates": aggregates, "pairs": pairs, **per_game}
 
 
 def publish(doc: dict, out: pathlib.Path, args: argparse.Namespace, info: dict) -> None:
@@ -130,7 +154,7 @@ def publish(doc: dict, out: pathlib.Path, args: argparse.Namespace, info: dict) 
     settings = {k: doc["settings"][k] for k in ("steps", "cpu_minutes", "seeds", "deals", "curve_points", "eval_seed")}
     script = "benchmarks/compare_reference.py"
     for part, rows in records(doc).items():
-        extra = {"settings": settings, **({"images": images} if part == "games" else {})}
+        extra = {"settings": settings, **({"images": images} if part == "aggregates" else {})}
         report.write(
             report.RESULTS / f"compare_reference-{part}.json", "compare_reference", rows, info, script, **extra
         )

@@ -67,25 +67,34 @@ def test_the_merged_table_is_one_comparison_of_every_algorithm(reference, tmp_pa
     ]
     assert json.loads((tmp_path / "ref" / "compare.json").read_text())["aggregates"] == doc["aggregates"]
 
+    games = [f"games-{g}" for g in reference.GAMES]
     parts = {p: json.loads((tmp_path / "results" / f"compare_reference-{p}.json").read_text()) for p in
-             ("aggregates", "pairs", "games")}  # fmt: skip
+             ("aggregates", "pairs", *games)}  # fmt: skip
     rows = parts["aggregates"]["results"]
     assert [r["algorithm"] for r in rows] == list(reference.ALGORITHMS)
     point, low, high = doc["aggregates"]["reference_toys:first"]["iqm"]
     assert rows[0]["iqm"] == f"{point:+.2f} [{low:+.2f}, {high:+.2f}]"
     (pair,) = parts["pairs"]["results"]
     assert pair["pair"] == "P(reference_toys:first > reference_toys:last)" and pair["games"] == "spit"
-    cells = {(r["algorithm"], r["game"]): r for r in parts["games"]["results"]}
+    cells = {(r["algorithm"], r["game"]): r for g in games for r in parts[g]["results"]}
+    assert {r["game"] for r in parts["games-pepper_v0"]["results"]} == {"pepper_v0"}  # (a table per game)
     assert cells[("reference_toys:last", "pepper_v0")] == {
         "algorithm": "reference_toys:last", "game": "pepper_v0", "seeds": 0, "median": "not applicable"
     }  # fmt: skip
-    score = next(r["score"] for r in doc["runs"] if r["algorithm"] == "reference_toys:first" and r["game"] == "spit_v0")
-    assert cells[("reference_toys:first", "spit_v0")]["median"] == f"{score:+.2f}"
-    assert parts["games"]["settings"]["steps"] == 10 and parts["games"]["settings"]["deals"] == 1
-    assert (
-        cells[("lowest (reference)", "spit_v0")]["median"] == f"{doc['reference']['spit_v0']['lowest']['score']:+.2f}"
-    )
-    images = parts["games"]["images"]
+    (run,) = [r for r in doc["runs"] if r["algorithm"] == "reference_toys:first" and r["game"] == "spit_v0"]
+    cell = cells[("reference_toys:first", "spit_v0")]
+    assert cell["median"] == f"{run['score']:+.2f}" and cell["seeds"] == 1
+    assert cell["won_lost"].startswith(f"{run['ends']['won']}-{run['ends']['lost']}")
+    bar = max(doc["reference"]["spit_v0"][name]["score"] for name in ("lowest", "highest"))
+    assert cell["above_trivial"] == f"{'yes' if run['score'] > bar else 'no'} ({int(run['score'] > bar)} of 1 seeds)"
+    assert parts["games-spit_v0"]["settings"]["steps"] == 10 and parts["games-spit_v0"]["settings"]["deals"] == 1
+    lowest = doc["reference"]["spit_v0"]["lowest"]
+    assert cells[("lowest (reference)", "spit_v0")]["median"] == f"{lowest['score']:+.2f}"
+    assert cells[("lowest (reference)", "spit_v0")]["won_lost"].startswith(f"{lowest['ends']['won']}-")
+    assert cells[("rule (reference)", "spit_v0")] == {
+        "algorithm": "rule (reference)", "game": "spit_v0", "seeds": 0, "median": "+1.00"
+    }  # fmt: skip
+    images = parts["aggregates"]["images"]
     assert images == [f"images/compare_reference-{n}.png" for n in ("profiles", "curves")]
     for image in images:
         assert (tmp_path / image).read_bytes()[:4] == b"\x89PNG"

@@ -306,7 +306,9 @@ SECTIONS: list[tuple[str, str, str, list[Column]]] = [
         "as reference rows. "
         "Per algorithm, over its games and seeds: the interquartile mean (IQM) and the mean, with rliable's "
         "stratified bootstrap 95% intervals; per pair, the probability of improvement P(a > b) on the games "
-        "both train; per algorithm and game, the median over the seeds and each seed's score. The pictures: "
+        "both train; then a table per game: each algorithm's median over the seeds, each seed's score, the games "
+        "its runs won and lost, and whether its median lies above every trivial row (and how many seeds do), "
+        "beside the reference rows. A median not above a trivial row is not a result. The pictures: "
         "the performance profiles, and per game the score against steps averaged over the seeds with a 95% "
         "band.",
         [
@@ -320,6 +322,8 @@ SECTIONS: list[tuple[str, str, str, list[Column]]] = [
             ("seeds", "seeds", "int"),
             ("median", "median score", "str"),
             ("scores", "each seed's score", "str"),
+            ("won_lost", "games won-lost", "str"),
+            ("above_trivial", "median above every trivial row", "str"),
         ],
     ),
     (

@@ -219,7 +219,7 @@ LONG: list[Job] = [
     _long(
         "compare_reference",
         "benchmarks/compare_reference.py --json",
-        *(f"compare_reference-{part}.json" for part in ("aggregates", "games", "pairs")),
+        *(f"compare_reference-{part}.json" for part in ("aggregates", "pairs", *(f"games-{g}" for g in SCRATCH_GAMES))),
     ),
 ]
 
