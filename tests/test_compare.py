@@ -320,6 +320,18 @@ def test_the_exit_learner_trains_the_games_pimc_or_the_lookahead_searches():
     assert games == {"pepper_v0", "cancellation_hearts_v0", "push_v0", "spit_v0"}
 
 
+def test_the_population_learner_is_ppo_against_past_snapshots_the_rule_agent_and_random_play():
+    from cardenvs.evaluation.comparison import LEARNERS, algorithm, load_example
+
+    _, games, code = algorithm("ppo-pop")
+    assert games == {"pepper_v0", "cancellation_hearts_v0", "push_v0", "spit_v0"}
+    assert code == algorithm("ppo")[2]  # (the same script: only its options differ)
+    script, options = LEARNERS["ppo-pop"]
+    args = load_example(script).parse_args(["--game", "cancellation_hearts_v0", *options])
+    assert args.opponent_mix == {"pool": 0.3, "rule": 0.4, "random": 0.1} and args.critic == "obs"
+    assert load_example(script).parse_args(["--game", "cancellation_hearts_v0", *LEARNERS["ppo"][1]]).opponent_mix == {}
+
+
 def test_an_algorithm_that_fails_stops_with_one_line(tmp_path, toys):
     got = cardenvs(["--algorithms", "toy_algos:boom", "--seeds", "1", *SMALL, "--out", "out"], tmp_path, toys)
     assert got.returncode == 1, got.stderr[-2000:]

@@ -6,6 +6,8 @@ An *algorithm* is a training function ``train(game, seed, budget, run_dir)
 ``package.module:function`` from your code, or one of the project's learners
 by name -- ``ppo`` (``examples/selfplay_ppo.py``, its critic reading the
 observation), ``ppo-state`` (the same, its critic reading the game's state),
+``ppo-pop`` (the same as ``ppo`` against a population: past snapshots of
+itself, the rule agent as an opponent, never a teacher, and random play),
 ``dmc`` (``examples/dmc.py``) and ``exit`` (``examples/expert_iteration.py``:
 a search's choices distilled into the network -- PIMC's, in Spit the
 look-ahead's; its steps are the decisions it labels),
@@ -76,6 +78,12 @@ EXAMPLES = pathlib.Path(__file__).resolve().parents[2] / "examples"  # the proje
 LEARNERS = {
     "ppo": ("selfplay_ppo", ["--critic", "obs", "--eval-games", "0"]),
     "ppo-state": ("selfplay_ppo", ["--critic", "state", "--eval-games", "0"]),
+    # the population of Cancellation Hearts' from-scratch recipe: past snapshots, the rule agent (an opponent only)
+    # and random play face the learner in 30%, 40% and 10% of the games, itself in the rest
+    "ppo-pop": (
+        "selfplay_ppo",
+        ["--critic", "obs", "--opponents", "pool=0.3,rule=0.4,random=0.1", "--eval-games", "0"],
+    ),
     "dmc": ("dmc", []),
     "exit": ("expert_iteration", ["--worlds", "8", "--decisions", "10000", "--cut-rounds"]),
 }
