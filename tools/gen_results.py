@@ -297,7 +297,8 @@ SECTIONS: list[tuple[str, str, str, list[Column]]] = [
         "compare_reference",
         "The algorithm reference table",
         "The project's learners compared by `cardenvs compare` ([benchmarks](benchmark.md#the-reference-table)): "
-        "self-play PPO (`ppo`), its state critic (`ppo-state`) and Deep Monte-Carlo (`dmc`), each on the four "
+        "self-play PPO (`ppo`), its state critic (`ppo-state`), PPO against a population of past snapshots, the "
+        "rule agent and random play (`ppo-pop`) and Deep Monte-Carlo (`dmc`), each on the four "
         "games with 5 training seeds (0 to 4) at the budget in steps stated under it (engine steps x games). Each "
         "trained network, played alone, is scored against the rule agent in duplicate deals on evaluation deals "
         "never used in training (alone among rule agents in Cancellation Hearts, seats rotated): its margin in "
