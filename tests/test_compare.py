@@ -165,6 +165,20 @@ def test_the_curves_come_from_the_snapshots(finished):
     assert all(r["curve"] == [] for r in doc["runs"] if r["algorithm"] == "toy_algos:last_legal")
 
 
+def test_the_curves_show_the_trivial_policies_beside_the_learners(finished):
+    from cardenvs.evaluation.compare_stats import curve_figure
+
+    _, doc, _, _ = finished
+    s = doc["settings"]
+    fig = curve_figure(doc["runs"], s["algorithms"], s["games"], doc["reference"])
+    lines = {line.get_label(): line for line in fig.axes[0].get_lines()}
+    assert "toy_algos:first_legal (2 seeds)" in lines  # (last_legal saved no snapshot: no curve)
+    for name in ("lowest", "highest"):
+        assert lines[f"{name} (trivial)"].get_ydata()[0] == doc["reference"]["spit_v0"][name]["score"]
+    bare = curve_figure(doc["runs"], s["algorithms"], s["games"])  # (no reference rows given: none drawn)
+    assert not [line for line in bare.axes[0].get_lines() if "trivial" in line.get_label()]
+
+
 def test_resuming_does_not_retrain_finished_runs(finished):
     _, _, log, _ = finished
     assert log.count("start spit_v0 0") == 2  # one per algorithm: the first run was finished before the Ctrl-C

@@ -472,7 +472,8 @@ IMAGE_ALT = {
     "compare_reference-profiles.png": "Performance profiles: for each algorithm, the share of its runs whose "
     "score on points (random 0, rule 1) exceeds each threshold, with 95% bands",
     "compare_reference-curves.png": "Each algorithm's score on points (random 0, rule 1) against environment "
-    "steps, averaged over its seeds with a 95% bootstrap band, one panel per game",
+    "steps, averaged over its seeds with a 95% bootstrap band, one panel per game, the trivial policies' "
+    "scores dashed beside them",
 }
 
 

@@ -187,11 +187,35 @@ def mean_curve(runs: Sequence[dict], grid: np.ndarray) -> tuple[np.ndarray, np.n
     return mean, low, high
 
 
-def plot_curves(runs: Sequence[dict], algorithms: Sequence[str], games: Sequence[str], path: pathlib.Path) -> str:
+def plot_curves(
+    runs: Sequence[dict],
+    algorithms: Sequence[str],
+    games: Sequence[str],
+    path: pathlib.Path,
+    reference: dict[str, dict[str, dict]] | None = None,
+) -> str:
+    """Score against environment steps, one panel per game, into ``path``
+    (:func:`curve_figure`)."""
+    plt = _pyplot()
+    fig = curve_figure(runs, algorithms, games, reference)
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+    return path.name
+
+
+def curve_figure(
+    runs: Sequence[dict], algorithms: Sequence[str], games: Sequence[str], reference: dict | None = None
+) -> Any:
     """Score against environment steps (engine steps x games, every
     learner alike), one panel per game: per algorithm the mean over its
-    seeds with a 95% bootstrap band, as rliable's sample-efficiency curves."""
+    seeds with a 95% bootstrap band, as rliable's sample-efficiency curves;
+    each game's trivial policies (``reference[game]``: :data:`TRIVIAL`)
+    dashed beside them, so that a curve a trivial policy matches shows it."""
     plt = _pyplot()
+    from matplotlib.ticker import EngFormatter
+
+    from .compare_score import TRIVIAL
+
     fig, axes = plt.subplots(1, len(games), figsize=(5 * len(games), 4), squeeze=False)
     colours = plt.rcParams["axes.prop_cycle"].by_key()["color"]
     for ax, game in zip(axes[0], games):
@@ -205,17 +229,20 @@ def plot_curves(runs: Sequence[dict], algorithms: Sequence[str], games: Sequence
             colour = colours[k % len(colours)]
             ax.plot(grid, mean, "-", color=colour, label=f"{spec} ({len(mine)} seeds)")
             ax.fill_between(grid, low, high, color=colour, alpha=0.2)
+        for style, name in zip(("--", ":"), TRIVIAL):
+            row = (reference or {}).get(game, {}).get(name)
+            if row is not None:
+                ax.axhline(row["score"], color="black", linestyle=style, linewidth=1, label=f"{name} (trivial)")
         ax.axhline(1, color="grey", linewidth=0.5)
         ax.axhline(0, color="grey", linewidth=0.5)
+        ax.xaxis.set_major_formatter(EngFormatter(sep=""))  # 200k, not 200000 (labels that do not overlap)
         ax.set_title(game)
         ax.set_xlabel("environment steps (engine steps x games)")
         ax.set_ylabel("score on points (random 0, rule 1)")
         if ax.get_legend_handles_labels()[0]:  # (a game no algorithm here trains has no line)
-            ax.legend()
+            ax.legend(fontsize="small")
     fig.tight_layout()
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
-    return path.name
+    return fig
 
 
 def per_game(doc: dict) -> dict[str, dict[str, Any]]:
@@ -270,5 +297,5 @@ def summarise(doc: dict, out: pathlib.Path) -> None:
         return
     doc["plots"] = [
         plot_profiles(matrices, out / "profiles.png", s["reps"]),
-        plot_curves(doc["runs"], s["algorithms"], s["games"], out / "curves.png"),
+        plot_curves(doc["runs"], s["algorithms"], s["games"], out / "curves.png", doc.get("reference")),
     ]
