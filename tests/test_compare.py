@@ -381,3 +381,14 @@ def test_the_docs_algorithm_runs_as_written(tmp_path):
     (run,) = json.loads((tmp_path / "out" / "compare.json").read_text())["runs"]
     assert run["algorithm"] == "my_reinforce:train" and np.isfinite(run["score"])
     assert len(run["curve"]) == 2 and run["curve"][-1]["steps"] > 0
+
+
+def test_the_docs_and_the_help_name_every_learner():
+    from cardenvs.app.compare import __doc__ as help_text
+    from cardenvs.evaluation.comparison import LEARNERS
+
+    page = (ROOT / "docs" / "benchmark.md").read_text()
+    listed = page[page.index("Algorithms:") : page.index("## ", page.index("Algorithms:"))]
+    for name in LEARNERS:
+        assert f"`{name}`" in listed, name
+        assert re.search(rf"\b{re.escape(name)}[,) ]", " ".join(help_text.split())), name
