@@ -136,11 +136,19 @@ def game_rows(doc: dict, game: str) -> list[dict]:
     return rows
 
 
+def cost(doc: dict, algorithm: str) -> dict:
+    """What an algorithm's runs took: CPU-minutes of training, per run (median) and in all."""
+    minutes = [t["cpu_minutes"] for t in doc["timing"] if t["algorithm"] == algorithm]
+    if not minutes:
+        return {}
+    return {"cpu_minutes_run": statistics.median(minutes), "cpu_hours": sum(minutes) / 60}
+
+
 def records(doc: dict) -> dict[str, list[dict]]:
     """Flat records for the results page: per algorithm, per pair, and a
     table per game (``games-<game>``)."""
     aggregates = [
-        {"algorithm": a, "iqm": interval(agg["iqm"]), "mean": interval(agg["mean"])}
+        {"algorithm": a, "iqm": interval(agg["iqm"]), "mean": interval(agg["mean"]), **cost(doc, a)}
         for a, agg in doc["aggregates"].items()
     ]
     pairs = [
@@ -152,7 +160,7 @@ def records(doc: dict) -> dict[str, list[dict]]:
     return {"aggregates": aggregates, "pairs": pairs, **per_game}
 
 
-def publish(doc: dict, out: pathlib.Path, args: argparse.Namespace, info: dict) -> None:
+def publish(doc: dict, out: pathlib.Path, argv: list[str], info: dict) -> None:
     """The records into ``benchmarks/results/compare_reference-*.json`` and
     the plots into ``docs/images/compare_reference-*.png``."""
     images = []
@@ -163,11 +171,25 @@ def publish(doc: dict, out: pathlib.Path, args: argparse.Namespace, info: dict) 
             images.append(f"images/{target.name}")
     settings = {k: doc["settings"][k] for k in ("steps", "cpu_minutes", "seeds", "deals", "curve_points", "eval_seed")}
     script = "benchmarks/compare_reference.py"
+    argv = without_out(argv)  # (where the runs were kept is the machine's, not the result's)
     for part, rows in records(doc).items():
         extra = {"settings": settings, **({"images": images} if part == "aggregates" else {})}
         report.write(
-            report.RESULTS / f"compare_reference-{part}.json", "compare_reference", rows, info, script, **extra
+            report.RESULTS / f"compare_reference-{part}.json", "compare_reference", rows, info, script, argv, **extra
         )
+
+
+def without_out(argv: list[str]) -> list[str]:
+    """``argv`` without its ``--out DIR`` (or ``--out=DIR``)."""
+    out, skip = [], False
+    for arg in argv:
+        if skip:
+            skip = False
+        elif arg == "--out":
+            skip = True
+        elif not arg.startswith("--out="):
+            out.append(arg)
+    return out
 
 
 def main(argv: list[str] | None = None) -> dict | None:
@@ -205,7 +227,7 @@ def main(argv: list[str] | None = None) -> dict | None:
         for row in rows:
             print(part, json.dumps(row), flush=True)
     if args.json:
-        publish(doc, out, args, info)
+        publish(doc, out, sys.argv[1:] if argv is None else argv, info)
     return doc
 
 

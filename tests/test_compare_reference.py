@@ -74,6 +74,10 @@ def test_the_merged_table_is_one_comparison_of_every_algorithm(reference, tmp_pa
     assert [r["algorithm"] for r in rows] == list(reference.ALGORITHMS)
     point, low, high = doc["aggregates"]["reference_toys:first"]["iqm"]
     assert rows[0]["iqm"] == f"{point:+.2f} [{low:+.2f}, {high:+.2f}]"
+    minutes = [t["cpu_minutes"] for t in doc["timing"] if t["algorithm"] == "reference_toys:first"]
+    assert rows[0]["cpu_hours"] == pytest.approx(sum(minutes) / 60) and len(minutes) == 2  # (spit and pepper)
+    command = parts["aggregates"]["command"]  # (the runs' folder is the machine's, not the result's)
+    assert "--json" in command and "--out" not in command and str(tmp_path) not in command
     (pair,) = parts["pairs"]["results"]
     assert pair["pair"] == "P(reference_toys:first > reference_toys:last)" and pair["games"] == "spit"
     cells = {(r["algorithm"], r["game"]): r for g in games for r in parts[g]["results"]}

@@ -317,6 +317,8 @@ SECTIONS: list[tuple[str, str, str, list[Column]]] = [
             ("algorithm", "algorithm", "str"),
             ("iqm", "IQM [95%]", "str"),
             ("mean", "mean [95%]", "str"),
+            ("cpu_minutes_run", "training CPU-minutes a run (median)", "f1"),
+            ("cpu_hours", "training CPU-hours in all", "f2"),
             ("pair", "pair", "str"),
             ("probability", "probability [95%]", "str"),
             ("games", "on the games", "str"),
