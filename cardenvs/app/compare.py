@@ -16,10 +16,10 @@ algorithm: the IQM and the mean over seeds (and games), and per pair the
 probability of improvement, with 95% stratified bootstrap intervals
 (rliable, seeded).  Writes DIR/compare.json, the performance profiles
 (DIR/profiles.png) and the sample-efficiency curves (DIR/curves.png).  An
-algorithm is ppo, ppo-state, ppo-pop, dmc, exit (the project's learners, from the
-repository checkout) or package.module:function, a function train(game,
-seed, budget, run_dir) -> Agent (importable, or a module in the current
-folder).  The same command on the same --out resumes an interrupted
+algorithm is ppo, ppo-state, ppo-pop, dmc, exit (the project's learners,
+from the repository checkout) or package.module:function, a function
+train(game, seed, budget, run_dir) -> Agent (importable, or a module in the
+current folder).  The same command on the same --out resumes an interrupted
 comparison (finished runs are not retrained); a different setting, or an
 algorithm whose code changed, is refused.  Bad input gets one line and
 exit code 2, and nothing is imported or written (docs/benchmark.md).
