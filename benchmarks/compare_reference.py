@@ -48,6 +48,7 @@ import report  # noqa: E402
 from cardenvs.evaluation.compare_score import TRIVIAL  # noqa: E402
 from cardenvs.evaluation.compare_stats import summarise  # noqa: E402
 from cardenvs.evaluation.comparison import LEARNERS, compare, write  # noqa: E402
+from cardenvs.evaluation.duplicate import ends_text  # noqa: E402
 
 #: the table's learners; ``exit`` is left out: on a budget in steps its search labels each step, which costs
 #: what no other learner's step does (Push: more than 17 CPU-minutes for its first 10,000 labelled decisions,
@@ -91,12 +92,9 @@ def interval(point: list[float], form: str = "{:+.2f}") -> str:
     return f"{form.format(point[0])} [{form.format(point[1])}, {form.format(point[2])}]"
 
 
-def won_lost(ends: list[dict]) -> str:
-    """Games won-lost (-drawn, truncated when any) summed over runs' ``ends``."""
-    total = {k: sum(e.get(k, 0) for e in ends) for k in ("won", "lost", "drawn", "truncated")}
-    text = f"{total['won']}-{total['lost']}"
-    text += f"-{total['drawn']}" if total["drawn"] else ""
-    return text + (f", {total['truncated']} truncated" if total["truncated"] else "")
+def ends_summed(ends: list[dict]) -> str:
+    """How runs' games ended, summed over their ``ends`` (duplicate's ``ends_text``: won-lost-drawn, truncations)."""
+    return ends_text([sum(e[k] for e in ends) for k in ("won", "lost", "drawn", "truncated")])
 
 
 def clear_of(run: dict, bar: float) -> bool:
@@ -124,7 +122,7 @@ def game_rows(doc: dict, game: str) -> list[dict]:
             row |= {
                 "median": f"{median:+.2f}",
                 "scores": ", ".join(f"{r['score']:+.2f}" for r in runs),
-                "won_lost": won_lost([r["ends"] for r in runs]),
+                "won_lost": ends_summed([r["ends"] for r in runs]),
             }
             if bar is not None:
                 row["above_trivial"] = "yes" if median > bar else "no"
@@ -132,7 +130,7 @@ def game_rows(doc: dict, game: str) -> list[dict]:
         rows.append(row)
     for name, ref in reference.items():  # the reference rows: random 0, rule 1, the trivial policies
         row = {"algorithm": f"{name} (reference)", "game": game, "seeds": 0, "median": f"{ref['score']:+.2f}"}
-        rows.append(row | ({"won_lost": won_lost([ref["ends"]])} if "ends" in ref else {}))
+        rows.append(row | ({"won_lost": ends_summed([ref["ends"]])} if "ends" in ref else {}))
     return rows
 
 
@@ -203,7 +201,7 @@ def main(argv: list[str] | None = None) -> dict | None:
     p.add_argument("--out", default="runs/compare_reference", help="the runs' folders and the merged compare.json")
     p.add_argument(
         "--only",
-        choices=sorted({*ALGORITHMS, *LEARNERS}),
+        choices=sorted(LEARNERS),  # (the table's and exit)
         default=None,
         help="run one algorithm's runs, and stop there",
     )

@@ -307,8 +307,8 @@ SECTIONS: list[tuple[str, str, str, list[Column]]] = [
         "as reference rows. "
         "Per algorithm, over its games and seeds: the interquartile mean (IQM) and the mean, with rliable's "
         "stratified bootstrap 95% intervals; per pair, the probability of improvement P(a > b) on the games "
-        "both train; then a table per game: each algorithm's median over the seeds, each seed's score, the games "
-        "its runs won and lost, whether its median lies above every trivial row, and how many of its seeds lie "
+        "both train; then a table per game: each algorithm's median over the seeds, each seed's score, how its runs' "
+        "games ended, whether its median lies above every trivial row, and how many of its seeds lie "
         "above that row beyond their score's 95% interval, beside the reference rows. A learner that a trivial "
         "policy matches has no result at that budget. The pictures: "
         "the performance profiles, and per game the score against steps averaged over the seeds with a 95% "
@@ -326,7 +326,7 @@ SECTIONS: list[tuple[str, str, str, list[Column]]] = [
             ("seeds", "seeds", "int"),
             ("median", "median score", "str"),
             ("scores", "each seed's score", "str"),
-            ("won_lost", "games won-lost", "str"),
+            ("won_lost", "games won-lost-drawn", "str"),
             ("above_trivial", "median above every trivial row", "str"),
             ("seeds_clear", "seeds above it beyond their 95% interval", "str"),
         ],
