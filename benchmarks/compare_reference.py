@@ -201,7 +201,7 @@ def main(argv: list[str] | None = None) -> dict | None:
     p.add_argument("--out", default="runs/compare_reference", help="the runs' folders and the merged compare.json")
     p.add_argument(
         "--only",
-        choices=sorted(LEARNERS),  # (the table's and exit)
+        choices=sorted({*ALGORITHMS, *LEARNERS}),
         default=None,
         help="run one algorithm's runs, and stop there",
     )
