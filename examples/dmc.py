@@ -41,7 +41,7 @@ if (ROOT / "cardenvs").is_dir():  # the checkout this example is in, rather than
     sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 
-from selfplay_ppo import GAME_DEFAULTS, CpuClock  # noqa: E402
+from selfplay_ppo import GAME_DEFAULTS, CpuClock, Opponents, parse_opponents  # noqa: E402
 
 import cardenvs.vector as V  # noqa: E402
 from cardenvs.agents.mlp import build_mlp, save_policy, symlog  # noqa: E402
@@ -91,9 +91,24 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         help="what a seat is paid: 'own' (the game's reward for its side) or 'zero_sum' (that minus the mean "
         "of the other sides': setting an opponent's contract is worth as much as making one's own)",
     )
+    p.add_argument(
+        "--opponents",
+        default="self",
+        help="who plays against the learner: 'self' (every seat is the learner), or a mix such as "
+        "'pool=0.3,rule=0.4,random=0.1' (the share of games in which one side of the learner faces past snapshots "
+        "of itself, greedy ('pool'), the rule agent ('rule': an opponent, never a teacher) or random legal play)",
+    )
+    p.add_argument(
+        "--pool-every-steps",
+        type=whole(1, 10**15),
+        default=40_960,
+        help="engine steps x games between the snapshots kept for 'pool'",
+    )
+    p.add_argument("--pool-size", type=whole(1, 10**4), default=10, help="the most recent snapshots kept for 'pool'")
     p.add_argument("--torch-threads", type=whole(1, 1024), default=1)
     p.add_argument("--quiet", action="store_true")
     args = p.parse_args(argv)
+    args.opponent_mix = parse_opponents(p, args.opponents)
     args.config = {**DMC_DEFAULTS[args.game], **args.config}
     try:
         V.make(args.game, 1, **args.config).close()  # (the options checked: nothing is trained with bad ones)
@@ -131,6 +146,17 @@ class ZeroSum:
     def step(self, actions: Any, **kwargs: Any) -> Any:
         obs, rewards, term, trunc, info = self.venv.step(actions, **kwargs)
         return obs, (rewards @ self.matrix.T).astype(rewards.dtype), term, trunc, info
+
+
+class GreedyOpponents(Opponents):
+    """selfplay_ppo's population, its past snapshots playing the greedy
+    policy of their Q-network (the values are not logits)."""
+
+    @staticmethod
+    def pool_actions(actor: torch.nn.Module, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        with torch.no_grad():
+            values = actor(symlog(obs)).numpy()
+        return np.where(mask, values, -np.inf).argmax(1)
 
 
 class Episodes:
@@ -260,15 +286,19 @@ def train(args: argparse.Namespace) -> dict[str, Any]:
     opt = torch.optim.Adam(q.parameters(), lr=args.lr)
     episodes = Episodes(args.num_envs, venv.num_players, obs_size, num_actions, simultaneous)
     replay = Replay(args.replay, obs_size, num_actions)
+    opponents = GreedyOpponents(args.opponent_mix, args, args.num_envs, args.seed) if args.opponent_mix else None
     print(
         f"DMC on {args.game} {json.dumps(args.config)}: seed {args.seed}, budget "
         + (f"{args.cpu_minutes:g} CPU-minutes" if args.cpu_minutes else f"{args.total_steps:,} steps")
-        + f", {args.num_envs} games at once, epsilon {args.epsilon}, reward {args.reward}",
+        + f", {args.num_envs} games at once, epsilon {args.epsilon}, reward {args.reward}"
+        + f", opponents {args.opponents}",
         flush=True,
     )
     if args.run_dir:
         pathlib.Path(args.run_dir).mkdir(parents=True, exist_ok=True)
     obs, info = venv.reset(seed=args.seed)
+    if opponents is not None:
+        opponents.new_games(np.arange(args.num_envs))
     clock, start = CpuClock(), time.perf_counter()
     steps, updates, loss_sum, loss_n, games, snaps = 0, 0.0, 0.0, 0, 0, []
     next_snap = args.snapshot_every
@@ -278,7 +308,10 @@ def train(args: argparse.Namespace) -> dict[str, Any]:
         action = act(q, o, m, args.epsilon, rng)
         if not simultaneous:  # the acting seat's previous decision is paid on its turn
             episodes.pay(rows, seats, info["seat_reward"])
-        episodes.record(rows, seats, o, m, action)
+        mine = slice(None)
+        if opponents is not None:  # (an opponent's decisions are recorded nowhere: never paid, never learned)
+            mine = ~opponents.play(rows, seats, o, m, action)
+        episodes.record(rows[mine], seats[mine], o[mine], m[mine], action[mine])
         obs, rewards, term, trunc, info = venv.step(action.reshape(info["action_mask"].shape[:-1]))
         steps += args.num_envs
         ended = np.flatnonzero(term | trunc)
@@ -292,7 +325,11 @@ def train(args: argparse.Namespace) -> dict[str, Any]:
         done = episodes.finish(ended)
         if done is not None:
             replay.add(symlog(done[0]).numpy(), done[2], done[3] * args.reward_scale)
-            games += len(ended)
+        games += len(ended)
+        if opponents is not None and len(ended):
+            opponents.new_games(ended)
+        if opponents is not None and steps // args.pool_every_steps > (steps - args.num_envs) // args.pool_every_steps:
+            opponents.snapshot(q)
         updates += args.updates_per_step
         while updates >= 1 and len(replay) >= args.batch_size:
             x, a, g = replay.sample(rng, args.batch_size)

@@ -107,3 +107,67 @@ def test_dmc_trains_briefly_and_its_policy_plays(dmc, game, tmp_path):
     policy = tmp_path / "run" / record["snapshots"][-1]["file"]
     agent = MLPAgent.load(policy, game=game)
     assert agent.meta["training"]["algorithm"] == "dmc"
+
+
+@pytest.mark.parametrize("game", ["cancellation_hearts_v0", "spit_v0"])
+def test_dmc_learns_only_its_own_side_against_opponents(dmc, game, monkeypatch):
+    """With ``--opponents rule=1`` every game has the rule agent on the other
+    side(s), and no decision of a seat it plays is ever recorded (so never
+    fitted): Deep Monte-Carlo learns from its own side only."""
+    made, recorded = [], []
+
+    class Spy(dmc.GreedyOpponents):
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            made.append(self)
+
+    real = dmc.Episodes.record
+
+    def record(self, rows, seats, *rest):
+        recorded.append((made[0].seats[rows, seats].copy(), len(rows)))
+        return real(self, rows, seats, *rest)
+
+    monkeypatch.setattr(dmc, "GreedyOpponents", Spy)
+    monkeypatch.setattr(dmc.Episodes, "record", record)
+    args = dmc.parse_args(
+        ["--game", game, "--total-steps", "3000", "--num-envs", "8", "--batch-size", "32", "--hidden", "16"]
+        + ["--quiet", "--opponents", "rule=1"]
+    )
+    record_ = dmc.train(args)
+    assert record_["games"] > 0
+    assert sum(n for _, n in recorded) > 0  # the learner decided
+    assert not any(theirs.any() for theirs, _ in recorded)  # ... and only on its own seats
+    opponents = made[0]
+    assert opponents.seats.any(axis=1).all()  # every game had the rule agent on the other side
+    for row in ~opponents.seats:  # the learner holds exactly one side
+        assert len(set(opponents.sides[row])) == 1
+
+
+def test_dmc_pool_snapshots_play_their_greedy_policy(dmc):
+    """A past snapshot plays the legal action its Q-network values most (not a sample)."""
+    q = torch.nn.Linear(3, 4)
+    with torch.no_grad():
+        q.weight.zero_(), q.bias.copy_(torch.tensor([5.0, 1.0, 9.0, 2.0]))
+    mask = np.array([[1, 1, 1, 1], [1, 1, 0, 1], [0, 1, 0, 1]], bool)
+    got = dmc.GreedyOpponents.pool_actions(q, np.zeros((3, 3), np.float32), mask)
+    np.testing.assert_array_equal(got, [2, 0, 3])
+
+
+def test_dmc_keeps_snapshots_for_its_pool(dmc, monkeypatch):
+    """``pool=1``: a snapshot is kept every ``--pool-every-steps``, the last ``--pool-size`` of them."""
+    made = []
+
+    class Spy(dmc.GreedyOpponents):
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            made.append(self)
+
+    monkeypatch.setattr(dmc, "GreedyOpponents", Spy)
+    args = dmc.parse_args(
+        ["--game", "pepper_v0", "--total-steps", "4000", "--num-envs", "16", "--batch-size", "32", "--hidden", "16"]
+        + ["--quiet", "--opponents", "pool=1", "--pool-every-steps", "500", "--pool-size", "3"]
+    )
+    dmc.train(args)
+    assert len(made[0].pool) == 3  # 8 snapshots taken, the last 3 kept
+    with pytest.raises(SystemExit):
+        dmc.parse_args(["--opponents", "teacher=1"])
