@@ -85,6 +85,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--updates-per-step", type=number(above=0), default=0.1, help="gradient steps per engine step")
     p.add_argument("--reward-scale", type=number(above=0), default=0.1)
     p.add_argument(
+        "--discount",
+        type=number(above=0, high=1),
+        default=1.0,
+        help="weight of a reward per later decision of the same seat (1: the whole Monte-Carlo return)",
+    )
+    p.add_argument(
         "--reward",
         default="zero_sum",
         choices=("zero_sum", "own"),
@@ -166,8 +172,10 @@ class Episodes:
     handed out.  ``per_step`` decisions per engine step: 1 in the
     turn-based games, every seat in Spit."""
 
-    def __init__(self, num_envs: int, num_players: int, obs_size: int, num_actions: int, simultaneous: bool):
-        self.n, self.p, self.simultaneous = num_envs, num_players, simultaneous
+    def __init__(
+        self, num_envs: int, num_players: int, obs_size: int, num_actions: int, simultaneous: bool, discount: float = 1
+    ):
+        self.n, self.p, self.simultaneous, self.discount = num_envs, num_players, simultaneous, discount
         self.obs: list[list[np.ndarray]] = [[] for _ in range(num_envs)]
         self.mask: list[list[np.ndarray]] = [[] for _ in range(num_envs)]
         self.action: list[list[int]] = [[] for _ in range(num_envs)]
@@ -198,13 +206,25 @@ class Episodes:
             returns = np.zeros(len(rewards))
             for s in range(self.p):  # backwards along each seat's own decisions
                 idx = np.flatnonzero(seats == s)
-                returns[idx] = np.cumsum(rewards[idx][::-1])[::-1]
+                returns[idx] = discounted_returns(rewards[idx], self.discount)
             out.append((np.stack(self.obs[r]), np.stack(self.mask[r]), np.array(self.action[r]), returns))
             self.obs[r], self.mask[r], self.action[r], self.seat[r], self.reward[r] = [], [], [], [], []
             self.last[r] = -1
         if not out:
             return None
         return tuple(np.concatenate([o[i] for o in out]) for i in range(4))
+
+
+def discounted_returns(rewards: np.ndarray, discount: float) -> np.ndarray:
+    """Each entry's reward plus ``discount`` times the next entry's return
+    (the plain sums from the end when ``discount`` is 1)."""
+    if discount == 1:
+        return np.cumsum(rewards[::-1])[::-1]
+    out, carried = np.empty(len(rewards)), 0.0
+    for i in range(len(rewards) - 1, -1, -1):
+        carried = rewards[i] + discount * carried
+        out[i] = carried
+    return out
 
 
 class Replay:
@@ -284,14 +304,14 @@ def train(args: argparse.Namespace) -> dict[str, Any]:
     obs_size, num_actions = venv.single_observation_space.shape[-1], venv.single_action_space.n
     q = build_mlp(obs_size, [args.hidden, args.hidden], num_actions, out_std=1.0)
     opt = torch.optim.Adam(q.parameters(), lr=args.lr)
-    episodes = Episodes(args.num_envs, venv.num_players, obs_size, num_actions, simultaneous)
+    episodes = Episodes(args.num_envs, venv.num_players, obs_size, num_actions, simultaneous, args.discount)
     replay = Replay(args.replay, obs_size, num_actions)
     opponents = GreedyOpponents(args.opponent_mix, args, args.num_envs, args.seed) if args.opponent_mix else None
     print(
         f"DMC on {args.game} {json.dumps(args.config)}: seed {args.seed}, budget "
         + (f"{args.cpu_minutes:g} CPU-minutes" if args.cpu_minutes else f"{args.total_steps:,} steps")
         + f", {args.num_envs} games at once, epsilon {args.epsilon}, reward {args.reward}"
-        + f", opponents {args.opponents}",
+        + f", discount {args.discount:g}, opponents {args.opponents}",
         flush=True,
     )
     if args.run_dir:

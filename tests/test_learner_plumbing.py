@@ -81,6 +81,24 @@ def test_dmc_returns_are_each_seats_own(dmc):
     assert ep.finish(np.array([0])) is None  # the row starts afresh
 
 
+def test_dmc_discount_weighs_a_reward_by_the_seats_own_later_decisions(dmc):
+    """``--discount 0.5``: a reward k decisions of the same seat later counts
+    0.5**k (the other seat's decisions in between do not count)."""
+    ep = dmc.Episodes(1, 2, 3, 4, simultaneous=False, discount=0.5)
+    obs, mask = np.zeros((1, 3)), np.ones((1, 4), bool)
+    for t, seat in enumerate([0, 1, 0, 1, 0]):
+        ep.record(np.array([0]), np.array([seat]), obs, mask, np.array([t % 4]))
+        ep.pay(np.array([0]), np.array([seat]), np.array([float(10 * seat + t)]))
+    _, _, _, returns = ep.finish(np.array([0]))
+    # seat 0 earned 0, 2, 4 at its decisions; seat 1 earned 11, 13
+    np.testing.assert_allclose(returns, [0 + 0.5 * (2 + 0.5 * 4), 11 + 0.5 * 13, 2 + 0.5 * 4, 13, 4])
+    np.testing.assert_allclose(dmc.discounted_returns(np.array([1.0, 2.0, 3.0]), 1.0), [6, 5, 3])
+    with pytest.raises(SystemExit):
+        dmc.parse_args(["--discount", "0"])
+    with pytest.raises(SystemExit):
+        dmc.parse_args(["--discount", "1.5"])
+
+
 def test_dmc_zero_sum_pays_a_seat_its_gain_on_the_other_sides(dmc):
     class Engine:
         def step(self, actions):
