@@ -13,6 +13,15 @@ went on to score, however rarely the policy makes them, which is what
 policy-gradient self-play failed to learn (docs/training-from-scratch.md,
 "Why learning stopped").
 
+By default the learner plays every seat (self-play).  ``--opponents``
+takes ``selfplay_ppo.py``'s population (``pool=0.3,rule=0.4,random=0.1``):
+in those shares of the games one side is the learner and the other sides
+are its past snapshots (greedy), the rule agent (an opponent, never a
+teacher) or random play, whose decisions are never recorded.
+With ``--discount`` d below 1, a reward earned k of the seat's own
+decisions later counts d**k in a decision's target (1: the whole
+Monte-Carlo return).
+
 The saved policy is the Q-network in the learners' policy format
 (:mod:`cardenvs.agents.mlp`): ``MLPAgent`` plays its argmax over the legal
 actions, so ``mlp:PATH`` rates it in the arena.
