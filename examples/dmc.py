@@ -163,15 +163,26 @@ class ZeroSum:
         return obs, (rewards @ self.matrix.T).astype(rewards.dtype), term, trunc, info
 
 
-class GreedyOpponents(Opponents):
-    """selfplay_ppo's population, its past snapshots playing the greedy
-    policy of their Q-network (the values are not logits)."""
+class Greedy(torch.nn.Module):
+    """A Q-network as logits that sampling turns into its argmax: the values
+    stretched so far apart that any other legal action has no chance."""
 
-    @staticmethod
-    def pool_actions(actor: torch.nn.Module, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
-        with torch.no_grad():
-            values = actor(symlog(obs)).numpy()
-        return np.where(mask, values, -np.inf).argmax(1)
+    STRETCH = 1e6
+
+    def __init__(self, q: torch.nn.Module):
+        super().__init__()
+        self.q = q
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:  # (bounded well above the -1e9 an illegal action gets)
+        return (self.q(x) * self.STRETCH).clamp(-1e8, 1e8)
+
+
+class GreedyOpponents(Opponents):
+    """selfplay_ppo's population; its past snapshots (sampled from their
+    logits there) play the greedy policy of their Q-network here."""
+
+    def snapshot(self, actor: torch.nn.Module) -> None:
+        super().snapshot(Greedy(actor))
 
 
 class Episodes:

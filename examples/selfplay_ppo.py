@@ -345,16 +345,10 @@ class Opponents:
             for j, actor in enumerate(self.pool or []):
                 part = sel[self.pick[rows[sel]] % len(self.pool) == j]
                 if len(part):
-                    action[part] = self.pool_actions(actor, obs[part], mask[part])
+                    with torch.no_grad():
+                        logits = actor(preprocess(obs[part])).masked_fill(~torch.as_tensor(mask[part]), -1e9)
+                    action[part] = Categorical(logits=logits).sample().numpy()
         return theirs
-
-    @staticmethod
-    def pool_actions(actor: nn.Module, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
-        """A past snapshot's decisions: sampled from its policy (a learner
-        whose network is not a policy, as Deep Monte-Carlo's, overrides this)."""
-        with torch.no_grad():
-            logits = actor(preprocess(obs)).masked_fill(~torch.as_tensor(mask), -1e9)
-        return Categorical(logits=logits).sample().numpy()
 
 
 class SelfPlayCollector:

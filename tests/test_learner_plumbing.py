@@ -162,13 +162,23 @@ def test_dmc_learns_only_its_own_side_against_opponents(dmc, game, monkeypatch):
 
 
 def test_dmc_pool_snapshots_play_their_greedy_policy(dmc):
-    """A past snapshot plays the legal action its Q-network values most (not a sample)."""
+    """A past snapshot, drawn as an opponent, plays the legal action its
+    Q-network values most (selfplay_ppo's population samples its logits)."""
+    args = dmc.parse_args(["--game", "pepper_v0", "--opponents", "pool=1", "--num-envs", "3"])
+    opponents = dmc.GreedyOpponents(args.opponent_mix, args, 3, 0)
     q = torch.nn.Linear(3, 4)
     with torch.no_grad():
-        q.weight.zero_(), q.bias.copy_(torch.tensor([5.0, 1.0, 9.0, 2.0]))
-    mask = np.array([[1, 1, 1, 1], [1, 1, 0, 1], [0, 1, 0, 1]], bool)
-    got = dmc.GreedyOpponents.pool_actions(q, np.zeros((3, 3), np.float32), mask)
-    np.testing.assert_array_equal(got, [2, 0, 3])
+        q.weight.zero_(), q.bias.copy_(torch.tensor([5.0, 5.001, 9.0, 2.0]))
+    opponents.snapshot(q)
+    mask = np.array([[1, 1, 1, 1], [1, 1, 0, 1], [1, 0, 0, 1]], bool)
+    for _ in range(50):
+        rows = np.arange(3)
+        opponents.new_games(rows)
+        seats = opponents.seats.argmax(1)  # a seat the opponent plays in each game
+        action = np.full(3, -1)
+        theirs = opponents.play(rows, seats, np.zeros((3, 3), np.float32), mask, action)
+        assert theirs.all()
+        np.testing.assert_array_equal(action, [2, 1, 0])
 
 
 def test_dmc_keeps_snapshots_for_its_pool(dmc, monkeypatch):
