@@ -56,7 +56,7 @@ def test_the_merged_table_is_one_comparison_of_every_algorithm(reference, tmp_pa
     monkeypatch.setattr(reference, "IMAGES", tmp_path / "images")
     (tmp_path / "images").mkdir()
     assert reference.main([*SMALL, "--only", "reference_toys:last", "--out", str(tmp_path / "ref")]) is None
-    assert (tmp_path / "ref" / "reference_toys_last" / "compare.json").exists()
+    assert (tmp_path / "ref" / "reference_toys_last" / "steps-10" / "compare.json").exists()
     assert not (tmp_path / "ref" / "compare.json").exists()  # (--only stops there)
     doc = reference.main([*SMALL, "--json", "--out", str(tmp_path / "ref")])
     whole = compare(list(reference.ALGORITHMS), reference.GAMES, 1, tmp_path / "whole", 10, None, 1, curve_points=0)
@@ -104,3 +104,36 @@ def test_the_merged_table_is_one_comparison_of_every_algorithm(reference, tmp_pa
     assert images == [f"images/compare_reference-{n}.png" for n in ("profiles", "curves")]
     for image in images:
         assert (tmp_path / image).read_bytes()[:4] == b"\x89PNG"
+
+
+def test_a_game_of_its_own_budget_is_merged_into_the_table(reference, tmp_path, monkeypatch, capsys):
+    """``--game-steps pepper_v0=20``: Pepper's runs train 20 steps in their
+    own folder, Spit's the table's 10; the merged table states each game's
+    budget, and each game's table its own."""
+    monkeypatch.setattr(reference.report, "RESULTS", tmp_path / "results")
+    monkeypatch.setattr(reference, "IMAGES", tmp_path / "images")
+    (tmp_path / "images").mkdir()
+    argv = [*SMALL, "--game-steps", "pepper_v0=20", "--json", "--out", str(tmp_path / "ref")]
+    doc = reference.main(argv)
+    folder = tmp_path / "ref" / "reference_toys_first"
+    budgets = {d.name: json.loads((d / "compare.json").read_text())["settings"] for d in folder.iterdir()}
+    assert {name: (s["steps"], s["games"]) for name, s in budgets.items()} == {
+        "steps-10": (10, ["spit_v0"]), "steps-20": (20, ["pepper_v0"])
+    }  # fmt: skip
+    assert doc["settings"]["steps"] == {"spit_v0": 10, "pepper_v0": 20}
+    assert doc["settings"]["games"] == list(reference.GAMES)
+    assert [(r["algorithm"], r["game"]) for r in doc["runs"]] == [
+        ("reference_toys:first", "spit_v0"), ("reference_toys:first", "pepper_v0"), ("reference_toys:last", "spit_v0")
+    ]  # fmt: skip
+    assert set(doc["reference"]) == {"spit_v0", "pepper_v0"}
+    # (the toy that trains Spit only is not run on Pepper's budget: its cell is not applicable, as compare says)
+    assert [(c["algorithm"], c["game"]) for c in doc["not_applicable"]] == [("reference_toys:last", "pepper_v0")]
+    assert not (tmp_path / "ref" / "reference_toys_last" / "steps-20").exists()
+    read = lambda part: json.loads((tmp_path / "results" / f"compare_reference-{part}.json").read_text())  # noqa: E731
+    assert read("games-pepper_v0")["settings"]["steps"] == 20 and read("games-spit_v0")["settings"]["steps"] == 10
+    assert read("aggregates")["settings"]["steps"] == {"spit_v0": 10, "pepper_v0": 20}
+    for bad in (["--game-steps", "hearts=5"], ["--game-steps", "pepper_v0=0"], ["--game-steps", "pepper_v0"]):
+        with pytest.raises(SystemExit) as e:
+            reference.main([*SMALL, *bad, "--out", str(tmp_path / "bad")])
+        assert e.value.code == 2
+    assert not (tmp_path / "bad").exists()

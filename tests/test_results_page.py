@@ -151,13 +151,26 @@ def test_the_reference_table_states_its_budget():
     measured under the current protocol, its command as a run to be made."""
     page = (ROOT / "docs" / "results.md").read_text()
     section = page.split("## The algorithm reference table")[1].split("\n## ")[0]
-    file = gen_results.RESULTS / "compare_reference-games-pepper_v0.json"
+    file = gen_results.RESULTS / "compare_reference-aggregates.json"
     if not file.exists():
         assert "python benchmarks/compare_reference.py --json" in section and "To be measured" in section
         return
     settings = json.loads(file.read_text())["settings"]
-    each = f"{settings['steps']:,} steps" if settings.get("steps") else f"{settings['cpu_minutes']:g} CPU-minutes"
-    assert f"Budget: {each} of training per run, {settings['seeds']} training" in section
+    (line,) = [line for line in section.splitlines() if line.startswith("Budget: ")]
+    assert f"of training per run, {settings['seeds']} training" in line
+    steps = settings.get("steps")
+    if isinstance(steps, dict):  # (a budget per game: each game named beside its steps)
+        for game, n in steps.items():
+            assert f"{n:,} steps (" in line and game.removesuffix("_v0") in line.split(f"{n:,} steps (")[1]
+    else:
+        each = f"{steps:,} steps" if steps else f"{settings['cpu_minutes']:g} CPU-minutes"
+        assert line.startswith(f"Budget: {each} of training per run")
+    tables = sorted(gen_results.RESULTS.glob("compare_reference-games-*.json"))
+    assert tables
+    for table in tables:  # each game's table states its own budget
+        game = table.stem.removeprefix("compare_reference-games-")
+        own = json.loads(table.read_text())["settings"]
+        assert own["steps"] == (steps[game] if isinstance(steps, dict) else steps)
 
 
 def test_the_page_is_what_the_generator_makes_of_the_files():

@@ -447,13 +447,24 @@ def provenance(doc: dict[str, Any]) -> str:
     return text
 
 
+def budget_text(s: dict[str, Any]) -> str:
+    """A run's budget: steps (per game, when the games' differ) or CPU-minutes."""
+    steps = s.get("steps")
+    if isinstance(steps, dict):
+        games: dict[int, list[str]] = {}
+        for game, n in steps.items():
+            games.setdefault(n, []).append(game.removesuffix("_v0"))
+        return ", ".join(f"{n:,} steps ({', '.join(g)})" for n, g in games.items())
+    return f"{steps:,} steps" if steps else f"{s['cpu_minutes']:g} CPU-minutes"
+
+
 def settings(doc: dict[str, Any]) -> list[str]:
     """The budget of a run that records its settings (the reference table's)."""
     s = doc.get("settings")
     if not s:
         return []
     if {"cpu_minutes", "seeds", "deals"} <= set(s):
-        each = f"{s['steps']:,} steps" if s.get("steps") else f"{s['cpu_minutes']:g} CPU-minutes"
+        each = budget_text(s)
         text = (
             f"Budget: {each} of training per run, {s['seeds']} training seeds per "
             f"algorithm and game, {s['deals']} duplicate deals per score"
