@@ -311,6 +311,41 @@ def save(args: argparse.Namespace, q: torch.nn.Module, venv: Any, cpu: float, st
     return {"file": stem.name + ".json", "cpu_seconds": round(cpu, 3), "steps": steps, "final": final}
 
 
+def play_step(
+    venv: Any,
+    q: torch.nn.Module,
+    episodes: Episodes,
+    opponents: Opponents | None,
+    obs: np.ndarray,
+    info: dict,
+    epsilon: float,
+    rng: np.random.Generator,
+) -> tuple[np.ndarray, dict, np.ndarray, tuple[np.ndarray, ...] | None]:
+    """One engine step of every game: the decisions (an opponent's taken by
+    it and recorded nowhere: never paid, never learned), their pay, and the
+    games that ended, which start anew; returns the next ``obs, info``, the
+    ended rows and their decisions with their returns (None: no game ended)."""
+    simultaneous = episodes.simultaneous
+    rows, seats, o, m = deciders(obs, info, simultaneous)
+    action = act(q, o, m, epsilon, rng)
+    if not simultaneous:  # the acting seat's previous decision is paid on its turn
+        episodes.pay(rows, seats, info["seat_reward"])
+    mine = slice(None) if opponents is None else ~opponents.play(rows, seats, o, m, action)
+    episodes.record(rows[mine], seats[mine], o[mine], m[mine], action[mine])
+    obs, rewards, term, trunc, info = venv.step(action.reshape(info["action_mask"].shape[:-1]))
+    ended = np.flatnonzero(term | trunc)
+    if simultaneous:
+        n, p = rewards.shape
+        episodes.pay(np.repeat(np.arange(n), p), np.tile(np.arange(p), n), rewards.reshape(-1))
+    elif len(ended):
+        final = info["final_seat_rewards"][ended]
+        p = final.shape[1]
+        episodes.pay(np.repeat(ended, p), np.tile(np.arange(p), len(ended)), final.reshape(-1))
+    if opponents is not None and len(ended):
+        opponents.new_games(ended)
+    return obs, info, ended, episodes.finish(ended)
+
+
 def train(args: argparse.Namespace) -> dict[str, Any]:
     """Train; returns the run's record (also ``run.json`` in ``--run-dir``)."""
     torch.manual_seed(args.seed)
@@ -344,30 +379,11 @@ def train(args: argparse.Namespace) -> dict[str, Any]:
     next_snap = args.snapshot_every
     budget = args.cpu_minutes * 60 if args.cpu_minutes else math.inf
     while (args.total_steps is None or steps < args.total_steps) and clock.seconds() < budget:
-        rows, seats, o, m = deciders(obs, info, simultaneous)
-        action = act(q, o, m, args.epsilon, rng)
-        if not simultaneous:  # the acting seat's previous decision is paid on its turn
-            episodes.pay(rows, seats, info["seat_reward"])
-        mine = slice(None)
-        if opponents is not None:  # (an opponent's decisions are recorded nowhere: never paid, never learned)
-            mine = ~opponents.play(rows, seats, o, m, action)
-        episodes.record(rows[mine], seats[mine], o[mine], m[mine], action[mine])
-        obs, rewards, term, trunc, info = venv.step(action.reshape(info["action_mask"].shape[:-1]))
+        obs, info, ended, done = play_step(venv, q, episodes, opponents, obs, info, args.epsilon, rng)
         steps += args.num_envs
-        ended = np.flatnonzero(term | trunc)
-        if simultaneous:
-            n, p = rewards.shape
-            episodes.pay(np.repeat(np.arange(n), p), np.tile(np.arange(p), n), rewards.reshape(-1))
-        elif len(ended):
-            final = info["final_seat_rewards"][ended]
-            p = final.shape[1]
-            episodes.pay(np.repeat(ended, p), np.tile(np.arange(p), len(ended)), final.reshape(-1))
-        done = episodes.finish(ended)
         if done is not None:
             replay.add(symlog(done[0]).numpy(), done[2], done[3] * args.reward_scale)
         games += len(ended)
-        if opponents is not None and len(ended):
-            opponents.new_games(ended)
         if opponents is not None and steps // args.pool_every_steps > (steps - args.num_envs) // args.pool_every_steps:
             opponents.snapshot(q)
         updates += args.updates_per_step
