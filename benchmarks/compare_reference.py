@@ -46,7 +46,7 @@ import report  # noqa: E402
 
 from cardenvs.evaluation.compare_score import TRIVIAL  # noqa: E402
 from cardenvs.evaluation.compare_stats import summarise  # noqa: E402
-from cardenvs.evaluation.comparison import LEARNERS, compare, write  # noqa: E402
+from cardenvs.evaluation.comparison import LEARNERS, compare, not_applicable_cell, write  # noqa: E402
 from cardenvs.evaluation.comparison import algorithm as algorithm_of  # noqa: E402
 from cardenvs.evaluation.duplicate import ends_text  # noqa: E402
 
@@ -83,7 +83,7 @@ def run_algorithm(algorithm: str, args: argparse.Namespace) -> list[dict]:
     docs, unfit = [], []
     for steps, games in budgets(args).items():
         if trains is not None and not trains & set(games):
-            unfit += [{"algorithm": algorithm, "game": g, "reason": f"{algorithm} does not train {g}"} for g in games]
+            unfit += [not_applicable_cell(algorithm, g) for g in games]
             continue
         where = f"steps-{steps}" if steps is not None else f"cpu-minutes-{args.cpu_minutes:g}"
         folder = pathlib.Path(args.out) / re.sub(r"[^\w.-]", "_", algorithm) / where
@@ -269,6 +269,8 @@ def main(argv: list[str] | None = None) -> dict | None:
     )
     p.add_argument("--json", action="store_true", help="write benchmarks/results/compare_reference-*.json")
     args = p.parse_args(argv)
+    if args.cpu_minutes is not None and args.game_steps is not None:
+        p.error("--game-steps sets a game's budget in steps: it does not go with --cpu-minutes")
     args.game_steps = dict(GAME_STEPS) if args.game_steps is None else dict(args.game_steps)
     if args.cpu_minutes is not None:
         args.steps = None

@@ -132,7 +132,9 @@ def test_a_game_of_its_own_budget_is_merged_into_the_table(reference, tmp_path, 
     read = lambda part: json.loads((tmp_path / "results" / f"compare_reference-{part}.json").read_text())  # noqa: E731
     assert read("games-pepper_v0")["settings"]["steps"] == 20 and read("games-spit_v0")["settings"]["steps"] == 10
     assert read("aggregates")["settings"]["steps"] == {"spit_v0": 10, "pepper_v0": 20}
-    for bad in (["--game-steps", "hearts=5"], ["--game-steps", "pepper_v0=0"], ["--game-steps", "pepper_v0"]):
+    wrong = (["--game-steps", "hearts=5"], ["--game-steps", "pepper_v0=0"], ["--game-steps", "pepper_v0"])
+    cpu = ["--seeds", "1", "--deals", "1", "--cpu-minutes", "0.1", "--game-steps", "pepper_v0=20"]
+    for bad in (*wrong, cpu):
         with pytest.raises(SystemExit) as e:
             reference.main([*SMALL, *bad, "--out", str(tmp_path / "bad")])
         assert e.value.code == 2

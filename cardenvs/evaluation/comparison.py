@@ -228,6 +228,11 @@ def train_run(
     return agent, clock.seconds() / 60
 
 
+def not_applicable_cell(spec: str, game: str) -> dict[str, str]:
+    """The record of a game an algorithm does not train (``not_applicable`` in ``compare.json``)."""
+    return {"algorithm": spec, "game": game, "reason": f"{spec} does not train {game}"}
+
+
 def resolved(wanted: dict[str, Any]) -> tuple[dict[str, Algorithm], list[dict[str, str]], dict[str, str]]:
     """Each algorithm's training function, the algorithm x game cells that
     are not applicable, and each algorithm's code identity; CompareError if
@@ -240,7 +245,7 @@ def resolved(wanted: dict[str, Any]) -> tuple[dict[str, Algorithm], list[dict[st
         unfit = [g for g in wanted["games"] if only is not None and g not in only]
         if len(unfit) == len(wanted["games"]):
             raise CompareError(f"the learner {spec} does not train {unfit[0]}: it trains {', '.join(sorted(only))}")
-        not_applicable += [{"algorithm": spec, "game": g, "reason": f"{spec} does not train {g}"} for g in unfit]
+        not_applicable += [not_applicable_cell(spec, g) for g in unfit]
         found[spec] = fn
     return found, not_applicable, code
 
