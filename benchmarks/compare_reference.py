@@ -106,11 +106,12 @@ def merged(docs: list[dict], out: pathlib.Path) -> dict:
     games = [g for g in GAMES if g in steps]
     settings = {**docs[0]["settings"], "algorithms": algorithms, "games": games}
     settings["steps"] = steps[games[0]] if len(set(steps.values())) == 1 else {g: steps[g] for g in games}
-    varies = ("algorithms", "games", "steps")
+
+    def fixed(s: dict) -> dict:  # (what every comparison of the table shares)
+        return {k: v for k, v in s.items() if k not in ("algorithms", "games", "steps")}
+
     for d in docs:
-        if {k: v for k, v in d["settings"].items() if k not in varies} != {
-            k: v for k, v in settings.items() if k not in varies
-        }:
+        if fixed(d["settings"]) != fixed(settings):
             raise SystemExit(f"the algorithms' comparisons were run with other settings: {d['settings']}")
     doc = {**{key: docs[0][key] for key in ("format", "version", "cardenvs")}, "reference": {}}
     for d in docs:  # (a game's reference rows: the same deals in every comparison of it)

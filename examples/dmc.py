@@ -236,15 +236,14 @@ class Episodes:
 
 
 def discounted_returns(rewards: np.ndarray, discount: float) -> np.ndarray:
-    """Each entry's reward plus ``discount`` times the next entry's return
-    (the plain sums from the end when ``discount`` is 1)."""
+    """Each entry's reward plus ``discount`` times the next entry's return:
+    entry i sums ``discount**(j - i) * rewards[j]`` over j >= i (the plain
+    sums from the end when ``discount`` is 1, as before it existed)."""
     if discount == 1:
         return np.cumsum(rewards[::-1])[::-1]
-    out, carried = np.empty(len(rewards)), 0.0
-    for i in range(len(rewards) - 1, -1, -1):
-        carried = rewards[i] + discount * carried
-        out[i] = carried
-    return out
+    k = np.arange(len(rewards))
+    later = k[None, :] - k[:, None]  # j - i
+    return np.where(later >= 0, discount ** np.maximum(later, 0), 0.0) @ rewards
 
 
 class Replay:
@@ -309,6 +308,11 @@ def save(args: argparse.Namespace, q: torch.nn.Module, venv: Any, cpu: float, st
         training=training,
     )
     return {"file": stem.name + ".json", "cpu_seconds": round(cpu, 3), "steps": steps, "final": final}
+
+
+def crossed(steps: int, every: int, stride: int) -> bool:
+    """Whether the last ``stride`` steps, ending at ``steps``, passed a multiple of ``every``."""
+    return steps // every > (steps - stride) // every
 
 
 def play_step(
@@ -384,7 +388,7 @@ def train(args: argparse.Namespace) -> dict[str, Any]:
         if done is not None:
             replay.add(symlog(done[0]).numpy(), done[2], done[3] * args.reward_scale)
         games += len(ended)
-        if opponents is not None and steps // args.pool_every_steps > (steps - args.num_envs) // args.pool_every_steps:
+        if opponents is not None and crossed(steps, args.pool_every_steps, args.num_envs):
             opponents.snapshot(q)
         updates += args.updates_per_step
         while updates >= 1 and len(replay) >= args.batch_size:
@@ -396,8 +400,7 @@ def train(args: argparse.Namespace) -> dict[str, Any]:
         if next_snap is not None and cpu >= next_snap:
             snaps.append(save(args, q, venv, cpu, steps, False))
             next_snap = (math.floor(cpu / args.snapshot_every) + 1) * args.snapshot_every
-        every = args.snapshot_every_steps
-        if every is not None and steps // every > (steps - args.num_envs) // every:
+        if args.snapshot_every_steps is not None and crossed(steps, args.snapshot_every_steps, args.num_envs):
             snaps.append(save(args, q, venv, cpu, steps, False))
         if not args.quiet and steps % (args.num_envs * 500) == 0:
             print(
