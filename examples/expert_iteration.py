@@ -64,6 +64,9 @@ from cardenvs.registry import GAMES  # noqa: E402
 LOOKAHEAD_GAMES = tuple(g for g in GAME_DEFAULTS if (GAMES[g].scratch_search or "").startswith("lookahead"))
 #: the games it plays: those PIMC searches (it needs their samplers), and Spit with the look-ahead
 EXIT_GAMES = sorted(g for g in GAME_DEFAULTS if searched(g) is not None or g in LOOKAHEAD_GAMES)
+#: what a budget in steps counts (``--count``), and its words
+COUNTS = ("decisions", "engine-steps")
+STEP_WORDS = {"decisions": "labelled decisions", "engine-steps": "engine steps x games"}
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -76,8 +79,16 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         "--total-steps",
         type=int,
         default=None,
-        help="stop once the search has labelled this many decisions (engine steps of the games it plays; "
-        "the last round labels what is left)",
+        help="stop once this many steps are counted (--count: the decisions the search labelled, or the "
+        "engine steps of the games it plays); the last round takes what is left",
+    )
+    p.add_argument(
+        "--count",
+        choices=COUNTS,
+        default="decisions",
+        help="what --total-steps and the snapshots' steps count: the decisions the search labels (the default, "
+        "as the committed policies trained) or engine-steps, engine steps x games as the other learners count "
+        "them (a step with no choice, or Spit's two seats in one tick, is one step)",
     )
     p.add_argument("--run-dir", default=None, help="where each round's policy and run.json go")
     p.add_argument("--seed", type=int, default=1)
@@ -118,16 +129,22 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 
 
 def label(
-    args: argparse.Namespace, teacher: Any, rng: np.random.Generator, spent: Any = lambda: False
-) -> tuple[np.ndarray, ...]:
+    args: argparse.Namespace,
+    teacher: Any,
+    rng: np.random.Generator,
+    spent: Any = lambda: False,
+    most_steps: float = math.inf,
+) -> tuple[tuple[np.ndarray, ...], int]:
     """The search's (observation, mask, action) at ``args.decisions``
     decisions of games it plays in every seat (new deals as games end), or
-    fewer when ``spent()`` says the budget ran out (``--cut-rounds``)."""
+    fewer when ``spent()`` says the budget ran out (``--cut-rounds``) or
+    the games have taken ``most_steps`` engine steps; and the engine steps
+    they took (engine steps x games)."""
     engine = V.make(args.game, args.num_envs, seed=int(rng.integers(2**31)), rng="per_game", **args.config)
     engine.reset(seed=int(rng.integers(2**31)))
     rules, state = engine.rules, engine.state
-    xs, ms, ys, total = [], [], [], 0
-    while total < args.decisions and not (total and spent()):
+    xs, ms, ys, total, stepped = [], [], [], 0, 0
+    while total < args.decisions and not (total and spent()) and stepped < most_steps:
         rows = np.flatnonzero(~state.done)
         if not len(rows):
             engine.reset(seed=int(rng.integers(2**31)))
@@ -147,8 +164,9 @@ def label(
             part = state.select(rows)
             rules.step(part, actions)
             state.assign(rows, part)
+        stepped += len(rows)
     engine.close()
-    return np.concatenate(xs), np.concatenate(ms), np.concatenate(ys)
+    return (np.concatenate(xs), np.concatenate(ms), np.concatenate(ys)), stepped
 
 
 def decisions(teacher: Any, rules: Any, state: Any, rows: np.ndarray) -> list[tuple[Any, ...]]:
@@ -187,7 +205,7 @@ def train(args: argparse.Namespace) -> dict[str, Any]:
             text
             for value, text in (
                 (args.cpu_minutes, f"{args.cpu_minutes or 0:g} CPU-minutes"),
-                (args.total_steps, f"{args.total_steps or 0:,} labelled decisions"),
+                (args.total_steps, f"{args.total_steps or 0:,} " + STEP_WORDS[args.count]),
                 (args.rounds, f"{args.rounds} rounds"),
             )
             if value
@@ -209,10 +227,15 @@ def train(args: argparse.Namespace) -> dict[str, Any]:
     left = (lambda: math.inf) if args.total_steps is None else (lambda: args.total_steps - steps)
     while (args.rounds is None or rounds < args.rounds) and clock.seconds() < budget and left() > 0:
         teacher = expert(args, net, meta, rounds, int(rng.integers(2**31)))
+        by_steps = args.count == "engine-steps"
         this_round = argparse.Namespace(**{**vars(args), "decisions": int(min(args.decisions, left()))})
+        if by_steps:  # (a round labels its decisions, unless the budget's engine steps run out first)
+            this_round.decisions = args.decisions
         kept = data if args.game in LOOKAHEAD_GAMES else data[-1:]  # (the look-ahead's labels stay true)
-        data = kept + [label(this_round, teacher, rng, lambda: args.cut_rounds and clock.seconds() >= budget)]
-        steps += len(data[-1][0])
+        spent = lambda: args.cut_rounds and clock.seconds() >= budget  # noqa: E731
+        labels, stepped = label(this_round, teacher, rng, spent, left() if by_steps else math.inf)
+        data = kept + [labels]
+        steps += stepped if by_steps else len(labels[0])
         loss = fit(net, data, args, args.seed + rounds)
         rounds += 1
         cpu = clock.seconds()
@@ -233,7 +256,7 @@ def train(args: argparse.Namespace) -> dict[str, Any]:
         record["snapshots"] = snaps
         (run_dir / "run.json").write_text(json.dumps(record, indent=1) + "\n")
     print(
-        f"done: {rounds} rounds, {steps:,} labelled decisions, {cpu:.0f} CPU-s ({reason}) "
+        f"done: {rounds} rounds, {steps:,} {STEP_WORDS[args.count]}, {cpu:.0f} CPU-s ({reason}) "
         f"in {time.perf_counter() - start:.0f}s",
         flush=True,
     )
@@ -263,6 +286,8 @@ def save(args, net, meta, run_dir: pathlib.Path, cpu: float, steps: int, rounds:
     training.update(cpu_seconds=round(cpu, 3), final=final, worlds=args.worlds)
     if args.game in LOOKAHEAD_GAMES:
         training["horizon"] = args.horizon
+    if args.count != "decisions":  # (what its steps are; the default's files are as they were)
+        training["count"] = args.count
     save_policy(stem, net, hidden=[args.hidden, args.hidden], training=training, **meta)
     return {"file": stem.name + ".json", "cpu_seconds": round(cpu, 3), "steps": steps, "final": final}
 

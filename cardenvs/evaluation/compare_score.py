@@ -103,15 +103,22 @@ class Scorer:
         rows = {name: self.score(self.makers[name](0), name) for name in TRIVIAL}
         return {ANCHOR: {"score": 0.0}, OPPONENT: {"score": 1.0}, **rows}
 
-    def curve(self, points: list[tuple[pathlib.Path, int]], say: Callable[[str], None]) -> list[dict[str, Any]]:
-        """The scores of the snapshots ``points`` ((policy file, steps) each);
-        a snapshot that cannot be loaded is skipped, said, and not a point."""
+    def curve(
+        self,
+        points: list[tuple[pathlib.Path, int]],
+        say: Callable[[str], None],
+        load: Callable[[pathlib.Path, str], Any] | None = None,
+    ) -> list[dict[str, Any]]:
+        """The scores of the snapshots ``points`` ((policy file, steps) each),
+        each played as ``load(path, game)`` makes it (default: the network
+        alone); a snapshot that cannot be loaded is skipped, said, and not a point."""
         from ..agents.mlp import MLPAgent
 
+        load = load or (lambda path, game: MLPAgent.load(path, game=game))
         out = []
         for path, steps in points:
             try:
-                agent = MLPAgent.load(path, game=self.game)
+                agent = load(path, self.game)
             except ValueError as e:
                 say(f"compare: snapshot {path.name} skipped, it cannot be loaded: {e}")
                 continue

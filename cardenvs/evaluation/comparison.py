@@ -86,7 +86,16 @@ LEARNERS = {
     ),
     "dmc": ("dmc", []),
     "exit": ("expert_iteration", ["--worlds", "8", "--decisions", "10000", "--cut-rounds"]),
+    # the same, its steps the engine steps of the games its search plays, and played as "scratch" plays (SEARCHED)
+    "exit-search": (
+        "expert_iteration",
+        ["--worlds", "8", "--decisions", "10000", "--cut-rounds", "--count", "engine-steps"],
+    ),
 }
+#: the learners whose agent (and each snapshot) is their network played through the search that the game's
+#: from-scratch agent plays under (its GameSpec's ``scratch_search``), as ``make_agent(game, "scratch")``
+#: plays: they train only the games that name one
+SEARCHED = {"exit-search"}
 #: where a learner's script lists the games it trains (the first it has)
 GAMES_LISTS = ("EXIT_GAMES", "DMC_DEFAULTS", "GAME_DEFAULTS")
 #: a run past this share of its CPU budget is flagged (the learners stop at the end of an iteration)
@@ -133,6 +142,10 @@ def learner(name: str) -> tuple[Algorithm, set[str], str]:
     script, options = LEARNERS[name]
     module = load_example(script)
     games = set(next(getattr(module, name) for name in GAMES_LISTS if hasattr(module, name)))
+    if name in SEARCHED:
+        from ..registry import GAMES
+
+        games = {g for g in games if GAMES[g].scratch_search is not None}
 
     def train(game: str, seed: int, budget: Budget, run_dir: str) -> Any:
         argv = ["--game", game, "--seed", str(seed), "--run-dir", run_dir, "--quiet", *options]
@@ -148,11 +161,25 @@ def learner(name: str) -> tuple[Algorithm, set[str], str]:
                 repr(max(1.0, budget.cpu_minutes * 6)),
             ]
         module.train(module.parse_args(argv))
-        from ..agents.mlp import MLPAgent
+        return played(final_snapshot(pathlib.Path(run_dir)), game)
 
-        return MLPAgent.load(final_snapshot(pathlib.Path(run_dir)), game=game)
-
+    played = searched_snapshot if name in SEARCHED else network_snapshot
+    train.snapshot_agent = played  # type: ignore[attr-defined]
     return train, games, code_identity(None, EXAMPLES / f"{script}.py")
+
+
+def network_snapshot(path: pathlib.Path, game: str) -> Any:
+    """A learner's policy file, played alone."""
+    from ..agents.mlp import MLPAgent
+
+    return MLPAgent.load(path, game=game)
+
+
+def searched_snapshot(path: pathlib.Path, game: str) -> Any:
+    """A learner's policy file played through the game's from-scratch search (``SEARCHED``)."""
+    from ..agents.specs import scratch_agent
+
+    return scratch_agent(game, path=str(path))
 
 
 def algorithm(spec: str) -> tuple[Algorithm, set[str] | None, str]:
@@ -374,7 +401,7 @@ def one_run(
     points = (
         [(path, steps) for path, steps, _ in spread(found, wanted["curve_points"])] if wanted["curve_points"] else []
     )
-    run["curve"] = scorer.curve(points, say)
+    run["curve"] = scorer.curve(points, say, getattr(fn, "snapshot_agent", network_snapshot))
     over = budget.cpu_minutes is not None and used > OVER_BUDGET * budget.cpu_minutes
     if budget.steps is not None and steps_used is not None and steps_used > OVER_BUDGET * budget.steps:
         run["over_budget"] = True
