@@ -392,3 +392,42 @@ def test_the_docs_and_the_help_name_every_learner():
     for name in LEARNERS:
         assert f"`{name}`" in listed, name
         assert re.search(rf"\b{re.escape(name)}[,) ]", " ".join(help_text.split())), name
+
+
+def test_the_searched_exit_learner_trains_the_games_with_a_from_scratch_search(tmp_path):
+    """``exit-search``: expert iteration counted in engine steps, its final
+    network and every snapshot played as ``make_agent(game, "scratch")``
+    plays (the game's search over the network); Pepper and Spit name one."""
+    from cardenvs.agents.lookahead import LookaheadAgent
+    from cardenvs.agents.mlp import MLPAgent
+    from cardenvs.evaluation.compare_files import Budget
+    from cardenvs.evaluation.comparison import LEARNERS, algorithm, snapshots
+    from cardenvs.registry import GAMES
+
+    train, games, code = algorithm("exit-search")
+    assert games == {g for g, spec in GAMES.items() if spec.scratch_search} == {"pepper_v0", "spit_v0"}
+    assert code == algorithm("exit")[2] and "engine-steps" in LEARNERS["exit-search"][1]
+    agent = train("spit_v0", 0, Budget(steps=300), str(tmp_path))
+    assert isinstance(agent, LookaheadAgent) and agent.name == "scratch"
+    found = snapshots(tmp_path)
+    assert 300 <= found[-1][1] < 300 + 64 and found[-1][2]  # (engine steps x games: a step of 64 games counts 64)
+    policy = json.loads(found[-1][0].read_text())["training"]
+    assert policy["count"] == "engine-steps" and policy["algorithm"] == "expert_iteration"
+    assert type(train.snapshot_agent(found[0][0], "spit_v0")) is LookaheadAgent
+    assert type(algorithm("exit")[0].snapshot_agent(found[0][0], "spit_v0")) is MLPAgent  # (exit: the network alone)
+
+
+def test_a_curve_plays_each_snapshot_as_the_algorithm_plays_it(tmp_path):
+    from cardenvs.agents.specs import agent_factory
+    from cardenvs.evaluation.compare_score import Scorer
+
+    asked = []
+
+    def load(path, game):
+        asked.append((path.name, game))
+        return agent_factory(game, "rule")(0)
+
+    points = [(tmp_path / "policy_1.json", 10), (tmp_path / "policy_2.json", 20)]
+    curve = Scorer("pepper_v0", 4, 4).curve(points, lambda line: None, load)
+    assert asked == [("policy_1.json", "pepper_v0"), ("policy_2.json", "pepper_v0")]
+    assert [p["steps"] for p in curve] == [10, 20] and all(p["score"] == pytest.approx(1.0) for p in curve)

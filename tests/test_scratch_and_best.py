@@ -260,6 +260,50 @@ def test_expert_iteration_learns_from_search_alone_and_its_curve_is_rated(tmp_pa
     assert curves.main(argv) == summary  # rated snapshots are not rated again
 
 
+@pytest.mark.parametrize("count", ["decisions", "engine-steps"])
+def test_expert_iteration_counts_the_steps_its_budget_names(tmp_path, monkeypatch, count):
+    """``--count decisions`` (the default): a budget in steps is the
+    decisions the search labelled; ``engine-steps``: the engine steps x
+    games of the games it played, counted here at the engine's own step."""
+    exit_ = load_example("expert_iteration")
+    stepped, labelled, real_make, real_label = [], [], exit_.V.make, exit_.label
+
+    class Counting:  # (the labelling games' rules, counted where the labelling loop steps its games, not where
+        def __init__(self, inner):  # the search it hands them to plays its worlds)
+            self.inner = inner
+
+        def __getattr__(self, name):
+            return getattr(self.inner, name)
+
+        def step(self, state, actions):
+            if sys._getframe(1).f_code is real_label.__code__:
+                stepped.append(len(actions))
+            return self.inner.step(state, actions)
+
+    class Engine:
+        def __init__(self, inner):
+            self.inner, self.rules = inner, Counting(inner.rules)
+
+        def __getattr__(self, name):
+            return getattr(self.inner, name)
+
+    def label(*args, **kwargs):
+        got = real_label(*args, **kwargs)
+        labelled.append(len(got[0][0]))
+        return got
+
+    monkeypatch.setattr(exit_.V, "make", lambda *a, **k: Engine(real_make(*a, **k)))
+    monkeypatch.setattr(exit_, "label", label)
+    argv = ["--game", "pepper_v0", "--total-steps", "500", "--decisions", "200", "--worlds", "2", "--num-envs", "8"]
+    argv += ["--count", count, "--hidden", "16", "--run-dir", str(tmp_path), "--quiet"]
+    record = exit_.train(exit_.parse_args(argv))
+    counted = sum(stepped) if count == "engine-steps" else sum(labelled)
+    assert record["steps"] == counted and 500 <= counted < 500 + 8 and sum(stepped) != sum(labelled)
+    assert record["snapshots"][-1]["steps"] == counted
+    training = json.loads((tmp_path / record["snapshots"][-1]["file"]).read_text())["training"]
+    assert training.get("count") == (None if count == "decisions" else count)  # (the default's files as before)
+
+
 def test_install_from_a_finished_run_checks_it(tmp_path, monkeypatch, capsys):
     retrain = load_example("retrain_scratch")
     monkeypatch.setattr(retrain, "ROOT", tmp_path)

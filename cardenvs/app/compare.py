@@ -16,8 +16,10 @@ algorithm: the IQM and the mean over seeds (and games), and per pair the
 probability of improvement, with 95% stratified bootstrap intervals
 (rliable, seeded).  Writes DIR/compare.json, the performance profiles
 (DIR/profiles.png) and the sample-efficiency curves (DIR/curves.png).  An
-algorithm is ppo, ppo-state, ppo-pop, dmc, exit (the project's learners,
-from the repository checkout) or package.module:function, a function
+algorithm is ppo, ppo-state, ppo-pop, dmc, exit, exit-search (the
+project's learners, from the repository checkout; exit-search is scored
+with the search that make_agent(game, "scratch") plays, in Pepper and
+Spit) or package.module:function, a function
 train(game, seed, budget, run_dir) -> Agent (importable, or a module in the
 current folder).  The same command on the same --out resumes an interrupted
 comparison (finished runs are not retrained); a different setting, or an
@@ -43,7 +45,7 @@ def add_parser(sub: Any) -> None:
     sp.add_argument(
         "--algorithms",
         required=True,
-        help="comma-separated: ppo, ppo-state, ppo-pop, dmc, exit, package.module:function",
+        help="comma-separated: ppo, ppo-state, ppo-pop, dmc, exit, exit-search, package.module:function",
     )
     sp.add_argument("--games", required=True, help="comma-separated: pepper, hearts, push, spit (or registry names)")
     sp.add_argument("--seeds", type=int, required=True, help="training seeds per algorithm and game: 0 .. N-1")

@@ -10,17 +10,23 @@ observation), ``ppo-state`` (the same, its critic reading the game's state),
 itself, the rule agent as an opponent, never a teacher, and random play),
 ``dmc`` (``examples/dmc.py``) and ``exit`` (``examples/expert_iteration.py``:
 a search's choices distilled into the network -- PIMC's, in Spit the
-look-ahead's; its steps are the decisions it labels),
+look-ahead's; its steps are the decisions it labels) and ``exit-search``
+(the same, its steps the engine steps of the games its search plays, and
+its network played through the search the game's from-scratch agent plays
+under, as ``make_agent(game, "scratch")`` plays: Pepper and Spit),
 run from the repository checkout (they are examples, not installed).
 ``budget`` is a :class:`~.compare_files.Budget`: ``steps`` (engine steps
 x games: the default, so that a run replays) or ``cpu_minutes``.  A learner
-returns its final network, played alone.  An algorithm x game that the
+returns its final network, played alone (``exit-search``: through its
+search).  An algorithm x game that the
 algorithm does not train (a game its script does not list) is *not
 applicable*: no run, listed as such, and left out of that algorithm's
 aggregates and of its pairs' probabilities of improvement on that game.  It may save snapshots in
 ``run_dir`` as ``policy_*.json`` MLP policy files
 (:func:`cardenvs.agents.mlp.save_policy`) whose ``training`` record holds
-``steps``: they give the sample-efficiency curves.
+``steps``: they give the sample-efficiency curves, each played as the
+function's ``snapshot_agent(path, game)`` makes it if it has one (the
+project's learners do), else as the network alone.
 
 The protocol, for every algorithm x game x seed (the training seeds are
 ``0 .. seeds - 1``): train, then score the agent against the rule agent on
