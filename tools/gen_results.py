@@ -298,12 +298,15 @@ SECTIONS: list[tuple[str, str, str, list[Column]]] = [
         "The algorithm reference table",
         "The project's learners compared by `cardenvs compare` ([benchmarks](benchmark.md#the-reference-table)): "
         "self-play PPO (`ppo`), its state critic (`ppo-state`), PPO against a population of past snapshots, the "
-        "rule agent and random play (`ppo-pop`), each on the four games with 5 training seeds (0 to 4) at the "
+        "rule agent and random play (`ppo-pop`), each on the four games, and expert iteration played through its "
+        'search (`exit-search`: the agent `make_agent(game, "scratch")` is, on Pepper and Spit, the games whose '
+        "from-scratch agent searches; not applicable in the others), with 5 training seeds (0 to 4) at the "
         "budget in steps stated under it (engine steps x games; Cancellation Hearts has its own). Deep "
         "Monte-Carlo (`dmc`), work in progress, is not in the table: at 200,000 steps it scored at or below a "
         "trivial policy in every game ([its section](training-from-scratch.md"
         "#deep-monte-carlo-examplesdmcpy-work-in-progress)). Each "
-        "trained network, played alone, is scored against the rule agent in duplicate deals on evaluation deals "
+        "trained network, played alone (`exit-search`'s through its search, the search's own worlds not counted "
+        "in its steps), is scored against the rule agent in duplicate deals on evaluation deals "
         "never used in training (alone among rule agents in Cancellation Hearts, seats rotated): its margin in "
         "points over the rule agent, scaled so that random play scores 0 and the rule agent 1; the trivial "
         "policies `lowest` and `highest` (always the lowest or highest legal action) are scored on the same deals "
