@@ -112,9 +112,7 @@ class Scorer:
         """The scores of the snapshots ``points`` ((policy file, steps) each),
         each played as ``load(path, game)`` makes it (default: the network
         alone); a snapshot that cannot be loaded is skipped, said, and not a point."""
-        from ..agents.mlp import MLPAgent
-
-        load = load or (lambda path, game: MLPAgent.load(path, game=game))
+        load = load or network_snapshot
         out = []
         for path, steps in points:
             try:
@@ -124,6 +122,13 @@ class Scorer:
                 continue
             out.append({"steps": steps, "score": self.score(agent, path.stem)["score"]})
         return out
+
+
+def network_snapshot(path: pathlib.Path, game: str) -> Any:
+    """A learner's policy file, played alone (a curve's snapshots, by default)."""
+    from ..agents.mlp import MLPAgent
+
+    return MLPAgent.load(path, game=game)
 
 
 def finite(value: Any) -> bool:

@@ -76,7 +76,7 @@ from .compare_files import (
     settings,
     write,
 )
-from .compare_score import ScoreError, Scorer
+from .compare_score import ScoreError, Scorer, network_snapshot
 from .duplicate_play import check_agent
 
 EXAMPLES = pathlib.Path(__file__).resolve().parents[2] / "examples"  # the project's learners, in a checkout
@@ -172,13 +172,6 @@ def learner(name: str) -> tuple[Algorithm, set[str], str]:
     played = searched_snapshot if name in SEARCHED else network_snapshot
     train.snapshot_agent = played  # type: ignore[attr-defined]
     return train, games, code_identity(None, EXAMPLES / f"{script}.py")
-
-
-def network_snapshot(path: pathlib.Path, game: str) -> Any:
-    """A learner's policy file, played alone."""
-    from ..agents.mlp import MLPAgent
-
-    return MLPAgent.load(path, game=game)
 
 
 def searched_snapshot(path: pathlib.Path, game: str) -> Any:
