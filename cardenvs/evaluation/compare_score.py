@@ -45,6 +45,13 @@ class ScoreError(ValueError):
     """A game the score cannot be measured in (no rule agent, no scale): one line."""
 
 
+def network_snapshot(path: pathlib.Path, game: str) -> Any:
+    """A learner's policy file, played alone (a curve's snapshots, by default)."""
+    from ..agents.mlp import MLPAgent
+
+    return MLPAgent.load(path, game=game)
+
+
 class Scorer:
     """The score of agents in one game, on ``deals`` evaluation deals
     (``batch`` at a time: the deals depend on both).  The anchor (random
@@ -107,12 +114,11 @@ class Scorer:
         self,
         points: list[tuple[pathlib.Path, int]],
         say: Callable[[str], None],
-        load: Callable[[pathlib.Path, str], Any] | None = None,
+        load: Callable[[pathlib.Path, str], Any] = network_snapshot,
     ) -> list[dict[str, Any]]:
         """The scores of the snapshots ``points`` ((policy file, steps) each),
         each played as ``load(path, game)`` makes it (default: the network
         alone); a snapshot that cannot be loaded is skipped, said, and not a point."""
-        load = load or network_snapshot
         out = []
         for path, steps in points:
             try:
@@ -122,13 +128,6 @@ class Scorer:
                 continue
             out.append({"steps": steps, "score": self.score(agent, path.stem)["score"]})
         return out
-
-
-def network_snapshot(path: pathlib.Path, game: str) -> Any:
-    """A learner's policy file, played alone (a curve's snapshots, by default)."""
-    from ..agents.mlp import MLPAgent
-
-    return MLPAgent.load(path, game=game)
 
 
 def finite(value: Any) -> bool:
