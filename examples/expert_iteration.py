@@ -225,12 +225,13 @@ def train(args: argparse.Namespace) -> dict[str, Any]:
     data: list[tuple[np.ndarray, ...]] = []
     snaps, rounds, steps, start = [], 0, 0, time.perf_counter()
     left = (lambda: math.inf) if args.total_steps is None else (lambda: args.total_steps - steps)
+    by_steps = args.count == "engine-steps"
     while (args.rounds is None or rounds < args.rounds) and clock.seconds() < budget and left() > 0:
         teacher = expert(args, net, meta, rounds, int(rng.integers(2**31)))
-        by_steps = args.count == "engine-steps"
-        this_round = argparse.Namespace(**{**vars(args), "decisions": int(min(args.decisions, left()))})
-        if by_steps:  # (a round labels its decisions, unless the budget's engine steps run out first)
-            this_round.decisions = args.decisions
+        # (counting engine steps, a round labels its decisions unless the budget's steps run out first;
+        # counting decisions, it labels at most what is left of the budget)
+        decisions = args.decisions if by_steps else int(min(args.decisions, left()))
+        this_round = argparse.Namespace(**{**vars(args), "decisions": decisions})
         kept = data if args.game in LOOKAHEAD_GAMES else data[-1:]  # (the look-ahead's labels stay true)
         spent = lambda: args.cut_rounds and clock.seconds() >= budget  # noqa: E731
         labels, stepped = label(this_round, teacher, rng, spent, left() if by_steps else math.inf)
