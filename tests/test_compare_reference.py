@@ -6,6 +6,7 @@ and the pictures where the results page reads them."""
 
 from __future__ import annotations
 
+import argparse
 import importlib.util
 import json
 import pathlib
@@ -139,3 +140,76 @@ def test_a_game_of_its_own_budget_is_merged_into_the_table(reference, tmp_path, 
             reference.main([*SMALL, *bad, "--out", str(tmp_path / "bad")])
         assert e.value.code == 2
     assert not (tmp_path / "bad").exists()
+
+
+def test_the_tables_runs_are_saved_and_restored_without_training_them_again(reference, tmp_path, monkeypatch, capsys):
+    """``--json`` writes the runs beside the records (results/runs/); ``--resume-from``
+    restores them into a new ``--out`` and the same table comes back with no run
+    trained; a run the file lacks is trained; ``--save-runs`` writes what ``--out``
+    holds and stops."""
+    monkeypatch.setattr(reference.report, "RESULTS", tmp_path / "results")
+    monkeypatch.setattr(reference, "IMAGES", tmp_path / "images")
+    (tmp_path / "images").mkdir()
+    doc = reference.main([*SMALL, "--json", "--out", str(tmp_path / "ref")])
+    saved = tmp_path / "results" / "runs" / "compare_reference.json"
+    bundle = json.loads(saved.read_text())
+    assert sorted(bundle["folders"]) == ["reference_toys_first/steps-10", "reference_toys_last/steps-10"]
+    assert sum(len(f["runs"]) for f in bundle["folders"].values()) == len(doc["runs"]) == 3
+    assert str(tmp_path) not in saved.read_text()  # (nothing of the machine's folders)
+    capsys.readouterr()
+
+    again = reference.main([*SMALL, "--resume-from", str(saved), "--out", str(tmp_path / "again")])
+    err = capsys.readouterr().err
+    assert "training for" not in err and err.count("finished runs restored") == 2
+    for key in ("runs", "aggregates", "improvement", "not_applicable", "reference"):
+        assert again[key] == doc[key], key
+
+    assert reference.main([*SMALL, "--out", str(tmp_path / "ref"), "--save-runs", str(tmp_path / "s.json")]) is None
+    assert json.loads((tmp_path / "s.json").read_text()) == bundle
+    del bundle["folders"]["reference_toys_last/steps-10"]  # (a run the file lacks is trained, the rest restored)
+    (tmp_path / "part.json").write_text(json.dumps(bundle))
+    capsys.readouterr()
+    part = reference.main([*SMALL, "--resume-from", str(tmp_path / "part.json"), "--out", str(tmp_path / "part")])
+    err = capsys.readouterr().err
+    assert err.count("training for") == 1 and "reference_toys:last on spit_v0" in err
+    assert part["runs"] == doc["runs"]
+    reference.main([*SMALL, "--resume-from", str(saved), "--out", str(tmp_path / "part")])  # (a folder keeps its own)
+    assert "restored" not in capsys.readouterr().err
+
+
+def test_runs_made_otherwise_are_refused_before_anything_is_written(reference, tmp_path, monkeypatch):
+    """Each folder of a runs file is checked as ``compare`` checks a folder it
+    resumes, before any is written: other settings, another version of an
+    algorithm's code, a malformed run or not such a file at all is a one-line
+    error, and ``--out`` is left as it was."""
+    monkeypatch.setattr(reference.report, "RESULTS", tmp_path / "results")
+    reference.main([*SMALL, "--out", str(tmp_path / "ref"), "--only", "reference_toys:first"])
+    args = argparse.Namespace(out=str(tmp_path / "ref"), steps=10, cpu_minutes=None, game_steps={})
+    good = reference.saved_runs(["reference_toys:first"], args)
+    folder = good["folders"]["reference_toys_first/steps-10"]
+    changed_code = {**folder, "code": {"reference_toys:first": "sha256:" + "0" * 64}}
+    bad_run = {**folder, "runs": [{**folder["runs"][0], "score": "high"}]}
+    cases = {  # (the file's text, what its error says)
+        "not json": ("{", "cannot read it as JSON"),
+        "not a table's runs": (json.dumps({"format": "cardenvs-compare", "folders": {}}), "not the runs of"),
+        "code changed": (
+            json.dumps({**good, "folders": {"reference_toys_first/steps-10": changed_code}}),
+            "the code of reference_toys:first changed",
+        ),
+        "malformed run": (json.dumps({**good, "folders": {"reference_toys_first/steps-10": bad_run}}), "score"),
+    }
+    for name, (text, says) in cases.items():
+        (tmp_path / "bad.json").write_text(text)
+        with pytest.raises(SystemExit) as e:
+            reference.main([*SMALL, "--resume-from", str(tmp_path / "bad.json"), "--out", str(tmp_path / "new")])
+        assert isinstance(e.value.code, str) and e.value.code.startswith("--resume-from"), name
+        assert says in e.value.code and "\n" not in e.value.code, (name, e.value.code)
+        assert not (tmp_path / "new").exists(), name
+    (tmp_path / "good.json").write_text(json.dumps(good))
+    other = ["--seeds", "1", "--deals", "2", "--curve-points", "0", "--steps", "10"]
+    with pytest.raises(SystemExit) as e:
+        reference.main([*other, "--resume-from", str(tmp_path / "good.json"), "--out", str(tmp_path / "new")])
+    assert "--deals" in e.value.code and not (tmp_path / "new").exists()
+    with pytest.raises(SystemExit) as e:
+        reference.main([*SMALL, "--json", "--save-runs", str(tmp_path / "x.json"), "--out", str(tmp_path / "ref")])
+    assert e.value.code == 2 and not (tmp_path / "x.json").exists()
