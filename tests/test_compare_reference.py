@@ -143,7 +143,7 @@ def test_a_game_of_its_own_budget_is_merged_into_the_table(reference, tmp_path, 
 
 
 def test_the_tables_runs_are_saved_and_restored_without_training_them_again(reference, tmp_path, monkeypatch, capsys):
-    """``--json`` writes the runs beside the records (results/runs/); ``--resume-from``
+    """``--json`` writes the runs beside the records (results/raw/); ``--resume-from``
     restores them into a new ``--out`` and the same table comes back with no run
     trained; a run the file lacks is trained; ``--save-runs`` writes what ``--out``
     holds and stops."""
@@ -151,7 +151,7 @@ def test_the_tables_runs_are_saved_and_restored_without_training_them_again(refe
     monkeypatch.setattr(reference, "IMAGES", tmp_path / "images")
     (tmp_path / "images").mkdir()
     doc = reference.main([*SMALL, "--json", "--out", str(tmp_path / "ref")])
-    saved = tmp_path / "results" / "runs" / "compare_reference.json"
+    saved = tmp_path / "results" / "raw" / "compare_reference-runs.json"
     bundle = json.loads(saved.read_text())
     assert sorted(bundle["folders"]) == ["reference_toys_first/steps-10", "reference_toys_last/steps-10"]
     assert sum(len(f["runs"]) for f in bundle["folders"].values()) == len(doc["runs"]) == 3

@@ -220,6 +220,7 @@ LONG: list[Job] = [
         "compare_reference",
         "benchmarks/compare_reference.py --json",
         *(f"compare_reference-{part}.json" for part in ("aggregates", "pairs", *(f"games-{g}" for g in SCRATCH_GAMES))),
+        "raw/compare_reference-runs.json",  # (the runs themselves: --resume-from restores them)
     ),
 ]
 
