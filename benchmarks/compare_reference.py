@@ -182,7 +182,8 @@ def resume_from(file: pathlib.Path, algorithms: list[str], args: argparse.Namesp
             restore.append((target, doc, len(held["runs"])))
     for target, doc, runs in restore:
         write(target, doc)
-        print(f"compare_reference: {runs} finished runs restored into {target}", file=sys.stderr, flush=True)
+        said = f"{runs} finished {'run' if runs == 1 else 'runs'}"
+        print(f"compare_reference: {said} restored into {target}", file=sys.stderr, flush=True)
 
 
 def merged(docs: list[dict], out: pathlib.Path) -> dict:
@@ -386,7 +387,8 @@ def main(argv: list[str] | None = None) -> dict | None:
     algorithms = [args.only] if args.only else list(ALGORITHMS)
     if args.save_runs is not None:
         runs = save_runs(algorithms, args, args.save_runs)
-        print(f"compare_reference: {runs} finished runs written to {args.save_runs}", file=sys.stderr, flush=True)
+        said = f"{runs} finished {'run' if runs == 1 else 'runs'}"
+        print(f"compare_reference: {said} written to {args.save_runs}", file=sys.stderr, flush=True)
         return None
     if args.resume_from is not None:
         resume_from(args.resume_from, algorithms, args)

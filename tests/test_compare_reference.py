@@ -160,7 +160,7 @@ def test_the_tables_runs_are_saved_and_restored_without_training_them_again(refe
 
     again = reference.main([*SMALL, "--resume-from", str(saved), "--out", str(tmp_path / "again")])
     err = capsys.readouterr().err
-    assert "training for" not in err and err.count("finished runs restored") == 2
+    assert "training for" not in err and err.count(" restored into ") == 2
     for key in ("runs", "aggregates", "improvement", "not_applicable", "reference"):
         assert again[key] == doc[key], key
 
