@@ -45,14 +45,13 @@ import re
 import shutil
 import statistics
 import sys
-import tempfile
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "benchmarks")]
 
 import report  # noqa: E402
 
-from cardenvs.evaluation.compare_files import CompareError, budget_of, check_code, recorded  # noqa: E402
+from cardenvs.evaluation.compare_files import CompareError, budget_of, check_code, held_in  # noqa: E402
 from cardenvs.evaluation.compare_files import settings as settings_of  # noqa: E402
 from cardenvs.evaluation.compare_score import TRIVIAL  # noqa: E402
 from cardenvs.evaluation.compare_stats import summarise  # noqa: E402
@@ -140,6 +139,10 @@ def saved_runs(algorithms: list[str], args: argparse.Namespace) -> dict:
     return {"format": RUNS_FORMAT, "version": RUNS_VERSION, "folders": folders}
 
 
+def finished(runs: int) -> str:
+    return f"{runs} finished {'run' if runs == 1 else 'runs'}"
+
+
 def save_runs(algorithms: list[str], args: argparse.Namespace, file: pathlib.Path) -> int:
     """Write :func:`saved_runs` to ``file``; the number of runs written."""
     bundle = saved_runs(algorithms, args)
@@ -173,17 +176,14 @@ def resume_from(file: pathlib.Path, algorithms: list[str], args: argparse.Namesp
                                  COMPARE_DEFAULTS["batch"], COMPARE_DEFAULTS["reps"], args.curve_points)  # fmt: skip
             doc = bundle["folders"][folder]
             try:
-                with tempfile.TemporaryDirectory() as scratch:
-                    write(pathlib.Path(scratch), doc)
-                    held = recorded(pathlib.Path(scratch), wanted)
+                held = held_in(doc, wanted, target)
                 check_code(held["code"], code, target)
-            except (CompareError, TypeError) as e:
+            except CompareError as e:
                 raise SystemExit(f"--resume-from {file}, {folder}: {e}") from None
             restore.append((target, doc, len(held["runs"])))
     for target, doc, runs in restore:
         write(target, doc)
-        said = f"{runs} finished {'run' if runs == 1 else 'runs'}"
-        print(f"compare_reference: {said} restored into {target}", file=sys.stderr, flush=True)
+        print(f"compare_reference: {finished(runs)} restored into {target}", file=sys.stderr, flush=True)
 
 
 def merged(docs: list[dict], out: pathlib.Path) -> dict:
@@ -387,8 +387,7 @@ def main(argv: list[str] | None = None) -> dict | None:
     algorithms = [args.only] if args.only else list(ALGORITHMS)
     if args.save_runs is not None:
         runs = save_runs(algorithms, args, args.save_runs)
-        said = f"{runs} finished {'run' if runs == 1 else 'runs'}"
-        print(f"compare_reference: {said} written to {args.save_runs}", file=sys.stderr, flush=True)
+        print(f"compare_reference: {finished(runs)} written to {args.save_runs}", file=sys.stderr, flush=True)
         return None
     if args.resume_from is not None:
         resume_from(args.resume_from, algorithms, args)

@@ -126,6 +126,13 @@ def recorded(out: pathlib.Path, wanted: dict[str, Any]) -> dict[str, Any]:
         doc = read_json(file, MAX_RESULTS)[1]
     except ValueError as e:
         raise CompareError(str(e)) from None
+    return held_in(doc, wanted, out)
+
+
+def held_in(doc: Any, wanted: dict[str, Any], out: pathlib.Path) -> dict[str, Any]:
+    """What a comparison's document (``out``'s ``compare.json``, read or to be
+    written) holds of this comparison, checked as :func:`recorded` says."""
+    file = out / RESULTS
     if not isinstance(doc, dict) or doc.get("format") != FORMAT or doc.get("version") != VERSION:
         raise CompareError(f"{file} is not a comparison of this cardenvs ({FORMAT!r}, version {VERSION})")
     if not isinstance(doc.get("settings"), dict):
