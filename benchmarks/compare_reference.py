@@ -151,10 +151,10 @@ def save_runs(algorithms: list[str], args: argparse.Namespace, file: pathlib.Pat
     return sum(len(doc["runs"]) for doc in bundle["folders"].values())
 
 
-def resume_from(file: pathlib.Path, algorithms: list[str], args: argparse.Namespace) -> None:
+def resume_from(file: pathlib.Path, algorithms: list[str], args: argparse.Namespace) -> int:
     """Restore the runs ``file`` (written by ``--save-runs`` or ``--json``)
     holds of ``algorithms`` at this command's budgets into ``--out``, so that
-    they are not trained again.  A folder of ``--out`` that holds runs of its
+    they are not trained again; the number of runs restored.  A folder of ``--out`` that holds runs of its
     own keeps them.  Every folder is checked before anything is written, as
     ``compare`` checks a folder it resumes: SystemExit naming the first that
     was made with other settings or another version of its algorithm."""
@@ -184,6 +184,7 @@ def resume_from(file: pathlib.Path, algorithms: list[str], args: argparse.Namesp
     for target, doc, runs in restore:
         write(target, doc)
         print(f"compare_reference: {finished(runs)} restored into {target}", file=sys.stderr, flush=True)
+    return sum(runs for _, _, runs in restore)
 
 
 def merged(docs: list[dict], out: pathlib.Path) -> dict:
@@ -389,8 +390,7 @@ def main(argv: list[str] | None = None) -> dict | None:
         runs = save_runs(algorithms, args, args.save_runs)
         print(f"compare_reference: {finished(runs)} written to {args.save_runs}", file=sys.stderr, flush=True)
         return None
-    if args.resume_from is not None:
-        resume_from(args.resume_from, algorithms, args)
+    restored = resume_from(args.resume_from, algorithms, args) if args.resume_from is not None else 0
     if args.only:
         run_algorithm(args.only, args)
         return None
@@ -400,6 +400,11 @@ def main(argv: list[str] | None = None) -> dict | None:
         for row in rows:
             print(part, json.dumps(row), flush=True)
     if args.json:
+        if restored:  # (the page's "a full run at ... on this machine" is where the table was merged, not trained)
+            info["note"] = (
+                f"{restored} of its {len(doc['runs'])} runs were restored from that file, as trained earlier by this "
+                "command (the CPU-minutes are each run's own); this run scored the reference rows and merged them"
+            )
         publish(doc, out, sys.argv[1:] if argv is None else argv, info)
         save_runs(algorithms, args, report.RESULTS / RUNS)
     return doc

@@ -156,6 +156,8 @@ def test_the_tables_runs_are_saved_and_restored_without_training_them_again(refe
     assert sorted(bundle["folders"]) == ["reference_toys_first/steps-10", "reference_toys_last/steps-10"]
     assert sum(len(f["runs"]) for f in bundle["folders"].values()) == len(doc["runs"]) == 3
     assert str(tmp_path) not in saved.read_text()  # (nothing of the machine's folders)
+    record = tmp_path / "results" / "compare_reference-aggregates.json"
+    assert "note" not in json.loads(record.read_text())  # (every run trained here)
     capsys.readouterr()
 
     again = reference.main([*SMALL, "--resume-from", str(saved), "--out", str(tmp_path / "again")])
@@ -169,10 +171,13 @@ def test_the_tables_runs_are_saved_and_restored_without_training_them_again(refe
     del bundle["folders"]["reference_toys_last/steps-10"]  # (a run the file lacks is trained, the rest restored)
     (tmp_path / "part.json").write_text(json.dumps(bundle))
     capsys.readouterr()
-    part = reference.main([*SMALL, "--resume-from", str(tmp_path / "part.json"), "--out", str(tmp_path / "part")])
+    part = reference.main(
+        [*SMALL, "--resume-from", str(tmp_path / "part.json"), "--json", "--out", str(tmp_path / "part")]
+    )
     err = capsys.readouterr().err
     assert err.count("training for") == 1 and "reference_toys:last on spit_v0" in err
     assert part["runs"] == doc["runs"]
+    assert json.loads(record.read_text())["note"].startswith("2 of its 3 runs were restored from that file")
     reference.main([*SMALL, "--resume-from", str(saved), "--out", str(tmp_path / "part")])  # (a folder keeps its own)
     assert "restored" not in capsys.readouterr().err
 
