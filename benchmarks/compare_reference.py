@@ -81,6 +81,7 @@ RUNS = pathlib.Path("raw") / "compare_reference-runs.json"  # (under report.RESU
 RUNS_FORMAT, RUNS_VERSION = "cardenvs-compare-reference-runs", 1
 KEPT = ("format", "version", "cardenvs", "settings", "code", "runs", "timing", "not_applicable")
 PLOTS = {"profiles.png": "profiles", "curves.png": "curves"}
+RULE_SCORE = 1.0  # (the score's scale: random play 0, the rule agent 1)
 
 
 def budgets(args: argparse.Namespace) -> dict[int | None, list[str]]:
@@ -235,11 +236,19 @@ def clear_of(run: dict, bar: float) -> bool:
     return low is not None and low > bar
 
 
+def reaches_rule(run: dict) -> bool:
+    """Whether a run reaches the rule agent (its score 1): its score's 95% interval holds 1 or lies above it
+    (a run with no interval, of one deal, is not credited, as :func:`clear_of` credits none)."""
+    high = run["score_interval"][1]
+    return high is not None and high >= RULE_SCORE
+
+
 def game_rows(doc: dict, game: str) -> list[dict]:
     """One game's table: each algorithm's median over its seeds, each seed's
     score, the games its runs won and lost, whether its median lies above
-    every trivial policy's score and how many of its seeds lie above it
-    beyond their interval; then the reference rows on the same deals."""
+    every trivial policy's score, how many of its seeds lie above it beyond
+    their interval and how many reach the rule agent; then the reference
+    rows on the same deals."""
     skipped = {(c["algorithm"], c["game"]) for c in doc["not_applicable"]}
     reference = doc["reference"].get(game, {})
     bar = max((row["score"] for name, row in reference.items() if name in TRIVIAL), default=None)
@@ -259,6 +268,7 @@ def game_rows(doc: dict, game: str) -> list[dict]:
             if bar is not None:
                 row["above_trivial"] = "yes" if median > bar else "no"
                 row["seeds_clear"] = f"{sum(clear_of(r, bar) for r in runs)} of {len(runs)}"
+            row["seeds_rule"] = f"{sum(reaches_rule(r) for r in runs)} of {len(runs)}"
         rows.append(row)
     for name, ref in reference.items():  # the reference rows: random 0, rule 1, the trivial policies
         row = {"algorithm": f"{name} (reference)", "game": game, "seeds": 0, "median": f"{ref['score']:+.2f}"}

@@ -94,6 +94,8 @@ def test_the_merged_table_is_one_comparison_of_every_algorithm(reference, tmp_pa
     assert cell["above_trivial"] == ("yes" if run["score"] > bar else "no")
     low = run["score_interval"][0]
     assert cell["seeds_clear"] == f"{int(low is not None and low > bar)} of 1"
+    high = run["score_interval"][1]
+    assert cell["seeds_rule"] == f"{int(high is not None and high >= 1)} of 1"
     assert parts["games-spit_v0"]["settings"]["steps"] == 10 and parts["games-spit_v0"]["settings"]["deals"] == 1
     lowest = doc["reference"]["spit_v0"]["lowest"]
     assert cells[("lowest (reference)", "spit_v0")]["median"] == f"{lowest['score']:+.2f}"
@@ -218,3 +220,11 @@ def test_runs_made_otherwise_are_refused_before_anything_is_written(reference, t
     with pytest.raises(SystemExit) as e:
         reference.main([*SMALL, "--json", "--save-runs", str(tmp_path / "x.json"), "--out", str(tmp_path / "ref")])
     assert e.value.code == 2 and not (tmp_path / "x.json").exists()
+
+
+def test_a_seed_reaches_the_rule_agent_when_its_interval_holds_one_or_lies_above(reference):
+    """The per-game tables count the seeds reaching the rule agent (score 1): an
+    interval holding 1 or above it counts; one below it, or none (one deal), does not."""
+    runs = {(0.9, 1.1): True, (1.02, 1.3): True, (0.95, 1.0): True, (0.5, 0.99): False, (None, None): False}
+    for interval, reaches in runs.items():
+        assert reference.reaches_rule({"score": 1.0, "score_interval": list(interval)}) is reaches, interval

@@ -315,7 +315,8 @@ SECTIONS: list[tuple[str, str, str, list[Column]]] = [
         "stratified bootstrap 95% intervals; per pair, the probability of improvement P(a > b) on the games "
         "both train; then a table per game: each algorithm's median over the seeds, each seed's score, how its runs' "
         "games ended, whether its median lies above every trivial row, and how many of its seeds lie "
-        "above that row beyond their score's 95% interval, beside the reference rows. A learner that a trivial "
+        "above that row beyond their score's 95% interval, and how many reach the rule agent (their score's 95% "
+        "interval holds 1 or lies above it), beside the reference rows. A learner that a trivial "
         "policy matches has no result at that budget. The pictures: "
         "the performance profiles, and per game the score against steps averaged over the seeds with a 95% "
         "band.",
@@ -335,6 +336,7 @@ SECTIONS: list[tuple[str, str, str, list[Column]]] = [
             ("won_lost", "games won-lost-drawn", "str"),
             ("above_trivial", "median above every trivial row", "str"),
             ("seeds_clear", "seeds above it beyond their 95% interval", "str"),
+            ("seeds_rule", "seeds reaching the rule agent (95% interval at 1 or above)", "str"),
         ],
     ),
     (
