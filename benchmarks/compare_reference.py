@@ -156,8 +156,8 @@ def save_runs(algorithms: list[str], args: argparse.Namespace, file: pathlib.Pat
 def resume_from(file: pathlib.Path, algorithms: list[str], args: argparse.Namespace) -> int:
     """Restore the runs ``file`` (written by ``--save-runs`` or ``--json``)
     holds of ``algorithms`` at this command's budgets into ``--out``, so that
-    they are not trained again; the number of runs restored.  A folder of ``--out`` that holds runs of its
-    own keeps them.  Every folder is checked before anything is written, as
+    they are not trained again; the number of runs restored.  A folder of
+    ``--out`` that holds runs of its own keeps them.  Every folder is checked before anything is written, as
     ``compare`` checks a folder it resumes: SystemExit naming the first that
     was made with other settings or another version of its algorithm."""
     try:

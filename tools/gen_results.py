@@ -314,7 +314,7 @@ SECTIONS: list[tuple[str, str, str, list[Column]]] = [
         "Per algorithm, over its games and seeds: the interquartile mean (IQM) and the mean, with rliable's "
         "stratified bootstrap 95% intervals; per pair, the probability of improvement P(a > b) on the games "
         "both train; then a table per game: each algorithm's median over the seeds, each seed's score, how its runs' "
-        "games ended, whether its median lies above every trivial row, and how many of its seeds lie "
+        "games ended, whether its median lies above every trivial row, how many of its seeds lie "
         "above that row beyond their score's 95% interval, and how many reach the rule agent (their score's 95% "
         "interval holds 1 or lies above it), beside the reference rows. A learner that a trivial "
         "policy matches has no result at that budget. The pictures: "
