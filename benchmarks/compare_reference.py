@@ -53,7 +53,7 @@ import report  # noqa: E402
 
 from cardenvs.evaluation.compare_files import CompareError, budget_of, check_code, held_in  # noqa: E402
 from cardenvs.evaluation.compare_files import settings as settings_of  # noqa: E402
-from cardenvs.evaluation.compare_score import TRIVIAL  # noqa: E402
+from cardenvs.evaluation.compare_score import OPPONENT, TRIVIAL  # noqa: E402
 from cardenvs.evaluation.compare_stats import summarise  # noqa: E402
 from cardenvs.evaluation.comparison import LEARNERS, compare, not_applicable_cell, write  # noqa: E402
 from cardenvs.evaluation.comparison import algorithm as algorithm_of  # noqa: E402
@@ -82,7 +82,6 @@ RUNS = pathlib.Path("raw") / "compare_reference-runs.json"  # (under report.RESU
 RUNS_FORMAT, RUNS_VERSION = "cardenvs-compare-reference-runs", 1
 KEPT = ("format", "version", "cardenvs", "settings", "code", "runs", "timing", "not_applicable")
 PLOTS = {"profiles.png": "profiles", "curves.png": "curves"}
-RULE_SCORE = 1.0  # (the score's scale: random play 0, the rule agent 1)
 
 
 def budgets(args: argparse.Namespace) -> dict[int | None, list[str]]:
@@ -157,9 +156,10 @@ def resume_from(file: pathlib.Path, algorithms: list[str], args: argparse.Namesp
     """Restore the runs ``file`` (written by ``--save-runs`` or ``--json``)
     holds of ``algorithms`` at this command's budgets into ``--out``, so that
     they are not trained again; the number of runs restored.  A folder of
-    ``--out`` that holds runs of its own keeps them.  Every folder is checked before anything is written, as
-    ``compare`` checks a folder it resumes: SystemExit naming the first that
-    was made with other settings or another version of its algorithm."""
+    ``--out`` that holds runs of its own keeps them.  Every folder is checked
+    before anything is written, as ``compare`` checks a folder it resumes:
+    SystemExit naming the first that was made with other settings or another
+    version of its algorithm."""
     try:
         bundle = json.loads(file.read_text())
     except (OSError, ValueError) as e:
@@ -237,11 +237,11 @@ def clear_of(run: dict, bar: float) -> bool:
     return low is not None and low > bar
 
 
-def reaches_rule(run: dict) -> bool:
-    """Whether a run reaches the rule agent (its score 1): its score's 95% interval holds 1 or lies above it
-    (a run with no interval, of one deal, is not credited, as :func:`clear_of` credits none)."""
+def reaches(run: dict, bar: float) -> bool:
+    """Whether a run reaches ``bar`` (the rule agent's score): its score's 95% interval holds it or lies above
+    it (a run with no interval, of one deal, is not credited, as :func:`clear_of` credits none)."""
     high = run["score_interval"][1]
-    return high is not None and high >= RULE_SCORE
+    return high is not None and high >= bar
 
 
 def game_rows(doc: dict, game: str) -> list[dict]:
@@ -253,6 +253,7 @@ def game_rows(doc: dict, game: str) -> list[dict]:
     skipped = {(c["algorithm"], c["game"]) for c in doc["not_applicable"]}
     reference = doc["reference"].get(game, {})
     bar = max((row["score"] for name, row in reference.items() if name in TRIVIAL), default=None)
+    rule = reference.get(OPPONENT, {}).get("score")  # (its reference row: 1 on the score's scale)
     rows = []
     for a in doc["settings"]["algorithms"]:
         runs = sorted((r for r in doc["runs"] if r["algorithm"] == a and r["game"] == game), key=lambda r: r["score"])
@@ -269,7 +270,8 @@ def game_rows(doc: dict, game: str) -> list[dict]:
             if bar is not None:
                 row["above_trivial"] = "yes" if median > bar else "no"
                 row["seeds_clear"] = f"{sum(clear_of(r, bar) for r in runs)} of {len(runs)}"
-            row["seeds_rule"] = f"{sum(reaches_rule(r) for r in runs)} of {len(runs)}"
+            if rule is not None:
+                row["seeds_rule"] = f"{sum(reaches(r, rule) for r in runs)} of {len(runs)}"
         rows.append(row)
     for name, ref in reference.items():  # the reference rows: random 0, rule 1, the trivial policies
         row = {"algorithm": f"{name} (reference)", "game": game, "seeds": 0, "median": f"{ref['score']:+.2f}"}

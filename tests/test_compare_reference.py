@@ -227,4 +227,4 @@ def test_a_seed_reaches_the_rule_agent_when_its_interval_holds_one_or_lies_above
     interval holding 1 or above it counts; one below it, or none (one deal), does not."""
     runs = {(0.9, 1.1): True, (1.02, 1.3): True, (0.95, 1.0): True, (0.5, 0.99): False, (None, None): False}
     for interval, reaches in runs.items():
-        assert reference.reaches_rule({"score": 1.0, "score_interval": list(interval)}) is reaches, interval
+        assert reference.reaches({"score": 1.0, "score_interval": list(interval)}, 1.0) is reaches, interval
